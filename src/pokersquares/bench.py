@@ -1,0 +1,79 @@
+"""Speed benchmarks: each returns a dict of figures, and ``run_benchmarks`` the
+median over several repeats. ``pokersquares bench`` and ``benchmarks/`` print them
+as JSON. Throughputs are for one core unless a name says otherwise."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+import numpy as np
+
+from .points import AMERICAN
+
+__all__ = ["BENCHMARKS", "register_benchmark", "run_benchmarks"]
+
+BENCHMARKS: dict[str, Callable[[float], float]] = {}
+
+
+def register_benchmark(name: str):
+    """Register ``fn(scale) -> figure``; ``scale`` shrinks the work for a quick run."""
+    def wrap(fn):
+        BENCHMARKS[name] = fn
+        return fn
+    return wrap
+
+
+def _points() -> np.ndarray:
+    return np.array(AMERICAN.points, dtype=np.int64)
+
+
+@register_benchmark("random_games_per_s")
+def _random_games(scale: float) -> float:
+    from .kernels import random_games
+    n = max(1000, int(2_000_000 * scale))
+    t = time.perf_counter()
+    random_games(n, 12345, _points())
+    return n / (time.perf_counter() - t)
+
+
+@register_benchmark("random_games_per_s_all_cores")
+def _random_games_parallel(scale: float) -> float:
+    import os
+    from .kernels import random_games_parallel
+    n = max(1000, int(4_000_000 * scale))
+    t = time.perf_counter()
+    random_games_parallel(n, 12345, _points(), os.cpu_count() or 1)
+    return n / (time.perf_counter() - t)
+
+
+_HANDS: np.ndarray | None = None
+
+
+@register_benchmark("hand_classifications_per_s")
+def _classifications(scale: float) -> float:
+    global _HANDS
+    from .kernels import classify_batch
+    n = max(10_000, int(2_000_000 * scale))
+    if _HANDS is None or len(_HANDS) != n:
+        rng = np.random.default_rng(1)
+        _HANDS = np.argsort(rng.random((n, 52)), axis=1)[:, :5].astype(np.int8)
+    t = time.perf_counter()
+    classify_batch(_HANDS)
+    return n / (time.perf_counter() - t)
+
+
+def run_benchmarks(names: list[str] | None = None, repeats: int = 5, scale: float = 1.0) -> dict:
+    """Warm each benchmark once (compilation), then report the median of ``repeats``."""
+    chosen = names or list(BENCHMARKS)
+    unknown = [n for n in chosen if n not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+    out: dict = {}
+    for name in chosen:
+        fn = BENCHMARKS[name]
+        fn(min(scale, 0.01))
+        out[name] = round(statistics.median(fn(scale) for _ in range(repeats)), 1)
+    out["repeats"] = repeats
+    return out

@@ -1,0 +1,86 @@
+"""Cards, their ids and text forms, and the contest's deals.
+
+A card is a plain ``int`` id, ``suit * 13 + rank`` (RULES.md), so that cards can live
+in numpy arrays and numba kernels unchanged. Text forms are rank letter + suit
+letter (``TC``, ``AS``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, TypeAlias
+
+from .errors import InvalidCardError
+from .javarandom import JavaRandom, java_shuffle
+
+__all__ = [
+    "Card", "RANKS", "SUITS", "DECK", "NUM_CARDS",
+    "card", "rank_of", "suit_of", "parse_card", "card_name", "parse_cards",
+    "deal", "deal_names",
+]
+
+Card: TypeAlias = int
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+NUM_CARDS = 52
+DECK: tuple[Card, ...] = tuple(range(NUM_CARDS))
+
+
+def card(rank: int, suit: int) -> Card:
+    return suit * 13 + rank
+
+
+def rank_of(c: Card) -> int:
+    return c % 13
+
+
+def suit_of(c: Card) -> int:
+    return c // 13
+
+
+def card_name(c: Card) -> str:
+    if not 0 <= c < NUM_CARDS:
+        raise InvalidCardError(f"card id must be 0..51, got {c}")
+    return RANKS[c % 13] + SUITS[c // 13]
+
+
+def parse_card(text: str) -> Card:
+    """Parse ``"TC"``, ``"tc"``, ``"10c"`` or ``"As"`` into a card id."""
+    t = text.strip().upper()
+    if t.startswith("10"):
+        t = "T" + t[2:]
+    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
+        raise InvalidCardError(
+            f"not a card: {text!r} (rank A23456789TJQK or 10, then suit C D H S, e.g. TC, As, 10h)"
+        )
+    return card(RANKS.index(t[0]), SUITS.index(t[1]))
+
+
+def parse_cards(texts: Iterable[str], *, count: int | None = None) -> list[Card]:
+    """Parse several cards, rejecting duplicates and (optionally) a wrong count."""
+    cards = [parse_card(t) for t in texts]
+    if count is not None and len(cards) != count:
+        raise InvalidCardError(f"expected {count} cards, got {len(cards)}")
+    seen: set[Card] = set()
+    for c in cards:
+        if c in seen:
+            raise InvalidCardError(f"duplicate card: {card_name(c)}")
+        seen.add(c)
+    return cards
+
+
+def deal(seed: int) -> list[Card]:
+    """The 52 cards in the order the contest framework deals them for ``seed``.
+
+    The framework pushes ids 0..51 onto a stack, shuffles it with
+    ``Collections.shuffle(stack, new Random(seed))`` and pops from the end, so the
+    last list element is dealt first.
+    """
+    stack = list(DECK)
+    java_shuffle(stack, JavaRandom(seed))
+    stack.reverse()
+    return stack
+
+
+def deal_names(seed: int) -> list[str]:
+    return [card_name(c) for c in deal(seed)]

@@ -1,0 +1,48 @@
+"""The ``pokersquares`` command line: a thin shell over library calls.
+
+Each group of subcommands lives in its own module and registers itself on ``app``.
+``main`` turns any bad-input error into a one-line message and exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..errors import PokerSquaresError
+
+app = typer.Typer(
+    name="pokersquares",
+    help="Parameterized Poker Squares: the 2016 EAAI contest rules, harness and agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+# Subcommand modules register on ``app`` when imported.
+from . import engine  # noqa: E402,F401
+
+try:  # modules that later issues add; each is optional at this point
+    from . import harness  # noqa: F401
+except ImportError as exc:  # pragma: no cover - only while a module is missing
+    if exc.name is None or not exc.name.startswith("pokersquares.cli"):
+        raise
+
+
+def fail(message: str, code: int = 2) -> "typer.Exit":
+    """Print a one-line error and return an exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def main() -> None:
+    try:
+        app()
+    except PokerSquaresError as e:
+        typer.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,30 @@
+"""The errors a user can cause, each a ``ValueError`` so callers can catch them exactly.
+
+The command line turns any ``PokerSquaresError`` into a one-line message and a
+non-zero exit.
+"""
+
+__all__ = [
+    "PokerSquaresError", "InvalidCardError", "InvalidPointSystemError",
+    "IllegalPlacementError", "InvalidSeedError",
+]
+
+
+class PokerSquaresError(ValueError):
+    """Base class of every error caused by bad input."""
+
+
+class InvalidCardError(PokerSquaresError):
+    """Card text that is not a card, a duplicate card, or the wrong number of cards."""
+
+
+class InvalidPointSystemError(PokerSquaresError):
+    """A point system spec that cannot be parsed."""
+
+
+class IllegalPlacementError(PokerSquaresError):
+    """A placement outside the grid, onto an occupied cell, or of a card already dealt."""
+
+
+class InvalidSeedError(PokerSquaresError):
+    """A seed that is not an integer."""

@@ -1,0 +1,192 @@
+"""The game state: a 5x5 grid of cards, placing cards, hands, score and text form.
+
+A cell is addressed by ``(row, col)`` with 0..4 each, or by its index
+``row * 5 + col``. Lines (the 10 scored hands) are rows 0..4, then columns 0..4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from .cards import NUM_CARDS, Card, card_name, deal
+from .errors import IllegalPlacementError
+from .hands import HAND_NAMES, NUM_HANDS, HandId, classify
+from .points import PointSystem
+
+__all__ = ["SIZE", "NUM_CELLS", "EMPTY", "LINES", "Grid", "Game", "cell_index", "cell_of"]
+
+SIZE = 5
+NUM_CELLS = 25
+EMPTY = -1
+# LINES[i] lists the cell indices of hand i: rows 0..4, then columns 0..4.
+LINES: tuple[tuple[int, ...], ...] = tuple(
+    [tuple(r * SIZE + c for c in range(SIZE)) for r in range(SIZE)]
+    + [tuple(r * SIZE + c for r in range(SIZE)) for c in range(SIZE)]
+)
+
+
+def cell_index(row: int, col: int) -> int:
+    return row * SIZE + col
+
+
+def cell_of(index: int) -> tuple[int, int]:
+    return divmod(index, SIZE)
+
+
+class Grid:
+    """A 5x5 grid; ``cells[i]`` is a card id or ``EMPTY``."""
+
+    __slots__ = ("cells",)
+
+    def __init__(self, cells: Sequence[int] | None = None) -> None:
+        if cells is None:
+            self.cells = [EMPTY] * NUM_CELLS
+        else:
+            cells = [int(c) for c in cells]
+            if len(cells) != NUM_CELLS:
+                raise IllegalPlacementError(f"a grid has 25 cells, got {len(cells)}")
+            placed = [c for c in cells if c != EMPTY]
+            if any(not 0 <= c < NUM_CARDS for c in placed) or len(set(placed)) != len(placed):
+                raise IllegalPlacementError("a grid holds distinct card ids 0..51 or -1 for empty")
+            self.cells = cells
+
+    # -- placing -------------------------------------------------------------
+    def check_placement(self, card: Card, row: int, col: int) -> None:
+        """Raise ``IllegalPlacementError`` unless ``card`` may go at ``(row, col)``."""
+        for v, what in ((row, "row"), (col, "column")):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise IllegalPlacementError(f"{what} must be an integer 0..4, got {v!r}")
+            if not 0 <= v < SIZE:
+                raise IllegalPlacementError(f"{what} must be 0..4, got {v}")
+        if not 0 <= card < NUM_CARDS:
+            raise IllegalPlacementError(f"card id must be 0..51, got {card}")
+        at = self.cells[cell_index(row, col)]
+        if at != EMPTY:
+            raise IllegalPlacementError(f"cell ({row}, {col}) already holds {card_name(at)}")
+        if card in self.cells:
+            raise IllegalPlacementError(f"{card_name(card)} is already on the grid")
+
+    def place(self, card: Card, row: int, col: int) -> None:
+        """Put ``card`` at ``(row, col)``; an illegal placement raises and changes nothing."""
+        self.check_placement(card, row, col)
+        self.cells[cell_index(row, col)] = int(card)
+
+    # -- queries -------------------------------------------------------------
+    def __getitem__(self, rc: tuple[int, int]) -> int:
+        return self.cells[cell_index(*rc)]
+
+    def copy(self) -> "Grid":
+        g = Grid.__new__(Grid)
+        g.cells = list(self.cells)
+        return g
+
+    @property
+    def num_cards(self) -> int:
+        return sum(1 for c in self.cells if c != EMPTY)
+
+    @property
+    def is_full(self) -> bool:
+        return EMPTY not in self.cells
+
+    def empty_cells(self) -> list[tuple[int, int]]:
+        return [cell_of(i) for i, c in enumerate(self.cells) if c == EMPTY]
+
+    def cards(self) -> list[Card]:
+        return [c for c in self.cells if c != EMPTY]
+
+    def line(self, i: int) -> list[Card]:
+        """The cards of hand ``i`` (rows 0..4, then columns 0..4)."""
+        return [self.cells[j] for j in LINES[i] if self.cells[j] != EMPTY]
+
+    def hands(self) -> list[list[Card]]:
+        return [self.line(i) for i in range(2 * SIZE)]
+
+    def hand_ids(self) -> list[HandId]:
+        return [classify(h) for h in self.hands()]
+
+    def hand_scores(self, point_system: PointSystem) -> list[int]:
+        return [point_system[h] for h in self.hand_ids()]
+
+    def score(self, point_system: PointSystem) -> int:
+        return sum(self.hand_scores(point_system))
+
+    def hand_counts(self) -> list[int]:
+        """How many of the 10 hands are of each hand id."""
+        counts = [0] * NUM_HANDS
+        for h in self.hand_ids():
+            counts[h] += 1
+        return counts
+
+    def to_array(self) -> np.ndarray:
+        return np.array(self.cells, dtype=np.int8)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Grid) and self.cells == other.cells
+
+    def __repr__(self) -> str:
+        return f"Grid({self.cells!r})"
+
+    def render(self, point_system: PointSystem | None = None) -> str:
+        """The grid as text, like the Java framework prints it: row scores at the right,
+        column scores below, and the total."""
+        lines = []
+        scores = self.hand_scores(point_system) if point_system is not None else None
+        for r in range(SIZE):
+            row = " ".join(card_name(c) if c != EMPTY else "--" for c in self.cells[r * SIZE:(r + 1) * SIZE])
+            lines.append(row + (f" {scores[r]:4d}" if scores else ""))
+        if scores:
+            lines.append(" ".join(f"{s:2d}" if -10 < s < 100 else f"{s:d}" for s in scores[SIZE:]))
+            lines.append(f"Total: {sum(scores)}")
+        return "\n".join(lines)
+
+    __str__ = render
+
+
+@dataclass
+class Game:
+    """One game: a deal, a point system and the grid being filled.
+
+    ``Game.from_seed(seed, ps)`` deals exactly as the contest framework does.
+    """
+
+    point_system: PointSystem
+    deck: list[Card]
+    grid: Grid = field(default_factory=Grid)
+    seed: int | None = None
+    placements: list[tuple[Card, int, int]] = field(default_factory=list)
+
+    @classmethod
+    def from_seed(cls, seed: int, point_system: PointSystem) -> "Game":
+        return cls(point_system, deal(seed), seed=seed)
+
+    @property
+    def turn(self) -> int:
+        return len(self.placements)
+
+    @property
+    def done(self) -> bool:
+        return self.turn >= NUM_CELLS
+
+    @property
+    def next_card(self) -> Card | None:
+        return None if self.done else self.deck[self.turn]
+
+    def undealt(self) -> list[Card]:
+        return self.deck[self.turn:]
+
+    def play(self, row: int, col: int) -> None:
+        if self.done:
+            raise IllegalPlacementError("the game is over: all 25 cells are filled")
+        c = self.deck[self.turn]
+        self.grid.place(c, row, col)
+        self.placements.append((c, row, col))
+
+    def score(self) -> int:
+        return self.grid.score(self.point_system)
+
+    def __iter__(self) -> Iterator[Card]:
+        while not self.done:
+            yield self.next_card  # type: ignore[misc]

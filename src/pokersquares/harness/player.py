@@ -1,0 +1,83 @@
+"""The player protocol, the Python form of the contest's ``PokerSquaresPlayer``.
+
+A player is told the point system once (``set_point_system``), within a
+preprocessing budget in which it may learn; ``start_game`` precedes each game; then
+``get_play`` is called 25 times with the card to place and the decision time left
+in the game, and answers ``(row, col)`` of an empty cell.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..cards import Card
+from ..game import EMPTY, NUM_CELLS, cell_of
+from ..points import PointSystem
+
+__all__ = ["Player", "BasePlayer"]
+
+
+@runtime_checkable
+class Player(Protocol):
+    """What the harness needs of a player.
+
+    ``cores`` says how many cores one game of this player keeps busy; the harness
+    uses it so that parallel games never oversubscribe the machine.
+    """
+
+    name: str
+    cores: int
+
+    def set_point_system(self, point_system: PointSystem, budget_s: float) -> None: ...
+
+    def start_game(self) -> None: ...
+
+    def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]: ...
+
+
+class BasePlayer:
+    """Convenience base: keeps the grid of the current game and the point system.
+
+    Subclasses implement ``choose(grid, card, seconds_left) -> cell index``; the grid
+    is an ``int8[25]`` array (``-1`` empty) that the base updates after each play.
+    Players that can show their reasoning also implement ``cell_values``.
+    """
+
+    name = "base"
+    cores = 1
+
+    def __init__(self) -> None:
+        self.point_system: PointSystem | None = None
+        self.points = np.zeros(10, dtype=np.int64)
+        self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
+        self.seed = 0
+
+    def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
+        self.point_system = point_system
+        self.points = np.array(point_system.points, dtype=np.int64)
+        self.prepare(budget_s)
+
+    def prepare(self, budget_s: float) -> None:
+        """Learn within ``budget_s`` seconds; the default learns nothing."""
+
+    def start_game(self) -> None:
+        self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
+
+    def set_seed(self, seed: int) -> None:
+        """The harness seeds each game's randomness so that runs are reproducible."""
+        self.seed = int(seed)
+
+    def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:
+        cell = int(self.choose(self.grid, int(card), seconds_left))
+        self.grid[cell] = card
+        return cell_of(cell)
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        raise NotImplementedError
+
+    def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray | None:
+        """Estimated final score for placing ``card`` in each cell (NaN where occupied),
+        or None when the player cannot say. Used for advice in the web app."""
+        return None

@@ -1,0 +1,216 @@
+"""Core kernels: a small random-number generator, hand classification, grid scoring
+and complete random games.
+
+Classification packs a hand's rank counts into one integer, a 4-bit field per rank
+(``1 << 4 * rank`` per card), so that quads, trips and pairs are single mask tests
+instead of a loop over a count array. Values never exceed 4, so within a field
+``0b100`` means four, ``0b011`` three and bit 1 a pair or more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..game import LINES
+
+LINES_ARRAY = np.array(LINES, dtype=np.int64)
+
+_ROYAL_MASK = (1 << 0) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
+_NIBBLE_BIT0 = 0x1111111111111
+_NIBBLE_BIT1 = 0x2222222222222
+_NIBBLE_BIT2 = 0x4444444444444
+
+
+def _straight_masks() -> np.ndarray:
+    table = np.zeros(1 << 13, dtype=np.bool_)
+    for low in range(9):  # A2345 .. 9TJQK
+        table[0b11111 << low] = True
+    table[_ROYAL_MASK] = True
+    return table
+
+
+_STRAIGHT = _straight_masks()
+_POPCOUNT13 = np.array([bin(m).count("1") for m in range(1 << 13)], dtype=np.int64)
+
+# -- random numbers ------------------------------------------------------------
+# xorshift64*: tiny state (one uint64 in a 1-element array), fast, and the same
+# stream on every machine, which numba's global generator does not promise per thread.
+
+
+@njit(cache=True)
+def rng_seed(seed):
+    """A generator state for ``seed`` (splitmix64 of the seed, never zero)."""
+    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    if z == 0:
+        z = np.uint64(1)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = z
+    return state
+
+
+@njit(cache=True, inline="always")
+def rng_next(state):
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True, inline="always")
+def rng_below(state, n):
+    """Uniform integer in [0, n) for n < 2**32 (multiply-shift on the high 32 bits)."""
+    return np.int64(((rng_next(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def shuffle_prefix(state, items, start, count):
+    """Fisher-Yates over ``items[start:]``, fixing only the first ``count`` positions."""
+    n = items.shape[0]
+    for i in range(start, start + count):
+        j = i + rng_below(state, n - i)
+        t = items[i]
+        items[i] = items[j]
+        items[j] = t
+
+
+# -- hands ----------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _classify_packed(n, counts, rank_mask, flush):
+    if counts & _NIBBLE_BIT2:
+        return 7
+    trips = (counts & (counts >> 1) & _NIBBLE_BIT0) != 0
+    if n == 5:
+        distinct = _POPCOUNT13[rank_mask]
+        if distinct == 5:
+            straight = _STRAIGHT[rank_mask]
+            if flush and straight:
+                return 9 if rank_mask == _ROYAL_MASK else 8
+            if flush:
+                return 5
+            if straight:
+                return 4
+            return 0
+        if distinct == 2:
+            return 6
+    if trips:
+        return 3
+    pairs = counts & _NIBBLE_BIT1
+    if pairs:
+        return 2 if pairs & (pairs - 1) else 1
+    return 0
+
+
+@njit(cache=True)
+def classify_cards(cards):
+    """Hand id of the cards in ``cards`` (entries ``-1`` are skipped), as ``hands.classify``."""
+    n = 0
+    counts = 0
+    rank_mask = 0
+    suit0 = -1
+    flush = True
+    for i in range(cards.shape[0]):
+        c = cards[i]
+        if c < 0:
+            continue
+        r = c % 13
+        s = c // 13
+        counts += 1 << (4 * r)
+        rank_mask |= 1 << r
+        if suit0 < 0:
+            suit0 = s
+        elif s != suit0:
+            flush = False
+        n += 1
+    return _classify_packed(n, counts, rank_mask, flush)
+
+
+@njit(cache=True, inline="always")
+def _classify_line(grid, line):
+    n = 0
+    counts = 0
+    rank_mask = 0
+    suit0 = -1
+    flush = True
+    for k in range(5):
+        c = grid[line[k]]
+        if c < 0:
+            continue
+        r = c % 13
+        s = c // 13
+        counts += np.int64(1) << (4 * r)
+        rank_mask |= 1 << r
+        if suit0 < 0:
+            suit0 = s
+        elif s != suit0:
+            flush = False
+        n += 1
+    return _classify_packed(n, counts, rank_mask, flush)
+
+
+@njit(cache=True)
+def classify_batch(hands):
+    """Hand ids of an ``(N, 5)`` array of hands."""
+    out = np.empty(hands.shape[0], dtype=np.int8)
+    for i in range(hands.shape[0]):
+        out[i] = classify_cards(hands[i])
+    return out
+
+
+@njit(cache=True)
+def line_scores(grid, points):
+    """Points of each of the 10 hands of ``grid`` (rows, then columns)."""
+    out = np.empty(10, dtype=np.int64)
+    for i in range(10):
+        out[i] = points[_classify_line(grid, LINES_ARRAY[i])]
+    return out
+
+
+@njit(cache=True)
+def score_grid(grid, points):
+    """Total points of ``grid``: the sum of its 10 hands."""
+    total = 0
+    for i in range(10):
+        total += points[_classify_line(grid, LINES_ARRAY[i])]
+    return total
+
+
+# -- complete random games ------------------------------------------------------------
+
+
+@njit(cache=True)
+def random_games(n_games, seed, points):
+    """Scores of ``n_games`` complete random games: deal 25 cards, place each in a
+    uniformly random empty cell, score all 10 hands."""
+    state = rng_seed(seed)
+    deck = np.arange(52).astype(np.int8)
+    cells = np.arange(25).astype(np.int8)
+    grid = np.empty(25, dtype=np.int8)
+    scores = np.empty(n_games, dtype=np.int64)
+    for g in range(n_games):
+        shuffle_prefix(state, deck, 0, 25)
+        shuffle_prefix(state, cells, 0, 25)
+        for i in range(25):
+            grid[cells[i]] = deck[i]
+        scores[g] = score_grid(grid, points)
+    return scores
+
+
+@njit(cache=True, parallel=True)
+def random_games_parallel(n_games, seed, points, n_chunks):
+    """``random_games`` spread over threads, in ``n_chunks`` independently seeded chunks."""
+    scores = np.empty(n_games, dtype=np.int64)
+    per = (n_games + n_chunks - 1) // n_chunks
+    for k in prange(n_chunks):
+        lo = k * per
+        hi = min(n_games, lo + per)
+        if hi > lo:
+            scores[lo:hi] = random_games(hi - lo, seed * 1000003 + k, points)
+    return scores

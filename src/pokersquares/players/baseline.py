@@ -1,0 +1,71 @@
+"""Baseline players: uniform random placement, and a simple greedy player."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from ..cards import Card
+from ..game import EMPTY, LINES
+from ..harness.player import BasePlayer
+from ..harness.registry import register_player
+from ..hands import classify
+
+__all__ = ["RandomPlayer", "GreedyPlayer"]
+
+
+@register_player("random", "uniformly random empty cell (American mean about 14.4)")
+class RandomPlayer(BasePlayer):
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
+        self._rng = random.Random(seed)
+
+    def set_seed(self, seed: int) -> None:
+        super().set_seed(seed)
+        self._rng.seed(seed)
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        return self._rng.choice(np.flatnonzero(grid == EMPTY).tolist())
+
+
+# Lines through each cell: its row (index r) and its column (index 5 + c).
+_CELL_LINES = [(i // 5, 5 + i % 5) for i in range(25)]
+
+
+@register_player("greedy", "one-ply greedy on partial-hand points, suits kept to columns (American mean about 80)")
+class GreedyPlayer(BasePlayer):
+    """Places each card where the resulting grid's static value is highest.
+
+    The static value of a line is the points of its partial hand (pairs, trips, ...)
+    under the game's point system, plus, for a column whose cards all share one suit,
+    a fraction of the flush points that grows with its length: rows collect ranks,
+    columns collect suits, the strategy the 2013 challenge slides suggest.
+    Ties go to the first cell in reading order, so play is deterministic.
+    """
+
+    name = "greedy"
+
+    def __init__(self, flush_weight: float = 0.25) -> None:
+        super().__init__()
+        self.flush_weight = flush_weight
+
+    def _line_value(self, cards: list[int], is_column: bool) -> float:
+        value = float(self.points[classify(cards)])
+        if is_column and 1 < len(cards) < 5 and len({c // 13 for c in cards}) == 1:
+            value += self.flush_weight * len(cards) / 5 * max(0, self.points[5])
+        return value
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        best, best_gain = -1, -np.inf
+        for cell in np.flatnonzero(grid == EMPTY):
+            gain = 0.0
+            for line in _CELL_LINES[cell]:
+                cards = [int(grid[j]) for j in LINES[line] if grid[j] != EMPTY]
+                is_col = line >= 5
+                gain += self._line_value(cards + [card], is_col) - self._line_value(cards, is_col)
+            if gain > best_gain:
+                best, best_gain = int(cell), gain
+        return best

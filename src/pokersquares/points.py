@@ -1,0 +1,202 @@
+"""Point systems: the 10 integers, indexed by hand id, that a game is scored with.
+
+Includes the contest's fixed systems, its Java-exact generators (Random,
+Hypercorner, Single hand, Ameritish), the twelve contest systems, and
+``parse_point_system`` for what users type on the command line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .errors import InvalidPointSystemError
+from .hands import HAND_NAMES, NUM_HANDS, HandId, parse_hand_name
+from .javarandom import JavaRandom
+
+__all__ = [
+    "PointSystem", "AMERICAN", "BRITISH", "CONTEST_SEED",
+    "random_system", "hypercorner_system", "single_hand_system", "random_single_hand_system",
+    "ameritish_system", "contest_systems", "parse_point_system", "parse_point_systems", "SPEC_HELP",
+]
+
+CONTEST_SEED = 34412016
+
+
+def _clamp(v: int) -> int:
+    return max(-128, min(127, v))
+
+
+@dataclass(frozen=True)
+class PointSystem:
+    """Ten points, one per hand id, each clamped to [-128, 127]."""
+
+    points: tuple[int, ...]
+    name: str = field(default="custom", compare=False)
+
+    def __post_init__(self) -> None:
+        pts = tuple(self.points)
+        if len(pts) != NUM_HANDS:
+            raise InvalidPointSystemError(f"a point system has 10 values, got {len(pts)}")
+        for p in pts:
+            if isinstance(p, bool) or not isinstance(p, int):
+                raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
+        object.__setattr__(self, "points", tuple(_clamp(int(p)) for p in pts))
+
+    def __getitem__(self, hand: int) -> int:
+        return self.points[hand]
+
+    def __iter__(self):
+        return iter(self.points)
+
+    def __len__(self) -> int:
+        return NUM_HANDS
+
+    @property
+    def min_points(self) -> int:
+        return min(self.points)
+
+    @property
+    def penalty(self) -> int:
+        """What a game scores after a timeout, illegal play or error: ``10 * min(points)``."""
+        return 10 * self.min_points
+
+    def table(self) -> list[tuple[int, str, int]]:
+        return [(i, HAND_NAMES[i], p) for i, p in enumerate(self.points)]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "points": list(self.points)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "PointSystem":
+        return cls(tuple(data["points"]), data.get("name", "custom"))
+
+
+AMERICAN = PointSystem((0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "American")
+BRITISH = PointSystem((0, 1, 3, 6, 12, 5, 10, 16, 30, 30), "British")
+
+
+def _rng(seed_or_rng: int | JavaRandom) -> JavaRandom:
+    return seed_or_rng if isinstance(seed_or_rng, JavaRandom) else JavaRandom(seed_or_rng)
+
+
+def random_system(seed: int | JavaRandom, name: str | None = None) -> PointSystem:
+    rnd = _rng(seed)
+    pts = tuple(rnd.next_int(256) - 128 for _ in range(NUM_HANDS))
+    return PointSystem(pts, name or (f"random:{seed}" if isinstance(seed, int) else "Random"))
+
+
+def hypercorner_system(seed: int | JavaRandom, name: str | None = None) -> PointSystem:
+    rnd = _rng(seed)
+    pts = tuple(1 if rnd.next_boolean() else -1 for _ in range(NUM_HANDS))
+    return PointSystem(pts, name or (f"hypercorner:{seed}" if isinstance(seed, int) else "Hypercorner"))
+
+
+def single_hand_system(hand: int | str, name: str | None = None) -> PointSystem:
+    h = parse_hand_name(hand) if isinstance(hand, str) else HandId(hand)
+    pts = tuple(1 if i == h else 0 for i in range(NUM_HANDS))
+    return PointSystem(pts, name or HAND_NAMES[h].title())
+
+
+def random_single_hand_system(seed: int | JavaRandom) -> PointSystem:
+    return single_hand_system(_rng(seed).next_int(NUM_HANDS))
+
+
+def _java_round(x: float) -> int:
+    # Math.round(double) is floor(x + 0.5).
+    import math
+    return math.floor(x + 0.5)
+
+
+def ameritish_system(seed: int | JavaRandom, name: str | None = None) -> PointSystem:
+    rnd = _rng(seed)
+    top = rnd.next_int(71) + 30
+    pts = [0] * NUM_HANDS
+    for i in range(1, 9):
+        a = AMERICAN[i] / 100
+        b = BRITISH[i] / 30
+        lo, hi = min(a, b), max(a, b)
+        pts[i] = _java_round(top * (rnd.next_double() * (hi - lo) + lo))
+    pts[9] = top
+    return PointSystem(tuple(pts), name or (f"ameritish:{seed}" if isinstance(seed, int) else "Ameritish"))
+
+
+def contest_systems(seed: int = CONTEST_SEED) -> list[PointSystem]:
+    """The twelve systems of the 2016 contest.
+
+    The framework's generator order is not published; the generated systems
+    (Ameritish, Hypercorner, Random) are each drawn from ``Random(seed)`` on its own.
+    """
+    singles = [single_hand_system(h) for h in (
+        HandId.HIGH_CARD, HandId.ONE_PAIR, HandId.TWO_PAIR, HandId.THREE_OF_A_KIND,
+        HandId.STRAIGHT, HandId.FLUSH, HandId.FULL_HOUSE)]
+    return [
+        AMERICAN,
+        ameritish_system(seed, "Ameritish"),
+        BRITISH,
+        hypercorner_system(seed, "Hypercorner"),
+        random_system(seed, "Random"),
+        *singles,
+    ]
+
+
+SPEC_HELP = (
+    "american, british, ameritish:SEED, random:SEED, hypercorner:SEED, single:HAND "
+    "(a hand name such as flush or full_house, or single:random:SEED), "
+    "or ten comma-separated integers"
+)
+
+
+def _parse_int(text: str, what: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise InvalidPointSystemError(f"{what} must be an integer, got {text.strip()!r}") from None
+
+
+def parse_point_system(spec: str) -> PointSystem:
+    """Turn what a user typed into a point system; see ``SPEC_HELP``."""
+    text = spec.strip()
+    low = text.lower()
+    if low in ("american", "ameritish-american"):
+        return AMERICAN
+    if low in ("british", "english"):
+        return BRITISH
+    if "," in text:
+        parts = [p for p in text.split(",")]
+        if len(parts) != NUM_HANDS:
+            raise InvalidPointSystemError(
+                f"a custom point system has 10 comma-separated integers, got {len(parts)}")
+        return PointSystem(tuple(_parse_int(p, "each point value") for p in parts), "custom")
+    kind, _, arg = low.partition(":")
+    generators = {"ameritish": ameritish_system, "random": random_system, "hypercorner": hypercorner_system}
+    if kind in generators:
+        if not arg:
+            raise InvalidPointSystemError(f"{kind} needs a seed, e.g. {kind}:42")
+        return generators[kind](_parse_int(arg, f"the seed of {kind}"))
+    if kind == "single":
+        if arg.startswith("random:"):
+            return random_single_hand_system(_parse_int(arg[7:], "the seed of single:random"))
+        try:
+            return single_hand_system(arg)
+        except ValueError as e:
+            raise InvalidPointSystemError(str(e)) from None
+    if kind == "contest":
+        raise InvalidPointSystemError("'contest' names twelve systems; use it where a list of systems is accepted")
+    raise InvalidPointSystemError(f"unknown point system {spec!r}; accepted: {SPEC_HELP}")
+
+
+def parse_point_systems(spec: str) -> list[PointSystem]:
+    """A list of systems: ``contest`` for the twelve contest systems, or specs separated by ``;``
+    or by commas where each part is a named spec."""
+    text = spec.strip()
+    if text.lower() == "contest":
+        return contest_systems()
+    if ";" in text:
+        return [parse_point_system(p) for p in text.split(";") if p.strip()]
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) == NUM_HANDS and all(p.lstrip("-+").isdigit() for p in parts):
+        return [parse_point_system(text)]
+    return [parse_point_system(p) for p in parts if p]
+
+

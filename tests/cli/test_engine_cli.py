@@ -1,0 +1,42 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "pokersquares", *args], capture_output=True, text=True)
+
+
+def test_deal_json(java_vectors):
+    r = run("deal", "--seed", "42", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout) == java_vectors["deals"]["42"]
+
+
+def test_system_and_classify():
+    assert json.loads(run("system", "british", "--json").stdout) == {
+        "name": "British", "points": [0, 1, 3, 6, 12, 5, 10, 16, 30, 30]}
+    assert json.loads(run("classify", "10s", "js", "qs", "ks", "as", "--json").stdout) == {
+        "hand": "royal flush", "id": 9}
+
+
+@pytest.mark.parametrize("args", [
+    ("classify", "AS", "AS", "2C", "3C", "4C"),
+    ("classify", "AS", "2C"),
+    ("classify", "XX", "2C", "3C", "4C", "5C"),
+    ("system", "pony"),
+    ("system", "1,2,3"),
+    ("deal", "--seed", "abc"),
+])
+def test_bad_input_is_one_line_and_nonzero(args):
+    r = run(*args)
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip()
+
+
+def test_bench_json_has_the_figures():
+    r = run("bench", "--json", "--repeats", "1", "--scale", "0.01")
+    data = json.loads(r.stdout)
+    assert data["random_games_per_s"] > 0 and data["hand_classifications_per_s"] > 0

@@ -1,0 +1,58 @@
+import itertools
+from collections import Counter
+
+import pytest
+
+from pokersquares.cards import parse_cards
+from pokersquares.hands import HandId, classify, parse_hand_name
+
+EXPECTED_COUNTS = {
+    HandId.ROYAL_FLUSH: 4, HandId.STRAIGHT_FLUSH: 36, HandId.FOUR_OF_A_KIND: 624,
+    HandId.FULL_HOUSE: 3744, HandId.FLUSH: 5108, HandId.STRAIGHT: 10200,
+    HandId.THREE_OF_A_KIND: 54912, HandId.TWO_PAIR: 123552, HandId.ONE_PAIR: 1098240,
+    HandId.HIGH_CARD: 1302540,
+}
+
+
+def test_all_five_card_hands_have_the_exact_counts():
+    counts = Counter(classify(h) for h in itertools.combinations(range(52), 5))
+    assert counts == EXPECTED_COUNTS
+
+
+def h(text):
+    return classify(parse_cards(text.split()))
+
+
+@pytest.mark.parametrize("text,hand", [
+    ("TS JS QS KS AS", HandId.ROYAL_FLUSH),
+    ("AD 2D 3D 4D 5D", HandId.STRAIGHT_FLUSH),
+    ("9H TH JH QH KH", HandId.STRAIGHT_FLUSH),
+    ("AC 2D 3H 4S 5C", HandId.STRAIGHT),
+    ("TC JD QH KS AC", HandId.STRAIGHT),
+    ("QC KD AH 2S 3C", HandId.HIGH_CARD),  # no wrap
+    ("2H 4H 6H 8H TH", HandId.FLUSH),
+    ("7S 7C 7D 8H 8S", HandId.FULL_HOUSE),
+    ("9C 9D 9H 9S 6H", HandId.FOUR_OF_A_KIND),
+])
+def test_complete_hands(text, hand):
+    assert h(text) == hand
+
+
+@pytest.mark.parametrize("text,hand", [
+    ("", HandId.HIGH_CARD),
+    ("TS JS QS KS", HandId.HIGH_CARD),  # a straight flush needs five cards
+    ("7S 7C", HandId.ONE_PAIR),
+    ("7S 7C 8D 8H", HandId.TWO_PAIR),
+    ("7S 7C 7D", HandId.THREE_OF_A_KIND),
+    ("7S 7C 7D 8H", HandId.THREE_OF_A_KIND),  # never a full house when incomplete
+    ("7S 7C 7D 7H", HandId.FOUR_OF_A_KIND),
+])
+def test_partial_hands(text, hand):
+    assert h(text) == hand
+
+
+def test_hand_names():
+    assert parse_hand_name("Full_House") == HandId.FULL_HOUSE
+    assert parse_hand_name("two pairs") == HandId.TWO_PAIR
+    with pytest.raises(ValueError, match="unknown hand"):
+        parse_hand_name("pony")

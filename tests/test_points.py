@@ -1,0 +1,54 @@
+import pytest
+
+from pokersquares.errors import InvalidPointSystemError
+from pokersquares.javarandom import JavaRandom
+from pokersquares.points import (
+    AMERICAN, BRITISH, PointSystem, ameritish_system, contest_systems, hypercorner_system,
+    parse_point_system, parse_point_systems, random_single_hand_system, random_system,
+)
+
+
+def test_generators_match_java(java_vectors):
+    for seed, v in java_vectors["point_systems"].items():
+        s = int(seed)
+        assert list(random_system(s)) == v["random"]
+        assert list(hypercorner_system(s)) == v["hypercorner"]
+        assert list(ameritish_system(s)) == v["ameritish"]
+        assert random_single_hand_system(s).points.index(1) == v["single_hand_id"]
+        rnd = JavaRandom(s)  # one shared generator, as the framework's static one
+        seq = [random_system(rnd), hypercorner_system(rnd), ameritish_system(rnd)]
+        assert [list(p) for p in seq] == v["sequence_random_hypercorner_ameritish"]
+
+
+def test_fixed_systems_and_clamping():
+    assert list(AMERICAN) == [0, 2, 5, 10, 15, 20, 25, 50, 75, 100]
+    assert list(BRITISH) == [0, 1, 3, 6, 12, 5, 10, 16, 30, 30]
+    ps = PointSystem((500, -500, 0, 0, 0, 0, 0, 0, 0, 0))
+    assert ps[0] == 127 and ps[1] == -128 and ps.penalty == -1280
+    assert AMERICAN.penalty == 0
+
+
+def test_parser_accepts_every_form():
+    assert parse_point_system("American") == AMERICAN
+    assert parse_point_system("british") == BRITISH
+    assert parse_point_system("ameritish:42") == ameritish_system(42)
+    assert parse_point_system("random:0") == random_system(0)
+    assert parse_point_system("hypercorner:0") == hypercorner_system(0)
+    assert list(parse_point_system("single:flush")) == [0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+    assert list(parse_point_system("single:full_house")).index(1) == 6
+    assert list(parse_point_system("1,2,3,4,5,6,7,8,9,-10")) == [1, 2, 3, 4, 5, 6, 7, 8, 9, -10]
+
+
+@pytest.mark.parametrize("bad", ["nope", "1,2,3", "1,2,3,4,5,6,7,8,9,x", "random", "random:x", "single:pony"])
+def test_parser_rejects(bad):
+    with pytest.raises(InvalidPointSystemError):
+        parse_point_system(bad)
+
+
+def test_contest_systems():
+    systems = contest_systems()
+    assert len(systems) == 12
+    assert [s.name for s in systems][:5] == ["American", "Ameritish", "British", "Hypercorner", "Random"]
+    assert len(parse_point_systems("contest")) == 12
+    assert len(parse_point_systems("american,british")) == 2
+    assert len(parse_point_systems("0,1,2,3,4,5,6,7,8,9")) == 1
