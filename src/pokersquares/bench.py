@@ -66,6 +66,9 @@ def _classifications(scale: float) -> float:
 
 def run_benchmarks(names: list[str] | None = None, repeats: int = 5, scale: float = 1.0) -> dict:
     """Warm each benchmark once (compilation), then report the median of ``repeats``."""
+    import importlib
+
+    importlib.import_module("pokersquares.players")  # agents register their benchmarks
     chosen = names or list(BENCHMARKS)
     unknown = [n for n in chosen if n not in BENCHMARKS]
     if unknown:

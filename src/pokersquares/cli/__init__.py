@@ -21,14 +21,14 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-# Subcommand modules register on ``app`` when imported.
-from . import engine  # noqa: E402,F401
 
-try:  # modules that later issues add; each is optional at this point
-    from . import harness  # noqa: F401
-except ImportError as exc:  # pragma: no cover - only while a module is missing
-    if exc.name is None or not exc.name.startswith("pokersquares.cli"):
-        raise
+def _load_subcommands() -> None:
+    # Each module of this package registers its subcommands on ``app`` when imported.
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
 
 
 def fail(message: str, code: int = 2) -> "typer.Exit":
@@ -38,6 +38,7 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
 
 
 def main() -> None:
+    _load_subcommands()
     try:
         app()
     except PokerSquaresError as e:

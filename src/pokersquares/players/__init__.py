@@ -1,5 +1,13 @@
-"""Built-in players. Importing this package registers them by name."""
+"""Built-in players. Importing this package imports every module in it, and each
+module registers its players by name (see :mod:`pokersquares.harness.registry`)."""
+
+import importlib
+import pkgutil
 
 from .baseline import GreedyPlayer, RandomPlayer
+from .composed import SearchPlayer
 
-__all__ = ["GreedyPlayer", "RandomPlayer"]
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
+
+__all__ = ["GreedyPlayer", "RandomPlayer", "SearchPlayer"]

@@ -1,0 +1,81 @@
+"""A player composed of an evaluator and a search: the three 2016 winners and any
+other pairing are one line each, e.g. ``SearchPlayer(PatternEvaluator(), FlatMonteCarlo())``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import Card
+from ..evaluators.base import Evaluator
+from ..game import EMPTY
+from ..harness.player import BasePlayer
+from ..search.base import Search
+
+__all__ = ["SearchPlayer", "move_budget"]
+
+
+def move_budget(grid: np.ndarray, seconds_left: float, per_move_cap: float | None = None,
+                reserve: float = 0.05) -> float:
+    """Seconds to spend on the current move.
+
+    The first move (every cell is alike up to symmetry) and the last (one empty cell)
+    need no search; the time left is shared evenly among the moves still to be
+    searched, keeping a small reserve so that the game never runs out.
+    """
+    empty = int((grid == EMPTY).sum())
+    if empty <= 1 or empty == 25:
+        return 0.0
+    searched_moves_left = empty - 1  # the last move is free
+    budget = max(0.0, seconds_left * (1 - reserve) - 0.05) / searched_moves_left
+    if per_move_cap is not None:
+        budget = min(budget, per_move_cap)
+    return budget
+
+
+class SearchPlayer(BasePlayer):
+    """Plays by ``search`` over ``evaluator``; learns in ``prepare`` through the evaluator.
+
+    ``time_per_game`` caps the decision time this player allows itself per game
+    (below the harness's limit, e.g. to run 500 games in an hour).
+    """
+
+    def __init__(self, evaluator: Evaluator, search: Search, name: str | None = None,
+                 time_per_game: float | None = None) -> None:
+        super().__init__()
+        self.evaluator = evaluator
+        self.search = search
+        self.name = name or f"{evaluator.name}+{search.name}"
+        self.cores = search.cores
+        self.time_per_game = time_per_game
+        self._used = 0.0
+        self._moves = 0
+
+    def prepare(self, budget_s: float) -> None:
+        self.evaluator.prepare(self.points, budget_s, self.seed)
+
+    def start_game(self) -> None:
+        super().start_game()
+        self._moves = 0
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        empty = np.flatnonzero(grid == EMPTY)
+        if len(empty) == 1:
+            return int(empty[0])
+        if len(empty) == 25:
+            # Every first placement is alike up to symmetry: take the corner.
+            return 0
+        budget = move_budget(grid, self._seconds_left(seconds_left, len(empty)))
+        cell, _ = self.search.choose(self.evaluator, grid, card, self.points, budget,
+                                     self.seed * 31 + self._moves)
+        self._moves += 1
+        return cell
+
+    def _seconds_left(self, seconds_left: float, empty: int) -> float:
+        if self.time_per_game is None:
+            return seconds_left
+        # Scale the cap by the share of moves still to play, and never exceed the harness's clock.
+        return min(seconds_left, self.time_per_game * (empty - 1) / 23)
+
+    def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
+        _, values = self.search.choose(self.evaluator, grid, int(card), self.points, seconds, self.seed)
+        return values

@@ -1,0 +1,39 @@
+"""The search interface, and the simplest search: greedy on the evaluator."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from ..evaluators.base import Evaluator
+
+__all__ = ["Search", "GreedySearch"]
+
+
+class Search(ABC):
+    """Chooses a cell for a card within a time budget.
+
+    ``cores`` is how many cores one decision keeps busy (the harness schedules games
+    so that the machine is never oversubscribed).
+    """
+
+    name: str = "search"
+    cores: int = 1
+
+    @abstractmethod
+    def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
+               time_s: float, seed: int) -> tuple[int, np.ndarray]:
+        """Return the chosen cell index and ``float64[25]`` values per cell (``-inf``
+        where occupied or not considered), on the scale of expected final score where
+        the search can say so."""
+
+
+class GreedySearch(Search):
+    """One ply: the evaluator's own best placement."""
+
+    name = "greedy"
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        values = evaluator.placement_values(grid, card)
+        return int(np.argmax(values)), values
