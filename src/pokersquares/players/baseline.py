@@ -58,14 +58,25 @@ class GreedyPlayer(BasePlayer):
             value += self.flush_weight * len(cards) / 5 * max(0, self.points[5])
         return value
 
-    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
-        best, best_gain = -1, -np.inf
+    def gains(self, grid: np.ndarray, card: Card) -> np.ndarray:
+        """How much placing ``card`` in each empty cell raises the grid's static value
+        (NaN where occupied)."""
+        gains = np.full(25, np.nan)
         for cell in np.flatnonzero(grid == EMPTY):
             gain = 0.0
             for line in _CELL_LINES[cell]:
                 cards = [int(grid[j]) for j in LINES[line] if grid[j] != EMPTY]
                 is_col = line >= 5
                 gain += self._line_value(cards + [card], is_col) - self._line_value(cards, is_col)
-            if gain > best_gain:
-                best, best_gain = int(cell), gain
-        return best
+            gains[cell] = gain
+        return gains
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        gains = self.gains(grid, card)
+        # nanargmax keeps the first of equal gains: reading order breaks ties.
+        return int(np.nanargmax(gains))
+
+    def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
+        # Greedy has no estimate of the final score; its per-cell gain ranks the cells
+        # exactly as it chooses, which is what the advice heat map shows.
+        return self.gains(grid, card)
