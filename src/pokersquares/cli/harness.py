@@ -1,0 +1,262 @@
+"""Harness subcommands: players, play, run, tournament, results, demo."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..cards import card_name
+from ..game import Grid
+from ..harness.registry import list_players
+from ..harness.runner import RunSpec, default_workers, player_cores, record_run
+from ..harness.store import DEFAULT_DB, ResultStore
+from ..harness.tournament import run_tournament, table_from_store
+from ..points import SPEC_HELP, parse_point_system, parse_point_systems
+from . import app, fail
+
+WORKERS_HELP = ("Games played in parallel (default: cores / cores the player uses, so the machine is "
+                "never oversubscribed: under a time budget two games sharing a core both play weaker). "
+                "Results are the same for any number.")
+JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON (no progress bar).")
+QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store (created if missing).")
+TPG_OPT = typer.Option(30.0, "--time-per-game", min=0.001, help="Decision seconds per game (contest: 30).")
+PREP_OPT = typer.Option(300.0, "--prep-time", min=0.0, help="Preprocessing seconds per point system (contest: 300).")
+SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
+
+
+def _summary(records) -> dict:
+    scores = [r.score for r in records]
+    n = len(scores)
+    sd = statistics.stdev(scores) if n > 1 else 0.0
+    return {"games": n, "mean": statistics.fmean(scores) if n else math.nan, "stdev": sd,
+            "stderr": sd / math.sqrt(n) if n else math.nan, "min": min(scores, default=None),
+            "max": max(scores, default=None),
+            "seconds_per_game": statistics.fmean(r.decision_s for r in records) if n else math.nan,
+            "penalties": sum(1 for r in records if r.penalty)}
+
+
+class _Progress:
+    """A tqdm bar with games done, running mean and time left."""
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.bar = None
+        self.sum = 0.0
+        self.n = 0
+        self.last = 0.0
+        if enabled and total > 0:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, score: float) -> None:
+        self.sum += score
+        self.n += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            now = time.monotonic()
+            if now - self.last > 0.2:
+                self.bar.set_postfix(mean=f"{self.sum / self.n:.2f}", refresh=False)
+                self.last = now
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(mean=f"{self.sum / max(1, self.n):.2f}")
+            self.bar.close()
+
+
+def _check_workers(workers: Optional[int]) -> Optional[int]:
+    if workers is not None and workers < 1:
+        raise fail("--workers must be at least 1")
+    return workers
+
+
+@app.command("players")
+def players_cmd(json_out: bool = JSON_OPT) -> None:
+    """List the registered players."""
+    infos = list_players()
+    if json_out:
+        typer.echo(json.dumps([{"name": p.name, "description": p.description, "cores": p.cores} for p in infos]))
+        return
+    for p in infos:
+        typer.echo(f"{p.name:<12} {p.description}" + (f" [{p.cores} cores]" if p.cores > 1 else ""))
+
+
+@app.command("play")
+def play_cmd(
+    player: str = typer.Option("greedy", "--player", "-p", help="A registered player (see `players`), NAME:key=value,... or module.path:Class."),
+    system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
+    seed: int = SEED_OPT,
+    time_per_game: float = TPG_OPT,
+    prep_time: float = PREP_OPT,
+    db: Path = DB_OPT,
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Play one game and print the moves and the final grid."""
+    ps = parse_point_system(system)
+    player_cores(player)
+    with ResultStore(db) as store:
+        _, records = record_run(RunSpec(player, ps, 1, seed, time_per_game, prep_time), store, workers=1)
+    rec = records[0]
+    grid = Grid()
+    for c, r, col in rec.placements:
+        grid.place(c, r, col)
+    if json_out:
+        typer.echo(json.dumps({"player": player, "system": ps.to_json(), "seed": seed, "score": rec.score,
+                               "penalty": rec.penalty, "decision_s": rec.decision_s,
+                               "placements": [[card_name(c), r, col] for c, r, col in rec.placements],
+                               "hands": [h.label for h in grid.hand_ids()]}))
+        return
+    for turn, (c, r, col) in enumerate(rec.placements, 1):
+        typer.echo(f"{turn:2d}. {card_name(c)} -> row {r}, col {col}")
+    typer.echo("")
+    typer.echo(grid.render(ps))
+    if rec.penalty:
+        typer.echo(f"penalty: {rec.penalty}; score {rec.score}")
+    typer.echo(f"score: {rec.score}  ({rec.decision_s:.2f} s of decision time)")
+
+
+@app.command("run")
+def run_cmd(
+    player: str = typer.Option(..., "--player", "-p", help="A registered player, NAME:key=value,... or module.path:Class."),
+    system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
+    games: int = typer.Option(100, "--games", "-n", help="Number of games."),
+    seed: int = SEED_OPT,
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help=WORKERS_HELP),
+    time_per_game: float = TPG_OPT,
+    prep_time: float = PREP_OPT,
+    db: Path = DB_OPT,
+    json_out: bool = JSON_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Play N games (recorded in the result store; rerunning resumes)."""
+    if games < 1:
+        raise fail(f"--games must be at least 1, got {games}")
+    ps = parse_point_system(system)
+    workers = _check_workers(workers)
+    player_cores(player)  # an unknown player fails here, before anything runs
+    with ResultStore(db) as store:
+        spec = RunSpec(player, ps, games, seed, time_per_game, prep_time)
+        progress = _Progress(games, f"{player} on {ps.name}", not (quiet or json_out))
+        t = time.monotonic()
+        try:
+            run_id, records = record_run(spec, store, workers=workers, on_result=lambda r: progress.update(r.score))
+        finally:
+            progress.close()
+        wall = time.monotonic() - t
+    summary = _summary(records)
+    if json_out:
+        typer.echo(json.dumps({"player": player, "system": ps.name, "points": list(ps.points), "seed": seed,
+                               **summary, "run_id": run_id, "wall_s": round(wall, 3),
+                               "scores": [r.score for r in records]}))
+        return
+    typer.echo(f"{player} on {ps.name}: mean {summary['mean']:.2f} ± {summary['stderr']:.2f} (stderr) "
+               f"over {summary['games']} games, sd {summary['stdev']:.2f}, min {summary['min']}, max {summary['max']}, "
+               f"{summary['seconds_per_game']:.3f} s/game, {summary['penalties']} penalties; run {run_id} in {db}")
+
+
+def print_table(table: dict) -> None:
+    players, systems = table["players"], table["systems"]
+    w = max(8, *(len(p) for p in players)) + 2
+    typer.echo(f"{'system':<16}" + "".join(f"{p[:w - 2]:>{w}}" for p in players))
+    for s in systems:
+        typer.echo(f"{s[:15]:<16}" + "".join(f"{table['totals'][s][p]:>{w}.0f}" for p in players))
+    typer.echo("")
+    typer.echo("normalised (per system: (total - min) / (max - min))")
+    for s in systems:
+        typer.echo(f"{s[:15]:<16}" + "".join(f"{table['normalized'][s][p]:>{w}.3f}" for p in players))
+    typer.echo(f"{'TOTAL':<16}" + "".join(f"{table['scores'][p]:>{w}.3f}" for p in players))
+    typer.echo("")
+    for i, p in enumerate(table["ranking"], 1):
+        typer.echo(f"{i}. {p}  {table['scores'][p]:.3f}")
+
+
+@app.command("tournament")
+def tournament_cmd(
+    players: str = typer.Option(..., "--players", help="Comma-separated players, e.g. random,greedy,beemo."),
+    systems: str = typer.Option("contest", "--systems", help="'contest' (the 12 systems of 2016) or a list of specs separated by commas or ';'."),
+    games: int = typer.Option(10, "--games", "-n", help="Games per player and system."),
+    seed: int = SEED_OPT,
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help=WORKERS_HELP),
+    time_per_game: float = TPG_OPT,
+    prep_time: float = PREP_OPT,
+    db: Path = DB_OPT,
+    json_out: bool = JSON_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
+    if games < 1:
+        raise fail(f"--games must be at least 1, got {games}")
+    names = [p.strip() for p in players.split(",") if p.strip()]
+    if not names:
+        raise fail("--players needs at least one player")
+    if len(set(names)) != len(names):
+        raise fail("--players lists a player twice")
+    for p in names:
+        player_cores(p)  # unknown players fail here, before anything runs
+    workers = _check_workers(workers)
+    pss = parse_point_systems(systems)
+    with ResultStore(db) as store:
+        progress = _Progress(games * len(names) * len(pss), "tournament", not (quiet or json_out))
+        try:
+            table = run_tournament(names, pss, games, seed, store, time_per_game=time_per_game,
+                                   prep_time=prep_time, workers=workers,
+                                   on_result=lambda s, p, r: progress.update(r.score))
+        finally:
+            progress.close()
+    if json_out:
+        typer.echo(json.dumps(table))
+    else:
+        print_table(table)
+
+
+@app.command("results")
+def results_cmd(
+    db: Path = DB_OPT,
+    run: Optional[int] = typer.Option(None, "--run", help="Only this run."),
+    tournament: Optional[int] = typer.Option(None, "--tournament", help="Show this tournament's table."),
+    export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the export here instead of standard output."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
+    if not db.exists():
+        raise fail(f"no result store at {db}")
+    with ResultStore(db, readonly=True) as store:
+        if export is not None:
+            if export not in ("csv", "json"):
+                raise fail(f"--export takes csv or json, got {export!r}")
+            ids = [run] if run is not None else None
+            text = store.export_csv(ids) if export == "csv" else json.dumps(store.export_rows(ids))
+            if out is None:
+                typer.echo(text, nl=False)
+            else:
+                try:
+                    out.write_text(text)
+                except OSError as e:
+                    raise fail(f"cannot write {out}: {e}") from None
+                typer.echo(f"wrote {out}")
+            return
+        if tournament is not None:
+            table = table_from_store(store, tournament)
+            typer.echo(json.dumps(table)) if json_out else print_table(table)
+            return
+        runs = store.runs() if run is None else [store.run(run)]
+        tours = store.tournaments()
+    if json_out:
+        typer.echo(json.dumps({"runs": [r.to_json() for r in runs], "tournaments": tours}))
+        return
+    typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'s/game':>7} tournament")
+    for r in runs:
+        mean = f"{r.mean:.2f}" if r.mean is not None else "-"
+        typer.echo(f"{r.run_id:>4} {r.player[:20]:<20} {r.system_name[:14]:<14} {r.seed:>8} "
+                   f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.time_per_game:>7g} {r.tournament_id or ''}")
+    for t in tours:
+        typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "
+                   f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")

@@ -1,0 +1,73 @@
+"""One contest-exact game of a player, in the calling process.
+
+The rules of a game's time and faults (RULES.md): the player's total decision
+time is capped; a timeout, an illegal or malformed play, or an exception scores
+``10 * min(points)``. This module knows nothing of processes; the runner adds the
+watchdog that catches players that hang or crash the interpreter.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..cards import deal
+from ..game import Grid
+from ..points import PointSystem
+from .store import GameRecord
+
+__all__ = ["play_game", "prepare_player"]
+
+
+def prepare_player(player, point_system: PointSystem, prep_time: float) -> float:
+    """Tell the player the point system with its preprocessing budget; return seconds used."""
+    t = time.perf_counter()
+    player.set_point_system(point_system, prep_time)
+    return time.perf_counter() - t
+
+
+def _as_cell(answer) -> tuple[int, int]:
+    """``(row, col)`` as two integers, or ValueError for anything else."""
+    try:
+        row, col = answer
+    except (TypeError, ValueError):
+        raise ValueError(f"expected (row, col), got {answer!r}") from None
+    for v in (row, col):
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise ValueError(f"expected (row, col) as integers, got {answer!r}")
+    return int(row), int(col)
+
+
+def play_game(player, point_system: PointSystem, seed: int, time_per_game: float,
+              game_index: int = 0) -> GameRecord:
+    """Play the game dealt by ``seed``; faults score the penalty with their reason."""
+    cards = deal(seed)
+    grid = Grid()
+    placements: list[tuple[int, int, int]] = []
+    used = 0.0
+    penalty = None
+    if hasattr(player, "set_seed"):
+        player.set_seed(seed)
+    try:
+        player.start_game()
+        for card in cards[:25]:
+            t = time.perf_counter()
+            answer = player.get_play(card, max(0.0, time_per_game - used))
+            used += time.perf_counter() - t
+            if used > time_per_game:
+                penalty = f"timeout: {used:.2f} s of decision time, limit {time_per_game:g} s"
+                break
+            try:
+                row, col = _as_cell(answer)
+            except ValueError as e:
+                penalty = f"malformed answer: {e}"
+                break
+            try:
+                grid.place(card, row, col)
+            except ValueError as e:
+                penalty = f"illegal play: {e}"
+                break
+            placements.append((card, row, col))
+    except Exception as e:  # the player's own error: the game scores the penalty, the run goes on
+        penalty = f"error: {type(e).__name__}: {e}"
+    score = point_system.penalty if penalty else grid.score(point_system)
+    return GameRecord(game_index, seed, score, placements, used, penalty)

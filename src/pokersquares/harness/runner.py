@@ -1,0 +1,282 @@
+"""Running many games of a player safely and in parallel.
+
+The player is prepared once per point system in a watched process, then copied
+(pickled) into worker processes that play whole games and report each result as it
+finishes. The parent only watches the clock: a worker that overruns a game's time
+or dies is replaced, and the game it was playing scores the penalty with its
+reason. Game ``i`` is dealt with seed ``seed + i`` and the player is seeded with the
+same number, so results do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Callable, Iterable
+
+from ..errors import PokerSquaresError
+from ..points import PointSystem
+from .game_play import play_game, prepare_player
+from .registry import make_player, parse_player_spec, resolve_factory
+from .store import GameRecord, ResultStore
+
+__all__ = ["RunSpec", "PlayerFailedError", "default_workers", "player_cores", "run_games", "record_run"]
+
+# Slack beyond the contest limits before the watchdog kills a worker: the
+# player's own clock decides timeouts; this only catches players that never answer.
+HANG_GRACE_S = 2.0
+FLUSH_EVERY_S = 0.25
+
+
+class PlayerFailedError(PokerSquaresError):
+    """The player could not even be built (bad parameters, import error)."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    player: str
+    point_system: PointSystem
+    games: int
+    seed: int = 0
+    time_per_game: float = 30.0
+    prep_time: float = 300.0
+
+    def seeds(self) -> list[int]:
+        return [self.seed + i for i in range(self.games)]
+
+
+def player_cores(spec: str) -> int:
+    """How many cores one game of this player keeps busy."""
+    name, params = parse_player_spec(spec)
+    factory, cores = resolve_factory(name)
+    return max(1, int(params.get("cores", cores)))
+
+
+def default_workers(spec: str) -> int:
+    """As many parallel games as fit the machine without sharing a core: a player that
+    searches on several cores gets fewer parallel games."""
+    return max(1, (os.cpu_count() or 1) // player_cores(spec))
+
+
+def _limit_threads(cores: int) -> None:
+    try:
+        import numba
+        numba.set_num_threads(max(1, min(cores, numba.config.NUMBA_NUM_THREADS)))
+    except Exception:  # numba absent or threads already fixed: nothing to limit
+        pass
+
+
+def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int):
+    player = make_player(spec)
+    if hasattr(player, "set_seed"):
+        player.set_seed(seed)
+    used = prepare_player(player, system, prep_time)
+    return player, used
+
+
+def _prep_main(conn, spec, system, prep_time, seed, cores):
+    _limit_threads((os.cpu_count() or 1))
+    try:
+        player, used = _build_and_prepare(spec, system, prep_time, seed)
+    except PokerSquaresError as e:
+        conn.send(("build-error", str(e)))
+        return
+    except BaseException as e:  # the player's own failure, reported to the parent
+        conn.send(("prep-error", f"{type(e).__name__}: {e}"))
+        return
+    try:
+        blob = pickle.dumps(player)
+    except Exception:
+        blob = None  # each worker prepares its own copy instead
+    conn.send(("prepared", used, blob))
+
+
+def _worker_main(conn, blob, spec, system, prep_time, time_per_game, seed, cores):
+    _limit_threads(cores)
+    try:
+        player = pickle.loads(blob) if blob is not None else _build_and_prepare(spec, system, prep_time, seed)[0]
+    except BaseException as e:
+        conn.send(("prep-error", f"{type(e).__name__}: {e}"))
+        return
+    conn.send(("ready",))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if msg is None:
+            return
+        index, game_seed = msg
+        conn.send(("result", play_game(player, system, game_seed, time_per_game, index)))
+
+
+class _Worker:
+    def __init__(self, ctx, args, prefetch: int) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, *args), daemon=True)
+        self.proc.start()
+        child.close()
+        self.assigned: deque[tuple[int, int]] = deque()
+        self.ready = False
+        self.started = time.monotonic()  # of preparation, then of the current game
+        self.prefetch = prefetch
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = None,
+              on_result: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    """Play the games ``indices`` of ``spec`` and return their records in index order.
+
+    ``on_result`` is called as each game finishes (the caller records it).
+    """
+    todo = deque(sorted(indices))
+    if not todo:
+        return []
+    name, _ = parse_player_spec(spec.player)
+    resolve_factory(name)  # unknown names and import errors surface here, in one line
+    cores = player_cores(spec.player)
+    n_workers = max(1, min(workers or default_workers(spec.player), len(todo)))
+    ctx = mp.get_context("fork")
+    results: dict[int, GameRecord] = {}
+
+    def finish(rec: GameRecord) -> None:
+        results[rec.game_index] = rec
+        if on_result is not None:
+            on_result(rec)
+
+    def penalise_all(reason: str) -> None:
+        while todo:
+            i = todo.popleft()
+            finish(GameRecord(i, spec.seed + i, spec.point_system.penalty, [], 0.0, reason))
+
+    # Preparation: once, in a watched process.
+    blob = None
+    prep_conn, child = ctx.Pipe()
+    prep = ctx.Process(target=_prep_main, args=(child, spec.player, spec.point_system, spec.prep_time,
+                                                spec.seed, cores), daemon=True)
+    prep.start()
+    child.close()
+    prep_limit = spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
+    try:
+        if not prep_conn.poll(prep_limit):
+            prep.kill()
+            penalise_all(f"preparation exceeded its budget of {spec.prep_time:g} s")
+            return [results[i] for i in sorted(results)]
+        try:
+            msg = prep_conn.recv()
+        except EOFError:
+            msg = ("prep-error", f"the player's process died during preparation (exit code {prep.exitcode})")
+    finally:
+        prep.join(timeout=5)
+        if prep.is_alive():
+            prep.kill()
+    if msg[0] == "build-error":
+        raise PlayerFailedError(msg[1])
+    if msg[0] == "prep-error":
+        penalise_all(f"preparation failed: {msg[1]}")
+        return [results[i] for i in sorted(results)]
+    blob = msg[2]
+
+    args = (blob, spec.player, spec.point_system, spec.prep_time, spec.time_per_game, spec.seed, cores)
+    prefetch = 1 if spec.time_per_game >= 1 and cores > 1 else 2
+    pool: list[_Worker] = []
+    game_limit = spec.time_per_game + HANG_GRACE_S
+    ready_limit = (spec.prep_time if blob is None else 0.0) + 30.0
+    try:
+        while todo or any(w.assigned for w in pool):
+            while len(pool) < n_workers and todo:
+                pool.append(_Worker(ctx, args, prefetch))
+            for w in pool:
+                while w.ready and todo and len(w.assigned) < w.prefetch:
+                    i = todo.popleft()
+                    w.assigned.append((i, spec.seed + i))
+                    w.conn.send((i, spec.seed + i))
+            ready = wait([w.conn for w in pool], timeout=0.2)
+            now = time.monotonic()
+            for w in list(pool):
+                dead_reason = None
+                if w.conn in ready:
+                    try:
+                        msg = w.conn.recv()
+                    except (EOFError, OSError):
+                        w.proc.join(timeout=5)
+                        dead_reason = f"crash: the player's process died (exit code {w.proc.exitcode})"
+                    else:
+                        if msg[0] == "ready":
+                            w.ready, w.started = True, now
+                        elif msg[0] == "result":
+                            rec = msg[1]
+                            w.assigned.popleft()
+                            w.started = now
+                            finish(rec)
+                        elif msg[0] == "prep-error":
+                            dead_reason = f"preparation failed: {msg[1]}"
+                if dead_reason is None:
+                    limit = game_limit if w.ready else ready_limit
+                    if now - w.started > limit and (w.assigned or not w.ready):
+                        dead_reason = (f"timeout: no answer within {spec.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
+                                       " the player's process was stopped")
+                if dead_reason is not None:
+                    w.kill()
+                    pool.remove(w)
+                    if w.assigned:
+                        i, s = w.assigned.popleft()
+                        finish(GameRecord(i, s, spec.point_system.penalty, [], 0.0, dead_reason))
+                    elif todo and not w.ready:
+                        # a worker that cannot get ready would fail again: score its next game
+                        i = todo.popleft()
+                        finish(GameRecord(i, spec.seed + i, spec.point_system.penalty, [], 0.0, dead_reason))
+                    todo.extendleft(reversed([i for i, _ in w.assigned]))
+    finally:
+        for w in pool:
+            try:
+                w.conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        for w in pool:
+            w.proc.join(timeout=1)
+            w.kill()
+    return [results[i] for i in sorted(results)]
+
+
+def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
+               tournament_id: int | None = None,
+               on_result: Callable[[GameRecord], None] | None = None,
+               player_name: str | None = None) -> tuple[int, list[GameRecord]]:
+    """Play the games of ``spec`` that ``store`` does not hold yet, recording each as it
+    finishes; return the run id and all its records (old and new) in game order."""
+    name, _ = parse_player_spec(spec.player)
+    run_id = store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
+                            spec.time_per_game, spec.prep_time, tournament_id)
+    done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
+    pending: list[GameRecord] = []
+    last_flush = time.monotonic()
+
+    def collect(rec: GameRecord) -> None:
+        nonlocal last_flush
+        pending.append(rec)
+        if on_result is not None:
+            on_result(rec)
+        if time.monotonic() - last_flush >= FLUSH_EVERY_S:
+            store.add_games(run_id, pending)
+            pending.clear()
+            last_flush = time.monotonic()
+
+    try:
+        todo = [i for i in range(spec.games) if i not in done]
+        new = run_games(spec, todo, workers=workers, on_result=collect)
+    finally:
+        store.add_games(run_id, pending)  # what finished is kept, even on Ctrl-C
+    for rec in new:
+        done[rec.game_index] = rec
+    return run_id, [done[i] for i in sorted(done)]

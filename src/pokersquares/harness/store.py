@@ -1,0 +1,272 @@
+"""The SQLite result store: every finished game, recorded as it finishes.
+
+A *run* is one player (with its parameters) on one point system from one first
+seed, under given time limits; its games are numbered from 0 and game ``i`` is
+dealt with seed ``seed + i``. Re-running the same run reads finished games back
+instead of replaying them, so an interrupted run resumes. A *tournament* groups
+runs over several players and systems.
+
+The store uses SQLite's write-ahead log, so a run killed at any moment (even by
+SIGKILL) leaves every committed game readable. An existing file that is not a
+readable store is reported, never overwritten.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..errors import PokerSquaresError
+from ..points import PointSystem
+
+__all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB"]
+
+DEFAULT_DB = "pokersquares-results.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tournaments (
+    tournament_id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    players TEXT NOT NULL,          -- JSON list of player specs
+    systems TEXT NOT NULL,          -- JSON list of {"name", "points"}
+    games INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    player TEXT NOT NULL,           -- the spec as given, e.g. "beemo:load=x.npz"
+    player_name TEXT NOT NULL,      -- the player's own name
+    system_name TEXT NOT NULL,
+    points TEXT NOT NULL,           -- JSON list of 10 ints
+    seed INTEGER NOT NULL,
+    games INTEGER NOT NULL,         -- games asked for (the largest request so far)
+    time_per_game REAL NOT NULL,
+    prep_time REAL NOT NULL,
+    tournament_id INTEGER REFERENCES tournaments(tournament_id),
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    game_index INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    placements TEXT NOT NULL,       -- JSON list of [card, row, col]
+    decision_s REAL NOT NULL,
+    penalty TEXT,                   -- NULL, or why the game scored the penalty
+    finished REAL NOT NULL,
+    PRIMARY KEY (run_id, game_index)
+);
+"""
+
+
+class StoreError(PokerSquaresError):
+    """The result store cannot be opened, read or written."""
+
+
+@dataclass
+class GameRecord:
+    game_index: int
+    seed: int
+    score: int
+    placements: list[tuple[int, int, int]] = field(default_factory=list)
+    decision_s: float = 0.0
+    penalty: str | None = None
+
+
+@dataclass
+class RunInfo:
+    run_id: int
+    player: str
+    player_name: str
+    system_name: str
+    points: list[int]
+    seed: int
+    games: int
+    time_per_game: float
+    prep_time: float
+    tournament_id: int | None
+    created: float
+    finished: int = 0
+    mean: float | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _key(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+class ResultStore:
+    """An SQLite file of runs, games and tournaments."""
+
+    def __init__(self, path: str | Path = DEFAULT_DB, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        if readonly and not self.path.exists():
+            raise StoreError(f"no result store at {self.path}")
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path} is not a file")
+        if not readonly and not self.path.parent.exists():
+            raise StoreError(f"cannot create the result store {self.path}: folder {self.path.parent} does not exist")
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        try:
+            uri = f"file:{self.path}?mode=ro" if readonly else str(self.path)
+            self.conn = sqlite3.connect(uri, uri=readonly, timeout=30, isolation_level=None)
+            self.conn.execute("PRAGMA busy_timeout = 30000")
+            if existed:
+                ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
+                if ok != "ok":
+                    raise sqlite3.DatabaseError(ok)
+                tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if tables and not {"runs", "games"} <= tables:
+                    raise StoreError(f"{self.path} is an SQLite file but not a pokersquares result store; not touching it")
+            if not readonly:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+                self.conn.executescript(_SCHEMA)
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except StoreError:
+            raise
+        except sqlite3.DatabaseError as e:
+            what = "is not a readable result store" if existed else "cannot be created"
+            raise StoreError(f"{self.path} {what} ({e}); it was left as it is") from None
+        except OSError as e:
+            raise StoreError(f"cannot open the result store {self.path}: {e}") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _write(self, sql: str, args: Sequence = ()) -> sqlite3.Cursor:
+        try:
+            return self.conn.execute(sql, args)
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+
+    # -- runs and tournaments ----------------------------------------------------------
+    def open_run(self, player: str, player_name: str, system: PointSystem, seed: int, games: int,
+                 time_per_game: float, prep_time: float, tournament_id: int | None = None) -> int:
+        """The id of the run with these settings, created if new (the game count may grow)."""
+        key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id)
+        row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
+        if row:
+            if games > row[1]:
+                self._write("UPDATE runs SET games = ? WHERE run_id = ?", (games, row[0]))
+            return row[0]
+        cur = self._write(
+            "INSERT INTO runs (key, player, player_name, system_name, points, seed, games, time_per_game,"
+            " prep_time, tournament_id, created) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (key, player, player_name, system.name, json.dumps(list(system.points)), seed, games,
+             time_per_game, prep_time, tournament_id, time.time()))
+        return int(cur.lastrowid)
+
+    def open_tournament(self, players: list[str], systems: list[PointSystem], games: int, seed: int,
+                        time_per_game: float, prep_time: float) -> int:
+        sys_json = [s.to_json() for s in systems]
+        key = _key(players, sys_json, games, seed, time_per_game, prep_time)
+        row = self.conn.execute("SELECT tournament_id FROM tournaments WHERE key = ?", (key,)).fetchone()
+        if row:
+            return row[0]
+        cur = self._write(
+            "INSERT INTO tournaments (key, players, systems, games, seed, created) VALUES (?,?,?,?,?,?)",
+            (key, json.dumps(players), json.dumps(sys_json), games, seed, time.time()))
+        return int(cur.lastrowid)
+
+    # -- games ---------------------------------------------------------------------------
+    def add_games(self, run_id: int, records: Iterable[GameRecord]) -> None:
+        """Record finished games in one transaction; a game already recorded is kept as it was."""
+        rows = [(run_id, r.game_index, r.seed, r.score, json.dumps(r.placements), r.decision_s,
+                 r.penalty, time.time()) for r in records]
+        if not rows:
+            return
+        try:
+            with self.conn:
+                self.conn.execute("BEGIN")
+                self.conn.executemany("INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?)", rows)
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+
+    def games(self, run_id: int) -> list[GameRecord]:
+        rows = self.conn.execute(
+            "SELECT game_index, seed, score, placements, decision_s, penalty FROM games"
+            " WHERE run_id = ? ORDER BY game_index", (run_id,))
+        return [GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen)
+                for i, s, sc, pl, d, pen in rows]
+
+    def finished_indices(self, run_id: int) -> set[int]:
+        return {r[0] for r in self.conn.execute("SELECT game_index FROM games WHERE run_id = ?", (run_id,))}
+
+    # -- reading -------------------------------------------------------------------------
+    def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
+        sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"
+               " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score)"
+               " FROM runs r LEFT JOIN games g ON g.run_id = r.run_id")
+        args: tuple = ()
+        if tournament_id is not None:
+            sql += " WHERE tournament_id = ?"
+            args = (tournament_id,)
+        sql += " GROUP BY r.run_id ORDER BY r.run_id"
+        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m)
+                for a, b, c, d, e, f, g, h, i, j, k, n, m in self.conn.execute(sql, args)]
+
+    def run(self, run_id: int) -> RunInfo:
+        for r in self.runs():
+            if r.run_id == run_id:
+                return r
+        raise StoreError(f"no run {run_id} in {self.path}")
+
+    def tournaments(self) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT tournament_id, players, systems, games, seed, created FROM tournaments ORDER BY tournament_id")
+        return [{"tournament_id": t, "players": json.loads(p), "systems": json.loads(s),
+                 "games": g, "seed": sd, "created": c} for t, p, s, g, sd, c in rows]
+
+    def tournament(self, tournament_id: int) -> dict:
+        for t in self.tournaments():
+            if t["tournament_id"] == tournament_id:
+                return t
+        raise StoreError(f"no tournament {tournament_id} in {self.path}")
+
+    # -- export --------------------------------------------------------------------------
+    def export_rows(self, run_ids: Iterable[int] | None = None) -> list[dict]:
+        wanted = None if run_ids is None else set(run_ids)
+        out = []
+        for run in self.runs():
+            if wanted is not None and run.run_id not in wanted:
+                continue
+            for g in self.games(run.run_id):
+                out.append({"run_id": run.run_id, "player": run.player, "system": run.system_name,
+                            "points": run.points, "game_index": g.game_index, "seed": g.seed,
+                            "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
+                            "placements": g.placements, "tournament_id": run.tournament_id})
+        return out
+
+    def export_csv(self, run_ids: Iterable[int] | None = None) -> str:
+        rows = self.export_rows(run_ids)
+        buf = io.StringIO()
+        fields = ["run_id", "tournament_id", "player", "system", "points", "game_index", "seed", "score",
+                  "decision_s", "penalty", "placements"]
+        w = csv.DictWriter(buf, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            r = dict(r)
+            r["points"] = " ".join(map(str, r["points"]))
+            r["placements"] = json.dumps(r["placements"])
+            w.writerow(r)
+        return buf.getvalue()

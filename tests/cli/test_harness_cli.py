@@ -1,0 +1,99 @@
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parents[1] / "harness"
+
+
+def cli(*args, cwd=None, **kw):
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "pokersquares", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, **kw)
+
+
+def test_run_json_and_results_export(tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    r = cli("run", "--player", "greedy", "--games", "20", "--seed", "5", "--db", db, "--json")
+    data = json.loads(r.stdout)
+    assert data["games"] == 20 and len(data["scores"]) == 20 and data["player"] == "greedy"
+    assert set(data) >= {"player", "system", "games", "mean", "stdev", "stderr", "min", "max", "seconds_per_game", "scores"}
+    listing = json.loads(cli("results", "--db", db, "--json").stdout)
+    assert listing["runs"][0]["finished"] == 20
+    csv_text = cli("results", "--db", db, "--export", "csv").stdout
+    assert csv_text.count("\n") == 21 and csv_text.startswith("run_id,")
+    rows = json.loads(cli("results", "--db", db, "--export", "json").stdout)
+    assert [r["score"] for r in rows] == data["scores"]
+
+
+def test_tournament_json(tmp_path):
+    r = cli("tournament", "--players", "random,greedy", "--systems", "american;british", "--games", "3",
+            "--db", str(tmp_path / "t.sqlite"), "--json")
+    t = json.loads(r.stdout)
+    assert t["systems"] == ["American", "British"] and t["players"] == ["random", "greedy"]
+    assert t["ranking"][0] == "greedy" and t["scores"]["greedy"] == 2.0
+
+
+def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path):
+    db = tmp_path / "k.sqlite"
+    args = ["run", "--player", "fault_players:SlowGames", "--games", "400", "--db", str(db), "--json", "--workers", "2"]
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 60
+    recorded = 0
+    while time.time() < deadline and recorded < 20:
+        time.sleep(0.3)
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as c:
+                    recorded = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:
+                pass
+    os.killpg(proc.pid, signal.SIGKILL)  # the run and its workers, at once
+    proc.wait()
+    with sqlite3.connect(db) as c:
+        before = dict(c.execute("SELECT game_index, score FROM games").fetchall())
+    assert 20 <= len(before) < 400
+    data = json.loads(cli(*args).stdout)
+    assert data["games"] == 400
+    with sqlite3.connect(db) as c:
+        after = c.execute("SELECT game_index, score FROM games").fetchall()
+    assert len(after) == 400 and sorted(i for i, _ in after) == list(range(400))
+    assert all(dict(after)[i] == s for i, s in before.items())
+
+
+def test_corrupt_and_unwritable_stores_are_reported_not_overwritten(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    r = cli("run", "--player", "random", "--games", "2", "--db", str(bad))
+    assert r.returncode != 0 and "not a readable result store" in r.stderr and "Traceback" not in r.stderr
+    assert bad.read_bytes() == b"this is not sqlite" * 100
+    r = cli("run", "--player", "random", "--games", "2", "--db", str(tmp_path / "no" / "such" / "dir.sqlite"))
+    assert r.returncode != 0 and "does not exist" in r.stderr
+
+
+@pytest.mark.parametrize("args,expect", [
+    (("run", "--player", "nobody"), "known players"),
+    (("run", "--player", "no_such_module_xyz:P"), "cannot import"),
+    (("run", "--player", "random", "--games", "0"), "at least 1"),
+    (("run", "--player", "random", "--system", "pony"), "unknown point system"),
+    (("tournament", "--players", "random,nobody"), "known players"),
+    (("results", "--db", "/nonexistent/x.sqlite"), "no result store"),
+])
+def test_bad_input_is_a_one_line_error(tmp_path, args, expect):
+    r = cli(*args, cwd=tmp_path)
+    assert r.returncode != 0 and expect in r.stderr and "Traceback" not in r.stderr
+
+
+def test_play_prints_moves_and_grid(tmp_path):
+    r = cli("play", "--player", "greedy", "--seed", "0", "--db", str(tmp_path / "p.sqlite"))
+    assert r.returncode == 0
+    assert r.stdout.startswith(" 1. 6S -> row 0, col 0") and "Total:" in r.stdout
+    assert cli("players").stdout.startswith("random")

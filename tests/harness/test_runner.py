@@ -1,0 +1,70 @@
+import statistics
+
+import pytest
+
+from pokersquares import AMERICAN, BRITISH, PointSystem, deal
+from pokersquares.harness.runner import PlayerFailedError, RunSpec, record_run, run_games
+from pokersquares.harness.store import ResultStore
+
+NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
+
+
+def run(player, n=4, system=AMERICAN, tpg=30.0, workers=2, seed=100):
+    return run_games(RunSpec(player, system, n, seed, tpg, 5.0), range(n), workers=workers)
+
+
+def test_every_player_sees_the_same_deals():
+    for player in ("random", "greedy"):
+        for rec in run(player, n=6):
+            assert [c for c, _, _ in rec.placements] == deal(rec.seed)[:25]
+            assert rec.seed == 100 + rec.game_index and rec.penalty is None
+
+
+@pytest.mark.parametrize("player,reason", [
+    ("Raises", "error: RuntimeError: boom"),
+    ("Illegal", "illegal play"),
+    ("Malformed", "malformed answer"),
+    ("Crash", "crash"),
+])
+def test_faults_score_the_penalty_and_the_run_goes_on(player, reason):
+    recs = run(f"fault_players:{player}", n=4, system=NEG)
+    assert [r.game_index for r in recs] == [0, 1, 2, 3]
+    for r in recs:
+        if r.seed % 2:  # odd seeds misbehave
+            assert r.penalty.startswith(reason) and r.score == -30
+        else:
+            assert r.penalty is None and len(r.placements) == 25
+
+
+def test_timeouts_by_the_clock_and_by_the_watchdog():
+    slow = run("fault_players:Slow", n=2, system=NEG, tpg=0.5)
+    assert slow[1].penalty.startswith("timeout") and slow[1].score == -30 and slow[0].penalty is None
+    hang = run("fault_players:Hang", n=4, system=NEG, tpg=0.5)
+    assert [r.penalty is not None for r in hang] == [False, True, False, True]
+    assert all(r.penalty.startswith("timeout") for r in hang if r.penalty)
+
+
+def test_failed_preparation_penalises_and_bad_player_raises():
+    recs = run("fault_players:BadPrep", n=2, system=NEG)
+    assert all(r.penalty.startswith("preparation failed") and r.score == -30 for r in recs)
+    with pytest.raises(PlayerFailedError):
+        run("greedy:no_such_option=1", n=1)
+
+
+def test_same_results_for_any_number_of_workers():
+    one = run("random", n=40, workers=1)
+    two = run("random", n=40, workers=2)
+    assert [(r.score, r.placements) for r in one] == [(r.score, r.placements) for r in two]
+
+
+def test_record_run_resumes_instead_of_replaying(tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    spec = RunSpec("greedy", BRITISH, 30, 7, 30.0, 1.0)
+    seen = []
+    run_id, recs = record_run(RunSpec("greedy", BRITISH, 10, 7, 30.0, 1.0), store, on_result=seen.append)
+    assert len(seen) == 10
+    seen.clear()
+    run_id2, recs2 = record_run(spec, store, on_result=seen.append)
+    assert run_id2 == run_id and len(seen) == 20 and len(recs2) == 30
+    assert [r.score for r in recs2[:10]] == [r.score for r in recs]
+    assert statistics.fmean(r.score for r in recs2) > 30  # greedy, British
