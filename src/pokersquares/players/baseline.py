@@ -48,7 +48,7 @@ class GreedyPlayer(BasePlayer):
 
     name = "greedy"
 
-    def __init__(self, flush_weight: float = 0.25) -> None:
+    def __init__(self, flush_weight: float = 0.3) -> None:
         super().__init__()
         self.flush_weight = flush_weight
 
