@@ -47,6 +47,9 @@ class BasePlayer:
 
     name = "base"
     cores = 1
+    # Bump when a change alters how the player plays: stored games of another
+    # version are then not resumed into new runs (see ResultStore.open_run).
+    version = "1"
 
     def __init__(self) -> None:
         self.point_system: PointSystem | None = None

@@ -255,9 +255,13 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                player_name: str | None = None) -> tuple[int, list[GameRecord]]:
     """Play the games of ``spec`` that ``store`` does not hold yet, recording each as it
     finishes; return the run id and all its records (old and new) in game order."""
+    from .. import __version__
+
     name, _ = parse_player_spec(spec.player)
+    factory, _ = resolve_factory(name)
+    version = f"{__version__}/{getattr(factory, 'version', '1')}"
     run_id = store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
-                            spec.time_per_game, spec.prep_time, tournament_id)
+                            spec.time_per_game, spec.prep_time, tournament_id, version)
     done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
     pending: list[GameRecord] = []
     last_flush = time.monotonic()

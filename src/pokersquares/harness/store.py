@@ -161,9 +161,14 @@ class ResultStore:
 
     # -- runs and tournaments ----------------------------------------------------------
     def open_run(self, player: str, player_name: str, system: PointSystem, seed: int, games: int,
-                 time_per_game: float, prep_time: float, tournament_id: int | None = None) -> int:
-        """The id of the run with these settings, created if new (the game count may grow)."""
-        key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id)
+                 time_per_game: float, prep_time: float, tournament_id: int | None = None,
+                 version: str = "") -> int:
+        """The id of the run with these settings, created if new (the game count may grow).
+
+        ``version`` names the code that plays (package and player version): games
+        played by other code are not resumed into this run.
+        """
+        key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
         row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
         if row:
             if games > row[1]:

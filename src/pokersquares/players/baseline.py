@@ -47,6 +47,7 @@ class GreedyPlayer(BasePlayer):
     """
 
     name = "greedy"
+    version = "2"  # flush weight 0.3
 
     def __init__(self, flush_weight: float = 0.3) -> None:
         super().__init__()
