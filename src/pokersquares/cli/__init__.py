@@ -6,6 +6,7 @@ Each group of subcommands lives in its own module and registers itself on ``app`
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -45,5 +46,10 @@ def main() -> None:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
+        typer.echo("interrupted (finished games are recorded; run the same command again to resume)", err=True)
         sys.exit(130)
+    except Exception as e:  # a bug of ours: still one line, with a way to see the traceback
+        if os.environ.get("POKERSQUARES_DEBUG"):
+            raise
+        typer.echo(f"internal error: {type(e).__name__}: {e} (set POKERSQUARES_DEBUG=1 for the traceback)", err=True)
+        sys.exit(1)

@@ -83,7 +83,8 @@ def shuffle_prefix(state, items, start, count):
 
 
 @njit(cache=True, inline="always")
-def _classify_packed(n, counts, rank_mask, flush):
+def classify_packed(n, counts, rank_mask, flush):
+    """Hand id from ``line_features``: the rule of ``hands.classify``."""
     if counts & _NIBBLE_BIT2:
         return 7
     trips = (counts & (counts >> 1) & _NIBBLE_BIT0) != 0
@@ -108,39 +109,18 @@ def _classify_packed(n, counts, rank_mask, flush):
     return 0
 
 
-@njit(cache=True)
-def classify_cards(cards):
-    """Hand id of the cards in ``cards`` (entries ``-1`` are skipped), as ``hands.classify``."""
-    n = 0
-    counts = 0
-    rank_mask = 0
-    suit0 = -1
-    flush = True
-    for i in range(cards.shape[0]):
-        c = cards[i]
-        if c < 0:
-            continue
-        r = c % 13
-        s = c // 13
-        counts += 1 << (4 * r)
-        rank_mask |= 1 << r
-        if suit0 < 0:
-            suit0 = s
-        elif s != suit0:
-            flush = False
-        n += 1
-    return _classify_packed(n, counts, rank_mask, flush)
-
-
 @njit(cache=True, inline="always")
-def _classify_line(grid, line):
+def line_features(cells, line):
+    """``(n, counts, rank_mask, flush)`` of the cards ``cells[line[k]]`` (``-1`` skipped):
+    the card count, the packed rank counts, the mask of ranks present, and whether
+    all cards share one suit."""
     n = 0
-    counts = 0
+    counts = np.int64(0)
     rank_mask = 0
     suit0 = -1
     flush = True
-    for k in range(5):
-        c = grid[line[k]]
+    for k in range(line.shape[0]):
+        c = cells[line[k]]
         if c < 0:
             continue
         r = c % 13
@@ -152,15 +132,30 @@ def _classify_line(grid, line):
         elif s != suit0:
             flush = False
         n += 1
-    return _classify_packed(n, counts, rank_mask, flush)
+    return n, counts, rank_mask, flush
+
+
+@njit(cache=True, inline="always")
+def classify_line(cells, line):
+    """Hand id of the cards at positions ``line`` of ``cells`` (e.g. a grid and one of
+    ``LINES_ARRAY``'s rows)."""
+    n, counts, rank_mask, flush = line_features(cells, line)
+    return classify_packed(n, counts, rank_mask, flush)
+
+
+@njit(cache=True)
+def classify_cards(cards):
+    """Hand id of the cards in ``cards`` (entries ``-1`` are skipped), as ``hands.classify``."""
+    return classify_line(cards, np.arange(cards.shape[0]))
 
 
 @njit(cache=True)
 def classify_batch(hands):
     """Hand ids of an ``(N, 5)`` array of hands."""
     out = np.empty(hands.shape[0], dtype=np.int8)
+    idx = np.arange(5)
     for i in range(hands.shape[0]):
-        out[i] = classify_cards(hands[i])
+        out[i] = classify_line(hands[i], idx)
     return out
 
 
@@ -169,7 +164,7 @@ def line_scores(grid, points):
     """Points of each of the 10 hands of ``grid`` (rows, then columns)."""
     out = np.empty(10, dtype=np.int64)
     for i in range(10):
-        out[i] = points[_classify_line(grid, LINES_ARRAY[i])]
+        out[i] = points[classify_line(grid, LINES_ARRAY[i])]
     return out
 
 
@@ -178,7 +173,7 @@ def score_grid(grid, points):
     """Total points of ``grid``: the sum of its 10 hands."""
     total = 0
     for i in range(10):
-        total += points[_classify_line(grid, LINES_ARRAY[i])]
+        total += points[classify_line(grid, LINES_ARRAY[i])]
     return total
 
 
@@ -214,3 +209,7 @@ def random_games_parallel(n_games, seed, points, n_chunks):
         if hi > lo:
             scores[lo:hi] = random_games(hi - lo, seed * 1000003 + k, points)
     return scores
+
+
+# The former private name, still imported by agent kernels written before the rename.
+_classify_packed = classify_packed
