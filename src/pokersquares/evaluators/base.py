@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from ..game import EMPTY
+
 __all__ = ["Evaluator"]
 
 
@@ -36,3 +38,46 @@ class Evaluator(ABC):
 
     def greedy_cell(self, grid: np.ndarray, card: int) -> int:
         return int(np.argmax(self.placement_values(grid, card)))
+
+    # -- for depth-limited searches; evaluators with a fast path override these ----------
+
+    def state_value(self, grid: np.ndarray) -> float:
+        """Estimated final score of ``grid`` with no card in hand (what a depth-limited
+        search judges its leaves by). The default is exact for a full grid and otherwise
+        averages 16 greedy playouts."""
+        if not (grid == EMPTY).any():
+            from ..kernels.core import score_grid
+            return float(score_grid(grid, self.points))
+        return float(np.mean(self.playouts(grid, 16, seed=0)))
+
+    def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        """``float64[n]``: like :meth:`playouts`, but each game places only ``depth``
+        more cards (from a fresh shuffle of the undealt cards, by the greedy policy) and
+        ends with :meth:`state_value` of the grid it reached."""
+        empty = int((grid == EMPTY).sum())
+        if depth >= empty:
+            return self.playouts(grid, n, seed).astype(np.float64)
+        rng = np.random.default_rng(seed)
+        undealt = np.setdiff1d(np.arange(52), grid[grid != EMPTY])
+        out = np.empty(n)
+        for i in range(n):
+            g = grid.copy()
+            for card in rng.permutation(undealt)[:depth]:
+                g[self.greedy_cell(g, int(card))] = card
+            out[i] = self.state_value(g)
+        return out
+
+    def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        """``float64[len(cards)]``: for each card, the value of its best placement on
+        ``grid`` (a chance level of expectimax: each card as the next one dealt)."""
+        return np.array([self.placement_values(grid, int(c)).max() for c in cards], dtype=np.float64)
+
+    # -- learned state ------------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """Write what ``prepare`` learned to ``path`` (each evaluator documents its format)."""
+        raise NotImplementedError(f"{self.name} has nothing to save")
+
+    def load(self, path) -> "Evaluator":
+        """Replace this evaluator's learned state by the one saved at ``path``; return self."""
+        raise NotImplementedError(f"{self.name} cannot load a saved state")

@@ -1,0 +1,356 @@
+"""NARL: the GettysburgPlayer's static evaluation (Neller et al. 2016, sect. 6.1).
+
+Naive Abstract Reinforcement Learning abstracts each row and column on its own and
+learns, by on-policy Monte Carlo reinforcement learning with an epsilon-greedy
+policy, the mean final points of each abstraction. A grid's value is the sum of
+its ten line values (naively assuming the hands independent), plus, with the
+hand-size feature, the learned mean difference between the final score and that
+sum for the grid's distribution of line sizes.
+
+A line's abstraction, in the paper's text form (``14 1(3)1(2)1(2)f(8)s``):
+
+- the number of cards played in the game so far;
+- ``-`` for a row, a space for a column;
+- the line's non-zero rank counts in descending order, each followed by how many
+  cards of that rank are undealt, in parentheses (ties: more undealt first);
+- ``f(k)`` when a flush is still achievable, ``k`` undealt cards of that suit;
+- ``s`` when a straight is still achievable; ``r`` when a royal flush is.
+
+An empty line is only its first two fields. A complete line needs no abstraction:
+its value is its exact points (the mean that learning would converge to). An
+abstraction never seen in learning is valued at the points of the partial hand.
+Learning, lookups and searches run in :mod:`pokersquares.kernels.narl`;
+:func:`hand_abstraction` is the readable reference the kernel is tested against.
+
+Saved tables (:meth:`NarlEvaluator.save`) are ``.npz`` files, format
+``pokersquares-narl`` version 1: arrays ``keys`` (int64 abstraction keys, see the
+kernel module), ``sums`` (float64 sums of final line points), ``counts`` (int64),
+``size_index``/``size_sums``/``size_counts`` (the hand-size feature's non-empty
+entries), ``points`` (int64[10]) and ``meta`` (a JSON object: format, version and
+the learning parameters and statistics).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Collection, Sequence
+
+import numpy as np
+
+from ..errors import PokerSquaresError
+from ..game import EMPTY, LINES
+from ..kernels import narl as K
+from ..kernels.core import rng_seed
+from .base import Evaluator
+
+__all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
+           "FORMAT", "VERSION"]
+
+FORMAT = "pokersquares-narl"
+VERSION = 1
+_ROYAL = (0, 9, 10, 11, 12)  # A T J Q K
+
+
+def _seed(seed: int) -> int:
+    return int(seed) & (2**63 - 1)
+
+
+class InvalidTableError(PokerSquaresError):
+    """A saved NARL table that cannot be read, or that was learned for other points."""
+
+
+# -- the readable reference ---------------------------------------------------------------
+
+
+def hand_abstraction(line_cards: Sequence[int], undealt: Collection[int], cards_played: int,
+                     is_column: bool) -> str:
+    """The paper's text form of a line's abstraction (plain Python, the reference).
+
+    ``undealt`` holds the ids of the cards not on the grid (and not in hand).
+    """
+    head = f"{cards_played}{' ' if is_column else '-'}"
+    cards = list(line_cards)
+    if not cards:
+        return head
+    undealt = set(undealt)
+    ranks = [c % 13 for c in cards]
+    suits = {c // 13 for c in cards}
+    left_of_rank = lambda r: sum(1 for s in range(4) if s * 13 + r in undealt)  # noqa: E731
+    groups = sorted(((ranks.count(r), left_of_rank(r)) for r in set(ranks)), reverse=True)
+    text = head + "".join(f"{n}({u})" for n, u in groups)
+    flush = False
+    if len(suits) == 1:
+        (suit,) = suits
+        left = sum(1 for r in range(13) if suit * 13 + r in undealt)
+        if left >= 5 - len(cards):
+            flush = True
+            text += f"f({left})"
+    if len(set(ranks)) == len(ranks):
+        windows = [set(range(low, low + 5)) for low in range(9)] + [{9, 10, 11, 12, 0}]
+        if any(set(ranks) <= w and all(left_of_rank(r) > 0 for r in w - set(ranks)) for w in windows):
+            text += "s"
+        if flush and set(ranks) <= set(_ROYAL) and all(
+                suit * 13 + r in undealt for r in set(_ROYAL) - set(ranks)):
+            text += "r"
+    return text
+
+
+def describe_key(key: int) -> str:
+    """The text form of a kernel abstraction key (``complete`` for a full line)."""
+    key = int(key)
+    if key == K.NO_KEY:
+        return "complete"
+    text = f"{key & 31}{' ' if key >> 5 & 1 else '-'}"
+    for g in range(5):
+        code = key >> (6 + 5 * g) & 31
+        if code:
+            text += f"{code >> 2}({code & 3})"
+    if key >> 31 & 1:
+        text += f"f({key >> 32 & 15})"
+    if key >> 36 & 1:
+        text += "s"
+    if key >> 37 & 1:
+        text += "r"
+    return text
+
+
+def size_distribution(grid: np.ndarray) -> str:
+    """The paper's hand-size frequency string: how many of the 10 lines hold 0..5 cards."""
+    sizes = [sum(1 for j in line if grid[j] != EMPTY) for line in LINES]
+    return "".join(str(sizes.count(s)) for s in range(6))
+
+
+# -- the evaluator -------------------------------------------------------------------------
+
+
+class NarlEvaluator(Evaluator):
+    """The learned abstracted-hand table (NARL), usable by any search.
+
+    ``epsilon0`` and ``decay``: the epsilon-greedy schedule (decay per simulated game);
+    ``hand_sizes``: learn the hand-size feature jointly; ``games``: learn exactly this
+    many games instead of filling the time budget; ``budget_share``: the share of the
+    preprocessing budget spent learning (the rest is a safety margin).
+    """
+
+    name = "narl"
+
+    def __init__(self, epsilon0: float = 0.5, decay: float = 0.999975, hand_sizes: bool = True,
+                 games: int | None = None, budget_share: float = 0.85, capacity: int = 1 << 18) -> None:
+        if not 0.0 <= epsilon0 <= 1.0 or not 0.0 < decay <= 1.0:
+            raise PokerSquaresError("NARL needs 0 <= epsilon0 <= 1 and 0 < decay <= 1")
+        self.epsilon0 = float(epsilon0)
+        self.decay = float(decay)
+        self.hand_sizes = bool(hand_sizes)
+        self.games = games
+        self.budget_share = budget_share
+        self._capacity = capacity
+        self.points = np.zeros(10, dtype=np.int64)
+        self.reset()
+
+    # -- state --------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget everything learned."""
+        self.keys, self.sums, self.counts, self.used = K.new_table(self._capacity)
+        self.size_sums = np.zeros(K.SIZE_TABLE_LEN)
+        self.size_counts = np.zeros(K.SIZE_TABLE_LEN, dtype=np.int64)
+        self.epsilon = self.epsilon0
+        self.games_learned = 0
+        self.learn_seconds = 0.0
+        self.learn_score_sum = 0.0
+        self._rng = rng_seed(0)
+
+    @property
+    def entries(self) -> int:
+        """How many abstractions the table holds."""
+        return int(self.used[0])
+
+    def _tables(self):
+        return (self.points, self.keys, self.sums, self.counts, self.size_sums, self.size_counts,
+                self.hand_sizes)
+
+    # -- learning -------------------------------------------------------------------------
+    def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
+        """Learn from scratch for ``points``: ``games`` games if set, else for
+        ``budget_share`` of ``budget_s``. A table loaded for the same points is kept."""
+        points = np.asarray(points, dtype=np.int64)
+        if self.games_learned and np.array_equal(points, self.points) and getattr(self, "_loaded", False):
+            return
+        self.points = points.copy()
+        self.reset()
+        self._rng = rng_seed(_seed(seed))
+        if self.games is not None:
+            self.learn(games=self.games)
+        else:
+            self.learn(seconds=max(0.0, budget_s * self.budget_share - 0.1))
+
+    def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
+        """Continue learning for ``seconds`` or ``games`` (whichever is given; both: the
+        first reached). Returns figures of this call."""
+        if seconds is None and games is None:
+            raise ValueError("learn needs seconds or games")
+        start = time.perf_counter()
+        deadline = start + seconds if seconds is not None else float("inf")
+        target = games if games is not None else 1 << 62
+        played = 0
+        score_sum = 0.0
+        chunk = 64
+        while played < target:
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            if self.used[0] + 250 > 0.6 * len(self.keys):
+                self._grow()
+            n = min(chunk, target - played)
+            t0 = time.perf_counter()
+            done, self.epsilon, s = K.learn_games(
+                n, self._rng, self.epsilon, self.decay, self.points, self.keys, self.sums, self.counts,
+                self.used, self.size_sums, self.size_counts, self.hand_sizes, int(0.7 * len(self.keys)))
+            dt = time.perf_counter() - t0
+            played += done
+            score_sum += s
+            if done == n and seconds is not None:
+                # Aim at about 0.1 s per call, never beyond the deadline.
+                rate = done / max(dt, 1e-6)
+                chunk = int(max(16, min(rate * 0.1, rate * (deadline - time.perf_counter()) * 0.9)))
+        elapsed = time.perf_counter() - start
+        self.games_learned += played
+        self.learn_seconds += elapsed
+        self.learn_score_sum += score_sum
+        return {"games": played, "seconds": elapsed, "games_per_s": played / elapsed if elapsed else 0.0,
+                "mean_score": score_sum / played if played else float("nan"), "epsilon": self.epsilon,
+                "entries": self.entries}
+
+    def _grow(self) -> None:
+        keys, sums, counts, used = K.new_table(2 * len(self.keys))
+        K.rehash(self.keys, self.sums, self.counts, keys, sums, counts, used)
+        self.keys, self.sums, self.counts, self.used = keys, sums, counts, used
+
+    # -- evaluation (the Evaluator interface) -----------------------------------------------
+    def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return K.placement_values(np.asarray(grid, dtype=np.int8), int(card), *self._tables())
+
+    def state_value(self, grid: np.ndarray) -> float:
+        return float(K.grid_value(np.asarray(grid, dtype=np.int8), *self._tables()))
+
+    def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        return K.best_placement_values(np.asarray(grid, dtype=np.int8), np.asarray(cards, dtype=np.int64),
+                                       *self._tables())
+
+    def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        return K.playouts(np.asarray(grid, dtype=np.int8), n, 25, _seed(seed), False, *self._tables()).astype(np.int64)
+
+    def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
+                         random_policy: bool = False) -> np.ndarray:
+        return K.playouts(np.asarray(grid, dtype=np.int8), n, depth, _seed(seed), random_policy, *self._tables())
+
+    # -- inspection -------------------------------------------------------------------------
+    def line_abstractions(self, grid: np.ndarray, card: int = -1) -> list[str]:
+        """The text forms of the 10 lines of ``grid`` (``card``, if given, counted as dealt)."""
+        grid = np.asarray(grid, dtype=np.int8)
+        rank_und = np.empty(13, dtype=np.int64)
+        suit_und = np.empty(4, dtype=np.int64)
+        undealt = np.empty(52, dtype=np.uint8)
+        n = K.undealt_counts(grid, card, rank_und, suit_und, undealt)
+        return [describe_key(K.line_key(grid, K.LINES_ARRAY[i], -1, n, i >= 5, rank_und, suit_und, undealt)[0])
+                for i in range(10)]
+
+    def entry(self, abstraction: str) -> tuple[float, int] | None:
+        """(mean final points, count) of an abstraction's text form, or None if unseen."""
+        for key, mean, count in self.table():
+            if key == abstraction:
+                return mean, count
+        return None
+
+    def table(self, min_count: int = 1) -> list[tuple[str, float, int]]:
+        """Every learned abstraction as (text form, mean final points, count)."""
+        taken = np.flatnonzero((self.keys != K.NO_KEY) & (self.counts >= min_count))
+        return [(describe_key(self.keys[i]), float(self.sums[i] / self.counts[i]), int(self.counts[i]))
+                for i in taken]
+
+    def size_table(self) -> list[tuple[str, float, int]]:
+        """Every learned hand-size distribution as (text form, mean residual, count)."""
+        out = []
+        for idx in np.flatnonzero(self.size_counts):
+            digits = [int(idx) // 11 ** s % 11 for s in range(5)]
+            text = "".join(map(str, digits + [10 - sum(digits)]))
+            out.append((text, float(self.size_sums[idx] / self.size_counts[idx]), int(self.size_counts[idx])))
+        return out
+
+    def info(self) -> dict:
+        return {"evaluator": self.name, "epsilon0": self.epsilon0, "decay": self.decay,
+                "hand_sizes": self.hand_sizes, "games_learned": self.games_learned,
+                "learn_seconds": round(self.learn_seconds, 3), "epsilon": self.epsilon,
+                "entries": self.entries,
+                "learn_mean_score": self.learn_score_sum / self.games_learned if self.games_learned else None}
+
+    # -- saving -------------------------------------------------------------------------------
+    def _arrays(self) -> dict:
+        taken = np.flatnonzero(self.keys != K.NO_KEY)
+        sizes = np.flatnonzero(self.size_counts)
+        meta = {"format": FORMAT, "version": VERSION, **self.info()}
+        return {"keys": self.keys[taken], "sums": self.sums[taken], "counts": self.counts[taken],
+                "size_index": sizes, "size_sums": self.size_sums[sizes], "size_counts": self.size_counts[sizes],
+                "points": self.points, "meta": np.array(json.dumps(meta))}
+
+    def _restore(self, arrays) -> None:
+        keys = np.asarray(arrays["keys"], dtype=np.int64)
+        capacity = max(self._capacity, 1 << int(2 * len(keys) + 16).bit_length())
+        self.keys, self.sums, self.counts, self.used = K.new_table(capacity)
+        K.rehash(keys, np.asarray(arrays["sums"], dtype=np.float64), np.asarray(arrays["counts"], dtype=np.int64),
+                 self.keys, self.sums, self.counts, self.used)
+        self.size_sums = np.zeros(K.SIZE_TABLE_LEN)
+        self.size_counts = np.zeros(K.SIZE_TABLE_LEN, dtype=np.int64)
+        idx = np.asarray(arrays["size_index"], dtype=np.int64)
+        self.size_sums[idx] = arrays["size_sums"]
+        self.size_counts[idx] = arrays["size_counts"]
+        self.points = np.asarray(arrays["points"], dtype=np.int64).copy()
+        meta = json.loads(str(arrays["meta"]))
+        self.epsilon0 = meta["epsilon0"]
+        self.decay = meta["decay"]
+        self.hand_sizes = meta["hand_sizes"]
+        self.games_learned = meta["games_learned"]
+        self.learn_seconds = meta["learn_seconds"]
+        self.epsilon = meta["epsilon"]
+        mean = meta.get("learn_mean_score")
+        self.learn_score_sum = mean * self.games_learned if mean is not None else 0.0
+
+    def save(self, path) -> None:
+        """Write the learned table to ``path`` (``.npz``, format documented in the module)."""
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **self._arrays())
+
+    def load(self, path) -> "NarlEvaluator":
+        """Replace the learned table by the one saved at ``path``; ``prepare`` then keeps it
+        when asked for the same points. Returns self."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                if meta.get("format") != FORMAT:
+                    raise InvalidTableError(f"{path}: not a NARL table (format {meta.get('format')!r})")
+                if meta.get("version") != VERSION:
+                    raise InvalidTableError(f"{path}: NARL table version {meta.get('version')} is not {VERSION}")
+                self._restore({k: data[k] for k in data.files})
+        except (OSError, KeyError, ValueError) as e:
+            if isinstance(e, InvalidTableError):
+                raise
+            raise InvalidTableError(f"cannot read NARL table {path}: {e}") from None
+        self._loaded = True
+        return self
+
+    @classmethod
+    def from_file(cls, path) -> "NarlEvaluator":
+        return cls().load(path)
+
+    # The table is mostly empty slots: pickle (e.g. to worker processes) only the entries.
+    def __getstate__(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in ("keys", "sums", "counts", "used", "size_sums", "size_counts")}
+        state["_arrays"] = self._arrays()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        arrays = state.pop("_arrays")
+        self.__dict__.update(state)
+        self._restore(arrays)

@@ -1,0 +1,526 @@
+"""NARL kernels: the GettysburgPlayer's abstracted-hand value table (Neller et al. 2016, sect. 6).
+
+A line (row or column) of a grid is abstracted to an integer key of these fields,
+low bits first (the readable form and its plain-Python reference are in
+:mod:`pokersquares.evaluators.narl`):
+
+====== ===== ==============================================================
+bits   field meaning
+====== ===== ==============================================================
+0-4    n     cards on the grid (cards played in the game so far)
+5      col   1 for a column, 0 for a row
+6-30   rank  up to five 5-bit groups ``count * 4 + undealt``, one per rank in
+             the line, sorted by descending (count, undealt); ``undealt`` is
+             how many cards of that rank are not on the grid (0..3)
+31     f     a flush is still achievable
+32-35        undealt cards of the flush suit (0 when no flush)
+36     s     a straight is still achievable
+37     r     a royal flush is still achievable
+====== ===== ==============================================================
+
+Complete lines get no key: their value is their exact points. An empty line's key
+holds only ``n`` and ``col``.
+
+The value table is an open-addressing hash table in three arrays (``keys`` with -1
+for a free slot, ``sums`` and ``counts`` of the final hand points seen), and
+``used[0]`` is how many slots are taken. The learning kernel never grows the
+table: it stops before a game could overfill it and the caller grows it
+(:func:`rehash`).
+
+The hand-size feature is a direct-indexed table: the counts of lines holding
+0..4 cards (the count of full lines is implied) as base-11 digits.
+
+A grid's value is the sum of its ten line values plus, with the hand-size feature,
+the learned mean residual of its hand-size distribution. Undealt cards are the cards
+that are not on the grid; a card in hand counts as dealt once placed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .core import LINES_ARRAY, classify_packed, rng_below, rng_next, rng_seed, shuffle_prefix
+
+__all__ = [
+    "NO_KEY", "SIZE_TABLE_LEN", "new_table", "rehash", "line_key", "lookup",
+    "undealt_counts", "grid_value", "placement_values", "best_placement_values",
+    "playouts", "learn_games", "size_index",
+]
+
+NO_KEY = -1
+SIZE_TABLE_LEN = 11 ** 5
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+_POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
+_ROYAL_RANKS = (0, 9, 10, 11, 12)
+# Windows of five ranks that make a straight: A2345 .. 9TJQK, then TJQKA.
+_STRAIGHT_WINDOWS = np.array([0b11111 << low for low in range(9)]
+                             + [(1 << 0) | (0b1111 << 9)], dtype=np.int64)
+_ROYAL_MASK = (1 << 0) | (0b1111 << 9)
+
+
+def new_table(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An empty value table of ``capacity`` slots (a power of two): keys, sums, counts, used."""
+    if capacity & (capacity - 1) or capacity < 16:
+        raise ValueError("capacity must be a power of two >= 16")
+    return (np.full(capacity, NO_KEY, dtype=np.int64), np.zeros(capacity), np.zeros(capacity, dtype=np.int64),
+            np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _home(key, mask):
+    return np.int64(((np.uint64(key) * _HASH_MUL) >> np.uint64(24)) & np.uint64(mask))
+
+
+@njit(cache=True, inline="always")
+def lookup(keys, key):
+    """Slot holding ``key``, or -1."""
+    mask = keys.shape[0] - 1
+    i = _home(key, mask)
+    while True:
+        k = keys[i]
+        if k == key:
+            return i
+        if k == NO_KEY:
+            return -1
+        i = (i + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def _claim(keys, used, key):
+    """Slot holding ``key``, taking a free one if it is new."""
+    mask = keys.shape[0] - 1
+    i = _home(key, mask)
+    while True:
+        k = keys[i]
+        if k == key:
+            return i
+        if k == NO_KEY:
+            keys[i] = key
+            used[0] += 1
+            return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True)
+def rehash(keys, sums, counts, new_keys, new_sums, new_counts, new_used):
+    """Move every entry of one table into a larger empty one."""
+    for i in range(keys.shape[0]):
+        if keys[i] != NO_KEY:
+            j = _claim(new_keys, new_used, keys[i])
+            new_sums[j] = sums[i]
+            new_counts[j] = counts[i]
+
+
+# -- the abstraction -------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def line_key(grid, line, extra, n, is_col, rank_und, suit_und, undealt):
+    """Key and hand id of line ``line`` (cell indices) of ``grid`` with ``extra`` added
+    (-1 for none), ``n`` cards on the grid. A complete line has key ``NO_KEY``."""
+    k = 0
+    counts = np.int64(0)
+    rank_mask = 0
+    suit0 = -1
+    same_suit = True
+    for j in range(6):
+        if j < 5:
+            c = grid[line[j]]
+        else:
+            c = extra
+        if c < 0:
+            continue
+        r = c % 13
+        s = c // 13
+        counts += np.int64(1) << (4 * r)
+        rank_mask |= 1 << r
+        if suit0 < 0:
+            suit0 = s
+        elif s != suit0:
+            same_suit = False
+        k += 1
+    hand = classify_packed(k, counts, rank_mask, same_suit)
+    if k == 5:
+        return np.int64(NO_KEY), hand
+    key = np.int64(n) | (np.int64(is_col) << 5)
+    if k == 0:
+        return key, hand
+    # Rank groups, sorted by descending code with an insertion sort into 5-bit fields.
+    groups = np.int64(0)
+    ng = 0
+    distinct = 0
+    for r in range(13):
+        if rank_mask & (1 << r):
+            distinct += 1
+            code = np.int64(((counts >> (4 * r)) & 0xF) * 4 + rank_und[r])
+            # Insert code into the descending list held in groups (field g at bits 5g).
+            pos = ng
+            while pos > 0:
+                prev = (groups >> (5 * (pos - 1))) & 31
+                if prev >= code:
+                    break
+                groups = (groups & ~(np.int64(31) << (5 * pos))) | (prev << (5 * pos))
+                pos -= 1
+            groups = (groups & ~(np.int64(31) << (5 * pos))) | (code << (5 * pos))
+            ng += 1
+    key |= groups << 6
+    need = 5 - k
+    if same_suit and suit_und[suit0] >= need:
+        key |= (np.int64(1) << 31) | (np.int64(suit_und[suit0]) << 32)
+        flush = True
+    else:
+        flush = False
+    if distinct == k:
+        for w in range(_STRAIGHT_WINDOWS.shape[0]):
+            window = _STRAIGHT_WINDOWS[w]
+            if rank_mask & ~window:
+                continue
+            ok = True
+            for r in range(13):
+                if (window >> r) & 1 and not (rank_mask >> r) & 1 and rank_und[r] == 0:
+                    ok = False
+                    break
+            if ok:
+                key |= np.int64(1) << 36
+                break
+        if flush and (rank_mask & ~_ROYAL_MASK) == 0:
+            ok = True
+            for r in (0, 9, 10, 11, 12):
+                if not (rank_mask >> r) & 1 and not undealt[suit0 * 13 + r]:
+                    ok = False
+                    break
+            if ok:
+                key |= np.int64(1) << 37
+    return key, hand
+
+
+@njit(cache=True)
+def undealt_counts(grid, card, rank_und, suit_und, undealt):
+    """Fill the undealt tallies for ``grid`` with ``card`` (-1 for none) also dealt;
+    return the number of cards on the grid."""
+    undealt[:] = 1
+    rank_und[:] = 4
+    suit_und[:] = 13
+    n = 0
+    for i in range(25):
+        c = grid[i]
+        if c >= 0:
+            n += 1
+            undealt[c] = 0
+            rank_und[c % 13] -= 1
+            suit_und[c // 13] -= 1
+    if card >= 0:
+        undealt[card] = 0
+        rank_und[card % 13] -= 1
+        suit_und[card // 13] -= 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _value_of(key, hand, points, keys, sums, counts):
+    if key == NO_KEY:
+        return np.float64(points[hand])
+    slot = lookup(keys, key)
+    if slot < 0:
+        # Never seen: the points of the partial hand as it stands are the best guess.
+        return np.float64(points[hand])
+    return sums[slot] / counts[slot]
+
+
+@njit(cache=True, inline="always")
+def size_index(sizes):
+    """Index of the hand-size distribution of the 10 line sizes in ``sizes``."""
+    idx = 0
+    for L in range(10):
+        s = sizes[L]
+        if s < 5:
+            idx += _POW11[s]
+    return idx
+
+
+@njit(cache=True, inline="always")
+def _size_value(idx, size_sums, size_counts):
+    if size_counts[idx] == 0:
+        return 0.0
+    return size_sums[idx] / size_counts[idx]
+
+
+@njit(cache=True, inline="always")
+def _line_sizes(grid, sizes):
+    for L in range(10):
+        s = 0
+        for j in range(5):
+            if grid[LINES_ARRAY[L, j]] >= 0:
+                s += 1
+        sizes[L] = s
+
+
+@njit(cache=True)
+def grid_value(grid, points, keys, sums, counts, size_sums, size_counts, use_size):
+    """Estimated final score of ``grid`` (no card in hand)."""
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    n = undealt_counts(grid, -1, rank_und, suit_und, undealt)
+    total = 0.0
+    for L in range(10):
+        key, hand = line_key(grid, LINES_ARRAY[L], -1, n, L >= 5, rank_und, suit_und, undealt)
+        total += _value_of(key, hand, points, keys, sums, counts)
+    if use_size and n < 25:
+        sizes = np.empty(10, dtype=np.int64)
+        _line_sizes(grid, sizes)
+        total += _size_value(size_index(sizes), size_sums, size_counts)
+    return total
+
+
+@njit(cache=True, inline="always")
+def _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                size_sums, size_counts, use_size, a, b, out):
+    """``out[cell]``: the value of the grid after ``card`` goes to ``cell`` (-inf where
+    occupied). The undealt tallies already exclude ``card``; ``sizes`` are the line
+    sizes before placing. Only a cell's row and column change, so each line is looked
+    up twice (as it is, and with the card) instead of ten times per cell."""
+    total = 0.0
+    for L in range(10):
+        key, hand = line_key(grid, LINES_ARRAY[L], -1, n_after, L >= 5, rank_und, suit_und, undealt)
+        a[L] = _value_of(key, hand, points, keys, sums, counts)
+        total += a[L]
+        if sizes[L] < 5:
+            key, hand = line_key(grid, LINES_ARRAY[L], card, n_after, L >= 5, rank_und, suit_und, undealt)
+            b[L] = _value_of(key, hand, points, keys, sums, counts)
+    full = n_after == 25
+    idx0 = size_index(sizes) if use_size else 0
+    for cell in range(25):
+        if grid[cell] >= 0:
+            out[cell] = -np.inf
+            continue
+        r = cell // 5
+        c = 5 + cell % 5
+        v = total - a[r] - a[c] + b[r] + b[c]
+        if use_size and not full:
+            idx = idx0 - _POW11[sizes[r]] - _POW11[sizes[c]]
+            if sizes[r] + 1 < 5:
+                idx += _POW11[sizes[r] + 1]
+            if sizes[c] + 1 < 5:
+                idx += _POW11[sizes[c] + 1]
+            v += _size_value(idx, size_sums, size_counts)
+        out[cell] = v
+
+
+@njit(cache=True)
+def placement_values(grid, card, points, keys, sums, counts, size_sums, size_counts, use_size):
+    """``float64[25]``: estimated final score after placing ``card`` in each cell."""
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    sizes = np.empty(10, dtype=np.int64)
+    a = np.empty(10)
+    b = np.empty(10)
+    out = np.empty(25)
+    n = undealt_counts(grid, card, rank_und, suit_und, undealt)
+    _line_sizes(grid, sizes)
+    _placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                size_sums, size_counts, use_size, a, b, out)
+    return out
+
+
+@njit(cache=True)
+def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, size_counts, use_size):
+    """For each card of ``cards``: the value of its best placement on ``grid`` (the
+    chance level of a depth-2 expectimax: each card as the next one dealt)."""
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    sizes = np.empty(10, dtype=np.int64)
+    a = np.empty(10)
+    b = np.empty(10)
+    vals = np.empty(25)
+    out = np.empty(cards.shape[0])
+    n = undealt_counts(grid, -1, rank_und, suit_und, undealt)
+    _line_sizes(grid, sizes)
+    for i in range(cards.shape[0]):
+        d = cards[i]
+        undealt[d] = 0
+        rank_und[d % 13] -= 1
+        suit_und[d // 13] -= 1
+        _placements(grid, d, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                    size_sums, size_counts, use_size, a, b, vals)
+        out[i] = vals.max()
+        undealt[d] = 1
+        rank_und[d % 13] += 1
+        suit_und[d // 13] += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def _random_empty(state, grid):
+    empty = 0
+    for i in range(25):
+        if grid[i] < 0:
+            empty += 1
+    k = rng_below(state, empty)
+    for i in range(25):
+        if grid[i] < 0:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _argmax(vals):
+    best = 0
+    for i in range(1, vals.shape[0]):
+        if vals[i] > vals[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, counts, size_sums, size_counts,
+             use_size):
+    """``float64[n_games]``: each game deals ``depth`` more cards (all, if fewer are
+    left) from a fresh shuffle of the undealt cards, places them by the greedy policy
+    (or uniformly at random) and ends with the exact score of a full grid or the
+    estimated final score of a partial one."""
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    sizes = np.empty(10, dtype=np.int64)
+    a = np.empty(10)
+    b = np.empty(10)
+    vals = np.empty(25)
+    out = np.empty(n_games)
+    state = rng_seed(seed)
+    n0 = undealt_counts(grid, -1, rank_und, suit_und, undealt)
+    deck = np.empty(52 - n0, dtype=np.int8)
+    m = 0
+    for c in range(52):
+        if undealt[c]:
+            deck[m] = c
+            m += 1
+    moves = min(depth, 25 - n0)
+    g = grid.copy()
+    for game in range(n_games):
+        g[:] = grid
+        shuffle_prefix(state, deck, 0, moves)
+        n = undealt_counts(g, -1, rank_und, suit_und, undealt)
+        _line_sizes(g, sizes)
+        for t in range(moves):
+            card = deck[t]
+            undealt[card] = 0
+            rank_und[card % 13] -= 1
+            suit_und[card // 13] -= 1
+            if random_policy:
+                cell = _random_empty(state, g)
+            else:
+                _placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                            size_sums, size_counts, use_size, a, b, vals)
+                cell = _argmax(vals)
+            g[cell] = card
+            sizes[cell // 5] += 1
+            sizes[5 + cell % 5] += 1
+            n += 1
+        if n == 25:
+            total = 0.0
+            for L in range(10):
+                key, hand = line_key(g, LINES_ARRAY[L], -1, n, L >= 5, rank_und, suit_und, undealt)
+                total += points[hand]
+            out[game] = total
+        else:
+            out[game] = grid_value(g, points, keys, sums, counts, size_sums, size_counts, use_size)
+    return out
+
+
+# -- learning ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used, size_sums, size_counts,
+                use_size, max_used):
+    """On-policy Monte Carlo learning with an epsilon-greedy policy.
+
+    Plays up to ``n_games`` games (stopping early, before a game could push ``used``
+    past ``max_used``); each move is uniformly random with probability ``epsilon``,
+    else greedy on the current table. After each game, every line abstraction of the
+    25 states (after each placement) is credited with that line's final points and,
+    with ``use_size``, each state's hand-size distribution with the final score minus
+    the sum of its line estimates. ``epsilon`` decays by ``decay`` after each game.
+    Returns (games played, epsilon, sum of the games' final scores).
+    """
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    sizes = np.empty(10, dtype=np.int64)
+    a = np.empty(10)
+    b = np.empty(10)
+    vals = np.empty(25)
+    deck = np.arange(52).astype(np.int8)
+    grid = np.empty(25, dtype=np.int8)
+    rec = np.empty((25, 10), dtype=np.int64)
+    rec_size = np.empty(25, dtype=np.int64)
+    line_points = np.empty(10, dtype=np.int64)
+    played = 0
+    score_sum = 0.0
+    for game in range(n_games):
+        if used[0] + 250 > max_used:
+            break
+        grid[:] = -1
+        undealt[:] = 1
+        rank_und[:] = 4
+        suit_und[:] = 13
+        sizes[:] = 0
+        for i in range(52):  # each game's deal depends only on the generator state
+            deck[i] = i
+        shuffle_prefix(state, deck, 0, 25)
+        for t in range(25):
+            card = deck[t]
+            undealt[card] = 0
+            rank_und[card % 13] -= 1
+            suit_und[card // 13] -= 1
+            explore = np.float64(rng_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon
+            if explore:
+                cell = _random_empty(state, grid)
+            else:
+                _placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                            size_sums, size_counts, use_size, a, b, vals)
+                cell = _argmax(vals)
+            grid[cell] = card
+            sizes[cell // 5] += 1
+            sizes[5 + cell % 5] += 1
+            for L in range(10):
+                key, hand = line_key(grid, LINES_ARRAY[L], -1, t + 1, L >= 5, rank_und, suit_und, undealt)
+                rec[t, L] = key
+            rec_size[t] = size_index(sizes)
+        final = 0
+        for L in range(10):
+            key, hand = line_key(grid, LINES_ARRAY[L], -1, 25, L >= 5, rank_und, suit_und, undealt)
+            line_points[L] = points[hand]
+            final += points[hand]
+        for t in range(25):
+            for L in range(10):
+                if rec[t, L] != NO_KEY:
+                    slot = _claim(keys, used, rec[t, L])
+                    sums[slot] += line_points[L]
+                    counts[slot] += 1
+                    rec[t, L] = slot
+                else:
+                    rec[t, L] = -1
+        if use_size:
+            for t in range(24):  # the full grid's residual is always 0
+                est = 0.0
+                for L in range(10):
+                    slot = rec[t, L]
+                    est += line_points[L] if slot < 0 else sums[slot] / counts[slot]
+                size_sums[rec_size[t]] += final - est
+                size_counts[rec_size[t]] += 1
+        score_sum += final
+        played += 1
+        epsilon *= decay
+    return played, epsilon, score_sum
+
+
+def learn_rng(seed: int) -> np.ndarray:
+    """A generator state for :func:`learn_games` (kept by the caller between calls)."""
+    return rng_seed(seed)

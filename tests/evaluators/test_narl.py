@@ -1,0 +1,144 @@
+"""NarlEvaluator: values against a plain-Python reference, playouts, saving and loading."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN, BRITISH, Grid
+from pokersquares.evaluators.narl import InvalidTableError, NarlEvaluator, hand_abstraction, size_distribution
+from pokersquares.game import LINES
+from pokersquares.hands import classify
+
+POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def learned() -> NarlEvaluator:
+    ev = NarlEvaluator(games=400)
+    ev.prepare(POINTS, 10.0, seed=5)
+    return ev
+
+
+def _reference_value(ev: NarlEvaluator, grid: np.ndarray) -> float:
+    """A grid's value from the text-form table, in plain Python."""
+    table = {text: mean for text, mean, _ in ev.table()}
+    sizes = {text: mean for text, mean, _ in ev.size_table()}
+    on_grid = {int(c) for c in grid if c >= 0}
+    undealt = set(range(52)) - on_grid
+    total = 0.0
+    for L, line in enumerate(LINES):
+        cards = [int(grid[j]) for j in line if grid[j] >= 0]
+        points = float(ev.points[classify(cards)])
+        if len(cards) == 5:
+            total += points
+        else:
+            total += table.get(hand_abstraction(cards, undealt, len(on_grid), L >= 5), points)
+    if ev.hand_sizes and len(on_grid) < 25:
+        total += sizes.get(size_distribution(grid), 0.0)
+    return total
+
+
+def _random_grids(count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        grid = np.full(25, -1, dtype=np.int8)
+        n = int(rng.integers(1, 25))
+        grid[rng.permutation(25)[:n]] = rng.permutation(52)[:n]
+        yield grid, int(rng.choice(np.setdiff1d(np.arange(52), grid[grid >= 0])))
+
+
+def test_prepare_learns_the_given_number_of_games(learned):
+    assert learned.games_learned == 400
+    assert learned.epsilon == pytest.approx(0.5 * 0.999975 ** 400)
+    assert learned.entries > 100
+
+
+def test_state_value_matches_reference(learned):
+    for grid, _ in _random_grids(60, 1):
+        assert learned.state_value(grid) == pytest.approx(_reference_value(learned, grid))
+
+
+def test_placement_values_are_the_values_of_the_successors(learned):
+    for grid, card in _random_grids(40, 2):
+        values = learned.placement_values(grid, card)
+        assert np.isneginf(values[grid >= 0]).all()
+        for cell in np.flatnonzero(grid < 0):
+            after = grid.copy()
+            after[cell] = card
+            assert values[cell] == pytest.approx(learned.state_value(after))
+
+
+def test_best_placement_values(learned):
+    for grid, _ in _random_grids(10, 3):
+        cards = np.setdiff1d(np.arange(52), grid[grid >= 0])[:7]
+        best = learned.best_placement_values(grid, cards)
+        assert best == pytest.approx([learned.placement_values(grid, int(c)).max() for c in cards])
+
+
+def test_full_grid_value_is_its_score(learned):
+    grid = np.random.default_rng(4).permutation(52)[:25].astype(np.int8)
+    assert learned.state_value(grid) == Grid(grid.tolist()).score(AMERICAN)
+
+
+def test_playouts_reach_full_grids_and_limited_playouts_stop(learned):
+    grid = np.full(25, -1, dtype=np.int8)
+    scores = learned.playouts(grid, 50, seed=1)
+    assert scores.dtype == np.int64 and len(scores) == 50
+    assert scores.mean() > 40  # far above random play (about 14) after a few hundred games
+    assert np.array_equal(scores, learned.playouts(grid, 50, seed=1))
+    grid, _ = next(_random_grids(1, 5))
+    assert learned.limited_playouts(grid, 3, 0, seed=2) == pytest.approx([learned.state_value(grid)] * 3)
+    empty = int((grid < 0).sum())
+    deep = learned.limited_playouts(grid, 5, empty, seed=2)
+    assert np.array_equal(deep, np.round(deep))
+
+
+def test_hand_sizes_feature_can_be_switched_off():
+    ev = NarlEvaluator(games=200, hand_sizes=False)
+    ev.prepare(POINTS, 10.0, seed=5)
+    assert ev.size_table() == []
+    grid, _ = next(_random_grids(1, 6))
+    assert ev.state_value(grid) == pytest.approx(_reference_value(ev, grid))
+
+
+def test_save_and_load_round_trip(learned, tmp_path):
+    path = tmp_path / "narl.npz"
+    learned.save(path)
+    loaded = NarlEvaluator().load(path)
+    assert loaded.info() == learned.info()
+    for grid, card in _random_grids(10, 7):
+        assert np.array_equal(loaded.placement_values(grid, card), learned.placement_values(grid, card))
+    loaded.prepare(POINTS, 10.0)  # the same points: the loaded table is kept
+    assert loaded.games_learned == learned.games_learned
+    loaded.games = 20
+    loaded.prepare(np.array(BRITISH.points), 10.0)  # other points: learn afresh
+    assert loaded.games_learned == 20
+
+
+def test_pickling_keeps_the_table(learned):
+    copy = pickle.loads(pickle.dumps(learned))
+    grid, card = next(_random_grids(1, 8))
+    assert np.array_equal(copy.placement_values(grid, card), learned.placement_values(grid, card))
+
+
+def test_bad_table_files(tmp_path):
+    with pytest.raises(InvalidTableError):
+        NarlEvaluator().load(tmp_path / "missing.npz")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a table")
+    with pytest.raises(InvalidTableError):
+        NarlEvaluator().load(bad)
+    other = tmp_path / "other.npz"
+    np.savez(other, meta=np.array('{"format": "something-else"}'))
+    with pytest.raises(InvalidTableError, match="not a NARL table"):
+        NarlEvaluator().load(other)
+
+
+def test_line_abstractions_show_the_text_form(learned):
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[0] = 1  # 2C
+    texts = learned.line_abstractions(grid)
+    assert texts[0] == "1-1(3)f(12)s" and texts[5] == "1 1(3)f(12)s" and texts[1] == "1-"
+    grid[0] = 0  # AC
+    assert learned.line_abstractions(grid)[0] == "1-1(3)f(12)sr"

@@ -1,0 +1,241 @@
+"""The NARL kernels against the plain-Python reference abstraction and learner."""
+
+import re
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN, Grid
+from pokersquares.cards import parse_card
+from pokersquares.evaluators.narl import NarlEvaluator, describe_key, hand_abstraction, size_distribution
+from pokersquares.game import LINES
+from pokersquares.hands import classify
+from pokersquares.kernels import narl as K
+from pokersquares.kernels.core import rng_below, rng_next, rng_seed, shuffle_prefix
+
+
+def _grid(placed: dict[int, str]) -> np.ndarray:
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in placed.items():
+        grid[cell] = parse_card(name)
+    return grid
+
+
+def _kernel_abstraction(grid, line, card=-1):
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    n = K.undealt_counts(grid, card, rank_und, suit_und, undealt)
+    key, hand = K.line_key(grid, K.LINES_ARRAY[line], -1, n, line >= 5, rank_und, suit_und, undealt)
+    return describe_key(key), hand
+
+
+def _reference_abstraction(grid, line, card=-1):
+    on_grid = {int(c) for c in grid if c >= 0}
+    undealt = set(range(52)) - on_grid - {card}
+    cards = [int(grid[j]) for j in LINES[line] if grid[j] >= 0]
+    return hand_abstraction(cards, undealt, len(on_grid), line >= 5)
+
+
+# Filler cards that touch none of the ranks and suits the hand-built lines below use.
+_FILL = ["KC", "KD", "QC", "QD", "JC", "JD", "TC"]
+_FILL_CELLS = [6, 7, 8, 11, 12, 13, 16]
+
+
+def test_paper_example_column():
+    # Column 0: 5H 6H 8H; another 5 and 6 dealt, two more hearts dealt; 14 cards in all.
+    placed = {0: "5H", 5: "6H", 10: "8H", 1: "5C", 2: "6D", 3: "KH", 4: "QH"}
+    placed.update(zip(_FILL_CELLS, _FILL))
+    grid = _grid(placed)
+    assert (grid >= 0).sum() == 14
+    assert _kernel_abstraction(grid, 5)[0] == "14 1(3)1(2)1(2)f(8)s"
+    assert _reference_abstraction(grid, 5) == "14 1(3)1(2)1(2)f(8)s"
+
+
+def test_row_with_a_pair_has_no_straight():
+    grid = _grid({0: "5C", 1: "5D", 2: "9S"})
+    assert _kernel_abstraction(grid, 0)[0] == "3-2(2)1(3)"
+
+
+def test_empty_and_complete_lines():
+    grid = _grid({0: "5C", 5: "5D", 10: "9S", 15: "9H", 20: "9C"})
+    text, hand = _kernel_abstraction(grid, 9)  # column 4, empty
+    assert text == "5 "
+    text, hand = _kernel_abstraction(grid, 5)  # column 0, full house
+    assert text == "complete" and hand == classify([parse_card(c) for c in ("5C", "5D", "9S", "9H", "9C")])
+
+
+@pytest.mark.parametrize("other_hearts,expected", [(8, "f(3)"), (9, None)])
+def test_flush_needs_enough_undealt_cards_of_the_suit(other_hearts, expected):
+    # Row 0 holds 2H 3H and needs three more hearts; the other hearts are dealt elsewhere.
+    hearts = ["4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH"][:other_hearts]
+    grid = _grid({0: "2H", 1: "3H", **dict(zip(range(5, 5 + other_hearts), hearts))})
+    text = _kernel_abstraction(grid, 0)[0]
+    assert text == _reference_abstraction(grid, 0)
+    if expected:
+        assert expected in text
+    else:
+        assert "f" not in text
+
+
+@pytest.mark.parametrize("nines_dealt,straight", [(4, False), (3, True)])
+def test_straight_needs_an_undealt_card_of_each_missing_rank(nines_dealt, straight):
+    placed = {0: "5H", 1: "6C", 2: "7D", 3: "8S"}
+    others = ["4C", "4D", "4H", "4S"] + ["9C", "9D", "9H", "9S"][:nines_dealt]
+    placed.update(zip(range(5, 5 + len(others)), others))
+    grid = _grid(placed)
+    text = _kernel_abstraction(grid, 0)[0]
+    assert text == _reference_abstraction(grid, 0)
+    assert ("s" in text) == straight
+
+
+def test_ace_low_straight():
+    assert "s" in _kernel_abstraction(_grid({0: "AH", 1: "2C", 2: "3D"}), 0)[0]
+    dealt = {5 + i: name for i, name in enumerate(["4C", "4D", "4H", "4S", "5C", "5D", "5H", "5S"])}
+    text = _kernel_abstraction(_grid({0: "AH", 1: "2C", 2: "3D", **dealt}), 0)[0]
+    assert "s" not in text
+
+
+@pytest.mark.parametrize("ace_dealt", [False, True])
+def test_royal_flush_needs_the_missing_royal_cards_undealt(ace_dealt):
+    placed = {0: "TH", 1: "JH", 2: "QH"}
+    if ace_dealt:
+        placed[10] = "AH"
+    grid = _grid(placed)
+    text = _kernel_abstraction(grid, 0)[0]
+    assert text == _reference_abstraction(grid, 0)
+    assert "f(" in text and "s" in text  # K-high straight flush and straights stay possible
+    assert text.endswith("r") != ace_dealt
+
+
+def test_card_in_hand_counts_as_dealt():
+    grid = _grid({0: "TH", 1: "JH", 2: "QH"})
+    text, _ = _kernel_abstraction(grid, 0, card=parse_card("KH"))
+    assert text == "3-1(3)1(3)1(3)f(9)s"  # KH is dealt: no royal flush in this row
+    text, _ = _kernel_abstraction(grid, 0, card=parse_card("QC"))
+    assert text == "3-1(3)1(3)1(2)f(10)sr"
+
+
+def _random_grid(rng, deck):
+    grid = np.full(25, -1, dtype=np.int8)
+    n = int(rng.integers(0, 25))
+    grid[rng.permutation(25)[:n]] = rng.permutation(deck)[:n]
+    return grid
+
+
+def test_kernel_matches_reference_on_random_grids():
+    rng = np.random.default_rng(7)
+    # Whole decks, and decks of a few suits or high ranks where flushes, straights and
+    # royal flushes stay possible more often.
+    decks = [np.arange(52), np.arange(26), np.array([s * 13 + r for s in range(4) for r in (0, 9, 10, 11, 12, 8)])]
+    checked = set()
+    for i in range(1500):
+        deck = decks[i % 3]
+        grid = _random_grid(rng, deck)
+        free = [c for c in range(52) if c not in set(grid.tolist())]
+        card = int(rng.choice(free)) if i % 2 else -1
+        for line in range(10):
+            text, hand = _kernel_abstraction(grid, line, card)
+            cards = [int(grid[j]) for j in LINES[line] if grid[j] >= 0]
+            assert hand == classify(cards)
+            if len(cards) == 5:
+                assert text == "complete"
+            else:
+                assert text == _reference_abstraction(grid, line, card)
+                checked.update(re.sub(r"^\d+[- ]|\d\(\d\)|\(\d+\)", "", text))
+    assert checked == {"f", "s", "r"}
+
+
+def test_size_index_counts_line_sizes():
+    grid = _grid({0: "AC", 1: "2C"})
+    sizes = np.array([sum(grid[j] >= 0 for j in line) for line in LINES], dtype=np.int64)
+    assert size_distribution(grid) == "721000"
+    assert K.size_index(sizes) == 7 + 2 * 11 + 1 * 121
+
+
+def test_hash_table_lookup_and_rehash():
+    keys, sums, counts, used = K.new_table(64)
+    rng = np.random.default_rng(3)
+    chosen = rng.choice(1 << 38, 40, replace=False)
+    for k in chosen:
+        K.rehash(np.array([k]), np.array([float(k % 7)]), np.array([2]), keys, sums, counts, used)
+    assert used[0] == 40
+    bigger = K.new_table(256)
+    K.rehash(keys, sums, counts, *bigger)
+    for k in chosen:
+        slot = K.lookup(bigger[0], k)
+        assert slot >= 0 and bigger[1][slot] == k % 7 and bigger[2][slot] == 2
+    assert K.lookup(bigger[0], 1 << 39) == -1
+
+
+def _reference_random_learning(points, games, seed):
+    """The kernel's learning with epsilon 1 (every move random), in plain Python."""
+    state = rng_seed(seed)
+    table: dict[str, list[float]] = {}
+    sizes: dict[str, list[float]] = {}
+    for _ in range(games):
+        deck = np.arange(52).astype(np.int8)
+        shuffle_prefix(state, deck, 0, 25)
+        grid = np.full(25, -1, dtype=np.int8)
+        seen = []
+        for t in range(25):
+            rng_next(state)  # the exploration draw
+            empty = np.flatnonzero(grid < 0)
+            grid[empty[rng_below(state, len(empty))]] = deck[t]
+            lines = [None if (grid[list(LINES[L])] >= 0).all() else _reference_abstraction(grid, L)
+                     for L in range(10)]
+            seen.append((lines, size_distribution(grid)))
+        final = Grid(grid.tolist()).hand_scores(points)
+        for lines, _ in seen:
+            for L, text in enumerate(lines):
+                if text is not None:
+                    entry = table.setdefault(text, [0.0, 0])
+                    entry[0] += final[L]
+                    entry[1] += 1
+        for lines, dist in seen[:24]:
+            est = sum(final[L] if text is None else table[text][0] / table[text][1] for L, text in enumerate(lines))
+            entry = sizes.setdefault(dist, [0.0, 0])
+            entry[0] += sum(final) - est
+            entry[1] += 1
+    return table, sizes
+
+
+def test_table_averages_match_reference_learner():
+    ev = NarlEvaluator(epsilon0=1.0, decay=1.0, capacity=1 << 8)  # tiny: the table must grow
+    ev.points = np.array(AMERICAN.points, dtype=np.int64)
+    ev._rng = rng_seed(11)
+    ev.learn(games=12)
+    table, sizes = _reference_random_learning(AMERICAN, 12, 11)
+    learned = {text: (mean, count) for text, mean, count in ev.table()}
+    assert set(learned) == set(table)
+    for text, (total, count) in table.items():
+        assert learned[text][1] == count
+        assert learned[text][0] == pytest.approx(total / count)
+    learned_sizes = {text: (mean, count) for text, mean, count in ev.size_table()}
+    assert set(learned_sizes) == set(sizes)
+    for text, (total, count) in sizes.items():
+        assert learned_sizes[text][1] == count
+        assert learned_sizes[text][0] == pytest.approx(total / count)
+
+
+def test_epsilon_decays_geometrically_per_game():
+    eps0, decay = 0.5, 0.999975
+    state = rng_seed(1)
+    keys, sums, counts, used = K.new_table(1 << 14)
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    played, eps, _ = K.learn_games(40, state, eps0, decay, points, keys, sums, counts, used,
+                                   np.zeros(K.SIZE_TABLE_LEN), np.zeros(K.SIZE_TABLE_LEN, dtype=np.int64),
+                                   True, 1 << 13)
+    assert played == 40
+    assert eps == pytest.approx(eps0 * decay ** 40, rel=1e-12)
+
+
+def test_learning_stops_before_overfilling_the_table():
+    state = rng_seed(1)
+    keys, sums, counts, used = K.new_table(1 << 10)
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    played, _, _ = K.learn_games(1000, state, 1.0, 1.0, points, keys, sums, counts, used,
+                                 np.zeros(K.SIZE_TABLE_LEN), np.zeros(K.SIZE_TABLE_LEN, dtype=np.int64),
+                                 False, 700)
+    assert 0 < played < 1000
+    assert used[0] <= 700
