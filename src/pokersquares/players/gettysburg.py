@@ -1,0 +1,63 @@
+"""GettysburgPlayer, 2nd in the 2016 contest (Neller et al. 2016, sect. 6): the NARL
+learned evaluation with depth-2 expectimax.
+
+``gettysburg`` is the submitted combination; parameters give the paper's other
+learners and searches, e.g. ``gettysburg:search=ucb``, ``gettysburg:epsilon0=0.1,hand_sizes=false``
+or ``gettysburg:table=narl-american.npz`` (play from a saved table instead of learning).
+"""
+
+from __future__ import annotations
+
+from ..errors import PokerSquaresError
+from ..evaluators.narl import NarlEvaluator
+from ..harness.registry import register_player
+from ..search.base import GreedySearch, Search
+from ..search.expectimax import Expectimax
+from ..search.flat_ucb import DepthLimitedFlatMC, FlatUCB1
+from .composed import SearchPlayer
+
+__all__ = ["gettysburg", "make_search", "SEARCHES"]
+
+SEARCHES = ("expectimax", "greedy", "mc", "ucb")
+
+
+def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Search:
+    """The search a ``search=`` parameter names."""
+    if search == "expectimax":
+        return Expectimax()
+    if search == "greedy":
+        return GreedySearch()
+    if search == "mc":
+        return DepthLimitedFlatMC(depth=depth)
+    if search == "ucb":
+        return FlatUCB1(depth=depth, exploration=exploration)
+    raise PokerSquaresError(f"unknown search {search!r}; choose one of {', '.join(SEARCHES)}")
+
+
+@register_player("gettysburg", "GettysburgPlayer (2nd in 2016): NARL learned hand abstractions + depth-2 "
+                 "expectimax; search=greedy|mc|ucb, epsilon0=, hand_sizes=, games=, table=PATH")
+def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float = 0.999975,
+               hand_sizes: bool = True, games: int | None = None, table: str | None = None,
+               depth: int = 5, exploration: float = 20.0, time_per_game: float | None = None,
+               budget_share: float = 0.85) -> SearchPlayer:
+    """Build the player.
+
+    ``search``: expectimax (submitted), greedy, mc (flat Monte Carlo) or ucb (flat
+    UCB1), the last two with playouts of ``depth`` cards and UCB1's ``exploration``
+    factor. ``epsilon0``, ``decay``, ``hand_sizes``, ``games`` and ``budget_share``
+    configure NARL learning (see :class:`NarlEvaluator`); ``table`` loads a saved
+    table, kept when its points are the game's. ``time_per_game`` caps the decision
+    time per game.
+    """
+    if not isinstance(hand_sizes, bool):
+        raise PokerSquaresError(f"hand_sizes must be true or false, got {hand_sizes!r}")
+    if games is not None and (not isinstance(games, int) or games < 0):
+        raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
+    evaluator = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), hand_sizes=hand_sizes, games=games,
+                              budget_share=float(budget_share))
+    if table is not None:
+        evaluator.load(str(table))
+    player = SearchPlayer(evaluator, make_search(str(search), int(depth), float(exploration)),
+                          name="gettysburg" if search == "expectimax" else f"gettysburg-{search}",
+                          time_per_game=time_per_game)
+    return player

@@ -1,0 +1,82 @@
+"""The gettysburg player: registered, its variants, legal games within budget, saved tables."""
+
+import time
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN, BRITISH, Game
+from pokersquares.errors import PokerSquaresError
+from pokersquares.harness.registry import make_player
+from pokersquares.players.gettysburg import gettysburg
+
+
+def _play(player, seed, point_system=AMERICAN, clock=30.0):
+    game = Game.from_seed(seed, point_system)
+    player.set_seed(seed)
+    player.start_game()
+    used = 0.0
+    for card in game:
+        t = time.perf_counter()
+        row, col = player.get_play(card, clock - used)
+        used += time.perf_counter() - t
+        game.play(row, col)  # raises on an illegal play
+    return game.score(), used
+
+
+@pytest.mark.parametrize("spec", ["gettysburg:games=300", "gettysburg:games=300,search=greedy",
+                                  "gettysburg:games=300,search=mc,time_per_game=0.5",
+                                  "gettysburg:games=300,search=ucb,time_per_game=0.5,depth=3",
+                                  "gettysburg:games=300,epsilon0=0.1,hand_sizes=false"])
+def test_variants_play_legal_games_within_budget(spec):
+    player = make_player(spec)
+    player.set_point_system(BRITISH, 10.0)
+    assert player.evaluator.games_learned == 300
+    score, used = _play(player, 7, BRITISH)
+    assert score >= 0
+    assert used < 1.5
+
+
+def test_learning_fills_a_share_of_the_budget():
+    player = make_player("gettysburg:budget_share=0.5")
+    t = time.perf_counter()
+    player.set_point_system(AMERICAN, 0.6)
+    elapsed = time.perf_counter() - t
+    assert elapsed < 0.6
+    assert player.evaluator.games_learned > 100
+
+
+def test_names_and_bad_parameters():
+    assert make_player("gettysburg:games=1").name == "gettysburg"
+    assert make_player("gettysburg:games=1,search=ucb").name == "gettysburg-ucb"
+    with pytest.raises(PokerSquaresError):
+        make_player("gettysburg:search=nope")
+    with pytest.raises(PokerSquaresError):
+        make_player("gettysburg:hand_sizes=maybe")
+    with pytest.raises(PokerSquaresError):
+        make_player("gettysburg:epsilon0=2")
+
+
+def test_plays_from_a_saved_table(tmp_path):
+    trained = gettysburg(games=300)
+    trained.set_point_system(AMERICAN, 10.0)
+    path = tmp_path / "american.npz"
+    trained.evaluator.save(path)
+    player = make_player(f"gettysburg:table={path}")
+    player.set_point_system(AMERICAN, 10.0)
+    assert player.evaluator.games_learned == 300  # kept, not relearned
+    a = [_play(player, s)[0] for s in (3, 4)]
+    b = [_play(trained, s)[0] for s in (3, 4)]
+    assert a == b
+    with pytest.raises(PokerSquaresError):
+        make_player(f"gettysburg:table={tmp_path / 'missing.npz'}")
+
+
+def test_cell_values_for_advice():
+    player = gettysburg(games=200)
+    player.set_point_system(AMERICAN, 10.0)
+    player.start_game()
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[0] = 5
+    values = player.cell_values(grid, 6, 0.5)
+    assert np.isneginf(values[0]) and np.isfinite(values[1:]).all()
