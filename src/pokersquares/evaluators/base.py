@@ -36,6 +36,19 @@ class Evaluator(ABC):
         """``int64[n]``: final scores of ``n`` games completed from ``grid`` by this
         evaluator's greedy policy, each with a fresh shuffle of the undealt cards."""
 
+    def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
+                           seed: int) -> np.ndarray:
+        """``int64[len(cells), n]``: for each of ``cells``, ``playouts`` of the grid with
+        ``card`` placed there. Evaluators with a fast path override this to run all
+        cells in one call (e.g. one parallel kernel); the results must not depend on
+        how many threads run it."""
+        out = np.empty((len(cells), n), dtype=np.int64)
+        for i, cell in enumerate(cells):
+            child = np.array(grid, dtype=np.int8)
+            child[int(cell)] = card
+            out[i] = self.playouts(child, n, seed * 131 + i)
+        return out
+
     def greedy_cell(self, grid: np.ndarray, card: int) -> int:
         return int(np.argmax(self.placement_values(grid, card)))
 
