@@ -62,14 +62,14 @@ def test_plays_from_a_saved_table(tmp_path):
     trained.set_point_system(AMERICAN, 10.0)
     path = tmp_path / "american.npz"
     trained.evaluator.save(path)
-    player = make_player(f"gettysburg:table={path}")
+    player = make_player(f"gettysburg:load={path}")
     player.set_point_system(AMERICAN, 10.0)
     assert player.evaluator.games_learned == 300  # kept, not relearned
     a = [_play(player, s)[0] for s in (3, 4)]
     b = [_play(trained, s)[0] for s in (3, 4)]
     assert a == b
     with pytest.raises(PokerSquaresError):
-        make_player(f"gettysburg:table={tmp_path / 'missing.npz'}")
+        make_player(f"gettysburg:load={tmp_path / 'missing.npz'}")
 
 
 def test_cell_values_for_advice():

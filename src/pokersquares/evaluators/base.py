@@ -87,8 +87,9 @@ class Evaluator(ABC):
 
     # -- learned state ------------------------------------------------------------------
 
-    def save(self, path) -> None:
-        """Write what ``prepare`` learned to ``path`` (each evaluator documents its format)."""
+    def save(self, path, point_system_name: str = "custom") -> None:
+        """Write what ``prepare`` learned to ``path`` (each evaluator documents its format);
+        ``point_system_name`` is recorded for people reading the file."""
         raise NotImplementedError(f"{self.name} has nothing to save")
 
     def load(self, path) -> "Evaluator":

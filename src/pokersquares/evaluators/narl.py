@@ -122,6 +122,18 @@ def size_distribution(grid: np.ndarray) -> str:
     return "".join(str(sizes.count(s)) for s in range(6))
 
 
+class LearnReport:
+    """Figures of a NARL learning run (``to_json`` for reports)."""
+
+    def __init__(self, info: dict) -> None:
+        self.info = info
+
+    def to_json(self) -> dict:
+        info = dict(self.info)
+        info["seconds"] = info.pop("learn_seconds")
+        return info
+
+
 # -- the evaluator -------------------------------------------------------------------------
 
 
@@ -278,6 +290,11 @@ class NarlEvaluator(Evaluator):
             out.append((text, float(self.size_sums[idx] / self.size_counts[idx]), int(self.size_counts[idx])))
         return out
 
+    @property
+    def report(self) -> "LearnReport":
+        """What learning did, for ``pokersquares train``."""
+        return LearnReport(self.info())
+
     def info(self) -> dict:
         return {"evaluator": self.name, "epsilon0": self.epsilon0, "decay": self.decay,
                 "hand_sizes": self.hand_sizes, "games_learned": self.games_learned,
@@ -316,10 +333,14 @@ class NarlEvaluator(Evaluator):
         mean = meta.get("learn_mean_score")
         self.learn_score_sum = mean * self.games_learned if mean is not None else 0.0
 
-    def save(self, path) -> None:
+    def save(self, path, point_system_name: str = "custom") -> None:
         """Write the learned table to ``path`` (``.npz``, format documented in the module)."""
+        arrays = self._arrays()
+        meta = json.loads(str(arrays["meta"]))
+        meta["point_system"] = {"name": point_system_name, "points": [int(p) for p in self.points]}
+        arrays["meta"] = np.array(json.dumps(meta))
         with open(path, "wb") as f:
-            np.savez_compressed(f, **self._arrays())
+            np.savez_compressed(f, **arrays)
 
     def load(self, path) -> "NarlEvaluator":
         """Replace the learned table by the one saved at ``path``; ``prepare`` then keeps it

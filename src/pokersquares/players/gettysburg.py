@@ -3,7 +3,8 @@ learned evaluation with depth-2 expectimax.
 
 ``gettysburg`` is the submitted combination; parameters give the paper's other
 learners and searches, e.g. ``gettysburg:search=ucb``, ``gettysburg:epsilon0=0.1,hand_sizes=false``
-or ``gettysburg:table=narl-american.npz`` (play from a saved table instead of learning).
+or ``gettysburg:load=narl-american.npz`` (play from a table saved by ``pokersquares train``
+instead of learning).
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Searc
 
 
 @register_player("gettysburg", "GettysburgPlayer (2nd in 2016): NARL learned hand abstractions + depth-2 "
-                 "expectimax; search=greedy|mc|ucb, epsilon0=, hand_sizes=, games=, table=PATH")
+                 "expectimax; search=greedy|mc|ucb, epsilon0=, hand_sizes=, games=, load=FILE")
 def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float = 0.999975,
-               hand_sizes: bool = True, games: int | None = None, table: str | None = None,
+               hand_sizes: bool = True, games: int | None = None, load: str | None = None,
                depth: int = 5, exploration: float = 20.0, time_per_game: float | None = None,
                budget_share: float = 0.85) -> SearchPlayer:
     """Build the player.
@@ -45,7 +46,7 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
     ``search``: expectimax (submitted), greedy, mc (flat Monte Carlo) or ucb (flat
     UCB1), the last two with playouts of ``depth`` cards and UCB1's ``exploration``
     factor. ``epsilon0``, ``decay``, ``hand_sizes``, ``games`` and ``budget_share``
-    configure NARL learning (see :class:`NarlEvaluator`); ``table`` loads a saved
+    configure NARL learning (see :class:`NarlEvaluator`); ``load`` reads a saved
     table, kept when its points are the game's. ``time_per_game`` caps the decision
     time per game.
     """
@@ -55,8 +56,8 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
     evaluator = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), hand_sizes=hand_sizes, games=games,
                               budget_share=float(budget_share))
-    if table is not None:
-        evaluator.load(str(table))
+    if load is not None:
+        evaluator.load(str(load))
     player = SearchPlayer(evaluator, make_search(str(search), int(depth), float(exploration)),
                           name="gettysburg" if search == "expectimax" else f"gettysburg-{search}",
                           time_per_game=time_per_game)
