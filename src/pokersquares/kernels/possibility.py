@@ -1,0 +1,339 @@
+"""Tiger's possibility heuristic (Arrington, Langley and Bogaerts 2016) in numba.
+
+The value ``h`` of a grid is the sum of its 10 hands' values:
+
+- 5 cards: the hand's points;
+- 4 cards: the expected points after one more card drawn uniformly from the undealt
+  cards, i.e. the sum over hand types of (fraction of undealt cards that complete
+  the hand to exactly that type) x points: the paper's four-card weights;
+- 1 to 3 cards: ``size_weight[n]`` (alpha, beta, gamma) x the sum over hand types of
+  the possibility array's verdict: ``possible_value[t]`` (a-priori probability x
+  points) where the type is still possible, ``made_value[t]`` where it is made, 0
+  where it is impossible;
+- 0 cards: 0.
+
+The readable reference of every rule is :mod:`pokersquares.evaluators.possibility`.
+``params`` below is one ``float64`` array that the evaluator builds (``make_params``):
+points at ``[0:10]``, possible values at ``[10:20]``, made values at ``[20:30]``,
+size weights (0, alpha, beta, gamma, 1) at ``[30:35]``. ``child_values`` and
+``state_value`` have fixed signatures, those of
+:class:`~pokersquares.evaluators.kernel.EvaluatorKernel`, so that a search compiled
+against them is cached on disk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .core import LINES_ARRAY, _ROYAL_MASK, _classify_packed, rng_below, rng_seed, score_grid
+
+POINTS, POSSIBLE, MADE, SIZE, PARAMS_LEN = 0, 10, 20, 30, 35
+CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
+STATE_VALUE_SIG = "float64(int8[::1], float64[::1])"
+
+_STRAIGHT_WINDOWS = np.array([0b11111 << low for low in range(9)], dtype=np.int64)  # A2345 .. 9TJQK
+
+
+# -- one hand ---------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _pack(cards):
+    """``(n, counts, rank_mask, suit, suited)`` of the non-negative entries of ``cards``."""
+    n = 0
+    counts = np.int64(0)
+    rank_mask = 0
+    suit = -1
+    suited = True
+    for i in range(cards.shape[0]):
+        c = cards[i]
+        if c < 0:
+            continue
+        r = c % 13
+        s = c // 13
+        counts += np.int64(1) << (4 * r)
+        rank_mask |= 1 << r
+        if suit < 0:
+            suit = s
+        elif s != suit:
+            suited = False
+        n += 1
+    return n, counts, rank_mask, suit, suited
+
+
+@njit(cache=True, inline="always")
+def _possibility_into(n, counts, rank_mask, suited, out):
+    """Fill ``out`` (int8[10]) with the possibility array: 0 impossible, 1 possible, 2 made."""
+    current = _classify_packed(n, counts, rank_mask, suited)
+    if n == 5:
+        for t in range(10):
+            out[t] = 0
+        out[current] = 2
+        return
+    if n == 0:
+        for t in range(10):
+            out[t] = 1
+        return
+    # the three largest rank counts and the number of distinct ranks
+    d = 0
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    for r in range(13):
+        c = (counts >> (4 * r)) & 0xF
+        if c == 0:
+            continue
+        d += 1
+        if c > c1:
+            c3 = c2
+            c2 = c1
+            c1 = c
+        elif c > c2:
+            c3 = c2
+            c2 = c
+        elif c > c3:
+            c3 = c
+    distinct = c1 == 1
+    # A count pattern (e.g. 3+2 for a full house) is reachable when the current
+    # counts, largest first, fit under its parts.
+    out[0] = 2 if distinct else 0
+    out[1] = (2 if current == 1 else 1) if (d <= 4 and c1 <= 2 and c2 <= 1) else 0
+    out[2] = (2 if current == 2 else 1) if (d <= 3 and c1 <= 2 and c2 <= 2 and c3 <= 1) else 0
+    out[3] = (2 if current == 3 else 1) if (d <= 3 and c1 <= 3 and c2 <= 1) else 0
+    straight = False
+    straight_low = False
+    if distinct:
+        for w in range(9):
+            if rank_mask & ~_STRAIGHT_WINDOWS[w] == 0:
+                straight = True
+                straight_low = True
+        if rank_mask & ~_ROYAL_MASK == 0:
+            straight = True
+    out[4] = 1 if straight else 0
+    out[5] = 1 if suited else 0
+    out[6] = 1 if (d <= 2 and c1 <= 3 and c2 <= 2) else 0
+    out[7] = (2 if current == 7 else 1) if (d <= 2 and c2 <= 1) else 0
+    out[8] = 1 if (suited and straight_low) else 0
+    out[9] = 1 if (suited and distinct and rank_mask & ~_ROYAL_MASK == 0) else 0
+
+
+def make_params(points, possible_value, made_value, size_weight):
+    """Pack the heuristic's tables into the ``params`` array the kernels take."""
+    params = np.concatenate([points, possible_value, made_value, size_weight]).astype(np.float64)
+    assert params.shape == (PARAMS_LEN,)
+    return params
+
+
+@njit(cache=True)
+def possibility_array(cards):
+    """The possibility array (int8[10]) of the cards in ``cards`` (``-1`` skipped)."""
+    n, counts, rank_mask, suit, suited = _pack(cards)
+    out = np.empty(10, dtype=np.int8)
+    _possibility_into(n, counts, rank_mask, suited, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _four_card_value(counts, rank_mask, suit, suited, rank_avail, avail, n_avail, params):
+    # The fifth card only matters through its rank and whether it keeps the suit.
+    total = 0.0
+    for r in range(13):
+        na = rank_avail[r]
+        if na == 0:
+            continue
+        c5 = counts + (np.int64(1) << (4 * r))
+        m5 = rank_mask | (1 << r)
+        same = 0
+        if suited and avail[suit * 13 + r]:
+            same = 1
+            total += params[POINTS + _classify_packed(5, c5, m5, True)]
+        if na > same:
+            total += (na - same) * params[POINTS + _classify_packed(5, c5, m5, False)]
+    return total / n_avail if n_avail > 0 else 0.0
+
+
+@njit(cache=True)
+def four_card_weights(cards, avail):
+    """The paper's four-card weights (float64[10]): for each hand type, the fraction of
+    the undealt cards (``avail[card]`` true) that complete ``cards`` to that type."""
+    n, counts, rank_mask, suit, suited = _pack(cards)
+    out = np.zeros(10)
+    n_avail = 0
+    for c in range(52):
+        if avail[c]:
+            n_avail += 1
+            out[_classify_packed(5, counts + (np.int64(1) << (4 * (c % 13))), rank_mask | (1 << (c % 13)),
+                                 suited and c // 13 == suit)] += 1.0
+    if n_avail > 0:
+        out /= n_avail
+    return out
+
+
+@njit(cache=True, inline="always")
+def _line_value(grid, line, rank_avail, avail, n_avail, params, flags):
+    n = 0
+    counts = np.int64(0)
+    rank_mask = 0
+    suit = -1
+    suited = True
+    for k in range(5):
+        c = grid[line[k]]
+        if c < 0:
+            continue
+        r = c % 13
+        s = c // 13
+        counts += np.int64(1) << (4 * r)
+        rank_mask |= 1 << r
+        if suit < 0:
+            suit = s
+        elif s != suit:
+            suited = False
+        n += 1
+    if n == 0:
+        return 0.0
+    if n == 5:
+        return params[POINTS + _classify_packed(5, counts, rank_mask, suited)]
+    if n == 4:
+        return _four_card_value(counts, rank_mask, suit, suited, rank_avail, avail, n_avail, params)
+    _possibility_into(n, counts, rank_mask, suited, flags)
+    total = 0.0
+    for t in range(10):
+        f = flags[t]
+        if f == 1:
+            total += params[POSSIBLE + t]
+        elif f == 2:
+            total += params[MADE + t]
+    return params[SIZE + n] * total
+
+
+@njit(cache=True, inline="always")
+def _undealt(grid, card, avail, rank_avail):
+    """Mark the cards neither on ``grid`` nor ``card`` (``-1`` for none); return their number."""
+    for c in range(52):
+        avail[c] = 1
+    for i in range(25):
+        if grid[i] >= 0:
+            avail[grid[i]] = 0
+    if card >= 0:
+        avail[card] = 0
+    n_avail = 0
+    for r in range(13):
+        k = avail[r] + avail[13 + r] + avail[26 + r] + avail[39 + r]
+        rank_avail[r] = k
+        n_avail += k
+    return n_avail
+
+
+@njit(cache=True)
+def line_value(grid, line_index, params):
+    """The value of hand ``line_index`` (rows 0..4, then columns) of ``grid``."""
+    avail = np.empty(52, dtype=np.int8)
+    rank_avail = np.empty(13, dtype=np.int64)
+    flags = np.empty(10, dtype=np.int8)
+    n_avail = _undealt(grid, -1, avail, rank_avail)
+    return _line_value(grid, LINES_ARRAY[line_index], rank_avail, avail, n_avail, params, flags)
+
+
+# -- a grid -----------------------------------------------------------------------
+
+
+@njit(STATE_VALUE_SIG, cache=True)
+def state_value(grid, params):
+    """``h(grid)``: the sum of the 10 hands' values; undealt = every card not on the grid."""
+    avail = np.empty(52, dtype=np.int8)
+    rank_avail = np.empty(13, dtype=np.int64)
+    flags = np.empty(10, dtype=np.int8)
+    n_avail = _undealt(grid, -1, avail, rank_avail)
+    total = 0.0
+    for i in range(10):
+        total += _line_value(grid, LINES_ARRAY[i], rank_avail, avail, n_avail, params, flags)
+    return total
+
+
+@njit(CHILD_VALUES_SIG, cache=True)
+def child_values(grid, card, params, out):
+    """``out[cell] = h(grid with card at cell)`` for each empty cell, ``-inf`` elsewhere.
+
+    All children share one set of undealt cards, so the 10 hands are valued once and
+    each child only re-values its row and its column. ``grid`` is restored.
+    """
+    avail = np.empty(52, dtype=np.int8)
+    rank_avail = np.empty(13, dtype=np.int64)
+    flags = np.empty(10, dtype=np.int8)
+    values = np.empty(10)
+    n_avail = _undealt(grid, card, avail, rank_avail)
+    base = 0.0
+    for i in range(10):
+        values[i] = _line_value(grid, LINES_ARRAY[i], rank_avail, avail, n_avail, params, flags)
+        base += values[i]
+    for cell in range(25):
+        if grid[cell] >= 0:
+            out[cell] = -np.inf
+            continue
+        row = cell // 5
+        col = 5 + cell % 5
+        grid[cell] = card
+        out[cell] = (base - values[row] - values[col]
+                     + _line_value(grid, LINES_ARRAY[row], rank_avail, avail, n_avail, params, flags)
+                     + _line_value(grid, LINES_ARRAY[col], rank_avail, avail, n_avail, params, flags))
+        grid[cell] = -1
+
+
+@njit(cache=True)
+def placement_values(grid, card, params):
+    """``child_values`` into a new array, on a copy of ``grid``."""
+    out = np.empty(25)
+    child_values(grid.copy(), card, params, out)
+    return out
+
+
+@njit(cache=True)
+def greedy_playouts(grid, n, seed, params):
+    """Final scores of ``n`` completions of ``grid`` by the best-move policy (argmax of
+    ``h`` over the children), each with a fresh shuffle of the undealt cards."""
+    points = params[POINTS:POINTS + 10].astype(np.int64)
+    state = rng_seed(seed)
+    deck = np.empty(52, dtype=np.int8)
+    m = 0
+    on_grid = np.zeros(52, dtype=np.bool_)
+    for i in range(25):
+        if grid[i] >= 0:
+            on_grid[grid[i]] = True
+    for c in range(52):
+        if not on_grid[c]:
+            deck[m] = c
+            m += 1
+    empty = 0
+    for i in range(25):
+        if grid[i] < 0:
+            empty += 1
+    scores = np.empty(n, dtype=np.int64)
+    work = np.empty(25, dtype=np.int8)
+    values = np.empty(25)
+    for g in range(n):
+        work[:] = grid
+        for k in range(empty):
+            j = k + rng_below(state, m - k)
+            t = deck[k]
+            deck[k] = deck[j]
+            deck[j] = t
+            child_values(work, deck[k], params, values)
+            work[np.argmax(values)] = deck[k]
+        scores[g] = score_grid(work, points)
+    return scores
+
+
+@njit(cache=True)
+def repeat_child_values(grid, card, params, n):
+    """Value the children of (``grid``, ``card``) ``n`` times; return how many child
+    states were valued (the throughput benchmark's work)."""
+    out = np.empty(25)
+    work = grid.copy()
+    valued = 0
+    for _ in range(n):
+        child_values(work, card, params, out)
+        for i in range(25):
+            if out[i] != -np.inf:
+                valued += 1
+    return valued

@@ -1,0 +1,146 @@
+"""Tiger (3rd in 2016): MCTS with Tiger's possibility heuristic (Arrington, Langley and
+Bogaerts 2016; Neller et al. 2016, section 7).
+
+``tiger`` is the paper's best player: prune + UCT selection, best-move simulation,
+the tuned weights alpha, beta, gamma = 0.1, 0.3, 0.85, C_p = 200 / sqrt(2) on
+unsquashed scores, delta = 1.3. Every variant of the paper is a parameter, e.g.
+``tiger:selection=uct,simulation=random`` (core MCTS) or
+``tiger:weights=untuned,simulate_calc=true``.
+
+Simple rules replace the search on four moves (the paper uses "simple rules" there
+without publishing them; these are ours): the first card goes to a corner (every
+cell of an empty grid is alike up to row and column swaps), the second to the
+evaluator's best cell, the next-to-last to the cell with the best exact expected
+score over the last card, the last to the one empty cell. Decision time is shared
+evenly among the 21 searched moves.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..bench import register_benchmark
+from ..cards import Card, deal
+from ..errors import PokerSquaresError
+from ..evaluators.possibility import TUNED, UNTUNED, PossibilityEvaluator
+from ..game import EMPTY
+from ..harness.registry import register_player
+from ..kernels import mcts as km
+from ..kernels import possibility as kp
+from ..points import AMERICAN
+from ..search.mcts import DEFAULT_CP, MCTS
+from .composed import SearchPlayer
+
+__all__ = ["TigerPlayer", "tiger_evaluator", "WEIGHTS"]
+
+WEIGHTS = {"tuned": TUNED, "untuned": UNTUNED}
+
+
+def reserve_s(game_clock: float) -> float:
+    """Seconds of a game's clock never planned for: overheads outside the search and
+    the rule-played moves (3% of the clock, at most half a second, plus 10 ms)."""
+    return min(0.03 * game_clock, 0.5) + 0.01
+
+
+def tiger_evaluator(weights: str = "tuned", alpha: float | None = None, beta: float | None = None,
+                    gamma: float | None = None, apriori: str = "british",
+                    made_weight: float = 1.0) -> PossibilityEvaluator:
+    """The possibility heuristic with named weights, each overridable."""
+    if weights not in WEIGHTS:
+        raise PokerSquaresError(f"unknown weights {weights!r}; known: {', '.join(WEIGHTS)}")
+    a, b, g = WEIGHTS[weights]
+    return PossibilityEvaluator(a if alpha is None else alpha, b if beta is None else beta,
+                                g if gamma is None else gamma, apriori=apriori, made_weight=made_weight)
+
+
+@register_player("tiger", "Tiger (3rd in 2016): MCTS, prune + UCT selection, best-move simulation, "
+                 "possibility heuristic; American mean 123 at 30 s/game in the paper")
+class TigerPlayer(SearchPlayer):
+    """MCTS over the possibility heuristic; see the module docstring for the options.
+
+    ``time_per_game`` caps the decision time per game below the harness's clock;
+    ``iterations`` fixes the MCTS iterations per searched move instead; ``rules=False``
+    searches every move but the first and last.
+    """
+
+    def __init__(self, selection: str = "prune", simulation: str = "best", select_calc: bool = False,
+                 simulate_calc: bool = False, weights: str = "tuned", alpha: float | None = None,
+                 beta: float | None = None, gamma: float | None = None, apriori: str = "british",
+                 made_weight: float = 1.0, cp: float = DEFAULT_CP, delta: float = 1.3, squash: str = "none",
+                 final: str = "mean", time_per_game: float | None = None, iterations: int | None = None,
+                 rules: bool = True, capacity: int = 1_000_000) -> None:
+        evaluator = tiger_evaluator(weights, alpha, beta, gamma, apriori, made_weight)
+        search = MCTS(selection, simulation, select_calc, simulate_calc, cp, delta, squash, final,
+                      iterations, capacity)
+        super().__init__(evaluator, search, name="tiger", time_per_game=time_per_game)
+        self.rules = bool(rules)
+        self._game_clock: float | None = None
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        empty = np.flatnonzero(grid == EMPTY)
+        if len(empty) == 1:
+            return int(empty[0])
+        if len(empty) == 25 or self._game_clock is None:
+            self._game_clock = seconds_left
+        if len(empty) == 25:
+            return 0
+        if self.rules and len(empty) == 24:
+            return self.evaluator.greedy_cell(grid, int(card))
+        if self.rules and len(empty) == 2:
+            return int(np.argmax(km.endgame_values(grid, int(card), self.points)))
+        searched_left = len(empty) - 2 if self.rules else len(empty) - 1
+        searched_total = 21 if self.rules else 23
+        clock = seconds_left - reserve_s(self._game_clock)
+        if self.time_per_game is not None:
+            clock = min(clock, (self.time_per_game - reserve_s(self.time_per_game)) * searched_left / searched_total)
+        budget = max(0.0, clock) / searched_left
+        cell, _ = self.search.choose(self.evaluator, grid, int(card), self.points, budget,
+                                     self.seed * 31 + self._moves)
+        self._moves += 1
+        return cell
+
+    @property
+    def iterations_per_move(self) -> float:
+        """Mean MCTS iterations per searched move so far."""
+        return self.search.iterations_total / max(1, self.search.moves_total)
+
+
+# -- benchmarks -------------------------------------------------------------------------
+
+
+def _mid_game(points: np.ndarray) -> tuple[np.ndarray, int]:
+    """A fixed position: 12 cards of deal(1) placed by the best-move policy, the 13th in hand."""
+    ev = tiger_evaluator()
+    ev.prepare(points, 0.0)
+    cards = deal(1)
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    for c in cards[:12]:
+        grid[ev.greedy_cell(grid, c)] = c
+    return grid, cards[12]
+
+
+@register_benchmark("tiger_iterations_per_s")
+def _tiger_iterations(scale: float) -> float:
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    grid, card = _mid_game(points)
+    ev = tiger_evaluator()
+    ev.prepare(points, 0.0)
+    n = max(200, int(40_000 * scale))
+    search = MCTS("prune", "best", iterations=n, capacity=n + 10)
+    t = time.perf_counter()
+    search.choose(ev, grid, card, points, 0.0, 1)
+    return n / (time.perf_counter() - t)
+
+
+@register_benchmark("possibility_evaluations_per_s")
+def _possibility_evaluations(scale: float) -> float:
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    grid, card = _mid_game(points)
+    ev = tiger_evaluator()
+    ev.prepare(points, 0.0)
+    n = max(100, int(100_000 * scale))
+    t = time.perf_counter()
+    evaluated = kp.repeat_child_values(grid, card, ev.params, n)
+    return evaluated / (time.perf_counter() - t)

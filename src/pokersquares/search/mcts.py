@@ -1,0 +1,199 @@
+"""Monte Carlo tree search over any evaluator (Arrington, Langley and Bogaerts 2016).
+
+Selection is UCT (``uct``), UCT over the children that survive hard pruning by the
+evaluator (``prune``), or the evaluator's single best child (``best``). Simulation is
+random (``random``), random among the children that survive pruning (``prune``), or
+the evaluator's best move (``best``). ``select_calc`` / ``simulate_calc`` compute the
+evaluator's values where pruning would, without using them (the paper's "+ Calc").
+
+Evaluators that offer a numba kernel (``evaluator.kernel()``, see
+:class:`~pokersquares.evaluators.kernel.EvaluatorKernel`) run the whole search in
+numba; any other evaluator is wrapped so that the same loop calls back into Python
+through its ``placement_values`` and ``state_value`` (correct, much slower). Plain UCT
+with random simulation needs no evaluator at all.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit, objmode
+
+from ..errors import PokerSquaresError
+from ..evaluators.base import Evaluator
+from ..game import EMPTY
+from ..kernels import mcts as km
+from .base import Search
+
+__all__ = ["MCTS", "SQUASHES", "DEFAULT_CP", "squash_range"]
+
+DEFAULT_CP = 200 / math.sqrt(2)
+AMERICAN_RANGE = (0.0, 725.0)  # the paper's "precise" range: 4 royal flushes, a straight flush, 5 quads
+SQUASHES = ("none", "precise", "imprecise", "max200", "max2000")
+_SELECTIONS = {"uct": km.SELECT_UCT, "prune": km.SELECT_PRUNE, "best": km.SELECT_BEST}
+_SIMULATIONS = {"random": km.SIM_RANDOM, "prune": km.SIM_PRUNE, "best": km.SIM_BEST}
+
+
+class MCTSOptionError(PokerSquaresError):
+    """An MCTS option with a value it does not know."""
+
+
+def squash_range(squash: str, points: np.ndarray) -> tuple[float, float]:
+    """The score range that UCT squashes to [0, 1]; ``(0, 0)`` means no squashing.
+
+    ``imprecise``: 10 x the lowest and 10 x the highest hand points; ``precise``: the
+    exact range, known here for the American system only (0 to 725); ``max200`` and
+    ``max2000``: 0 to 200 and 0 to 2,000, the paper's American tests.
+    """
+    if squash == "none":
+        return 0.0, 0.0
+    if squash == "imprecise":
+        return 10.0 * float(np.min(points)), 10.0 * float(np.max(points))
+    if squash == "max200":
+        return 0.0, 200.0
+    if squash == "max2000":
+        return 0.0, 2000.0
+    if squash == "precise":
+        if list(points) != [0, 2, 5, 10, 15, 20, 25, 50, 75, 100]:
+            raise MCTSOptionError("precise squashing knows the American range only; use imprecise")
+        return AMERICAN_RANGE
+    raise MCTSOptionError(f"unknown squash {squash!r}; known: {', '.join(SQUASHES)}")
+
+
+def _option(table: dict, value: str, what: str) -> int:
+    try:
+        return table[value]
+    except KeyError:
+        raise MCTSOptionError(f"unknown {what} {value!r}; known: {', '.join(table)}") from None
+
+
+class MCTS(Search):
+    """MCTS with the paper's selection and simulation strategies.
+
+    ``cp`` is UCT's C_p (the paper's 200 / sqrt(2) on unsquashed scores), ``delta``
+    the pruning threshold factor, ``final`` how the move is picked at the end: the
+    root child with the best mean score (``mean``) or the most visits (``visits``).
+    ``iterations`` fixes the iterations per move instead of the clock. ``capacity``
+    bounds the tree's nodes (when full, iterations play out from the frontier).
+    After each ``choose``, ``last_iterations`` and ``last_nodes`` say what it did, and
+    ``iterations_total`` / ``moves_total`` accumulate.
+    """
+
+    name = "mcts"
+
+    def __init__(self, selection: str = "prune", simulation: str = "best", select_calc: bool = False,
+                 simulate_calc: bool = False, cp: float = DEFAULT_CP, delta: float = 1.3,
+                 squash: str = "none", final: str = "mean", iterations: int | None = None,
+                 capacity: int = 1_000_000) -> None:
+        self.selection = _option(_SELECTIONS, selection, "selection")
+        self.simulation = _option(_SIMULATIONS, simulation, "simulation")
+        if squash not in SQUASHES:
+            raise MCTSOptionError(f"unknown squash {squash!r}; known: {', '.join(SQUASHES)}")
+        if final not in ("mean", "visits"):
+            raise MCTSOptionError(f"unknown final {final!r}; known: mean, visits")
+        if cp < 0 or capacity < 2 or (iterations is not None and iterations < 1):
+            raise MCTSOptionError("cp must be >= 0, capacity >= 2 and iterations >= 1")
+        self.select_calc = bool(select_calc)
+        self.simulate_calc = bool(simulate_calc)
+        self.cp = float(cp)
+        self.delta = float(delta)
+        self.squash = squash
+        self.final = final
+        self.iterations = iterations
+        self.capacity = int(capacity)
+        self.name = f"mcts({selection}/{simulation})"
+        self._tree: km.Tree | None = None
+        self.last_iterations = 0
+        self.last_nodes = 0
+        self.iterations_total = 0
+        self.moves_total = 0
+
+    @property
+    def needs_evaluator(self) -> bool:
+        return (self.selection != km.SELECT_UCT or self.simulation != km.SIM_RANDOM
+                or self.select_calc or self.simulate_calc)
+
+    def _kernel(self, evaluator: Evaluator):
+        if not self.needs_evaluator:
+            return km.no_child_values, km.no_state_value, np.zeros(1)
+        kernel = getattr(evaluator, "kernel", lambda: None)()
+        if kernel is not None:
+            return kernel.child_values, kernel.state_value, kernel.params
+        return _python_kernel(evaluator)
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        grid = np.ascontiguousarray(grid, dtype=np.int8)
+        points = np.asarray(points, dtype=np.int64)
+        lo, hi = squash_range(self.squash, points)
+        child_values, state_value, params = self._kernel(evaluator)
+        if self._tree is None:
+            self._tree = km.new_tree(self.capacity)
+        tree = self._tree
+        km.reset_tree(tree, int(card))
+        on_grid = set(grid[grid != EMPTY].tolist()) | {int(card)}
+        deck = np.array([c for c in range(52) if c not in on_grid], dtype=np.int8)
+        state = km.rng_seed(seed)
+
+        def run(n: int) -> None:
+            km.run_iterations(tree, grid, deck, n, state, self.selection, self.simulation,
+                              self.select_calc, self.simulate_calc, self.cp, self.delta, lo, hi,
+                              points, child_values, state_value, params)
+
+        done = 0
+        if self.iterations is not None:
+            run(self.iterations)
+            done = self.iterations
+        else:
+            deadline = time.perf_counter() + time_s
+            batch = 16
+            while True:
+                t0 = time.perf_counter()
+                run(batch)
+                done += batch
+                now = time.perf_counter()
+                per_iteration = max((now - t0) / batch, 1e-9)
+                batch = int(min((deadline - now) / per_iteration * 0.8, 1_000_000))
+                if batch < 1:
+                    break
+        self.last_iterations = done
+        self.last_nodes = int(tree.size[0])
+        self.iterations_total += done
+        self.moves_total += 1
+        means = km.root_values(tree, False)
+        ranking = km.root_values(tree, True) if self.final == "visits" else means
+        return int(np.argmax(ranking)), means
+
+
+# Evaluators without a kernel are reached from numba through object-mode callbacks to
+# the evaluator set here for the duration of a search (one search at a time per process).
+_PY_EVALUATOR: list = [None]
+
+
+def _py_child_values(grid, card, out):
+    out[:] = _PY_EVALUATOR[0].placement_values(grid.copy(), int(card))
+
+
+def _py_state_value(grid) -> float:
+    return float(_PY_EVALUATOR[0].state_value(grid.copy()))
+
+
+@njit(km.CHILD_VALUES_SIG)
+def _bridge_child_values(grid, card, params, out):
+    with objmode():
+        _py_child_values(grid, card, out)
+
+
+@njit(km.STATE_VALUE_SIG)
+def _bridge_state_value(grid, params):
+    with objmode(value="float64"):
+        value = _py_state_value(grid)
+    return value
+
+
+def _python_kernel(evaluator: Evaluator):
+    """The evaluator's Python methods behind the kernel calling convention (about 2 us
+    of overhead per call on top of the evaluator's own time)."""
+    _PY_EVALUATOR[0] = evaluator
+    return _bridge_child_values, _bridge_state_value, np.zeros(1)

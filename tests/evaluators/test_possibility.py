@@ -1,0 +1,72 @@
+import numpy as np
+import pytest
+
+from pokersquares.errors import PokerSquaresError
+from pokersquares.evaluators.possibility import (
+    APRIORI, TUNED, PossibilityEvaluator, measure_apriori, state_value)
+from pokersquares.kernels import random_games
+from pokersquares.points import AMERICAN, BRITISH
+
+PTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+def _evaluator(**kw):
+    ev = PossibilityEvaluator(**kw)
+    ev.prepare(PTS, 0.0)
+    return ev
+
+
+def test_apriori_tables_are_distributions_and_british_prices_straights_above_flushes():
+    for table in APRIORI.values():
+        assert len(table) == 10 and sum(table) == pytest.approx(1.0, abs=1e-4)
+    british = APRIORI["british"]
+    # the British system pays more for a straight (12) than a flush (5): rarer
+    assert british[4] < british[5] and british[9] <= british[8] < british[7]
+
+
+def test_placement_values_are_the_childrens_heuristic_values():
+    ev = _evaluator()
+    rng = np.random.default_rng(4)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[rng.permutation(25)[:11]] = rng.permutation(52)[:11]
+    card = int(np.setdiff1d(np.arange(52), grid)[0])
+    values = ev.placement_values(grid, card)
+    for cell in range(25):
+        if grid[cell] >= 0:
+            assert values[cell] == -np.inf
+        else:
+            child = grid.copy()
+            child[cell] = card
+            assert values[cell] == pytest.approx(
+                state_value(child.tolist(), AMERICAN.points, APRIORI["british"], TUNED, 1.0))
+            assert values[cell] == pytest.approx(ev.state_value(child))
+
+
+def test_weights_and_point_system_change_the_values():
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 1, 5]] = [4, 17, 30]  # three fives
+    a, b = _evaluator(), _evaluator(alpha=0.2, beta=0.4, gamma=0.6)
+    assert a.state_value(grid) != b.state_value(grid)
+    c = PossibilityEvaluator()
+    c.prepare(np.array(BRITISH.points), 0.0)
+    assert c.state_value(grid) != a.state_value(grid)
+
+
+def test_best_move_policy_plays_far_better_than_random():
+    ev = _evaluator()
+    scores = ev.playouts(np.full(25, -1, dtype=np.int8), 300, seed=1)
+    rand = random_games(300, 1, PTS)
+    assert scores.mean() > rand.mean() + 10 * np.hypot(scores.std(), rand.std()) / np.sqrt(300)
+
+
+def test_bad_options_are_user_errors():
+    with pytest.raises(PokerSquaresError):
+        PossibilityEvaluator(apriori="nope")
+    with pytest.raises(PokerSquaresError):
+        PossibilityEvaluator(apriori=[0.5, 0.5])
+
+
+def test_measure_apriori_returns_hand_frequencies():
+    table = measure_apriori(BRITISH.points, games=20, rounds=1)
+    assert len(table) == 10 and sum(table) == pytest.approx(1.0)
+    assert table[1] > 0  # some pair among 200 finished hands

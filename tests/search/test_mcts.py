@@ -1,0 +1,170 @@
+import math
+import time
+
+import numpy as np
+import pytest
+
+from pokersquares.cards import deal
+from pokersquares.errors import PokerSquaresError
+from pokersquares.evaluators.base import Evaluator
+from pokersquares.evaluators.possibility import PossibilityEvaluator
+from pokersquares.kernels import mcts as km
+from pokersquares.kernels import score_grid
+from pokersquares.points import AMERICAN
+from pokersquares.search.mcts import DEFAULT_CP, MCTS, squash_range
+
+PTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+def _values(pairs):
+    v = np.full(25, -np.inf)
+    for cell, value in pairs.items():
+        v[cell] = value
+    return v
+
+
+def _cells(mask):
+    return {i for i in range(25) if mask >> i & 1}
+
+
+def test_prune_keeps_children_at_or_above_delta_times_parent():
+    v = _values({0: 10.0, 1: 13.0, 2: 14.0, 3: 20.0, 4: 12.9})
+    # threshold 1.3 * 10 = 13: cells 0 and 4 go (2 of 5 = 40% <= 70%)
+    assert _cells(km.prune_mask(v, 10.0, 1.3)) == {1, 2, 3}
+
+
+def test_overpruning_falls_back_to_the_bottom_half():
+    v = _values({0: 1.0, 1: 2.0, 2: 3.0, 3: 4.0, 4: 50.0})
+    # threshold 13 prunes 4 of 5 (80% > 70%): prune only the lowest floor(5/2) = 2
+    assert _cells(km.prune_mask(v, 10.0, 1.3)) == {2, 3, 4}
+    # everything below the threshold: still the top half survives
+    assert _cells(km.prune_mask(_values({7: 1.0, 8: 2.0}), 100.0, 1.3)) == {8}
+    assert _cells(km.prune_mask(_values({7: 1.0}), 100.0, 1.3)) == {7}
+
+
+def test_uct_arithmetic():
+    assert km.uct_value(50.0, 4, 100, 2.0) == pytest.approx(50 + 4 * math.sqrt(2 * math.log(100) / 4))
+    assert DEFAULT_CP == pytest.approx(141.42, abs=0.01)
+
+
+def test_squash_ranges():
+    assert squash_range("none", PTS) == (0.0, 0.0)
+    assert squash_range("imprecise", PTS) == (0.0, 1000.0)
+    assert squash_range("precise", PTS) == (0.0, 725.0)
+    with pytest.raises(PokerSquaresError):
+        squash_range("precise", np.arange(10))
+
+
+def test_endgame_values_are_exact_expectations():
+    cards = deal(3)
+    grid = np.array(list(cards[:23]) + [-1, -1], dtype=np.int8)
+    card = cards[23]
+    values = km.endgame_values(grid, card, PTS)
+    assert values[:23].max() == -np.inf
+    rest = [c for c in range(52) if c not in set(cards[:24])]
+    for cell, other in ((23, 24), (24, 23)):
+        scores = []
+        for c in rest:
+            g = grid.copy()
+            g[cell], g[other] = card, c
+            scores.append(score_grid(g, PTS))
+        assert values[cell] == pytest.approx(np.mean(scores))
+
+
+def _mid_game(n=14, seed=2):
+    cards = deal(seed)
+    ev = PossibilityEvaluator()
+    ev.prepare(PTS, 0.0)
+    grid = np.full(25, -1, dtype=np.int8)
+    for c in cards[:n]:
+        grid[ev.greedy_cell(grid, c)] = c
+    return ev, grid, cards[n]
+
+
+@pytest.mark.parametrize("selection", ["uct", "prune", "best"])
+@pytest.mark.parametrize("simulation", ["random", "prune", "best"])
+def test_every_variant_chooses_a_legal_cell(selection, simulation):
+    ev, grid, card = _mid_game()
+    search = MCTS(selection, simulation, iterations=300)
+    cell, values = search.choose(ev, grid, card, PTS, 0.0, seed=1)
+    assert grid[cell] == -1
+    assert np.isfinite(values[cell]) and values[cell] == values.max()
+    assert (values[grid >= 0] == -np.inf).all()
+
+
+def test_visits_add_up_and_selection_respects_pruning():
+    ev, grid, card = _mid_game()
+    search = MCTS("prune", "random", iterations=2000)
+    search.choose(ev, grid, card, PTS, 0.0, seed=5)
+    tree = search._tree
+    assert tree.visits[0] == 2000
+    children = []
+    child = tree.first_child[0]
+    while child >= 0:
+        children.append(child)
+        child = tree.next_sibling[child]
+    assert sum(tree.visits[c] for c in children) == 2000
+    allowed = km.prune_mask(ev.placement_values(grid, card), ev.state_value(grid), 1.3)
+    assert {int(tree.move[c]) for c in children} == _cells(allowed)
+    assert search.last_nodes == int(tree.size[0]) > len(children)
+
+
+def test_best_move_selection_searches_only_the_best_child():
+    ev, grid, card = _mid_game()
+    search = MCTS("best", "random", iterations=200)
+    cell, values = search.choose(ev, grid, card, PTS, 0.0, seed=1)
+    assert cell == ev.greedy_cell(grid, card)
+    assert np.isfinite(values).sum() == 1
+
+
+def test_same_seed_same_choice():
+    ev, grid, card = _mid_game()
+    a = MCTS("uct", "best", iterations=500).choose(ev, grid, card, PTS, 0.0, seed=9)
+    b = MCTS("uct", "best", iterations=500).choose(ev, grid, card, PTS, 0.0, seed=9)
+    assert a[0] == b[0] and np.array_equal(a[1], b[1])
+
+
+def test_time_budget_is_kept():
+    ev, grid, card = _mid_game(8)
+    search = MCTS("prune", "best")
+    search.choose(ev, grid, card, PTS, 0.01, seed=0)  # load compiled kernels
+    t = time.perf_counter()
+    search.choose(ev, grid, card, PTS, 0.2, seed=0)
+    elapsed = time.perf_counter() - t
+    assert 0.15 < elapsed < 0.35
+    assert search.last_iterations > 50
+
+
+class _PythonEvaluator(Evaluator):
+    """An evaluator without a numba kernel: counts hands already made."""
+
+    name = "python"
+
+    def placement_values(self, grid, card):
+        out = np.full(25, -np.inf)
+        for cell in np.flatnonzero(grid < 0):
+            g = grid.copy()
+            g[cell] = card
+            out[cell] = self.state_value(g)
+        return out
+
+    def state_value(self, grid):
+        return float(score_grid(np.ascontiguousarray(grid, dtype=np.int8), self.points))
+
+    def playouts(self, grid, n, seed):
+        raise NotImplementedError
+
+
+def test_any_evaluator_drives_pruning_and_best_move_simulation():
+    _, grid, card = _mid_game()
+    ev = _PythonEvaluator()
+    ev.prepare(PTS, 0.0)
+    for selection, simulation in (("prune", "best"), ("uct", "random"), ("uct", "prune")):
+        cell, values = MCTS(selection, simulation, iterations=30).choose(ev, grid, card, PTS, 0.0, seed=2)
+        assert grid[cell] == -1 and np.isfinite(values[cell])
+
+
+def test_bad_options_are_user_errors():
+    for kwargs in (dict(selection="x"), dict(simulation="x"), dict(squash="x"), dict(final="x"), dict(cp=-1)):
+        with pytest.raises(PokerSquaresError):
+            MCTS(**kwargs)
