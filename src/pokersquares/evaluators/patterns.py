@@ -1,0 +1,279 @@
+"""BeeMo's evaluator: learned utilities of hand patterns, played by optimized greedy.
+
+Each line of the grid is abstracted into a 16-bit hand pattern with deck context
+(:mod:`pokersquares.kernels.patterns`). A pattern's utility estimates the final
+points of a line that passes through it. Optimized greedy (OG) places a card where
+the utilities of its row and column rise most.
+
+Learning (Castro-Wunsch, Maga and Anton 2016) runs in rounds until the budget is
+spent. A round's *training phase* plays ``train_games`` games by OG; after each
+game every pattern each line passed through is credited with the line's final
+points, and the running averages guide the very next game (the feedback loop).
+One game in ``ucb_every`` explores: the utility of each after-pattern gets a UCB1
+bonus ``c * sqrt(ln T / visits)``, with ``c = ucb_c * (max points - min points)``.
+The *evaluation phase* plays ``eval_games`` OG games on the round's utilities; the
+set with the best mean is kept. As in the paper, each round starts from zero
+utilities (``carry=True`` keeps learning on the previous round's averages instead).
+
+Saved tables are JSON, format ``pokersquares-pattern-utilities`` version 1::
+
+    {"format": "pokersquares-pattern-utilities", "version": 1,
+     "encoding": "beemo16", "encoding_version": 1,
+     "point_system": {"name": "American", "points": [0, 2, ...]},
+     "training": {"rounds": 812, "games": 8120000, "seconds": 299.7,
+                  "eval_mean": 117.9, "eval_games": 5000, ...},
+     "patterns": [[code, utility, visits], ...]}
+
+``code`` is the 16-bit pattern (bit layout in the kernels module); patterns not
+listed have utility 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import PokerSquaresError
+from ..kernels import patterns as kp
+from .base import Evaluator
+
+__all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
+           "write_utilities", "warm_up", "FILE_FORMAT", "FILE_VERSION"]
+
+FILE_FORMAT = "pokersquares-pattern-utilities"
+FILE_VERSION = 1
+ENCODING_NAME = "beemo16"
+
+
+class PatternFileError(PokerSquaresError):
+    """A utilities file that is missing, malformed, or of another format or version."""
+
+
+@dataclass
+class LearningReport:
+    """What a learning run did: rounds completed, games played, and the best set's
+    evaluation mean (``None`` when no round reached its evaluation phase)."""
+
+    rounds: int = 0
+    games: int = 0
+    seconds: float = 0.0
+    eval_mean: float | None = None
+    eval_games: int = 0
+    history: list[float] = field(default_factory=list)  # evaluation mean of each round
+
+    def to_json(self) -> dict:
+        return {"rounds": self.rounds, "games": self.games, "seconds": round(self.seconds, 3),
+                "eval_mean": self.eval_mean, "eval_games": self.eval_games}
+
+
+def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train_games: int = 5000,
+                    eval_games: int = 5000, ucb_every: int = 3, ucb_c: float = 0.05,
+                    feedback: bool = True, carry: bool = False, max_rounds: int | None = None,
+                    chunk: int = 500) -> tuple[np.ndarray, np.ndarray, LearningReport]:
+    """Learn pattern utilities for ``points`` within ``budget_s`` seconds (see the
+    module docstring). Returns the best utilities, their visit counts and a report.
+
+    The clock is checked between chunks of ``chunk`` games, and a phase is not
+    started when the last one's duration says it would overrun. If not even one
+    round completes, the partly trained utilities of the first are returned.
+    ``feedback=False`` plays each training phase on the utilities it started with
+    (zeros: uniformly random play), the paper's "without feedback" baseline.
+    """
+    points = np.asarray(points, dtype=np.int64)
+    start = time.perf_counter()
+    deadline = start + max(0.0, budget_s)
+    c = float(ucb_c) * float(max(1, points.max() - points.min()))
+    report = LearningReport(eval_games=eval_games)
+    utilities = np.zeros(kp.NUM_PATTERNS)
+    counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
+    best_u, best_n = utilities.copy(), counts.copy()
+    rng = np.random.default_rng(seed)
+    per_game_train = per_game_eval = 0.0  # seconds, from the last phase
+
+    def fits(seconds: float) -> bool:
+        return time.perf_counter() + seconds <= deadline
+
+    while max_rounds is None or report.rounds < max_rounds:
+        if report.rounds > 0 and not fits(per_game_train * train_games + per_game_eval * eval_games):
+            break
+        if not carry:
+            utilities[:] = 0.0
+            counts[:] = 0
+        play_u = utilities if feedback else utilities.copy()
+        t = time.perf_counter()
+        done = 0
+        while done < train_games:
+            n = min(chunk, train_games - done)
+            if report.rounds == 0 and done > 0 and not fits(per_game_train * n):
+                break
+            kp.train_games(utilities, counts, play_u, points, n, int(rng.integers(2**62)), ucb_every, c, done)
+            done += n
+            per_game_train = (time.perf_counter() - t) / done
+        report.games += done
+        if done < train_games:  # the budget ran out inside the first round
+            best_u, best_n = utilities.copy(), counts.copy()
+            break
+        if not fits(per_game_eval * eval_games):
+            if report.rounds == 0:
+                best_u, best_n = utilities.copy(), counts.copy()
+            break
+        t = time.perf_counter()
+        mean = float(kp.og_games(utilities, points, eval_games, int(rng.integers(2**62))).mean())
+        per_game_eval = (time.perf_counter() - t) / eval_games
+        report.games += eval_games
+        report.rounds += 1
+        report.history.append(mean)
+        if report.eval_mean is None or mean > report.eval_mean:
+            report.eval_mean = mean
+            best_u, best_n = utilities.copy(), counts.copy()
+    report.seconds = time.perf_counter() - start
+    return best_u, best_n, report
+
+
+class PatternEvaluator(Evaluator):
+    """Learned hand-pattern utilities; OG is its greedy policy and its playouts.
+
+    ``load`` names a saved utilities file; it is used instead of learning when its
+    point system is the one being prepared for (otherwise the evaluator learns, and
+    says so in ``self.loaded``). Learning options are those of ``learn_utilities``.
+    """
+
+    name = "patterns"
+
+    def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,
+                 ucb_every: int = 3, ucb_c: float = 0.05, feedback: bool = True, carry: bool = False) -> None:
+        self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
+                            ucb_c=ucb_c, feedback=feedback, carry=carry)
+        self.points = np.zeros(10, dtype=np.int64)
+        self.utilities = np.zeros(kp.NUM_PATTERNS)
+        self.counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
+        self.report: LearningReport | None = None
+        self.loaded: str | None = None
+        self._file: dict | None = None
+        if load is not None:
+            self._file = read_utilities(load)
+            self._file_path = str(load)
+
+    # -- learning ----------------------------------------------------------------
+    def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
+        start = time.perf_counter()
+        self.points = np.asarray(points, dtype=np.int64)
+        warm_up()
+        if self._file is not None and list(self._file["points"]) == self.points.tolist():
+            self.utilities, self.counts = self._file["utilities"].copy(), self._file["counts"].copy()
+            self.report = None
+            self.loaded = self._file_path
+            return
+        if self._file is not None:
+            warnings.warn(f"{self._file_path}: utilities were learned for points {self._file['points']}, "
+                          f"not {self.points.tolist()}; learning anew", stacklevel=2)
+        self.loaded = None
+        # Keep a little of the budget for the caller's own bookkeeping.
+        budget = max(0.0, 0.97 * budget_s - 0.1 - (time.perf_counter() - start))
+        self.utilities, self.counts, self.report = learn_utilities(self.points, budget, seed, **self.options)
+
+    def __setstate__(self, state: dict) -> None:
+        # A prepared evaluator is pickled into the harness's game workers: load the
+        # kernels there and then, not on the clock of the first move.
+        self.__dict__.update(state)
+        warm_up()
+
+    @property
+    def patterns_seen(self) -> int:
+        return int((self.counts > 0).sum())
+
+    @property
+    def shapes_seen(self) -> int:
+        """Patterns seen with the deck context masked off (the paper's ~60)."""
+        return len(set((np.flatnonzero(self.counts) & kp.SHAPE_MASK).tolist()))
+
+    # -- the Evaluator interface --------------------------------------------------
+    def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return kp.og_values(np.asarray(grid, dtype=np.int8), int(card), self.utilities)
+
+    def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        return kp.og_playouts(np.asarray(grid, dtype=np.int8), int(n), int(seed), self.utilities, self.points)
+
+    def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
+                           seed: int) -> np.ndarray:
+        return kp.og_placement_playouts(np.asarray(grid, dtype=np.int8), int(card),
+                                        np.asarray(cells, dtype=np.int64), int(n), int(seed),
+                                        self.utilities, self.points)
+
+    # -- files ----------------------------------------------------------------------
+    def save(self, path: str | Path, point_system_name: str = "custom") -> None:
+        write_utilities(path, self.utilities, self.counts, self.points, point_system_name,
+                        self.report.to_json() if self.report else {}, self.options)
+
+    def load(self, path: str | Path) -> "PatternEvaluator":
+        """Use the utilities in ``path`` (and its point system) from now on; return self."""
+        data = read_utilities(path)
+        self.utilities, self.counts = data["utilities"], data["counts"]
+        self.points = np.array(data["points"], dtype=np.int64)
+        self.loaded = str(path)
+        return self
+
+
+def warm_up() -> None:
+    """Compile or load from cache every kernel the evaluator uses (tiny inputs)."""
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[:23] = np.arange(23)
+    u = np.zeros(kp.NUM_PATTERNS)
+    points = np.zeros(10, dtype=np.int64)
+    kp.og_values(grid, 30, u)
+    kp.og_playouts(grid, 1, 0, u, points)
+    kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points)
+    kp.og_games(u, points, 1, 0)
+    kp.train_games(u, np.zeros(kp.NUM_PATTERNS, dtype=np.int64), u, points, 1, 0, 1, 0.5, 0)
+
+
+def write_utilities(path: str | Path, utilities: np.ndarray, counts: np.ndarray, points: np.ndarray,
+                    point_system_name: str, training: dict, options: dict) -> None:
+    codes = np.flatnonzero((counts > 0) | (utilities != 0))
+    doc = {
+        "format": FILE_FORMAT, "version": FILE_VERSION,
+        "encoding": ENCODING_NAME, "encoding_version": kp.ENCODING_VERSION,
+        "point_system": {"name": point_system_name, "points": [int(p) for p in points]},
+        "training": {**training, "options": options},
+        "patterns": [[int(c), float(utilities[c]), int(counts[c])] for c in codes],
+    }
+    Path(path).write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
+
+
+def read_utilities(path: str | Path) -> dict:
+    """Read a utilities file: ``{"points", "utilities", "counts", "name", "training"}``."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise PatternFileError(f"cannot read utilities file {str(path)!r}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise PatternFileError(f"{str(path)!r} is not JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FILE_FORMAT:
+        raise PatternFileError(f"{str(path)!r} is not a {FILE_FORMAT} file")
+    if doc.get("version") != FILE_VERSION:
+        raise PatternFileError(f"{str(path)!r} has format version {doc.get('version')!r}; "
+                               f"this version reads {FILE_VERSION}")
+    if doc.get("encoding") != ENCODING_NAME or doc.get("encoding_version") != kp.ENCODING_VERSION:
+        raise PatternFileError(f"{str(path)!r} uses pattern encoding {doc.get('encoding')!r} "
+                               f"v{doc.get('encoding_version')!r}; this version uses "
+                               f"{ENCODING_NAME} v{kp.ENCODING_VERSION}")
+    try:
+        points = [int(p) for p in doc["point_system"]["points"]]
+        utilities = np.zeros(kp.NUM_PATTERNS)
+        counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
+        for code, u, n in doc["patterns"]:
+            if not 0 <= int(code) < kp.NUM_PATTERNS:
+                raise ValueError(f"pattern code {code} out of range")
+            utilities[int(code)] = float(u)
+            counts[int(code)] = int(n)
+        if len(points) != 10:
+            raise ValueError("a point system has 10 values")
+    except (KeyError, TypeError, ValueError) as e:
+        raise PatternFileError(f"{str(path)!r} is malformed: {e}") from None
+    return {"points": points, "utilities": utilities, "counts": counts,
+            "name": doc["point_system"].get("name", "custom"), "training": doc.get("training", {})}

@@ -1,0 +1,563 @@
+"""BeeMo's hand patterns and the optimized greedy (OG) policy, as numba kernels.
+
+A *pattern* abstracts one line (row or column) of a grid into 16 bits, after
+Castro-Wunsch, Maga and Anton (2016). Bit layout, least significant first:
+
+==========  ====  ================================================================
+bits        name  meaning
+==========  ====  ================================================================
+0           col   1 for a column, 0 for a row
+1           fl    flush still possible: every card of the hand has one suit
+2           st    straight still possible: distinct ranks within one straight window
+3-5         unp   number of unpaired ranks (ranks held once), 0..5
+6-7         prs   number of pairs (ranks held twice), 0..2
+8           tr    three of a kind
+9           qu    four of a kind
+10-11       p1    undealt cards of the primary rank, 0..3
+12-13       p2    undealt cards of the secondary rank, 0..3 (0 when the hand holds
+                  more than 3 ranks, which can no longer become a full house or quads)
+14-15       fc    undealt cards of the flush suit: 0 not enough to complete the
+                  flush, 1 exactly enough, 2 more than enough (0 when no flush is possible)
+==========  ====  ================================================================
+
+Bits 0-9 are the hand pattern proper, bits 10-15 its deck context. *Undealt* means
+unseen by the player: not on the grid and not the card in hand. The primary rank
+is the rank held most often, the secondary the next; ties go to the rank with more
+undealt cards (the order of ranks never matters, as the paper asks). The empty
+hand and complete hands carry no context: nothing can come for a complete hand, and
+an empty one has no rank or suit to track. The pattern itself is the index into a
+utility array of ``NUM_PATTERNS`` entries.
+
+OG places a card where ``U[row after] - U[row before] + U[col after] - U[col before]``
+is largest. The after-pattern of a line does not depend on which of its empty cells
+takes the card, so a decision costs two encodings per open line, not per cell. Line
+states (packed rank counts, rank mask, suit, shape bits) and the deck's rank and suit
+counts are updated incrementally; no loop allocates.
+
+``encode_hand`` is the plain-Python reference of the encoding; ``og_values_reference``
+that of one OG decision. The tests check the kernels against both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+from numba import njit, prange
+
+from .core import _POPCOUNT13, classify_packed, rng_below, rng_seed, shuffle_prefix
+
+__all__ = [
+    "ENCODING_VERSION", "NUM_PATTERNS", "SHAPE_MASK", "describe_pattern",
+    "encode_hand", "encode_hand_kernel", "og_values", "og_values_reference",
+    "og_games", "og_games_from_deals", "og_playouts", "og_placement_playouts", "train_games",
+]
+
+ENCODING_VERSION = 1
+NUM_PATTERNS = 1 << 16
+SHAPE_MASK = (1 << 10) - 1  # bits 0-9: the pattern without deck context
+
+COLUMN_BIT = 1 << 0
+FLUSH_BIT = 1 << 1
+STRAIGHT_BIT = 1 << 2
+UNPAIRED_SHIFT = 3
+PAIRS_SHIFT = 6
+TRIPS_BIT = 1 << 8
+QUADS_BIT = 1 << 9
+PRIMARY_SHIFT = 10
+SECONDARY_SHIFT = 12
+FLUSH_CONTEXT_SHIFT = 14
+_REPEATS_BITS = (3 << PAIRS_SHIFT) | TRIPS_BIT | QUADS_BIT
+
+# Straight windows as 13-bit rank masks: A2345 .. 9TJQK, and TJQKA.
+_WINDOWS = [0b11111 << low for low in range(9)] + [(1 << 0) | (0b1111 << 9)]
+
+
+def _straight_possible_table() -> np.ndarray:
+    table = np.zeros(1 << 13, dtype=np.bool_)
+    for mask in range(1 << 13):
+        table[mask] = any(mask & ~w == 0 for w in _WINDOWS)
+    return table
+
+
+_STRAIGHT_POSSIBLE = _straight_possible_table()
+_LOWEST_BIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << 13)], dtype=np.int64)
+# Adding a card of a rank already held k times: how the shape bits change.
+_SHAPE_DELTA = np.array([
+    1 << UNPAIRED_SHIFT,                              # 0 -> 1: one more unpaired
+    (1 << PAIRS_SHIFT) - (1 << UNPAIRED_SHIFT),       # 1 -> 2: unpaired becomes a pair
+    TRIPS_BIT - (1 << PAIRS_SHIFT),                   # 2 -> 3: pair becomes trips
+    QUADS_BIT - TRIPS_BIT,                            # 3 -> 4: trips become quads
+], dtype=np.int64)
+
+# Line state rows (a line's state is one column of an int64[5, 10] array).
+L_N, L_COUNTS, L_MASK, L_SUIT, L_SHAPE = 0, 1, 2, 3, 4
+MIXED = 4  # L_SUIT: -1 empty, 0..3 every card of that suit, MIXED otherwise
+# Deck state: int64[17], undealt cards of each rank (0..12) then of each suit (13..16).
+SUIT_LEFT = 13
+
+_UNSEEN_BONUS = 1e12  # UCB1 value of a never-credited pattern: try it first
+
+
+# -- the reference ----------------------------------------------------------------
+
+def encode_hand(cards: Sequence[int], is_column: bool, rank_left: Sequence[int],
+                suit_left: Sequence[int]) -> int:
+    """The pattern of the hand ``cards`` (0..5 card ids), given the undealt cards of
+    each rank (13) and suit (4). Plain Python: the reference for the kernels."""
+    code = COLUMN_BIT if is_column else 0
+    if not cards:
+        return code | FLUSH_BIT | STRAIGHT_BIT
+    ranks = Counter(c % 13 for c in cards)
+    suits = {c // 13 for c in cards}
+    held = list(ranks.values())
+    flush = len(suits) == 1
+    straight = all(k == 1 for k in held) and any(all((w >> r) & 1 for r in ranks) for w in _WINDOWS)
+    code |= (FLUSH_BIT if flush else 0) | (STRAIGHT_BIT if straight else 0)
+    code |= held.count(1) << UNPAIRED_SHIFT
+    code |= held.count(2) << PAIRS_SHIFT
+    code |= (TRIPS_BIT if 3 in held else 0) | (QUADS_BIT if 4 in held else 0)
+    if len(cards) == 5:
+        return code
+    order = sorted(ranks, key=lambda r: (ranks[r], rank_left[r]), reverse=True)
+    code |= rank_left[order[0]] << PRIMARY_SHIFT
+    if len(order) >= 2 and len(order) <= 3:
+        code |= rank_left[order[1]] << SECONDARY_SHIFT
+    if flush:
+        need, have = 5 - len(cards), suit_left[next(iter(suits))]
+        code |= (0 if have < need else 1 if have == need else 2) << FLUSH_CONTEXT_SHIFT
+    return code
+
+
+def describe_pattern(code: int) -> str:
+    """A pattern as text, e.g. ``row fl unp=2 prs=1 | p1=2 p2=3 fc=more``."""
+    parts = ["col" if code & COLUMN_BIT else "row"]
+    if code & FLUSH_BIT:
+        parts.append("fl")
+    if code & STRAIGHT_BIT:
+        parts.append("st")
+    parts.append(f"unp={(code >> UNPAIRED_SHIFT) & 7}")
+    parts.append(f"prs={(code >> PAIRS_SHIFT) & 3}")
+    if code & TRIPS_BIT:
+        parts.append("trips")
+    if code & QUADS_BIT:
+        parts.append("quads")
+    fc = ("none", "exact", "more", "?")[(code >> FLUSH_CONTEXT_SHIFT) & 3]
+    parts.append(f"| p1={(code >> PRIMARY_SHIFT) & 3} p2={(code >> SECONDARY_SHIFT) & 3} fc={fc}")
+    return " ".join(parts)
+
+
+def _deck_left(grid: Sequence[int], card: int | None) -> tuple[list[int], list[int]]:
+    rank_left, suit_left = [4] * 13, [13] * 4
+    for c in [c for c in grid if c >= 0] + ([card] if card is not None else []):
+        rank_left[c % 13] -= 1
+        suit_left[c // 13] -= 1
+    return rank_left, suit_left
+
+
+def og_values_reference(grid: Sequence[int], card: int, utilities: np.ndarray) -> np.ndarray:
+    """OG's value of each cell for ``card`` (``-inf`` where occupied). Plain Python."""
+    grid = [int(c) for c in grid]
+    rank_left, suit_left = _deck_left(grid, card)
+    values = np.full(25, -np.inf)
+    for cell in range(25):
+        if grid[cell] >= 0:
+            continue
+        r, c = divmod(cell, 5)
+        total = 0.0
+        for line, is_col in (([r * 5 + j for j in range(5)], False), ([i * 5 + c for i in range(5)], True)):
+            cards = [grid[i] for i in line if grid[i] >= 0]
+            total += (utilities[encode_hand(cards + [card], is_col, rank_left, suit_left)]
+                      - utilities[encode_hand(cards, is_col, rank_left, suit_left)])
+        values[cell] = total
+    return values
+
+
+# -- kernels: encoding ----------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _code(is_col, n, counts, mask, suit, shape, left):
+    """The pattern of a line in the given state (see ``encode_hand``)."""
+    if n == 0:
+        return is_col | FLUSH_BIT | STRAIGHT_BIT
+    code = is_col | shape
+    if suit != MIXED:
+        code |= FLUSH_BIT
+    if (shape & _REPEATS_BITS) == 0 and _STRAIGHT_POSSIBLE[mask]:
+        code |= STRAIGHT_BIT
+    if n == 5:
+        return code
+    top1 = -1
+    top2 = -1
+    m = mask
+    while m:
+        r = _LOWEST_BIT[m]
+        m &= m - 1
+        key = ((counts >> (4 * r)) & 15) * 4 + left[r]
+        if key > top1:
+            top2 = top1
+            top1 = key
+        elif key > top2:
+            top2 = key
+    code |= (top1 & 3) << PRIMARY_SHIFT
+    if top2 >= 0 and _POPCOUNT13[mask] <= 3:
+        code |= (top2 & 3) << SECONDARY_SHIFT
+    if suit != MIXED:
+        need = 5 - n
+        have = left[SUIT_LEFT + suit]
+        if have == need:
+            code |= 1 << FLUSH_CONTEXT_SHIFT
+        elif have > need:
+            code |= 2 << FLUSH_CONTEXT_SHIFT
+    return code
+
+
+@njit(cache=True, inline="always")
+def _line_code(lines, l, left):
+    return _code(l // 5, lines[L_N, l], lines[L_COUNTS, l], lines[L_MASK, l], lines[L_SUIT, l],
+                 lines[L_SHAPE, l], left)
+
+
+@njit(cache=True, inline="always")
+def _line_code_with(lines, l, rank, suit, left):
+    """The pattern of line ``l`` if a card of ``rank`` and ``suit`` joined it."""
+    n = lines[L_N, l]
+    counts = lines[L_COUNTS, l]
+    held = (counts >> (4 * rank)) & 15
+    s = lines[L_SUIT, l]
+    if n == 0:
+        s = suit
+    elif s != suit:
+        s = MIXED
+    return _code(l // 5, n + 1, counts + (np.int64(1) << (4 * rank)), lines[L_MASK, l] | (1 << rank), s,
+                 lines[L_SHAPE, l] + _SHAPE_DELTA[held], left)
+
+
+@njit(cache=True, inline="always")
+def _add_to_line(lines, l, rank, suit):
+    counts = lines[L_COUNTS, l]
+    lines[L_SHAPE, l] += _SHAPE_DELTA[(counts >> (4 * rank)) & 15]
+    lines[L_COUNTS, l] = counts + (np.int64(1) << (4 * rank))
+    lines[L_MASK, l] |= 1 << rank
+    if lines[L_N, l] == 0:
+        lines[L_SUIT, l] = suit
+    elif lines[L_SUIT, l] != suit:
+        lines[L_SUIT, l] = MIXED
+    lines[L_N, l] += 1
+
+
+@njit(cache=True)
+def encode_hand_kernel(cards, is_column, left):
+    """``encode_hand`` for ``cards`` (int8, ``-1`` skipped) and ``left`` = int64[17]
+    undealt cards per rank then per suit."""
+    lines = np.zeros((5, 10), dtype=np.int64)
+    lines[L_SUIT, :] = -1
+    l = 5 if is_column else 0
+    for i in range(cards.shape[0]):
+        c = cards[i]
+        if c >= 0:
+            _add_to_line(lines, l, c % 13, c // 13)
+    return _line_code(lines, l, left)
+
+
+# -- kernels: positions and the OG decision -----------------------------------------------
+
+@njit(cache=True, inline="always")
+def _setup(grid, lines, left, empties):
+    """Fill line and deck states from ``grid``; return the number of empty cells
+    (listed in ``empties``)."""
+    for l in range(10):
+        lines[L_N, l] = 0
+        lines[L_COUNTS, l] = 0
+        lines[L_MASK, l] = 0
+        lines[L_SUIT, l] = -1
+        lines[L_SHAPE, l] = 0
+    for r in range(13):
+        left[r] = 4
+    for s in range(4):
+        left[SUIT_LEFT + s] = 13
+    n_empty = 0
+    for cell in range(25):
+        c = grid[cell]
+        if c < 0:
+            empties[n_empty] = cell
+            n_empty += 1
+        else:
+            rank = c % 13
+            suit = c // 13
+            _add_to_line(lines, cell // 5, rank, suit)
+            _add_to_line(lines, 5 + cell % 5, rank, suit)
+            left[rank] -= 1
+            left[SUIT_LEFT + suit] -= 1
+    return n_empty
+
+
+@njit(cache=True, inline="always")
+def _line_gains(lines, left, rank, suit, utilities, gains, counts, explore_c, log_total):
+    """``gains[l]``: change in line ``l``'s utility if the card joins it. With
+    ``explore_c > 0`` the after-pattern also earns a UCB1 bonus from its visit count."""
+    for l in range(10):
+        if lines[L_N, l] < 5:
+            after = _line_code_with(lines, l, rank, suit, left)
+            g = utilities[after] - utilities[_line_code(lines, l, left)]
+            if explore_c > 0.0:
+                visits = counts[after]
+                if visits == 0:
+                    g += _UNSEEN_BONUS
+                else:
+                    g += explore_c * np.sqrt(log_total / visits)
+            gains[l] = g
+
+
+@njit(cache=True, inline="always")
+def _best_empty(empties, n_empty, gains, state):
+    """Index into ``empties`` of the cell with the largest row + column gain; ties
+    are broken uniformly at random (reservoir sampling), so no cell is favoured."""
+    best = -np.inf
+    best_i = 0
+    ties = 0
+    for i in range(n_empty):
+        cell = empties[i]
+        v = gains[cell // 5] + gains[5 + cell % 5]
+        if v > best:
+            best = v
+            best_i = i
+            ties = 1
+        elif v == best:
+            ties += 1
+            if rng_below(state, ties) == 0:
+                best_i = i
+    return best_i
+
+
+@njit(cache=True, inline="always")
+def _place(grid, lines, empties, n_empty, i, card):
+    cell = empties[i]
+    grid[cell] = card
+    _add_to_line(lines, cell // 5, card % 13, card // 13)
+    _add_to_line(lines, 5 + cell % 5, card % 13, card // 13)
+    empties[i] = empties[n_empty - 1]
+    return n_empty - 1
+
+
+@njit(cache=True, inline="always")
+def _final_score(lines, points):
+    total = 0
+    for l in range(10):
+        total += points[classify_packed(lines[L_N, l], lines[L_COUNTS, l], lines[L_MASK, l],
+                                         lines[L_SUIT, l] != MIXED)]
+    return total
+
+
+@njit(cache=True)
+def og_values(grid, card, utilities):
+    """OG's value of placing ``card`` in each cell (``-inf`` where occupied)."""
+    lines = np.empty((5, 10), dtype=np.int64)
+    left = np.empty(17, dtype=np.int64)
+    empties = np.empty(25, dtype=np.int64)
+    gains = np.zeros(10, dtype=np.float64)
+    n_empty = _setup(grid, lines, left, empties)
+    rank = card % 13
+    suit = card // 13
+    left[rank] -= 1
+    left[SUIT_LEFT + suit] -= 1
+    _line_gains(lines, left, rank, suit, utilities, gains, np.zeros(0, dtype=np.int64), 0.0, 0.0)
+    values = np.full(25, -np.inf)
+    for i in range(n_empty):
+        cell = empties[i]
+        values[cell] = gains[cell // 5] + gains[5 + cell % 5]
+    return values
+
+
+# -- kernels: complete games -----------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, points, gains, state,
+              counts, explore_c, log_total, record):
+    """Place ``deck[:n_deal]`` in order by OG and return the final score. With a
+    ``record`` of shape (2 * n_deal, 10), rows 2t and 2t + 1 hold each line's pattern
+    before and after move t, both seen with the card of move t in hand: exactly the
+    patterns whose utilities OG compared."""
+    for t in range(n_deal):
+        card = deck[t]
+        rank = card % 13
+        suit = card // 13
+        left[rank] -= 1
+        left[SUIT_LEFT + suit] -= 1
+        if record.shape[0] > 0:
+            for l in range(10):
+                record[2 * t, l] = _line_code(lines, l, left)
+                record[2 * t + 1, l] = record[2 * t, l]
+        _line_gains(lines, left, rank, suit, utilities, gains, counts, explore_c, log_total)
+        i = _best_empty(empties, n_empty, gains, state)
+        cell = empties[i]
+        n_empty = _place(grid, lines, empties, n_empty, i, card)
+        if record.shape[0] > 0:
+            record[2 * t + 1, cell // 5] = _line_code(lines, cell // 5, left)
+            record[2 * t + 1, 5 + cell % 5] = _line_code(lines, 5 + cell % 5, left)
+    return _final_score(lines, points)
+
+
+@njit(cache=True)
+def og_games(utilities, points, n_games, seed):
+    """Scores of ``n_games`` OG games from an empty grid, each on a fresh shuffle."""
+    state = rng_seed(seed)
+    deck = np.arange(52).astype(np.int8)
+    grid = np.empty(25, dtype=np.int8)
+    lines = np.empty((5, 10), dtype=np.int64)
+    left = np.empty(17, dtype=np.int64)
+    empties = np.empty(25, dtype=np.int64)
+    gains = np.zeros(10, dtype=np.float64)
+    no_counts = np.zeros(0, dtype=np.int64)
+    no_record = np.zeros((0, 10), dtype=np.int64)
+    scores = np.empty(n_games, dtype=np.int64)
+    for g in range(n_games):
+        grid[:] = -1
+        n_empty = _setup(grid, lines, left, empties)
+        shuffle_prefix(state, deck, 0, 25)
+        scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, utilities, points, gains,
+                              state, no_counts, 0.0, 0.0, no_record)
+    return scores
+
+
+@njit(cache=True)
+def og_games_from_deals(utilities, points, deals, seed):
+    """Scores of OG games on given deals (``int8[n, >=25]``, dealt in column order);
+    ``seed`` only breaks ties."""
+    state = rng_seed(seed)
+    grid = np.empty(25, dtype=np.int8)
+    lines = np.empty((5, 10), dtype=np.int64)
+    left = np.empty(17, dtype=np.int64)
+    empties = np.empty(25, dtype=np.int64)
+    gains = np.zeros(10, dtype=np.float64)
+    no_counts = np.zeros(0, dtype=np.int64)
+    no_record = np.zeros((0, 10), dtype=np.int64)
+    scores = np.empty(deals.shape[0], dtype=np.int64)
+    for g in range(deals.shape[0]):
+        grid[:] = -1
+        n_empty = _setup(grid, lines, left, empties)
+        scores[g] = _play_out(grid, deals[g], 25, lines, left, empties, n_empty, utilities, points, gains,
+                              state, no_counts, 0.0, 0.0, no_record)
+    return scores
+
+
+@njit(cache=True, inline="always")
+def _unseen(grid, out):
+    """Cards not on ``grid`` into ``out``; return how many."""
+    on = np.zeros(52, dtype=np.bool_)
+    for cell in range(25):
+        if grid[cell] >= 0:
+            on[grid[cell]] = True
+    k = 0
+    for c in range(52):
+        if not on[c]:
+            out[k] = c
+            k += 1
+    return k
+
+
+N_CHUNKS = 8  # playouts are split in this many independently seeded chunks: results do
+# not depend on how many threads run them
+
+
+@njit(cache=True, parallel=True)
+def og_playouts(grid, n, seed, utilities, points):
+    """``int64[n]``: final scores of OG completions of ``grid``, each with a fresh
+    shuffle of the cards not on it."""
+    scores = np.empty(n, dtype=np.int64)
+    per = (n + N_CHUNKS - 1) // N_CHUNKS
+    for k in prange(N_CHUNKS):
+        state = rng_seed(seed * 1000003 + k)
+        deck = np.empty(52, dtype=np.int8)
+        n_unseen = _unseen(grid, deck)
+        g = np.empty(25, dtype=np.int8)
+        lines = np.empty((5, 10), dtype=np.int64)
+        left = np.empty(17, dtype=np.int64)
+        empties = np.empty(25, dtype=np.int64)
+        gains = np.zeros(10, dtype=np.float64)
+        no_counts = np.zeros(0, dtype=np.int64)
+        no_record = np.zeros((0, 10), dtype=np.int64)
+        for j in range(k * per, min(n, (k + 1) * per)):
+            g[:] = grid
+            n_empty = _setup(g, lines, left, empties)
+            shuffle_prefix(state, deck[:n_unseen], 0, n_empty)
+            scores[j] = _play_out(g, deck, n_empty, lines, left, empties, n_empty, utilities, points,
+                                  gains, state, no_counts, 0.0, 0.0, no_record)
+    return scores
+
+
+@njit(cache=True, parallel=True)
+def og_placement_playouts(grid, card, cells, n, seed, utilities, points):
+    """``int64[len(cells), n]``: for each cell, final scores of ``n`` OG completions
+    after placing ``card`` there, each with a fresh shuffle of the unseen cards.
+    The work is interleaved over cells so every chunk (thread) costs about the same."""
+    n_cells = cells.shape[0]
+    total = n_cells * n
+    scores = np.empty((n_cells, n), dtype=np.int64)
+    per = (total + N_CHUNKS - 1) // N_CHUNKS
+    for k in prange(N_CHUNKS):
+        state = rng_seed(seed * 1000003 + k)
+        g = np.empty(25, dtype=np.int8)
+        g[:] = grid
+        g[cells[0]] = card  # any cell: only which cards are unseen matters here
+        deck = np.empty(52, dtype=np.int8)
+        n_unseen = _unseen(g, deck)
+        lines = np.empty((5, 10), dtype=np.int64)
+        left = np.empty(17, dtype=np.int64)
+        empties = np.empty(25, dtype=np.int64)
+        gains = np.zeros(10, dtype=np.float64)
+        no_counts = np.zeros(0, dtype=np.int64)
+        no_record = np.zeros((0, 10), dtype=np.int64)
+        for task in range(k * per, min(total, (k + 1) * per)):
+            ci = task % n_cells
+            g[:] = grid
+            g[cells[ci]] = card
+            n_empty = _setup(g, lines, left, empties)
+            shuffle_prefix(state, deck[:n_unseen], 0, n_empty)
+            scores[ci, task // n_cells] = _play_out(g, deck, n_empty, lines, left, empties, n_empty,
+                                                    utilities, points, gains, state, no_counts, 0.0, 0.0,
+                                                    no_record)
+    return scores
+
+
+# -- kernels: learning -------------------------------------------------------------------------
+
+@njit(cache=True)
+def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_every, ucb_c, games_before):
+    """BeeMo's training phase: play ``n_games`` games and, after each, credit every
+    pattern each line passed through with that line's final points (running averages
+    in ``utilities``, visits in ``counts``). Games are played by OG on
+    ``play_utilities``: pass ``utilities`` itself for the feedback loop (each game
+    uses the averages of all games before it), or a frozen copy for no feedback.
+    Every ``ucb_every``-th game (0: never) adds the UCB1 bonus ``ucb_c *
+    sqrt(ln T / visits)`` to after-patterns, T the games played in the phase
+    (``games_before`` of them in earlier calls). Returns the games' scores."""
+    state = rng_seed(seed)
+    deck = np.arange(52).astype(np.int8)
+    grid = np.empty(25, dtype=np.int8)
+    lines = np.empty((5, 10), dtype=np.int64)
+    left = np.empty(17, dtype=np.int64)
+    empties = np.empty(25, dtype=np.int64)
+    gains = np.zeros(10, dtype=np.float64)
+    record = np.empty((50, 10), dtype=np.int64)
+    scores = np.empty(n_games, dtype=np.int64)
+    for g in range(n_games):
+        played = games_before + g
+        explore = ucb_c if ucb_every > 0 and played % ucb_every == ucb_every - 1 else 0.0
+        grid[:] = -1
+        n_empty = _setup(grid, lines, left, empties)
+        shuffle_prefix(state, deck, 0, 25)
+        scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, play_utilities, points,
+                              gains, state, counts, explore, np.log(played + 1.0), record)
+        for l in range(10):
+            final = points[classify_packed(5, lines[L_COUNTS, l], lines[L_MASK, l],
+                                            lines[L_SUIT, l] != MIXED)]
+            previous = -1
+            for t in range(50):
+                code = record[t, l]
+                if code != previous:  # each pattern a line passed through, once
+                    previous = code
+                    counts[code] += 1
+                    utilities[code] += (final - utilities[code]) / counts[code]
+    return scores

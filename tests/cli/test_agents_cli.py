@@ -1,0 +1,44 @@
+"""``pokersquares train`` and ``pokersquares experiment beemo``."""
+
+import json
+import subprocess
+import sys
+
+from pokersquares.evaluators.patterns import read_utilities
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "pokersquares", *args], capture_output=True, text=True)
+
+
+def test_train_writes_a_table_the_player_loads(tmp_path):
+    out = tmp_path / "british.json"
+    r = cli("train", "--player", "og", "--system", "british", "--prep-time", "1.5", "--out", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["system"] == "British" and summary["seconds"] < 1.5 and summary["games"] > 0
+    assert read_utilities(out)["points"] == [0, 1, 3, 6, 12, 5, 10, 16, 30, 30]
+    r = cli("play", "--player", f"og:load={out}", "--system", "british", "--prep-time", "0",
+            "--db", str(tmp_path / "r.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["penalty"] is None
+
+
+def test_train_rejects_what_it_cannot_do(tmp_path):
+    r = cli("train", "--player", "random", "--system", "american", "--out", str(tmp_path / "x.json"))
+    assert r.returncode == 2 and "nothing to save" in r.stderr
+    r = cli("train", "--player", "og", "--system", "american", "--out", str(tmp_path / "no" / "x.json"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_experiment_beemo_prints_paper_and_ours():
+    r = cli("experiment", "beemo", "--prep-time", "0.5", "--games", "200", "--mc-games", "2", "--playouts", "5",
+            "--systems", "american", "--configs", "feedback,beemo", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["what"] for row in rows] == ["learning:feedback", "learning:beemo", "og", "flat_mc"]
+    for row in rows:
+        assert row["games"] in (200, 2) and row["stderr"] >= 0 and row["system"] == "American"
+        assert row["paper"] is not None or row["what"] == "learning:beemo"  # the paper gives no figure
+    r = cli("experiment", "beemo", "--systems", "nowhere")
+    assert r.returncode == 2 and "unknown system" in r.stderr

@@ -1,0 +1,103 @@
+import json
+import time
+
+import numpy as np
+import pytest
+
+from pokersquares.evaluators.patterns import (
+    PatternEvaluator, PatternFileError, learn_utilities, read_utilities,
+)
+from pokersquares.kernels import patterns as kp
+from pokersquares.points import AMERICAN, BRITISH
+
+AMERICAN_POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def learned() -> PatternEvaluator:
+    ev = PatternEvaluator(train_games=2000, eval_games=1000)
+    ev.prepare(AMERICAN_POINTS, 2.0, seed=1)
+    return ev
+
+
+def test_learning_improves_on_untrained_utilities(learned):
+    untrained = kp.og_games(np.zeros(kp.NUM_PATTERNS), AMERICAN_POINTS, 3000, 11).mean()
+    trained = kp.og_games(learned.utilities, AMERICAN_POINTS, 3000, 11).mean()
+    assert trained > untrained + 50
+    assert learned.report.rounds >= 1 and learned.report.eval_mean is not None
+    assert 40 <= learned.shapes_seen < learned.patterns_seen
+
+
+def test_learning_keeps_the_best_round():
+    _, _, report = learn_utilities(AMERICAN_POINTS, 10.0, 3, train_games=500, eval_games=500, max_rounds=4)
+    assert report.rounds == 4 and report.eval_mean == max(report.history)
+
+
+def test_learning_respects_its_budget():
+    t = time.perf_counter()
+    _, counts, report = learn_utilities(AMERICAN_POINTS, 0.3, 4)
+    assert time.perf_counter() - t < 0.3 + 0.1
+    assert counts.sum() > 0  # even a budget too short for a round leaves a partly trained table
+
+
+def test_no_feedback_trains_on_random_play():
+    u, _, report = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=1000, eval_games=500, feedback=False,
+                                   ucb_every=0, max_rounds=1)
+    with_feedback, _, _ = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=1000, eval_games=500,
+                                          ucb_every=0, max_rounds=1)
+    assert report.rounds == 1
+    assert (kp.og_games(u, AMERICAN_POINTS, 2000, 1).mean()
+            < kp.og_games(with_feedback, AMERICAN_POINTS, 2000, 1).mean())
+
+
+def test_save_load_round_trip(tmp_path, learned):
+    path = tmp_path / "american.json"
+    learned.save(path, point_system_name="American")
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "pokersquares-pattern-utilities" and doc["version"] == 1
+    assert doc["point_system"] == {"name": "American", "points": list(AMERICAN.points)}
+    loaded = PatternEvaluator(load=str(path))
+    t = time.perf_counter()
+    loaded.prepare(AMERICAN_POINTS, 60.0)
+    assert time.perf_counter() - t < 5  # no learning: the table is used as saved
+    assert loaded.loaded == str(path)
+    assert np.array_equal(loaded.utilities, learned.utilities)
+    assert np.array_equal(loaded.counts, learned.counts)
+    assert PatternEvaluator().load(path).points.tolist() == list(AMERICAN.points)
+
+
+def test_a_table_for_another_point_system_is_not_used(tmp_path, learned):
+    path = tmp_path / "american.json"
+    learned.save(path)
+    ev = PatternEvaluator(load=str(path), train_games=200, eval_games=200)
+    with pytest.warns(UserWarning, match="learning anew"):
+        ev.prepare(np.array(BRITISH.points, dtype=np.int64), 0.5)
+    assert ev.loaded is None and not np.array_equal(ev.utilities, learned.utilities)
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read"),
+    ("not json", "not JSON"),
+    ('{"format": "other"}', "not a pokersquares-pattern-utilities"),
+    ('{"format": "pokersquares-pattern-utilities", "version": 99}', "format version"),
+    ('{"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16", "encoding_version": 0}',
+     "encoding"),
+    ('{"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16", "encoding_version": 1,'
+     ' "point_system": {"points": [1, 2]}, "patterns": []}', "malformed"),
+])
+def test_bad_files_are_reported(tmp_path, content, message):
+    path = tmp_path / "table.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(PatternFileError, match=message):
+        read_utilities(path)
+
+
+def test_evaluator_interface(learned):
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 6, 12]] = [0, 14, 28]
+    values = learned.placement_values(grid, 40)
+    assert values.shape == (25,) and np.isneginf(values[[0, 6, 12]]).all() and np.isfinite(np.delete(values, [0, 6, 12])).all()
+    assert learned.playouts(grid, 16, 1).shape == (16,)
+    cells = np.array([1, 2, 3])
+    assert learned.placement_playouts(grid, 40, cells, 5, 1).shape == (3, 5)

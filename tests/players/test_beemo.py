@@ -1,0 +1,117 @@
+"""The beemo and og players: registered, legal games within budget, OG's choices,
+trained tables loaded by spec."""
+
+import time
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN, Game
+from pokersquares.cards import parse_cards
+from pokersquares.harness.registry import list_players, make_player
+from pokersquares.harness.runner import player_cores
+from pokersquares.hands import classify
+from pokersquares.kernels import patterns as kp
+from pokersquares.players.beemo import og
+
+POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> str:
+    player = make_player("og:train_games=2000,eval_games=1000")
+    player.set_point_system(AMERICAN, 2.0)
+    path = tmp_path_factory.mktemp("tables") / "american.json"
+    player.evaluator.save(path, point_system_name="American")
+    return str(path)
+
+
+def play(player, seed: int, clock: float = 30.0) -> tuple[int, float]:
+    game = Game.from_seed(seed, AMERICAN)
+    player.set_seed(seed)
+    player.start_game()
+    used = 0.0
+    for card in game:
+        t = time.perf_counter()
+        row, col = player.get_play(card, clock - used)
+        used += time.perf_counter() - t
+        game.play(row, col)  # raises on an illegal play
+    return game.score(), used
+
+
+def test_registered_with_their_cores():
+    infos = {p.name: p for p in list_players()}
+    assert infos["beemo"].cores == 2 and infos["og"].cores == 1
+    assert player_cores("beemo") == 2 and player_cores("beemo:cores=1") == 1
+
+
+def grid_of(cells: dict[int, str]) -> np.ndarray:
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, text in cells.items():
+        grid[cell] = parse_cards([text])[0]
+    return grid
+
+
+def column(grid: np.ndarray) -> np.ndarray:
+    """The grid mirrored on its diagonal: rows become columns."""
+    return np.ascontiguousarray(grid.reshape(5, 5).T.reshape(25))
+
+
+COMPLETE_HANDS = ["2C 5D 9H JS KC", "5H 5S 9C JD KH", "5H 5S 9C 9D KH", "7C 7D 7H 2S KD", "2H 3D 4C 5S 6H",
+                  "2H 6H 9H JH KH", "7C 7D 7H 2S 2C", "7C 7D 7H 7S 2C", "9H TH JH QH KH"]
+
+
+def test_og_completes_the_hands_its_utilities_value():
+    player = og()
+    player.set_point_system(AMERICAN, 0.0)  # no time to learn: utilities are set below
+    for text in COMPLETE_HANDS:
+        cards = parse_cards(text.split())
+        for is_column in (False, True):
+            player.evaluator.utilities[kp.encode_hand(cards, is_column, [0] * 13, [0] * 4)] = POINTS[classify(cards)]
+    # Column 0 holds TH JH QH KH: the ace of hearts at cell 20 makes a straight flush.
+    flush_draw = grid_of({0: "TH", 5: "JH", 10: "QH", 15: "KH", 1: "2C", 2: "7D", 8: "9S"})
+    assert player.choose(flush_draw, parse_cards(["AH"])[0], 30.0) == 20
+    # Row 3 holds three sevens and one more card: the fourth seven makes quads at 19.
+    trips = grid_of({15: "7C", 16: "7D", 17: "7H", 18: "2D", 0: "2C", 6: "9D", 12: "KS"})
+    assert player.choose(trips, parse_cards(["7S"])[0], 30.0) == 19
+    assert player.choose(column(trips), parse_cards(["7S"])[0], 30.0) == 23
+
+
+def test_og_on_learned_utilities_completes_a_flush(table):
+    player = make_player(f"og:load={table}")
+    player.set_point_system(AMERICAN, 0.0)
+    assert player.evaluator.loaded == table
+    # Learning builds flushes in rows or in columns (either is a good plan): ask it
+    # to complete one in the lines it chose.
+    flush = parse_cards("2H 6H 9H JH KH".split())
+    u = player.evaluator.utilities
+    in_columns = u[kp.encode_hand(flush, True, [0] * 13, [0] * 4)] > u[kp.encode_hand(flush, False, [0] * 13, [0] * 4)]
+    draw = grid_of({15: "2H", 16: "6H", 17: "9H", 18: "KH", 0: "2C", 6: "7D", 12: "9S"})
+    if in_columns:
+        draw = column(draw)
+    assert player.choose(draw, parse_cards(["4H"])[0], 30.0) == (23 if in_columns else 19)
+
+
+def test_og_plays_well_fast(table):
+    og = make_player(f"og:load={table}")
+    og.set_point_system(AMERICAN, 0.0)
+    scores = [play(og, seed)[0] for seed in range(30)]
+    assert np.mean(scores) > 80
+
+
+def test_beemo_plays_legal_games_within_its_clock(table):
+    beemo = make_player(f"beemo:load={table}")
+    beemo.set_point_system(AMERICAN, 0.0)
+    for seed in range(2):
+        score, used = play(beemo, seed, clock=1.0)
+        assert used < 1.0 and score >= 0
+
+
+def test_beemo_learns_when_given_no_table():
+    beemo = make_player("beemo:train_games=500,eval_games=500,time_per_game=0.5")
+    t = time.perf_counter()
+    beemo.set_point_system(AMERICAN, 1.5)
+    assert time.perf_counter() - t < 1.5
+    assert beemo.evaluator.report.games > 0
+    score, used = play(beemo, 3)
+    assert used < 0.5 + 0.1

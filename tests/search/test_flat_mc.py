@@ -1,0 +1,108 @@
+"""Flat Monte Carlo: legal cells, within its budget, with any evaluator."""
+
+import time
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN
+from pokersquares.cards import parse_cards
+from pokersquares.evaluators.base import Evaluator
+from pokersquares.evaluators.patterns import PatternEvaluator
+from pokersquares.kernels.core import score_grid
+from pokersquares.search.flat_mc import FlatMonteCarlo
+
+POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def patterns() -> PatternEvaluator:
+    ev = PatternEvaluator(train_games=1000, eval_games=500)
+    ev.prepare(POINTS, 1.0, seed=2)
+    return ev
+
+
+class RandomPlayouts(Evaluator):
+    """An evaluator in plain Python that completes grids at random: flat MC needs
+    nothing but the interface (the default ``placement_playouts``)."""
+
+    name = "random"
+
+    def __init__(self):
+        self.points = POINTS
+        self.cells_asked = 0
+
+    def placement_values(self, grid, card):
+        return np.where(grid < 0, 0.0, -np.inf)
+
+    def playouts(self, grid, n, seed):
+        rng = np.random.default_rng(seed)
+        empty = np.flatnonzero(grid < 0)
+        unseen = np.setdiff1d(np.arange(52), grid[grid >= 0])
+        out = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            g = grid.copy()
+            g[empty] = rng.permutation(unseen)[:len(empty)]
+            out[i] = score_grid(g, self.points)
+        self.cells_asked += n
+        return out
+
+
+def mid_game(filled: int, seed: int) -> tuple[np.ndarray, int]:
+    rng = np.random.default_rng(seed)
+    deck = rng.permutation(52)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[rng.permutation(25)[:filled]] = deck[:filled]
+    return grid, int(deck[filled])
+
+
+def royal_flush_draw() -> tuple[np.ndarray, int]:
+    """Column 0 holds TH JH QH KH; the ace of hearts completes a royal flush at cell 20."""
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 5, 10, 15]] = parse_cards("TH JH QH KH".split())
+    grid[[1, 2, 7, 13]] = parse_cards("2C 7D 9S 4C".split())
+    return grid, parse_cards(["AH"])[0]
+
+
+def test_never_returns_an_occupied_cell(patterns):
+    search = FlatMonteCarlo()
+    for seed in range(30):
+        grid, card = mid_game(seed % 25, seed)
+        cell, values = search.choose(patterns, grid, card, POINTS, 0.005, seed)
+        assert grid[cell] == -1
+        assert np.isneginf(values[grid >= 0]).all()
+
+
+def test_respects_its_time_budget(patterns):
+    search = FlatMonteCarlo()
+    grid, card = mid_game(3, 1)
+    for budget in (0.0, 0.02, 0.1):
+        t = time.perf_counter()
+        search.choose(patterns, grid, card, POINTS, budget, 0)
+        # The margin is for a busy machine: a batch on two shared cores can stall.
+        assert time.perf_counter() - t < budget + 0.05
+    assert search.last_playouts > 0
+
+
+def test_playout_cap_and_greedy_fallback(patterns):
+    grid, card = mid_game(10, 2)
+    search = FlatMonteCarlo(playouts=7)
+    search.choose(patterns, grid, card, POINTS, 10.0, 0)
+    assert search.last_playouts == 7
+    cell, values = search.choose(patterns, grid, card, POINTS, 0.0, 0)
+    assert search.last_playouts == 0
+    assert cell == int(np.argmax(patterns.placement_values(grid, card)))
+
+
+def test_finds_the_royal_flush(patterns):
+    grid, card = royal_flush_draw()
+    cell, values = FlatMonteCarlo(playouts=20).choose(patterns, grid, card, POINTS, 5.0, 0)
+    assert cell == 20
+    assert values[20] > np.max(np.delete(values, 20)) + 50
+
+
+def test_works_with_any_evaluator():
+    ev = RandomPlayouts()
+    grid, card = royal_flush_draw()
+    cell, values = FlatMonteCarlo(playouts=4, cores=1).choose(ev, grid, card, POINTS, 5.0, 0)
+    assert cell == 20 and ev.cells_asked == 4 * 17
