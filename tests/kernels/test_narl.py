@@ -203,7 +203,7 @@ def _reference_random_learning(points, games, seed):
 def test_table_averages_match_reference_learner():
     ev = NarlEvaluator(epsilon0=1.0, decay=1.0, capacity=1 << 8)  # tiny: the table must grow
     ev.points = np.array(AMERICAN.points, dtype=np.int64)
-    ev._rng = rng_seed(11)
+    ev.reset(seed=11)
     ev.learn(games=12)
     table, sizes = _reference_random_learning(AMERICAN, 12, 11)
     learned = {text: (mean, count) for text, mean, count in ev.table()}

@@ -162,8 +162,8 @@ class NarlEvaluator(Evaluator):
         self.reset()
 
     # -- state --------------------------------------------------------------------------
-    def reset(self) -> None:
-        """Forget everything learned."""
+    def reset(self, seed: int = 0) -> None:
+        """Forget everything learned; learning's randomness restarts from ``seed``."""
         self.keys, self.sums, self.counts, self.used = K.new_table(self._capacity)
         self.size_sums = np.zeros(K.SIZE_TABLE_LEN)
         self.size_counts = np.zeros(K.SIZE_TABLE_LEN, dtype=np.int64)
@@ -171,7 +171,7 @@ class NarlEvaluator(Evaluator):
         self.games_learned = 0
         self.learn_seconds = 0.0
         self.learn_score_sum = 0.0
-        self._rng = rng_seed(0)
+        self._rng = rng_seed(_seed(seed))
 
     @property
     def entries(self) -> int:
@@ -190,8 +190,7 @@ class NarlEvaluator(Evaluator):
         if self.games_learned and np.array_equal(points, self.points) and getattr(self, "_loaded", False):
             return
         self.points = points.copy()
-        self.reset()
-        self._rng = rng_seed(_seed(seed))
+        self.reset(seed)
         if self.games is not None:
             self.learn(games=self.games)
         else:
