@@ -52,6 +52,12 @@ class Evaluator(ABC):
     def greedy_cell(self, grid: np.ndarray, card: int) -> int:
         return int(np.argmax(self.placement_values(grid, card)))
 
+    def kernel(self):
+        """The numba form of ``placement_values`` and ``state_value``
+        (:class:`~pokersquares.evaluators.kernel.EvaluatorKernel`) for searches whose
+        loop runs in numba (MCTS), or None: such searches then call back into Python."""
+        return None
+
     # -- for depth-limited searches; evaluators with a fast path override these ----------
 
     def state_value(self, grid: np.ndarray) -> float:

@@ -118,7 +118,7 @@ class MCTS(Search):
     def _kernel(self, evaluator: Evaluator):
         if not self.needs_evaluator:
             return km.no_child_values, km.no_state_value, np.zeros(1)
-        kernel = getattr(evaluator, "kernel", lambda: None)()
+        kernel = evaluator.kernel()
         if kernel is not None:
             return kernel.child_values, kernel.state_value, kernel.params
         return _python_kernel(evaluator)
