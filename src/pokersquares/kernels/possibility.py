@@ -255,29 +255,34 @@ def state_value(grid, params):
 def child_values(grid, card, params, out):
     """``out[cell] = h(grid with card at cell)`` for each empty cell, ``-inf`` elsewhere.
 
-    All children share one set of undealt cards, so the 10 hands are valued once and
-    each child only re-values its row and its column. ``grid`` is restored.
+    All children share one set of undealt cards, so the 10 hands are valued once; and
+    a hand gains the same card whichever of its empty cells takes it, so each hand is
+    valued once more with the card added. ``grid`` is restored.
     """
     avail = np.empty(52, dtype=np.int8)
     rank_avail = np.empty(13, dtype=np.int64)
     flags = np.empty(10, dtype=np.int8)
     values = np.empty(10)
+    gained = np.empty(10)
     n_avail = _undealt(grid, card, avail, rank_avail)
     base = 0.0
     for i in range(10):
-        values[i] = _line_value(grid, LINES_ARRAY[i], rank_avail, avail, n_avail, params, flags)
+        line = LINES_ARRAY[i]
+        values[i] = _line_value(grid, line, rank_avail, avail, n_avail, params, flags)
         base += values[i]
+        for k in range(5):
+            if grid[line[k]] < 0:
+                grid[line[k]] = card
+                gained[i] = _line_value(grid, line, rank_avail, avail, n_avail, params, flags)
+                grid[line[k]] = -1
+                break
     for cell in range(25):
         if grid[cell] >= 0:
             out[cell] = -np.inf
-            continue
-        row = cell // 5
-        col = 5 + cell % 5
-        grid[cell] = card
-        out[cell] = (base - values[row] - values[col]
-                     + _line_value(grid, LINES_ARRAY[row], rank_avail, avail, n_avail, params, flags)
-                     + _line_value(grid, LINES_ARRAY[col], rank_avail, avail, n_avail, params, flags))
-        grid[cell] = -1
+        else:
+            row = cell // 5
+            col = 5 + cell % 5
+            out[cell] = base - values[row] - values[col] + gained[row] + gained[col]
 
 
 @njit(cache=True)
