@@ -9,6 +9,7 @@ instead of learning).
 
 from __future__ import annotations
 
+from ..bench import register_benchmark
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
 from ..harness.registry import register_player
@@ -62,3 +63,45 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
                           name="gettysburg" if search == "expectimax" else f"gettysburg-{search}",
                           time_per_game=time_per_game)
     return player
+
+
+@register_benchmark("narl_learning_games_per_s")
+def _learning_speed(scale: float) -> float:
+    """NARL learning from scratch under American (epsilon0 0.5, hand sizes), one core."""
+    import time
+
+    import numpy as np
+
+    from ..points import AMERICAN
+
+    evaluator = NarlEvaluator()
+    evaluator.points = np.array(AMERICAN.points, dtype=np.int64)
+    evaluator.reset(1)
+    games = max(500, int(100_000 * scale))
+    t = time.perf_counter()
+    evaluator.learn(games=games)
+    return games / (time.perf_counter() - t)
+
+
+@register_benchmark("gettysburg_expectimax_moves_per_s")
+def _expectimax_speed(scale: float) -> float:
+    """Depth-2 expectimax decisions per second over a NARL table, moves 2..24 of random deals."""
+    import time
+
+    import numpy as np
+
+    from ..cards import deal
+    from ..points import AMERICAN
+
+    evaluator = NarlEvaluator(games=2000)
+    evaluator.prepare(np.array(AMERICAN.points, dtype=np.int64), 10.0, seed=1)
+    search = Expectimax()
+    moves = 0
+    t = time.perf_counter()
+    for g in range(max(1, int(40 * scale))):
+        grid = np.full(25, -1, dtype=np.int8)
+        for i, card in enumerate(deal(g)[:24]):
+            cell, _ = search.choose(evaluator, grid, card, evaluator.points, 10.0, g) if i else (0, None)
+            grid[cell] = card
+            moves += i > 0
+    return moves / (time.perf_counter() - t)
