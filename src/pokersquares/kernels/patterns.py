@@ -373,29 +373,51 @@ def og_values(grid, card, utilities):
 # -- kernels: complete games -----------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, points, gains, state,
+def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, points, gains, before, state,
               counts, explore_c, log_total, record):
     """Place ``deck[:n_deal]`` in order by OG and return the final score. With a
     ``record`` of shape (2 * n_deal, 10), rows 2t and 2t + 1 hold each line's pattern
     before and after move t, both seen with the card of move t in hand: exactly the
-    patterns whose utilities OG compared."""
+    patterns whose utilities OG compared.
+
+    A line's pattern only changes when a card joins it, or when the card drawn is of
+    one of its ranks or of its flush suit (its deck context): only those are
+    re-encoded, which halves the work of a move."""
+    for l in range(10):
+        before[l] = _line_code(lines, l, left)
     for t in range(n_deal):
         card = deck[t]
         rank = card % 13
         suit = card // 13
         left[rank] -= 1
         left[SUIT_LEFT + suit] -= 1
+        for l in range(10):
+            n = lines[L_N, l]
+            if 0 < n < 5 and (((lines[L_MASK, l] >> rank) & 1) != 0 or lines[L_SUIT, l] == suit):
+                before[l] = _line_code(lines, l, left)
         if record.shape[0] > 0:
             for l in range(10):
-                record[2 * t, l] = _line_code(lines, l, left)
-                record[2 * t + 1, l] = record[2 * t, l]
-        _line_gains(lines, left, rank, suit, utilities, gains, counts, explore_c, log_total)
+                record[2 * t, l] = before[l]
+                record[2 * t + 1, l] = before[l]
+        for l in range(10):
+            if lines[L_N, l] < 5:
+                after = _line_code_with(lines, l, rank, suit, left)
+                g = utilities[after] - utilities[before[l]]
+                if explore_c > 0.0:
+                    visits = counts[after]
+                    if visits == 0:
+                        g += _UNSEEN_BONUS
+                    else:
+                        g += explore_c * np.sqrt(log_total / visits)
+                gains[l] = g
         i = _best_empty(empties, n_empty, gains, state)
         cell = empties[i]
         n_empty = _place(grid, lines, empties, n_empty, i, card)
+        before[cell // 5] = _line_code(lines, cell // 5, left)
+        before[5 + cell % 5] = _line_code(lines, 5 + cell % 5, left)
         if record.shape[0] > 0:
-            record[2 * t + 1, cell // 5] = _line_code(lines, cell // 5, left)
-            record[2 * t + 1, 5 + cell % 5] = _line_code(lines, 5 + cell % 5, left)
+            record[2 * t + 1, cell // 5] = before[cell // 5]
+            record[2 * t + 1, 5 + cell % 5] = before[5 + cell % 5]
     return _final_score(lines, points)
 
 
@@ -409,6 +431,7 @@ def og_games(utilities, points, n_games, seed):
     left = np.empty(17, dtype=np.int64)
     empties = np.empty(25, dtype=np.int64)
     gains = np.zeros(10, dtype=np.float64)
+    before = np.empty(10, dtype=np.int64)
     no_counts = np.zeros(0, dtype=np.int64)
     no_record = np.zeros((0, 10), dtype=np.int64)
     scores = np.empty(n_games, dtype=np.int64)
@@ -416,7 +439,7 @@ def og_games(utilities, points, n_games, seed):
         grid[:] = -1
         n_empty = _setup(grid, lines, left, empties)
         shuffle_prefix(state, deck, 0, 25)
-        scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, utilities, points, gains,
+        scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, utilities, points, gains, before,
                               state, no_counts, 0.0, 0.0, no_record)
     return scores
 
@@ -431,13 +454,14 @@ def og_games_from_deals(utilities, points, deals, seed):
     left = np.empty(17, dtype=np.int64)
     empties = np.empty(25, dtype=np.int64)
     gains = np.zeros(10, dtype=np.float64)
+    before = np.empty(10, dtype=np.int64)
     no_counts = np.zeros(0, dtype=np.int64)
     no_record = np.zeros((0, 10), dtype=np.int64)
     scores = np.empty(deals.shape[0], dtype=np.int64)
     for g in range(deals.shape[0]):
         grid[:] = -1
         n_empty = _setup(grid, lines, left, empties)
-        scores[g] = _play_out(grid, deals[g], 25, lines, left, empties, n_empty, utilities, points, gains,
+        scores[g] = _play_out(grid, deals[g], 25, lines, left, empties, n_empty, utilities, points, gains, before,
                               state, no_counts, 0.0, 0.0, no_record)
     return scores
 
@@ -476,6 +500,7 @@ def og_playouts(grid, n, seed, utilities, points):
         left = np.empty(17, dtype=np.int64)
         empties = np.empty(25, dtype=np.int64)
         gains = np.zeros(10, dtype=np.float64)
+        before = np.empty(10, dtype=np.int64)
         no_counts = np.zeros(0, dtype=np.int64)
         no_record = np.zeros((0, 10), dtype=np.int64)
         for j in range(k * per, min(n, (k + 1) * per)):
@@ -483,7 +508,7 @@ def og_playouts(grid, n, seed, utilities, points):
             n_empty = _setup(g, lines, left, empties)
             shuffle_prefix(state, deck[:n_unseen], 0, n_empty)
             scores[j] = _play_out(g, deck, n_empty, lines, left, empties, n_empty, utilities, points,
-                                  gains, state, no_counts, 0.0, 0.0, no_record)
+                                  gains, before, state, no_counts, 0.0, 0.0, no_record)
     return scores
 
 
@@ -507,6 +532,7 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points):
         left = np.empty(17, dtype=np.int64)
         empties = np.empty(25, dtype=np.int64)
         gains = np.zeros(10, dtype=np.float64)
+        before = np.empty(10, dtype=np.int64)
         no_counts = np.zeros(0, dtype=np.int64)
         no_record = np.zeros((0, 10), dtype=np.int64)
         for task in range(k * per, min(total, (k + 1) * per)):
@@ -516,7 +542,7 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points):
             n_empty = _setup(g, lines, left, empties)
             shuffle_prefix(state, deck[:n_unseen], 0, n_empty)
             scores[ci, task // n_cells] = _play_out(g, deck, n_empty, lines, left, empties, n_empty,
-                                                    utilities, points, gains, state, no_counts, 0.0, 0.0,
+                                                    utilities, points, gains, before, state, no_counts, 0.0, 0.0,
                                                     no_record)
     return scores
 
@@ -540,6 +566,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
     left = np.empty(17, dtype=np.int64)
     empties = np.empty(25, dtype=np.int64)
     gains = np.zeros(10, dtype=np.float64)
+    before = np.empty(10, dtype=np.int64)
     record = np.empty((50, 10), dtype=np.int64)
     scores = np.empty(n_games, dtype=np.int64)
     for g in range(n_games):
@@ -549,7 +576,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
         n_empty = _setup(grid, lines, left, empties)
         shuffle_prefix(state, deck, 0, 25)
         scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, play_utilities, points,
-                              gains, state, counts, explore, np.log(played + 1.0), record)
+                              gains, before, state, counts, explore, np.log(played + 1.0), record)
         for l in range(10):
             final = points[classify_packed(5, lines[L_COUNTS, l], lines[L_MASK, l],
                                             lines[L_SUIT, l] != MIXED)]
