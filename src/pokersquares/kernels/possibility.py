@@ -26,13 +26,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, _ROYAL_MASK, _classify_packed, rng_below, rng_seed, score_grid
+from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, _classify_packed, rng_below, rng_seed, score_grid
 
 POINTS, POSSIBLE, MADE, SIZE, PARAMS_LEN = 0, 10, 20, 30, 35
 CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
 STATE_VALUE_SIG = "float64(int8[::1], float64[::1])"
 
-_STRAIGHT_WINDOWS = np.array([0b11111 << low for low in range(9)], dtype=np.int64)  # A2345 .. 9TJQK
+_STRAIGHT_WINDOWS = [0b11111 << low for low in range(9)]  # A2345 .. 9TJQK
+
+
+def _window_table(windows) -> np.ndarray:
+    """For each 13-bit rank mask: do its ranks fit in one of ``windows``?"""
+    table = np.zeros(1 << 13, dtype=np.bool_)
+    for w in windows:
+        sub = w  # every subset of the window
+        while True:
+            table[sub] = True
+            if sub == 0:
+                break
+            sub = (sub - 1) & w
+    return table
+
+
+_LOW_STRAIGHT_OK = _window_table(_STRAIGHT_WINDOWS)  # straights that are not the royal one
+_STRAIGHT_OK = _window_table(_STRAIGHT_WINDOWS + [_ROYAL_MASK])
 
 
 # -- one hand ---------------------------------------------------------------------
@@ -75,25 +92,19 @@ def _possibility_into(n, counts, rank_mask, suited, out):
         for t in range(10):
             out[t] = 1
         return
-    # the three largest rank counts and the number of distinct ranks
-    d = 0
-    c1 = 0
-    c2 = 0
-    c3 = 0
-    for r in range(13):
-        c = (counts >> (4 * r)) & 0xF
-        if c == 0:
-            continue
-        d += 1
-        if c > c1:
-            c3 = c2
-            c2 = c1
-            c1 = c
-        elif c > c2:
-            c3 = c2
-            c2 = c
-        elif c > c3:
-            c3 = c
+    # The three largest rank counts follow from the hand so far: at most four cards
+    # leave five count patterns, told apart by the current hand type.
+    d = _POPCOUNT13[rank_mask]
+    if current == 0:
+        c1, c2, c3 = 1, 1 if n >= 2 else 0, 1 if n >= 3 else 0
+    elif current == 1:
+        c1, c2, c3 = 2, 1 if n >= 3 else 0, 1 if n >= 4 else 0
+    elif current == 2:
+        c1, c2, c3 = 2, 2, 0
+    elif current == 3:
+        c1, c2, c3 = 3, 1 if n >= 4 else 0, 0
+    else:
+        c1, c2, c3 = 4, 0, 0
     distinct = c1 == 1
     # A count pattern (e.g. 3+2 for a full house) is reachable when the current
     # counts, largest first, fit under its parts.
@@ -101,15 +112,8 @@ def _possibility_into(n, counts, rank_mask, suited, out):
     out[1] = (2 if current == 1 else 1) if (d <= 4 and c1 <= 2 and c2 <= 1) else 0
     out[2] = (2 if current == 2 else 1) if (d <= 3 and c1 <= 2 and c2 <= 2 and c3 <= 1) else 0
     out[3] = (2 if current == 3 else 1) if (d <= 3 and c1 <= 3 and c2 <= 1) else 0
-    straight = False
-    straight_low = False
-    if distinct:
-        for w in range(9):
-            if rank_mask & ~_STRAIGHT_WINDOWS[w] == 0:
-                straight = True
-                straight_low = True
-        if rank_mask & ~_ROYAL_MASK == 0:
-            straight = True
+    straight = distinct and _STRAIGHT_OK[rank_mask]
+    straight_low = distinct and _LOW_STRAIGHT_OK[rank_mask]
     out[4] = 1 if straight else 0
     out[5] = 1 if suited else 0
     out[6] = 1 if (d <= 2 and c1 <= 3 and c2 <= 2) else 0
