@@ -112,6 +112,10 @@ def experiment_gettysburg_cmd(
             cells = "".join(f"{r['mean']:8.2f} ±{r['se']:5.2f} ({r['normalised']:.2f})".rjust(26)
                             for r in row["searches"].values())
             say(f"{row['system']:<22}{cells}")
+            paired = [f"{s} {r['minus_first']:+.2f} ±{r['minus_first_se']:.2f}" for s, r in row["searches"].items()
+                      if "minus_first" in r]
+            if paired:
+                say(f"{'':<22}paired, minus {search_list[0]}: " + ", ".join(paired))
 
         result = X.run_search(spec_list, search_list, chosen, lg, ls, search_games, time_per_game, seed,
                               on_row=show_search)

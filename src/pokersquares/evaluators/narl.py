@@ -195,6 +195,16 @@ class NarlEvaluator(Evaluator):
             self.learn(games=self.games)
         else:
             self.learn(seconds=max(0.0, budget_s * self.budget_share - 0.1))
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Call each kernel once, so that the first move does not pay for loading them."""
+        grid = np.full(25, EMPTY, dtype=np.int8)
+        grid[0] = 0
+        self.placement_values(grid, 1)
+        self.best_placement_values(grid, np.arange(1, 4))
+        self.limited_playouts(grid, 1, 1, 0)
+        self.state_value(grid)
 
     def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
         """Continue learning for ``seconds`` or ``games`` (whichever is given; both: the
@@ -357,6 +367,7 @@ class NarlEvaluator(Evaluator):
                 raise
             raise InvalidTableError(f"cannot read NARL table {path}: {e}") from None
         self._loaded = True
+        self.warm_up()
         return self
 
     @classmethod

@@ -183,6 +183,7 @@ def run_search(specs: list[str], searches: list[str], variant: str, learn_games:
         ps = parse_point_system(spec)
         ev = learn(variant, ps, learn_games, learn_seconds, seed=seed)
         row = {"system": spec, "points": list(ps.points), "learn_games": ev.games_learned, "searches": {}}
+        first = None
         for search in searches:
             t = time.perf_counter()
             scores, slowest = search_scores(ev, search, ps, games, seed, time_per_game)
@@ -190,6 +191,12 @@ def run_search(specs: list[str], searches: list[str], variant: str, learn_games:
             row["searches"][search] = {"mean": mean, "se": se, "games": games,
                                        "seconds_per_game": (time.perf_counter() - t) / games,
                                        "slowest_game_s": slowest}
+            if first is None:
+                first = scores
+            else:
+                # The same deals for every search: the paired difference is far less noisy.
+                diff, diff_se = _mean_se(scores - first)
+                row["searches"][search].update(minus_first=diff, minus_first_se=diff_se)
         norm = normalise({s: r["mean"] for s, r in row["searches"].items()})
         for s, x in norm.items():
             row["searches"][s]["normalised"] = x

@@ -44,6 +44,9 @@ class Expectimax(Search):
         undealt = np.setdiff1d(np.arange(52), np.append(on_grid, card))
         per_cell = self._seconds_per_card * len(undealt)
         if time.perf_counter() + per_cell > deadline:
+            # Let the estimate shrink while unused, so that one slow measurement (a
+            # busy machine, a first call) does not turn the search off for good.
+            self._seconds_per_card *= 0.8
             return int(np.argmax(greedy)), greedy
         values = np.full(25, -np.inf)
         after = grid.copy()
@@ -55,6 +58,6 @@ class Expectimax(Search):
             values[cell] = evaluator.best_placement_values(after, undealt).mean()
             after[cell] = EMPTY
             spent = time.perf_counter() - t
-            per_cell = spent if per_cell == 0 else 0.5 * (per_cell + spent)
+            per_cell = spent if per_cell == 0 else 0.7 * per_cell + 0.3 * min(spent, 3 * per_cell)
         self._seconds_per_card = per_cell / len(undealt)
         return int(np.argmax(values)), values
