@@ -112,3 +112,14 @@ def test_no_time_means_the_greedy_move(narl):
     cell, values = search.choose(narl, grid, card, POINTS, 0.0, 0)
     assert np.array_equal(values, narl.placement_values(grid, card))
     assert cell == int(np.argmax(values))
+
+
+def test_one_slow_measurement_does_not_turn_the_search_off(narl):
+    grid, card = _end_game(15, 7)
+    search = Expectimax()
+    search._seconds_per_card = 1.0  # as if the last search had been very slow
+    searched = []
+    for _ in range(60):
+        _, values = search.choose(narl, grid, card, POINTS, 0.05, 0)
+        searched.append(not np.array_equal(values, narl.placement_values(grid, card)))
+    assert not searched[0] and searched[-1]
