@@ -15,7 +15,7 @@ import typer
 from ..cards import card_name
 from ..game import Grid
 from ..harness.registry import list_players
-from ..harness.runner import RunSpec, default_workers, player_cores, record_run
+from ..harness.runner import RunSpec, backend_session, check_backend, default_workers, player_cores, record_run
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..points import SPEC_HELP, parse_point_system, parse_point_systems
@@ -30,6 +30,10 @@ DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store (created
 TPG_OPT = typer.Option(30.0, "--time-per-game", min=0.001, help="Decision seconds per game (contest: 30).")
 PREP_OPT = typer.Option(300.0, "--prep-time", min=0.0, help="Preprocessing seconds per point system (contest: 300).")
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
+BACKEND_OPT = typer.Option("local", "--backend", help="Where games run: 'local' (worker processes here) or 'ray' "
+                           "(Ray tasks; needs pip install 'pokersquares[ray]'). Results go to the same store.")
+ADDRESS_OPT = typer.Option(None, "--address", help="With --backend ray: the Ray cluster to use, e.g. "
+                           "ray://head:10001 or head:6379 (default: a local Ray instance for this command).")
 
 
 def _summary(records) -> dict:
@@ -134,19 +138,23 @@ def run_cmd(
     db: Path = DB_OPT,
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
+    backend: str = BACKEND_OPT,
+    address: Optional[str] = ADDRESS_OPT,
 ) -> None:
     """Play N games (recorded in the result store; rerunning resumes)."""
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
     ps = parse_point_system(system)
     workers = _check_workers(workers)
+    check_backend(backend, address)
     player_cores(player)  # an unknown player fails here, before anything runs
-    with ResultStore(db) as store:
+    with ResultStore(db) as store, backend_session(backend, address):
         spec = RunSpec(player, ps, games, seed, time_per_game, prep_time)
         progress = _Progress(games, f"{player} on {ps.name}", not (quiet or json_out))
         t = time.monotonic()
         try:
-            run_id, records = record_run(spec, store, workers=workers, on_result=lambda r: progress.update(r.score))
+            run_id, records = record_run(spec, store, workers=workers, on_result=lambda r: progress.update(r.score),
+                                         backend=backend, address=address)
         finally:
             progress.close()
         wall = time.monotonic() - t
@@ -189,6 +197,8 @@ def tournament_cmd(
     db: Path = DB_OPT,
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
+    backend: str = BACKEND_OPT,
+    address: Optional[str] = ADDRESS_OPT,
 ) -> None:
     """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
     if games < 1:
@@ -201,13 +211,15 @@ def tournament_cmd(
     for p in names:
         player_cores(p)  # unknown players fail here, before anything runs
     workers = _check_workers(workers)
+    check_backend(backend, address)
     pss = parse_point_systems(systems)
-    with ResultStore(db) as store:
+    with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(names) * len(pss), "tournament", not (quiet or json_out))
         try:
             table = run_tournament(names, pss, games, seed, store, time_per_game=time_per_game,
                                    prep_time=prep_time, workers=workers,
-                                   on_result=lambda s, p, r: progress.update(r.score))
+                                   on_result=lambda s, p, r: progress.update(r.score),
+                                   backend=backend, address=address)
         finally:
             progress.close()
     if json_out:

@@ -10,6 +10,7 @@ same number, so results do not depend on the number of workers.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import pickle
@@ -25,7 +26,12 @@ from .game_play import play_game, prepare_player
 from .registry import make_player, parse_player_spec, resolve_factory
 from .store import GameRecord, ResultStore
 
-__all__ = ["RunSpec", "PlayerFailedError", "default_workers", "player_cores", "run_games", "record_run"]
+__all__ = ["RunSpec", "PlayerFailedError", "BackendError", "BACKENDS", "check_backend", "backend_session",
+           "default_workers", "player_cores", "run_games", "record_run", "record_runs"]
+
+# Where games run: "local" (worker processes on this machine, the default) or "ray"
+# (Ray tasks on a local Ray instance or a cluster; see ray_backend.py).
+BACKENDS = ("local", "ray")
 
 # Slack beyond the contest limits before the watchdog kills a worker: the
 # player's own clock decides timeouts; this only catches players that never answer.
@@ -35,6 +41,27 @@ FLUSH_EVERY_S = 0.25
 
 class PlayerFailedError(PokerSquaresError):
     """The player could not even be built (bad parameters, import error)."""
+
+
+class BackendError(PokerSquaresError):
+    """An unknown backend, or options that do not fit it."""
+
+
+def check_backend(backend: str, address: str | None = None) -> None:
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if address and backend != "ray":
+        raise BackendError("--address is for --backend ray")
+
+
+def backend_session(backend: str = "local", address: str | None = None):
+    """A context for a command's games: nothing for the local backend; for Ray, a local
+    instance (or the connection to ``address``) that ends with the command."""
+    check_backend(backend, address)
+    if backend == "local":
+        return contextlib.nullcontext()
+    from . import ray_backend
+    return ray_backend.session(address)
 
 
 @dataclass(frozen=True)
@@ -200,7 +227,10 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
                 while w.ready and todo and len(w.assigned) < w.prefetch:
                     i = todo.popleft()
                     w.assigned.append((i, spec.seed + i))
-                    w.conn.send((i, spec.seed + i))
+                    try:
+                        w.conn.send((i, spec.seed + i))
+                    except OSError:  # it died meanwhile: the watch below scores its game, requeues the rest
+                        break
             ready = wait([w.conn for w in pool], timeout=0.2)
             now = time.monotonic()
             for w in list(pool):
@@ -252,16 +282,19 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
 def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                tournament_id: int | None = None,
                on_result: Callable[[GameRecord], None] | None = None,
-               player_name: str | None = None) -> tuple[int, list[GameRecord]]:
+               player_name: str | None = None, backend: str = "local",
+               address: str | None = None) -> tuple[int, list[GameRecord]]:
     """Play the games of ``spec`` that ``store`` does not hold yet, recording each as it
     finishes; return the run id and all its records (old and new) in game order."""
-    from .. import __version__
-
+    check_backend(backend, address)
+    if backend != "local":
+        cb = None if on_result is None else (lambda _k, rec: on_result(rec))
+        return record_runs([spec], store, workers=workers, tournament_id=tournament_id, on_result=cb,
+                           player_names=None if player_name is None else [player_name],
+                           backend=backend, address=address)[0]
     name, _ = parse_player_spec(spec.player)
-    factory, _ = resolve_factory(name)
-    version = f"{__version__}/{getattr(factory, 'version', '1')}"
     run_id = store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
-                            spec.time_per_game, spec.prep_time, tournament_id, version)
+                            spec.time_per_game, spec.prep_time, tournament_id)
     done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
     pending: list[GameRecord] = []
     last_flush = time.monotonic()
@@ -284,3 +317,56 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
     for rec in new:
         done[rec.game_index] = rec
     return run_id, [done[i] for i in sorted(done)]
+
+
+def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None = None,
+                tournament_id: int | None = None,
+                on_result: Callable[[int, GameRecord], None] | None = None,
+                player_names: list[str] | None = None, backend: str = "local",
+                address: str | None = None) -> list[tuple[int, list[GameRecord]]]:
+    """:func:`record_run` for several runs; ``on_result(k, record)`` names the run by its
+    place in ``specs``. The local backend plays them one after the other; Ray plays
+    them all at once (preparations included), so a cluster never waits for one run."""
+    check_backend(backend, address)
+    names = player_names or [None] * len(specs)
+    if backend == "local":
+        return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
+                           on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)))
+                for k, (spec, name) in enumerate(zip(specs, names))]
+    from . import ray_backend
+    run_ids, done = [], []
+    for spec, pname in zip(specs, names):
+        name, _ = parse_player_spec(spec.player)
+        run_id = store.open_run(spec.player, pname or name, spec.point_system, spec.seed, spec.games,
+                                spec.time_per_game, spec.prep_time, tournament_id)
+        run_ids.append(run_id)
+        done.append({g.game_index: g for g in store.games(run_id) if g.game_index < spec.games})
+    pending: dict[int, list[GameRecord]] = {k: [] for k in range(len(specs))}
+    last_flush = time.monotonic()
+
+    def flush() -> None:
+        for k, recs in pending.items():
+            if recs:
+                store.add_games(run_ids[k], recs)
+                recs.clear()
+
+    def collect(k: int, rec: GameRecord) -> None:
+        nonlocal last_flush
+        pending[k].append(rec)
+        if on_result is not None:
+            on_result(k, rec)
+        if time.monotonic() - last_flush >= FLUSH_EVERY_S:
+            flush()
+            last_flush = time.monotonic()
+
+    jobs = [(spec, [i for i in range(spec.games) if i not in done[k]]) for k, spec in enumerate(specs)]
+    try:
+        new = ray_backend.run_many(jobs, workers=workers, on_result=collect, address=address)
+    finally:
+        flush()  # what finished is kept, even on Ctrl-C
+    out = []
+    for k, recs in enumerate(new):
+        for rec in recs:
+            done[k][rec.game_index] = rec
+        out.append((run_ids[k], [done[k][i] for i in sorted(done[k])]))
+    return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..points import PointSystem
-from .runner import RunSpec, record_run
+from .runner import RunSpec, check_backend, record_runs
 from .store import GameRecord, ResultStore
 
 __all__ = ["normalize", "tournament_table", "run_tournament", "table_from_store"]
@@ -44,18 +44,22 @@ def _unique_names(systems: list[PointSystem]) -> list[str]:
 
 def run_tournament(players: list[str], systems: list[PointSystem], games: int, seed: int, store: ResultStore,
                    *, time_per_game: float = 30.0, prep_time: float = 300.0, workers: int | None = None,
-                   on_result: Callable[[str, str, GameRecord], None] | None = None) -> dict:
-    """Play every player on every system (resuming what the store holds) and return the table."""
+                   on_result: Callable[[str, str, GameRecord], None] | None = None,
+                   backend: str = "local", address: str | None = None) -> dict:
+    """Play every player on every system (resuming what the store holds) and return the table.
+
+    The local backend plays the runs one after the other; Ray plays them all at once."""
+    check_backend(backend, address)
     tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
     names = _unique_names(systems)
-    totals: dict[str, dict[str, float]] = {}
-    for system, sname in zip(systems, names):
-        totals[sname] = {}
-        for player in players:
-            cb = None if on_result is None else (lambda rec, p=player, s=sname: on_result(s, p, rec))
-            spec = RunSpec(player, system, games, seed, time_per_game, prep_time)
-            _, records = record_run(spec, store, workers=workers, tournament_id=tid, on_result=cb)
-            totals[sname][player] = sum(r.score for r in records)
+    cells = [(sname, player) for sname in names for player in players]
+    specs = [RunSpec(player, system, games, seed, time_per_game, prep_time) for system in systems for player in players]
+    cb = None if on_result is None else (lambda k, rec: on_result(cells[k][0], cells[k][1], rec))
+    results = record_runs(specs, store, workers=workers, tournament_id=tid, on_result=cb, backend=backend,
+                          address=address)
+    totals: dict[str, dict[str, float]] = {sname: {} for sname in names}
+    for (sname, player), (_, records) in zip(cells, results):
+        totals[sname][player] = sum(r.score for r in records)
     table = tournament_table(players, names, games, totals)
     table["tournament_id"] = tid
     return table

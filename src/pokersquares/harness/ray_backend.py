@@ -1,0 +1,421 @@
+"""Running games as Ray tasks, on a local Ray instance or on a cluster.
+
+The same contract as the local runner (:func:`pokersquares.harness.runner.run_games`):
+game ``i`` of a run is dealt with seed ``seed + i``, the player is prepared once per
+run (one player on one point system) in a task of its own and handed to the game
+tasks as a pickled object in Ray's store, and every game's record reaches the
+caller through ``on_result`` as it finishes, in the driver process, which writes
+it to the result store. Several runs (a tournament, a sweep) go to Ray at once, so
+a cluster is never idle while one run prepares.
+
+Faults. A game task applies the contest's time limits itself (``play_game``). The
+driver watches the clock from the moment a task reports that it began (a tiny
+actor collects those reports): a game still running ``time_per_game`` plus grace
+later is cancelled, which kills its worker, and scores the penalty, as the local
+runner does. A task whose worker or node dies is submitted again by the driver,
+up to ``MAX_RETRIES`` times, with a fresh clock; only a game that keeps killing
+its worker scores the penalty. Each game is reported once: an answer for a game
+already scored is dropped, and the store's ``(run_id, game_index)`` key keeps it
+recorded once across resumes too.
+
+Ray is imported only here and only when asked for: the local backend never needs it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import socket
+import sys
+import time
+import uuid
+from collections import OrderedDict, deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from ..errors import PokerSquaresError
+from .game_play import play_game
+from .registry import parse_player_spec, resolve_factory
+from .store import GameRecord
+
+__all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
+
+RAY_MISSING = "the Ray backend needs Ray: pip install 'pokersquares[ray]'"
+MAX_RETRIES = 3
+# How long a game task may take to load its player (an unpicklable player is
+# prepared in each worker, so it also gets the preparation budget).
+LOAD_GRACE_S = 30.0
+# Object store of a local instance: prepared players and results are small.
+LOCAL_OBJECT_STORE_BYTES = 512 * 1024 ** 2
+_POLL_S = 0.2
+
+
+class RayUnavailableError(PokerSquaresError):
+    """Ray is not installed, or the cluster cannot be reached."""
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailableError(RAY_MISSING) from None
+    return ray
+
+
+def _worker_pythonpath() -> str:
+    """The driver's own import folders (not the interpreter's), so that players named
+    by module path import in the workers of a local instance too."""
+    prefixes = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+    paths: list[str] = []
+    for p in sys.path:
+        p = os.path.realpath(p or os.getcwd())
+        if os.path.isdir(p) and not p.startswith(prefixes) and p not in paths:
+            paths.append(p)
+    return os.pathsep.join(paths + [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e])
+
+
+def _raylet_notes_to_stderr() -> None:
+    """Ray prints the raylet's notes (such as "a worker died") on standard output,
+    where they would break ``--json``; send them to standard error."""
+    from ray._private import worker as ray_worker
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "_pokersquares", False):
+        return
+
+    def to_stderr(data, ignore_prefix):
+        if data.get("pid") == "raylet":
+            data = dict(data, is_err=True)
+        return original(data, ignore_prefix)
+
+    to_stderr._pokersquares = True
+    ray_worker.print_to_stdstream = to_stderr
+
+
+def _check_reachable(address: str) -> None:
+    """Ray retries an unreachable cluster for minutes; a plain connection says at once."""
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not port.isdigit():
+        if address != "auto":
+            raise RayUnavailableError(f"--address takes host:port or ray://host:port, got {address!r}")
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as e:
+        raise RayUnavailableError(f"cannot reach the Ray cluster at {address}: {e}") from None
+
+
+def init(address: str | None = None, num_cpus: int | None = None) -> None:
+    """Connect to the cluster at ``address``, or start a quiet local instance with
+    ``num_cpus`` CPUs (default: all of this machine's). Nothing if Ray is running."""
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    if address:
+        _check_reachable(address)
+    ray_logger = logging.getLogger("ray")
+    level = ray_logger.level
+    ray_logger.setLevel(logging.ERROR)  # start-up chatter, including the token notice
+    common = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    try:
+        if address:
+            ray.init(address=address, **common)
+        else:
+            ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1,
+                     object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                     runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
+    except (ConnectionError, ValueError, RuntimeError) as e:
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        raise RayUnavailableError(f"cannot start or reach {where}: {str(e).splitlines()[0]}") from None
+    finally:
+        ray_logger.setLevel(level)
+    _raylet_notes_to_stderr()
+
+
+@contextmanager
+def session(address: str | None = None, num_cpus: int | None = None) -> Iterator[None]:
+    """Ray for the length of a command: started (or connected) on entry and shut down
+    on exit, unless the caller had already started Ray (then it is left running)."""
+    ray = _ray()
+    if ray.is_initialized():
+        yield
+        return
+    init(address, num_cpus)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+# -- what runs in the workers -----------------------------------------------------------------
+class _StartClock:
+    """Collects the tasks' reports that they began; the driver drains them at each poll,
+    so a game's clock starts when it runs, not when it was queued."""
+
+    def __init__(self) -> None:
+        self.marks: list[tuple] = []
+
+    def mark(self, key: tuple) -> None:
+        self.marks.append(key)
+
+    def drain(self) -> list[tuple]:
+        marks, self.marks = self.marks, []
+        return marks
+
+
+def _node_id() -> str:
+    import ray
+    return ray.get_runtime_context().get_node_id()
+
+
+def _prepare_task(clock, run_no: int, attempt: int, player: str, system, prep_time: float, seed: int, cores: int):
+    from .runner import _build_and_prepare, _limit_threads
+    clock.mark.remote(("prep", run_no, attempt, _node_id()))
+    _limit_threads(cores)
+    try:
+        prepared, used = _build_and_prepare(player, system, prep_time, seed)
+    except PokerSquaresError as e:
+        return ("build-error", str(e)), None
+    except BaseException as e:  # the player's own failure: its games score the penalty
+        return ("prep-error", f"{type(e).__name__}: {e}"), None
+    try:
+        blob = pickle.dumps(prepared)
+    except Exception:
+        blob = None  # each worker prepares its own copy instead
+    return ("prepared", used, blob is not None), blob
+
+
+# Prepared players a worker process keeps, by run, so that the games of a run on one
+# worker unpickle (or prepare) the player once, as a local worker process does.
+_PLAYERS: OrderedDict[str, object] = OrderedDict()
+_PLAYERS_KEPT = 4
+
+
+def _load_player(key: str, blob, player: str, system, prep_time: float, seed: int):
+    from .runner import _build_and_prepare
+    if key in _PLAYERS:
+        _PLAYERS.move_to_end(key)
+        return _PLAYERS[key]
+    loaded = pickle.loads(blob) if blob is not None else _build_and_prepare(player, system, prep_time, seed)[0]
+    _PLAYERS[key] = loaded
+    while len(_PLAYERS) > _PLAYERS_KEPT:
+        _PLAYERS.popitem(last=False)
+    return loaded
+
+
+def _game_task(clock, blob, key: str, run_no: int, index: int, attempt: int, player: str, system,
+               prep_time: float, time_per_game: float, seed: int, cores: int):
+    from .runner import _limit_threads
+    node = _node_id()
+    clock.mark.remote(("load", run_no, index, attempt, node))
+    _limit_threads(cores)
+    try:
+        loaded = _load_player(key, blob, player, system, prep_time, seed)
+    except BaseException as e:
+        return ("prep-error", f"{type(e).__name__}: {e}")
+    clock.mark.remote(("play", run_no, index, attempt, node))
+    return ("result", play_game(loaded, system, seed + index, time_per_game, index))
+
+
+_REMOTES: dict[str, object] = {}
+
+
+def _remotes() -> dict:
+    # Retries are the driver's (see the module docstring), so Ray's own are off.
+    if not _REMOTES:
+        ray = _ray()
+        _REMOTES["clock"] = ray.remote(num_cpus=0)(_StartClock)
+        _REMOTES["prepare"] = ray.remote(num_returns=2, max_retries=0)(_prepare_task)
+        _REMOTES["game"] = ray.remote(max_retries=0)(_game_task)
+    return _REMOTES
+
+
+# -- the driver -------------------------------------------------------------------------------
+@dataclass
+class _Run:
+    spec: object  # RunSpec
+    todo: deque
+    cores: int
+    key: str = field(default_factory=lambda: uuid.uuid4().hex)
+    blob_ref: object = None
+    prepared: bool = False
+    unpicklable: bool = False
+    results: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Task:
+    """A task in flight: a preparation (``index`` None) or a game."""
+
+    run_no: int
+    index: int | None
+    attempt: int
+    since: float
+    phase: str = "queued"  # then "prep", or "load" and "play": the clock runs from the last
+    node: str | None = None
+
+
+def run_games(spec, indices: Iterable[int], *, workers: int | None = None,
+              on_result: Callable[[GameRecord], None] | None = None,
+              address: str | None = None) -> list[GameRecord]:
+    """Play the games ``indices`` of ``spec`` as Ray tasks; the local runner's contract."""
+    cb = None if on_result is None else (lambda _k, rec: on_result(rec))
+    return run_many([(spec, indices)], workers=workers, on_result=cb, address=address)[0]
+
+
+def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = None,
+             on_result: Callable[[int, GameRecord], None] | None = None,
+             address: str | None = None) -> list[list[GameRecord]]:
+    """Play several runs at once: ``jobs`` is a list of ``(RunSpec, game indices)``.
+
+    ``on_result(k, record)`` is called in the driver as each game of job ``k`` finishes.
+    ``workers`` caps the games in flight; by default they fill twice the cluster's CPUs
+    (counting each game as its player's cores), so no CPU waits for the driver.
+    Returns each job's records in game order.
+    """
+    from .runner import HANG_GRACE_S, PlayerFailedError, player_cores
+
+    runs = []
+    for spec, indices in jobs:
+        name, _ = parse_player_spec(spec.player)
+        resolve_factory(name)  # unknown names and import errors surface here, in one line
+        runs.append(_Run(spec, deque(sorted(indices)), player_cores(spec.player)))
+    if not any(r.todo for r in runs):
+        return [[] for _ in runs]
+    ray = _ray()
+    init(address)
+    remotes = _remotes()
+    clock = remotes["clock"].remote()
+    flying: dict[object, _Task] = {}
+
+    def finish(k: int, rec: GameRecord) -> None:
+        if rec.game_index in runs[k].results:
+            return  # an answer for a game already scored: counted once
+        runs[k].results[rec.game_index] = rec
+        if on_result is not None:
+            on_result(k, rec)
+
+    def penalty(k: int, i: int, reason: str) -> None:
+        s = runs[k].spec
+        finish(k, GameRecord(i, s.seed + i, s.point_system.penalty, [], 0.0, reason))
+
+    def penalise_rest(k: int, reason: str) -> None:
+        while runs[k].todo:
+            penalty(k, runs[k].todo.popleft(), reason)
+
+    def submit(k: int, index: int | None, attempt: int = 0) -> None:
+        run, s = runs[k], runs[k].spec
+        if index is None:
+            status_ref, run.blob_ref = remotes["prepare"].options(num_cpus=run.cores).remote(
+                clock, k, attempt, s.player, s.point_system, s.prep_time, s.seed, run.cores)
+            flying[status_ref] = _Task(k, None, attempt, time.monotonic())
+        else:
+            ref = remotes["game"].options(num_cpus=run.cores).remote(
+                clock, run.blob_ref, run.key, k, index, attempt, s.player, s.point_system, s.prep_time,
+                s.time_per_game, s.seed, run.cores)
+            flying[ref] = _Task(k, index, attempt, time.monotonic())
+
+    def retry_or_fail(task: _Task, why: str) -> None:
+        if task.attempt < MAX_RETRIES:
+            submit(task.run_no, task.index, task.attempt + 1)
+        elif task.index is None:
+            penalise_rest(task.run_no, f"preparation failed: {why}, {MAX_RETRIES + 1} times")
+        else:
+            penalty(task.run_no, task.index, f"crash: {why}, {MAX_RETRIES + 1} times")
+
+    def game_cost(k: int) -> float:
+        return 1.0 if workers is not None else float(runs[k].cores)
+
+    def budget() -> float:
+        if workers is not None:
+            return float(workers)
+        return 2.0 * max(1.0, ray.cluster_resources().get("CPU", 1.0))
+
+    for k, run in enumerate(runs):
+        if run.todo:
+            submit(k, None)
+    limit_games, limit_checked = budget(), time.monotonic()
+    try:
+        while flying or any(r.prepared and r.todo for r in runs):
+            # Games, run by run, while the budget allows (always at least one).
+            used = sum(game_cost(t.run_no) for t in flying.values() if t.index is not None)
+            for k, run in enumerate(runs):
+                while run.prepared and run.todo and (used + game_cost(k) <= limit_games or not flying):
+                    submit(k, run.todo.popleft())
+                    used += game_cost(k)
+            waiting = list(flying)
+            ready, _ = ray.wait(waiting, num_returns=1, timeout=_POLL_S)
+            if ready:
+                ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
+            for ref in ready:
+                task = flying.pop(ref)
+                k, run = task.run_no, runs[task.run_no]
+                try:
+                    answer = ray.get(ref)
+                except ray.exceptions.RayTaskError as e:  # a bug in the task itself: no use retrying
+                    answer = ("prep-error", str(e).splitlines()[-1])
+                except ray.exceptions.RayError as e:  # the worker or its node died
+                    retry_or_fail(task, f"the player's process died ({type(e).__name__})")
+                    continue
+                if task.index is None:
+                    if answer[0] == "build-error":
+                        raise PlayerFailedError(answer[1])
+                    if answer[0] == "prep-error":
+                        penalise_rest(k, f"preparation failed: {answer[1]}")
+                    else:
+                        run.prepared, run.unpicklable = True, not answer[2]
+                elif answer[0] == "result":
+                    finish(k, answer[1])
+                else:
+                    penalty(k, task.index, f"preparation failed: {answer[1]}")
+            # Start the clocks of the tasks that began.
+            now = time.monotonic()
+            try:
+                marks = ray.get(clock.drain.remote(), timeout=10)
+            except ray.exceptions.RayError:
+                marks = []
+            by_key = {(t.run_no, t.index, t.attempt): t for t in flying.values()}
+            for mark in marks:
+                if mark[0] == "prep":
+                    task = by_key.get((mark[1], None, mark[2]))
+                else:
+                    task = by_key.get((mark[1], mark[2], mark[3]))
+                if task is not None:
+                    task.phase, task.since, task.node = mark[0], now, mark[-1]
+            # Past their time: stop the task (and its worker) and score the penalty,
+            # unless its node is gone, which is no fault of the player's.
+            overdue = []
+            for ref, task in flying.items():
+                s = runs[task.run_no].spec
+                limit = {"prep": s.prep_time + max(HANG_GRACE_S, 0.1 * s.prep_time),
+                         "load": LOAD_GRACE_S + (s.prep_time if runs[task.run_no].unpicklable else 0.0),
+                         "play": s.time_per_game + HANG_GRACE_S}.get(task.phase)
+                if limit is not None and now - task.since > limit:
+                    overdue.append(ref)
+            alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")} if overdue else set()
+            for ref in overdue:
+                task = flying.pop(ref)
+                ray.cancel(ref, force=True)
+                s = runs[task.run_no].spec
+                if task.node is not None and task.node not in alive:
+                    retry_or_fail(task, "its Ray node died")
+                elif task.index is None:
+                    penalise_rest(task.run_no, f"preparation exceeded its budget of {s.prep_time:g} s")
+                else:
+                    penalty(task.run_no, task.index,
+                            f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
+                            " the player's task was stopped")
+            if workers is None and now - limit_checked > 5.0:
+                limit_games, limit_checked = budget(), now  # a cluster may grow or shrink
+    finally:
+        for ref in flying:
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # finished meanwhile, or the cluster is gone: nothing to stop
+                pass
+        try:
+            ray.kill(clock)
+        except Exception:
+            pass
+    return [[run.results[i] for i in sorted(run.results)] for run in runs]
