@@ -76,3 +76,13 @@ def test_cli_run_on_ray_resumes_what_the_store_holds(tmp_path):
     rows = json.loads(runner.invoke(app, ["results", "--db", db, "--export", "json"]).stdout)
     assert sorted(r["game_index"] for r in rows) == list(range(8))
     assert ray.is_initialized()  # the command left the instance it did not start running
+
+
+def test_sweep_on_ray_equals_the_local_sweep(tmp_path):
+    from pokersquares.experiments.sweep import run_sweep, settings
+    grid = settings({"flush_weight": [0, 0.5]})
+    local = run_sweep("greedy", grid, AMERICAN, 5, 2, ResultStore(tmp_path / "l.sqlite"), prep_time=1)
+    remote = run_sweep("greedy", grid, AMERICAN, 5, 2, ResultStore(tmp_path / "r.sqlite"), prep_time=1,
+                       backend="ray")
+    assert [(r["params"], r["mean"], r["stderr"]) for r in remote] == [(r["params"], r["mean"], r["stderr"])
+                                                                       for r in local]

@@ -1,0 +1,83 @@
+"""``pokersquares sweep``: a player over a grid or a random sample of its parameters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
+from ..harness.registry import make_player
+from ..harness.runner import backend_session, check_backend, player_cores
+from ..harness.store import ResultStore
+from ..points import SPEC_HELP, parse_point_system
+from . import app, fail
+from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, SEED_OPT, TPG_OPT,
+                      WORKERS_HELP, _check_workers, _Progress)
+
+
+@app.command("sweep")
+def sweep_cmd(
+    player: str = typer.Option(..., "--player", "-p", help="The player to sweep, with fixed parameters if any "
+                               "(e.g. tiger:cores=1)."),
+    param: List[str] = typer.Option(..., "--param", help="A swept parameter: name=v1,v2,... or name=lo..hi/n "
+                                    "(n evenly spaced values) or name=lo..hi (a range, with --sample; integers if "
+                                    "both ends are, so write 0.0..1.0 for reals). Repeat for several: every "
+                                    "combination is a setting."),
+    sample: Optional[int] = typer.Option(None, "--sample", help="Play K settings drawn at random instead of the "
+                                         "whole grid."),
+    sample_seed: Optional[int] = typer.Option(None, "--sample-seed", help="Seed of the --sample draw "
+                                              "(default: --seed)."),
+    system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
+    games: int = typer.Option(100, "--games", "-n", help="Games per setting (the same deals for every setting)."),
+    seed: int = SEED_OPT,
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help=WORKERS_HELP),
+    time_per_game: float = TPG_OPT,
+    prep_time: float = PREP_OPT,
+    db: Path = DB_OPT,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write the mean ± standard error per setting as a PNG."),
+    json_out: bool = JSON_OPT,
+    quiet: bool = QUIET_OPT,
+    backend: str = BACKEND_OPT,
+    address: Optional[str] = ADDRESS_OPT,
+) -> None:
+    """Play a player over a grid (or random sample) of its parameters; print the mean with
+    standard error per setting (each setting is a resumable run in the result store)."""
+    if games < 1:
+        raise fail(f"--games must be at least 1, got {games}")
+    ps = parse_point_system(system)
+    workers = _check_workers(workers)
+    check_backend(backend, address)
+    player_cores(player)
+    params = dict(parse_param(p) for p in param)
+    if len(params) != len(param):
+        raise fail("--param names a parameter twice")
+    grid = settings(params, sample, seed if sample_seed is None else sample_seed)
+    for setting in grid:
+        make_player(setting_spec(player, setting))  # a parameter the player does not take fails here
+    if plot is not None and not plot.parent.exists():
+        raise fail(f"cannot write the plot {plot}: folder {plot.parent} does not exist")
+    with ResultStore(db) as store, backend_session(backend, address):
+        progress = _Progress(games * len(grid), f"sweep {player}", not (quiet or json_out))
+        try:
+            rows = run_sweep(player, grid, ps, games, seed, store, time_per_game=time_per_game,
+                             prep_time=prep_time, workers=workers, backend=backend, address=address,
+                             on_result=lambda k, r: progress.update(r.score))
+        finally:
+            progress.close()
+    if plot is not None:
+        plot_sweep(rows, str(plot), f"{player} on {ps.name}, {games} games per setting")
+    if json_out:
+        typer.echo(json.dumps(rows))
+        return
+    names = list(rows[0]["params"])
+    width = max(10, *(len(n) for n in names)) + 2
+    typer.echo("".join(f"{n:>{width}}" for n in names) + f"{'mean':>10}{'stderr':>9}{'games':>7}{'run':>6}")
+    for r in rows:
+        typer.echo("".join(f"{str(r['params'][n]):>{width}}" for n in names)
+                   + f"{r['mean']:>10.2f}{r['stderr']:>9.2f}{r['games']:>7}{r['run_id']:>6}")
+    best = max(rows, key=lambda r: r["mean"])
+    typer.echo(f"best: {best['player']}  mean {best['mean']:.2f} ± {best['stderr']:.2f}"
+               + (f"; plot in {plot}" if plot is not None else ""))

@@ -1,0 +1,194 @@
+"""Parameter sweeps: one player over a grid (or a random sample) of its parameters.
+
+Parameters go through the player spec syntax, so any registered player can be
+swept: ``greedy`` with ``flush_weight=0,0.25,0.5,1`` plays the runs
+``greedy:flush_weight=0``, ``greedy:flush_weight=0.25``, ... Every setting is a run
+in the result store (so a sweep resumes), and every setting plays the same deals
+(game ``i`` from seed ``seed + i``): differences between settings are then not
+differences in luck of the deal. The summary per setting is the mean score with
+its standard error, which :func:`plot_sweep` draws like Tiger's Figs. 1 to 3.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import statistics
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import PokerSquaresError
+from ..harness.registry import _parse_value, make_player, parse_player_spec
+from ..harness.runner import RunSpec, record_runs
+from ..harness.store import GameRecord, ResultStore
+from ..points import PointSystem
+
+__all__ = ["SweepError", "ParamRange", "parse_param", "settings", "setting_spec", "run_sweep", "plot_sweep"]
+
+
+class SweepError(PokerSquaresError):
+    """A sweep parameter that cannot be parsed or used."""
+
+
+@dataclass(frozen=True)
+class ParamRange:
+    """A range ``lo..hi`` to draw from (``--sample`` only): integers if both ends are
+    written as integers (``10..200``), else real numbers (``0.0..1.0``)."""
+
+    lo: float
+    hi: float
+    integer: bool
+
+    def draw(self, rng: random.Random) -> int | float:
+        if self.integer:
+            return rng.randint(int(self.lo), int(self.hi))
+        return float(f"{rng.uniform(self.lo, self.hi):.4g}")  # readable, stable specs
+
+
+def _number(text: str, what: str) -> int | float:
+    value = _parse_value(text.strip())
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SweepError(f"{what}: {text!r} is not a number")
+    return value
+
+
+def parse_param(text: str) -> tuple[str, list | ParamRange]:
+    """``name=v1,v2,...`` (values), ``name=lo..hi/n`` (n evenly spaced values) or
+    ``name=lo..hi`` (a range to sample from)."""
+    name, eq, values = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not eq or not name or not values.strip():
+        raise SweepError(f"--param {text!r} is not name=values (e.g. alpha=0.1,0.2 or alpha=0..1/5)")
+    if ".." in values:
+        span, slash, count = values.partition("/")
+        lo_text, _, hi_text = span.partition("..")
+        lo, hi = _number(lo_text, f"--param {name}"), _number(hi_text, f"--param {name}")
+        if hi < lo:
+            raise SweepError(f"--param {name}: the range {lo}..{hi} is empty")
+        if not slash:
+            return name, ParamRange(lo, hi, isinstance(lo, int) and isinstance(hi, int))
+        n = _number(count, f"--param {name} (count after /)")
+        if not isinstance(n, int) or n < 1:
+            raise SweepError(f"--param {name}: the count after / must be a positive integer")
+        if n == 1:
+            return name, [lo]
+        step = (hi - lo) / (n - 1)
+        return name, [float(f"{lo + k * step:.6g}") for k in range(n)]
+    parsed = [_parse_value(v.strip()) for v in values.split(",") if v.strip()]
+    for v in parsed:
+        if isinstance(v, str) and any(c in v for c in ",=:"):
+            raise SweepError(f"--param {name}: value {v!r} cannot go in a player spec")
+    if len(set(map(repr, parsed))) != len(parsed):
+        raise SweepError(f"--param {name} lists a value twice")
+    return name, parsed
+
+
+def settings(params: dict[str, list | ParamRange], sample: int | None = None, seed: int = 0) -> list[dict]:
+    """The grid of all combinations, or ``sample`` settings drawn at random: distinct grid
+    points when every parameter lists its values, independent draws when one is a range."""
+    if not params:
+        raise SweepError("a sweep needs at least one --param")
+    names = list(params)
+    ranged = [n for n in names if isinstance(params[n], ParamRange)]
+    if sample is None:
+        if ranged:
+            raise SweepError(f"--param {ranged[0]} is a range: give its count (lo..hi/n) or use --sample")
+        return [dict(zip(names, combo)) for combo in itertools.product(*(params[n] for n in names))]
+    if sample < 1:
+        raise SweepError("--sample must be at least 1")
+    rng = random.Random(seed)
+    if not ranged:
+        grid = list(itertools.product(*(params[n] for n in names)))
+        picked = sorted(rng.sample(range(len(grid)), min(sample, len(grid))))
+        return [dict(zip(names, grid[i])) for i in picked]
+    out: dict[str, dict] = {}  # by spec text: a setting drawn twice is one run
+    for _ in range(100 * sample):
+        s = {n: p.draw(rng) if isinstance(p, ParamRange) else rng.choice(p) for n, p in params.items()}
+        out.setdefault(repr(s), s)
+        if len(out) == sample:
+            break
+    return list(out.values())
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def setting_spec(player: str, setting: dict) -> str:
+    """The player spec of one setting: the base spec's parameters, then the setting's."""
+    name, base = parse_player_spec(player)
+    params = {**base, **setting}
+    return f"{name}:" + ",".join(f"{k}={_format(v)}" for k, v in params.items())
+
+
+def _summary(setting: dict, spec: str, run_id: int, records: list[GameRecord]) -> dict:
+    scores = [r.score for r in records]
+    n = len(scores)
+    sd = statistics.stdev(scores) if n > 1 else 0.0
+    return {"params": setting, "player": spec, "run_id": run_id, "games": n,
+            "mean": statistics.fmean(scores) if n else math.nan,
+            "stderr": sd / math.sqrt(n) if n else math.nan, "stdev": sd,
+            "penalties": sum(1 for r in records if r.penalty)}
+
+
+def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: int, seed: int,
+              store: ResultStore, *, time_per_game: float = 30.0, prep_time: float = 300.0,
+              workers: int | None = None, backend: str = "local", address: str | None = None,
+              on_result: Callable[[int, GameRecord], None] | None = None) -> list[dict]:
+    """Play ``games`` games of every setting (resuming what the store holds) and return,
+    per setting in order, ``{params, player, run_id, games, mean, stderr, stdev, penalties}``."""
+    specs = [setting_spec(player, s) for s in grid]
+    for spec in specs:
+        make_player(spec)  # a parameter the player does not take fails here, before anything runs
+    runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time) for spec in specs]
+    results = record_runs(runs, store, workers=workers, on_result=on_result, backend=backend, address=address)
+    return [_summary(s, spec, run_id, recs) for s, spec, (run_id, recs) in zip(grid, specs, results)]
+
+
+def plot_sweep(rows: list[dict], path: str, title: str) -> None:
+    """Mean score with standard error per setting, as a PNG.
+
+    One swept parameter: mean against its value, like Tiger's Fig. 1 (C_p). Several:
+    each parameter's value against the setting's mean score, like Figs. 2 and 3, so
+    the settings that score best show which values they share."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n for n in rows[0]["params"] if len({repr(r["params"][n]) for r in rows}) > 1] or list(rows[0]["params"])
+    means = [r["mean"] for r in rows]
+    errs = [r["stderr"] for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    numeric = all(isinstance(r["params"][n], (int, float)) and not isinstance(r["params"][n], bool)
+                  for r in rows for n in names)
+    if len(names) == 1:
+        name = names[0]
+        order = sorted(range(len(rows)), key=lambda i: rows[i]["params"][name]) if numeric else range(len(rows))
+        xs = [rows[i]["params"][name] for i in order]
+        pos = xs if numeric else list(range(len(xs)))
+        ax.errorbar(pos, [means[i] for i in order], yerr=[errs[i] for i in order], marker="o", capsize=3)
+        if not numeric:
+            ax.set_xticks(pos, [str(x) for x in xs])
+        ax.set_xlabel(name)
+        ax.set_ylabel("mean score (± standard error)")
+    else:
+        markers = "os^Dvx*+<>"
+        for k, name in enumerate(names):
+            ys = [r["params"][name] for r in rows]
+            ax.errorbar(means, ys if numeric else [str(y) for y in ys], xerr=errs, linestyle="none",
+                        marker=markers[k % len(markers)], capsize=2, label=name)
+        ax.set_xlabel("mean score (± standard error)")
+        ax.set_ylabel("parameter value")
+        ax.legend()
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as e:
+        raise SweepError(f"cannot write the plot {path}: {e}") from None
+    finally:
+        plt.close(fig)

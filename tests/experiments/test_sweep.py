@@ -1,0 +1,77 @@
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from pokersquares import AMERICAN
+from pokersquares.experiments.sweep import (ParamRange, SweepError, parse_param, plot_sweep, run_sweep,
+                                            setting_spec, settings)
+from pokersquares.harness.runner import RunSpec, run_games
+from pokersquares.harness.store import ResultStore
+
+
+def test_parse_param_values_ranges_and_errors():
+    assert parse_param("flush_weight=0,0.25,1") == ("flush_weight", [0, 0.25, 1])
+    assert parse_param("alpha=0..1/5") == ("alpha", [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert parse_param("playouts=10..200") == ("playouts", ParamRange(10, 200, True))
+    assert parse_param("cp=0.5..20")[1] == ParamRange(0.5, 20, False)
+    for bad in ("alpha", "alpha=", "=1", "a=1..0", "a=x..2", "a=0..1/0", "a=1,1", "a=b:c"):
+        with pytest.raises(SweepError):
+            parse_param(bad)
+
+
+def test_grid_and_samples():
+    grid = settings({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert len(grid) == 6 and grid[0] == {"a": 1, "b": "x"} and grid[-1] == {"a": 2, "b": "z"}
+    picked = settings({"a": [1, 2], "b": ["x", "y", "z"]}, sample=4, seed=3)
+    assert len(picked) == 4 and all(p in grid for p in picked) and len({repr(p) for p in picked}) == 4
+    assert picked == settings({"a": [1, 2], "b": ["x", "y", "z"]}, sample=4, seed=3)
+    drawn = settings({"alpha": ParamRange(0.0, 1.0, False), "n": ParamRange(1, 3, True)}, sample=5, seed=1)
+    assert all(0 <= d["alpha"] <= 1 and d["n"] in (1, 2, 3) for d in drawn)
+    with pytest.raises(SweepError):
+        settings({"alpha": ParamRange(0.0, 1.0, False)})  # a range needs --sample or a count
+    with pytest.raises(SweepError):
+        settings({})
+
+
+def test_setting_spec_keeps_the_base_parameters():
+    assert setting_spec("greedy", {"flush_weight": 0.5}) == "greedy:flush_weight=0.5"
+    assert setting_spec("random:seed=3", {"seed": 4}) == "random:seed=4"
+    assert setting_spec("tiger:cp=20", {"alpha": 0.1, "rules": False}) == "tiger:cp=20,alpha=0.1,rules=false"
+
+
+def test_sweep_records_every_game_and_summarises_it(tmp_path):
+    store = ResultStore(tmp_path / "s.sqlite")
+    grid = settings({"flush_weight": [0, 1]})
+    rows = run_sweep("greedy", grid, AMERICAN, 12, 5, store, prep_time=1)
+    assert [r["params"] for r in rows] == grid and all(r["games"] == 12 for r in rows)
+    for row in rows:
+        scores = [g.score for g in store.games(row["run_id"])]
+        assert len(scores) == 12 and row["mean"] == pytest.approx(statistics.fmean(scores))
+        assert row["stderr"] == pytest.approx(statistics.stdev(scores) / math.sqrt(12))
+        direct = run_games(RunSpec(row["player"], AMERICAN, 12, 5, 30.0, 1.0), range(12), workers=1)
+        assert [g.score for g in direct] == scores
+    again = run_sweep("greedy", grid, AMERICAN, 12, 5, store, prep_time=1)  # resumes: nothing replayed
+    assert [r["run_id"] for r in again] == [r["run_id"] for r in rows]
+    plot_sweep(rows, str(tmp_path / "one.png"), "greedy")
+    assert (tmp_path / "one.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sweep_cli_json_and_plot(tmp_path):
+    png = tmp_path / "sweep.png"
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", "--player", "greedy",
+                        "--param", "flush_weight=0,0.5", "--param", "x=1", "--games", "3",
+                        "--db", str(tmp_path / "c.sqlite"), "--json"], capture_output=True, text=True)
+    assert r.returncode == 2 and "unexpected keyword argument 'x'" in r.stderr and not r.stdout
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", "--player", "random",
+                        "--param", "seed=1..9", "--sample", "3", "--games", "4",
+                        "--db", str(tmp_path / "c.sqlite"), "--plot", str(png), "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert len(rows) == 3 and all(set(row) >= {"params", "games", "mean", "stderr"} for row in rows)
+    assert all(1 <= row["params"]["seed"] <= 9 and row["games"] == 4 for row in rows)
+    assert png.read_bytes()[:4] == b"\x89PNG"
