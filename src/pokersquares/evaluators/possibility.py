@@ -165,8 +165,8 @@ def state_value(grid: Sequence[int], points: Sequence[int], apriori: Sequence[fl
 
 class PossibilityEvaluator(Evaluator):
     """Tiger's heuristic. ``alpha``, ``beta``, ``gamma`` weight one-, two- and three-card
-    hands (default: the paper's tuned values); ``apriori`` names a table of ``APRIORI``;
-    ``made_weight`` weighs made types of short hands (negative: use the a-priori
+    hands (default: the paper's tuned values); ``apriori`` names a table of ``APRIORI``
+    or gives ten probabilities; ``made_weight`` weighs made types of short hands (negative: use the a-priori
     probability as for possible types)."""
 
     name = "possibility"

@@ -40,8 +40,9 @@ WEIGHTS = {"tuned": TUNED, "untuned": UNTUNED}
 
 def reserve_s(game_clock: float) -> float:
     """Seconds of a game's clock never planned for: overheads outside the search and
-    the rule-played moves (3% of the clock, at most half a second, plus 10 ms)."""
-    return min(0.03 * game_clock, 0.5) + 0.01
+    the rule-played moves, and the scheduler on a busy machine (5% of the clock, at
+    most half a second, plus 20 ms)."""
+    return min(0.05 * game_clock, 0.5) + 0.02
 
 
 def tiger_evaluator(weights: str = "tuned", alpha: float | None = None, beta: float | None = None,

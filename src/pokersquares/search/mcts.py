@@ -154,7 +154,9 @@ class MCTS(Search):
                 done += batch
                 now = time.perf_counter()
                 per_iteration = max((now - t0) / batch, 1e-9)
-                batch = int(min((deadline - now) / per_iteration * 0.8, 1_000_000))
+                # half the time left per batch: the last batches are short, so a slow
+                # estimate of the iteration time cannot overrun the deadline by much
+                batch = int(min((deadline - now) / per_iteration * 0.5, 1_000_000))
                 if batch < 1:
                     break
         self.last_iterations = done
