@@ -1,0 +1,150 @@
+"""``PokerSquares-v0``: one game of Parameterized Poker Squares as a Gymnasium environment.
+
+An episode is one contest deal: 25 steps, each placing the card shown in an empty
+cell. ``reset(seed=s)`` deals exactly as the contest framework does for seed ``s``
+(so episode ``s`` is game ``s`` of the harness); ``reset()`` draws the deal's seed
+from the environment's own generator.
+
+Observation (a dict):
+  ``grid``     int8[25], the card id in each cell (row * 5 + col), -1 for empty;
+  ``card``     the card to place (id 0..51; 52 in the final observation, when none is left);
+  ``points``   int64[10], the point system, indexed by hand id;
+  ``undealt``  int8[52], 1 for each card neither on the grid nor the one to place
+               (the cards that may still come: 25 of the 52 are never dealt).
+Action: the cell, 0..24. ``info["action_mask"]`` (int8[25]) marks the empty cells; an
+action outside 0..24 or on a filled cell raises ``IllegalPlacementError``: it is an
+error, never a silent no-op.
+
+Reward. ``reward="hands"`` (the default): the change in value of the two hands the
+card joins (its row and its column), where a hand is worth its points as the contest
+framework classifies it so far (pairs, trips, ... before it is complete; straights,
+flushes and full houses only when complete) and a hand with no card is worth 0.
+The rewards of an episode therefore add up exactly to the final score.
+``reward="final"``: 0 until the last step, whose reward is the final score.
+``info["score"]`` is always the value of the grid so far by the first rule.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..cards import NUM_CARDS, card_name, deal
+from ..errors import IllegalPlacementError
+from ..game import EMPTY, LINES, NUM_CELLS, Grid
+from ..hands import classify
+from ..points import AMERICAN, PointSystem, parse_point_system
+
+__all__ = ["PokerSquaresEnv", "NO_CARD", "REWARDS"]
+
+NO_CARD = NUM_CARDS  # the "card" of the final observation
+REWARDS = ("hands", "final")
+# The two hands through each cell: its row (index r) and its column (index 5 + c).
+_CELL_LINES = [(i // 5, 5 + i % 5) for i in range(NUM_CELLS)]
+
+
+def _point_system(value: PointSystem | str | Any) -> PointSystem:
+    if isinstance(value, PointSystem):
+        return value
+    if isinstance(value, str):
+        return parse_point_system(value)
+    return PointSystem(tuple(int(p) for p in value))
+
+
+class PokerSquaresEnv(gym.Env):
+    """One contest game per episode; see the module docstring for spaces and rewards."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, point_system: PointSystem | str = AMERICAN, reward: str = "hands",
+                 render_mode: str | None = None) -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.default_point_system = _point_system(point_system)
+        self.point_system = self.default_point_system
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.observation_space = spaces.Dict({
+            "grid": spaces.Box(-1, NUM_CARDS - 1, shape=(NUM_CELLS,), dtype=np.int8),
+            "card": spaces.Discrete(NUM_CARDS + 1),
+            "points": spaces.Box(-128, 127, shape=(10,), dtype=np.int64),
+            "undealt": spaces.MultiBinary(NUM_CARDS),
+        })
+        self.action_space = spaces.Discrete(NUM_CELLS)
+        self.deck: list[int] | None = None
+        self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
+        self.turn = 0
+        self.deal_seed: int | None = None
+        self._line_values = np.zeros(10, dtype=np.int64)
+
+    # -- the rules, in the game's words ---------------------------------------------------------
+    def _line_value(self, line: int) -> int:
+        cards = [int(self.grid[j]) for j in LINES[line] if self.grid[j] != EMPTY]
+        return self.point_system[classify(cards)] if cards else 0
+
+    def _obs(self) -> dict:
+        card = self.deck[self.turn] if self.turn < NUM_CELLS else NO_CARD
+        undealt = np.ones(NUM_CARDS, dtype=np.int8)
+        undealt[self.grid[self.grid != EMPTY]] = 0
+        if card != NO_CARD:
+            undealt[card] = 0
+        return {"grid": self.grid.copy(), "card": int(card),
+                "points": np.array(self.point_system.points, dtype=np.int64), "undealt": undealt}
+
+    def _info(self) -> dict:
+        return {"action_mask": (self.grid == EMPTY).astype(np.int8), "seed": self.deal_seed, "turn": self.turn,
+                "score": int(self._line_values.sum()), "point_system": self.point_system.name}
+
+    # -- the Gymnasium API ------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal game ``seed`` (the contest's deal); ``options={"point_system": spec}``
+        plays this episode under another point system."""
+        super().reset(seed=seed)
+        options = options or {}
+        self.point_system = _point_system(options.get("point_system", self.default_point_system))
+        self.deal_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2 ** 31 - 1))
+        self.deck = deal(self.deal_seed)[:NUM_CELLS]
+        self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
+        self.turn = 0
+        self._line_values = np.zeros(10, dtype=np.int64)
+        return self._obs(), self._info()
+
+    def step(self, action):
+        if self.deck is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self.turn >= NUM_CELLS:
+            raise IllegalPlacementError("the game is over: all 25 cells are filled; call reset()")
+        if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
+            raise IllegalPlacementError(f"an action is a cell index 0..24, got {action!r}")
+        cell = operator.index(action)
+        if not 0 <= cell < NUM_CELLS:
+            raise IllegalPlacementError(f"an action is a cell index 0..24, got {cell}")
+        if self.grid[cell] != EMPTY:
+            raise IllegalPlacementError(f"cell {cell} (row {cell // 5}, col {cell % 5}) already holds "
+                                        f"{card_name(int(self.grid[cell]))}")
+        self.grid[cell] = self.deck[self.turn]
+        self.turn += 1
+        before = sum(int(self._line_values[line]) for line in _CELL_LINES[cell])
+        for line in _CELL_LINES[cell]:
+            self._line_values[line] = self._line_value(line)
+        change = sum(int(self._line_values[line]) for line in _CELL_LINES[cell]) - before
+        terminated = self.turn == NUM_CELLS
+        if self.reward_kind == "hands":
+            reward = float(change)
+        else:
+            reward = float(self._line_values.sum()) if terminated else 0.0
+        return self._obs(), reward, terminated, False, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        text = Grid([int(c) for c in self.grid]).render(self.point_system)
+        if self.deck is not None and self.turn < NUM_CELLS:
+            text += f"\nto place: {card_name(self.deck[self.turn])}"
+        return text

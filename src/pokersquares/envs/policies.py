@@ -1,0 +1,124 @@
+"""Players and policies, each usable as the other.
+
+A *policy* is any callable ``policy(obs, info) -> action`` over ``PokerSquares-v0``'s
+observations (see :mod:`pokersquares.envs.poker_squares`).
+
+* :class:`PlayerPolicy` wraps a harness player (or a player spec such as ``"tiger"``)
+  as a policy: it tells the player the point system when it changes, starts a game
+  at each new episode, seeds it with the episode's deal seed as the harness does,
+  and turns its ``(row, col)`` into a cell index. Called for every step of an
+  episode, it plays exactly the game the harness would.
+* :class:`PolicyPlayer` wraps a policy as a harness player, so that ``run``,
+  ``tournament`` and ``sweep`` can play it. By module path:
+  ``--player pokersquares.envs.policies:PolicyPlayer:policy=mypackage.mymodule:my_policy``
+  (a class named there is instantiated with no arguments).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from ..cards import NUM_CARDS
+from ..errors import PokerSquaresError
+from ..game import EMPTY, NUM_CELLS
+from ..harness.player import BasePlayer
+from ..harness.registry import make_player
+from ..points import PointSystem
+
+__all__ = ["PlayerPolicy", "PolicyPlayer", "MaskedRandomPolicy", "observation"]
+
+Policy = Callable[[dict, dict], Any]
+
+
+def observation(grid: np.ndarray, card: int, points) -> tuple[dict, dict]:
+    """The environment's observation and info for a player's view of a game."""
+    grid = np.asarray(grid, dtype=np.int8).copy()
+    undealt = np.ones(NUM_CARDS, dtype=np.int8)
+    undealt[grid[grid != EMPTY]] = 0
+    undealt[int(card)] = 0
+    obs = {"grid": grid, "card": int(card), "points": np.array(tuple(points), dtype=np.int64), "undealt": undealt}
+    return obs, {"action_mask": (grid == EMPTY).astype(np.int8), "turn": int((grid != EMPTY).sum())}
+
+
+class PlayerPolicy:
+    """A harness player as a policy ``(obs, info) -> cell``.
+
+    ``time_per_game`` is the decision time the player is told it has per episode;
+    ``prep_time`` the preprocessing budget it gets for each new point system."""
+
+    def __init__(self, player, *, time_per_game: float = 30.0, prep_time: float = 300.0) -> None:
+        self.player = make_player(player) if isinstance(player, str) else player
+        self.time_per_game = time_per_game
+        self.prep_time = prep_time
+        self._points: tuple[int, ...] | None = None
+        self._used = 0.0
+
+    def __call__(self, obs: dict, info: dict | None = None) -> int:
+        info = info or {}
+        points = tuple(int(p) for p in obs["points"])
+        if points != self._points:
+            self.player.set_point_system(PointSystem(points, str(info.get("point_system", "custom"))),
+                                         self.prep_time)
+            self._points = points
+        if not (np.asarray(obs["grid"]) != EMPTY).any():  # a new episode
+            if info.get("seed") is not None and hasattr(self.player, "set_seed"):
+                self.player.set_seed(int(info["seed"]))
+            self.player.start_game()
+            self._used = 0.0
+        t = time.perf_counter()
+        row, col = self.player.get_play(int(obs["card"]), max(0.0, self.time_per_game - self._used))
+        self._used += time.perf_counter() - t
+        return int(row) * 5 + int(col)
+
+
+def _resolve(policy: Policy | str) -> Policy:
+    if not isinstance(policy, str):
+        return policy
+    module_name, _, attr = policy.partition(":")
+    try:
+        found = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise PokerSquaresError(f"cannot load the policy {policy!r} (module.path:name): {e}") from None
+    return found() if isinstance(found, type) else found
+
+
+class PolicyPlayer(BasePlayer):
+    """A policy ``(obs, info) -> cell`` as a harness player.
+
+    ``info`` holds ``action_mask``, ``turn``, ``seed`` (the game's seed) and
+    ``seconds_left``. A policy with a ``set_seed(seed)`` method is reseeded each game,
+    as the harness reseeds players, so that its games are reproducible."""
+
+    name = "policy"
+
+    def __init__(self, policy: Policy | str) -> None:
+        super().__init__()
+        self.policy = _resolve(policy)
+
+    def set_seed(self, seed: int) -> None:
+        super().set_seed(seed)
+        if hasattr(self.policy, "set_seed"):
+            self.policy.set_seed(seed)
+
+    def choose(self, grid: np.ndarray, card: int, seconds_left: float) -> int:
+        obs, info = observation(grid, card, self.points)
+        info.update(seed=self.seed, seconds_left=seconds_left,
+                    point_system=self.point_system.name if self.point_system else "custom")
+        return int(self.policy(obs, info))
+
+
+class MaskedRandomPolicy:
+    """A uniformly random empty cell, from its own seeded generator."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def set_seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: dict, info: dict) -> int:
+        return int(self.rng.choice(np.flatnonzero(info["action_mask"])))

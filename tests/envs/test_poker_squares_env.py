@@ -1,0 +1,116 @@
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+import pokersquares.envs  # noqa: E402,F401  (registers PokerSquares-v0)
+from pokersquares import AMERICAN, BRITISH, PointSystem, deal  # noqa: E402
+from pokersquares.envs import MaskedRandomPolicy, PlayerPolicy, PokerSquaresEnv, PolicyPlayer  # noqa: E402
+from pokersquares.errors import IllegalPlacementError  # noqa: E402
+from pokersquares.game import Grid  # noqa: E402
+from pokersquares.harness.game_play import play_game  # noqa: E402
+from pokersquares.harness.registry import make_player  # noqa: E402
+from pokersquares.harness.runner import RunSpec, run_games  # noqa: E402
+
+NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
+
+
+def episode(env, policy, seed, options=None):
+    obs, info = env.reset(seed=seed, options=options)
+    total, steps = 0.0, []
+    done = False
+    while not done:
+        assert obs in env.observation_space
+        action = policy(obs, info)
+        steps.append((obs["card"], action // 5, action % 5))
+        obs, reward, done, truncated, info = env.step(action)
+        assert not truncated
+        total += reward
+    return total, steps, obs, info
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"point_system": "british", "reward": "final", "render_mode": "ansi"}])
+def test_passes_the_gymnasium_checker(kwargs):
+    env = gym.make("PokerSquares-v0", **kwargs)
+    check_env(env.unwrapped)
+    assert isinstance(gym.make("pokersquares.envs:PokerSquares-v0").unwrapped, PokerSquaresEnv)
+
+
+def test_reset_deals_the_contest_deal_and_observes_it():
+    env = PokerSquaresEnv(BRITISH)
+    obs, info = env.reset(seed=77)
+    assert obs["card"] == deal(77)[0] and info["seed"] == 77 and info["action_mask"].sum() == 25
+    assert (obs["grid"] == -1).all() and list(obs["points"]) == list(BRITISH.points)
+    assert obs["undealt"].sum() == 51 and obs["undealt"][deal(77)[0]] == 0
+    obs, *_ = env.step(12)
+    assert obs["grid"][12] == deal(77)[0] and obs["card"] == deal(77)[1] and obs["undealt"].sum() == 50
+    first, *_ = env.reset()
+    second, *_ = env.reset()
+    assert env.deal_seed is not None and env.observation_space.contains(first)
+
+
+@pytest.mark.parametrize("system", [AMERICAN, NEG])
+def test_random_episode_scores_as_the_harness_scores_the_same_deal(system):
+    env = PokerSquaresEnv(system)
+    for seed in (3, 4):
+        policy = MaskedRandomPolicy(seed)
+        total, steps, last, info = episode(env, policy, seed)
+        grid = Grid()
+        for card, row, col in steps:
+            grid.place(card, row, col)
+        assert total == grid.score(system) == info["score"] and last["card"] == 52 and info["action_mask"].sum() == 0
+        assert [c for c, _, _ in steps] == deal(seed)[:25]
+        # The same policy as a harness player: the same placements and the same score.
+        player = PolicyPlayer(MaskedRandomPolicy())
+        player.set_point_system(system, 0.0)
+        rec = play_game(player, system, seed, 30.0)
+        assert rec.penalty is None and rec.placements == steps and rec.score == total
+    # reward="final": the same return, all of it at the last step
+    final = PokerSquaresEnv(system, reward="final")
+    obs, info = final.reset(seed=4)
+    policy, rewards = MaskedRandomPolicy(4), []
+    for _ in range(25):
+        obs, reward, done, _, info = final.step(policy(obs, info))
+        rewards.append(reward)
+    assert done and rewards[:-1] == [0.0] * 24 and rewards[-1] == total
+
+
+def test_illegal_actions_are_errors_not_no_ops():
+    env = PokerSquaresEnv()
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(0)
+    env.reset(seed=1)
+    env.step(0)
+    for bad in (0, 25, -1, 3.0, True, "1"):
+        with pytest.raises(IllegalPlacementError):
+            env.step(bad)
+    assert env.turn == 1
+    for cell in range(1, 25):
+        env.step(np.int64(cell))
+    with pytest.raises(IllegalPlacementError, match="over"):
+        env.step(0)
+
+
+def test_a_harness_player_as_a_policy_plays_the_harness_game():
+    env = PokerSquaresEnv(BRITISH)
+    policy = PlayerPolicy("greedy", prep_time=0.0)
+    harness = run_games(RunSpec("greedy", BRITISH, 3, 20, 30.0, 0.0), range(3), workers=1)
+    for rec in harness:
+        total, steps, *_ = episode(env, policy, rec.seed)
+        assert steps == rec.placements and total == rec.score
+    # a point system chosen per episode reaches the player too
+    total, steps, *_ = episode(env, policy, 20, options={"point_system": "american"})
+    player = make_player("greedy")
+    player.set_point_system(AMERICAN, 0.0)
+    rec = play_game(player, AMERICAN, 20, 30.0)
+    assert steps == rec.placements and total == rec.score
+
+
+def test_a_policy_by_module_path_plays_in_the_harness():
+    spec = "pokersquares.envs.policies:PolicyPlayer:policy=pokersquares.envs.policies:MaskedRandomPolicy"
+    recs = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0), range(4), workers=1)
+    assert all(r.penalty is None and len(r.placements) == 25 for r in recs)
+    again = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0), range(4), workers=2)
+    assert [r.placements for r in again] == [r.placements for r in recs]  # reseeded each game
