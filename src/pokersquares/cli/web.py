@@ -1,0 +1,34 @@
+"""The ``serve`` subcommand: run the web app with uvicorn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..harness.store import DEFAULT_DB
+from . import app, fail
+
+
+@app.command("serve")
+def serve_cmd(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; the default keeps the app on this machine."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
+    prep_time: float = typer.Option(5.0, "--prep-time", min=0.0, max=600.0,
+                                    help="Seconds an agent may learn a point system before it advises."),
+    think_time: float = typer.Option(2.0, "--think-time", min=0.05, max=60.0,
+                                     help="Most seconds an agent may think per request (a hint or a watched move)."),
+    game_time: float = typer.Option(10.0, "--game-time", min=0.5, max=600.0,
+                                    help="An agent's clock for a whole game when it replays a deal."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help="The result store (SQLite) the Results page reads."),
+) -> None:
+    """Start the local web app: play, get advice, watch agents, browse results."""
+    try:
+        import uvicorn
+
+        from ..web import create_app
+    except ImportError:
+        raise fail("the web app needs the 'web' extra: pip install 'pokersquares[web]'") from None
+    web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db)
+    typer.echo(f"Poker Squares at http://{host}:{port}/  (Ctrl+C to stop)")
+    uvicorn.run(web_app, host=host, port=port, log_level="warning")

@@ -1,0 +1,192 @@
+"""The games the web app holds: one per random id, in memory, the least recently used
+dropped first, and their JSON views.
+
+A game is fully determined by its point system spec, its deal seed and the cells it
+was played into, so the page keeps those too and can rebuild a game the server has
+forgotten (``GameStore.create(..., moves=...)``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..cards import card_name
+from ..errors import IllegalPlacementError, PokerSquaresError
+from ..game import EMPTY, NUM_CELLS, SIZE, Game, Grid, cell_of
+from ..hands import HAND_NAMES, NUM_HANDS
+from ..points import PointSystem, parse_point_system
+
+__all__ = [
+    "GameNotFoundError", "GameConflictError", "WebGame", "GameStore",
+    "SEED_MIN", "SEED_MAX", "random_seed", "point_system_view", "grid_view", "game_view",
+]
+
+# A deal seed is a Java long, as in the contest framework.
+SEED_MIN = -(2 ** 63)
+SEED_MAX = 2 ** 63 - 1
+
+
+class GameNotFoundError(PokerSquaresError):
+    """A game id the server does not hold (never made, or dropped as least recently used)."""
+
+
+class GameConflictError(PokerSquaresError):
+    """A request about a turn other than the game's current one (a stale tab or a double click)."""
+
+
+def random_seed() -> int:
+    # Small enough to read and type back in, to replay the deal.
+    return secrets.randbelow(1_000_000_000)
+
+
+@dataclass
+class WebGame:
+    id: str
+    spec: str
+    game: Game
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def point_system(self) -> PointSystem:
+        return self.game.point_system
+
+    @property
+    def moves(self) -> list[int]:
+        return [r * SIZE + c for _, r, c in self.game.placements]
+
+    def place(self, cell: int, turn: int | None = None) -> None:
+        """Place the current card at ``cell``; ``turn``, when given, must be the current turn."""
+        with self.lock:
+            if turn is not None and turn != self.game.turn:
+                raise GameConflictError(
+                    f"this request is about turn {turn}, but the game is at turn {self.game.turn} "
+                    "(played from another tab?); reload to see the game")
+            if self.game.done:
+                raise GameConflictError("the game is over: all 25 cells are filled")
+            self.game.play(*cell_of(cell))
+
+    def snapshot(self) -> tuple[np.ndarray, int | None, int]:
+        """The grid as ``int8[25]``, the card to place and the turn, read together."""
+        with self.lock:
+            return self.game.grid.to_array(), self.game.next_card, self.game.turn
+
+
+class GameStore:
+    """Games by id, at most ``max_games`` of them; thread-safe."""
+
+    def __init__(self, max_games: int = 1000) -> None:
+        if max_games < 1:
+            raise ValueError("max_games must be at least 1")
+        self.max_games = max_games
+        self._games: OrderedDict[str, WebGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def create(self, spec: str, seed: int | None = None, moves: Sequence[int] = ()) -> WebGame:
+        """A new game of the point system ``spec`` dealt from ``seed`` (random when None),
+        with ``moves`` (cells, in order) already played."""
+        point_system = parse_point_system(spec)
+        if seed is None:
+            seed = random_seed()
+        if not SEED_MIN <= seed <= SEED_MAX:
+            raise PokerSquaresError(f"a deal seed is a 64-bit integer, got {seed}")
+        game = WebGame(secrets.token_urlsafe(16), spec.strip(), Game.from_seed(seed, point_system))
+        if len(moves) > NUM_CELLS:
+            raise IllegalPlacementError(f"a game has 25 moves, got {len(moves)}")
+        for cell in moves:
+            game.place(cell)
+        with self._lock:
+            self._games[game.id] = game
+            while len(self._games) > self.max_games:
+                self._games.popitem(last=False)
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None:
+                raise GameNotFoundError(
+                    "no such game on the server (it may have been dropped after a restart "
+                    "or to make room); start a new one")
+            self._games.move_to_end(game_id)
+            return game
+
+
+# -- JSON views --------------------------------------------------------------------
+
+def point_system_view(point_system: PointSystem, spec: str | None = None) -> dict:
+    return {
+        "name": point_system.name,
+        "spec": spec,
+        "points": list(point_system.points),
+        "table": [{"hand": HAND_NAMES[i], "points": p} for i, p in enumerate(point_system.points)],
+    }
+
+
+def grid_view(cells: Sequence[int], point_system: PointSystem) -> dict:
+    """A grid's cards, its ten hands with their points, the hand table and the total.
+
+    ``hand_table`` is the score panel of PySol's Poker Square: per hand type, its
+    points, how many of the ten lines hold it and what they make together.
+    """
+    grid = Grid(cells)
+    hand_ids = grid.hand_ids()
+    lines = []
+    for i, hand in enumerate(hand_ids):
+        lines.append({
+            "kind": "row" if i < SIZE else "col",
+            "index": i % SIZE,
+            "hand": HAND_NAMES[hand],
+            "hand_id": int(hand),
+            "points": point_system[hand],
+            "cards": len(grid.line(i)),
+        })
+    counts = [0] * NUM_HANDS
+    for hand in hand_ids:
+        counts[hand] += 1
+    table = [{"hand": HAND_NAMES[h], "hand_id": h, "points": point_system[h], "count": counts[h],
+              "total": counts[h] * point_system[h]} for h in range(NUM_HANDS)]
+    return {
+        "cells": [None if c == EMPTY else card_name(c) for c in grid.cells],
+        "lines": lines,
+        "hand_table": table,
+        "score": sum(point_system[h] for h in hand_ids),
+    }
+
+
+def game_view(web_game: WebGame) -> dict:
+    with web_game.lock:
+        game = web_game.game
+        card = game.next_card
+        view = grid_view(game.grid.cells, game.point_system)
+        view.update({
+            "id": web_game.id,
+            "system": point_system_view(game.point_system, web_game.spec),
+            "seed": game.seed,
+            "seed_text": str(game.seed),  # exact in JavaScript too, whatever its size
+            "turn": game.turn,
+            "done": game.done,
+            "card": None if card is None else card_name(card),
+            "moves": [r * SIZE + c for _, r, c in game.placements],
+            "last_cell": None if not game.placements else game.placements[-1][1] * SIZE + game.placements[-1][2],
+        })
+        return view
+
+
+def replay_views(deck: Sequence[int], moves: Sequence[int], point_system: PointSystem) -> list[dict]:
+    """The grid after each of 0..len(moves) placements of ``deck``'s cards into ``moves``."""
+    cells = [EMPTY] * NUM_CELLS
+    views = [grid_view(cells, point_system) | {"turn": 0, "last_cell": None, "card": None}]
+    for turn, cell in enumerate(moves):
+        cells[cell] = deck[turn]
+        views.append(grid_view(cells, point_system)
+                     | {"turn": turn + 1, "last_cell": cell, "card": card_name(deck[turn])})
+    return views

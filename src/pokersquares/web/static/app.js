@@ -1,0 +1,674 @@
+// Poker Squares web page: Play (with advice and replay), Watch, Results.
+// Plain JavaScript over the JSON API in pokersquares/web/app.py; no build step.
+"use strict";
+
+const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+const SIZE = 5;
+
+// ---------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+const $ = (id) => document.getElementById(id);
+// Node.replaceChildren would show a null as the text "null".
+const replaceChildren = (root, ...children) => root.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const fmt = (v, d = 1) => (v === null || v === undefined ? "" : Number(v).toFixed(d).replace(/\.0+$/, ""));
+const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${fmt(s, 2)} s`);
+
+function toast(message) {
+  const t = $("toast");
+  t.textContent = message;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+class ApiError extends Error {
+  constructor(message, status) { super(message); this.status = status; }
+}
+
+// JSON bodies are built by hand where a seed may exceed JavaScript's exact integers:
+// the seed's digits go into the JSON text as they were typed.
+function jsonWithSeed(obj, seedText) {
+  const text = JSON.stringify({ ...obj, seed: "__SEED__" });
+  return text.replace('"__SEED__"', seedText === null || seedText === undefined ? "null" : seedText);
+}
+
+async function api(method, path, body, rawBody) {
+  const init = { method, headers: {} };
+  if (body !== undefined || rawBody !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = rawBody !== undefined ? rawBody : JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  if (!res.ok) throw new ApiError((data && data.detail) || `${res.status} ${res.statusText}`, res.status);
+  return { status: res.status, data };
+}
+
+// An agent may first have to prepare for the point system (HTTP 202), or be busy with
+// another tab's request (HTTP 503): ask again until it answers.
+async function untilReady(request, onWait) {
+  for (let busy = 0; ; ) {
+    let r;
+    try {
+      r = await request();
+    } catch (e) {
+      if (e.status !== 503 || ++busy > 20) throw e;
+      onWait({ busy: true, detail: e.message });
+      await sleep(600);
+      continue;
+    }
+    if (r.status !== 202) return r.data;
+    onWait(r.data);
+    await sleep(600);
+  }
+}
+
+function preparingText(p) {
+  if (p.busy) return `${p.detail} (retrying)`;
+  return `${p.agent} is preparing for this point system: ${fmt(p.elapsed)} s so far, budget ${fmt(p.budget)} s…`;
+}
+
+function store(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode */ }
+}
+function load(key, fallback = null) {
+  try { const v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
+}
+
+function seedValue(kindSelect, input) {
+  if (kindSelect.value !== "seed") return null;
+  const text = input.value.trim();
+  if (!/^-?\d{1,19}$/.test(text)) throw new ApiError("the deal seed must be an integer", 0);
+  return text;
+}
+
+// ---------------------------------------------------------------------------------
+// Cards and boards
+// ---------------------------------------------------------------------------------
+function cardEl(name) {
+  const rank = name[0], suit = name[1];
+  const color = suit === "H" || suit === "D" ? "red" : "black";
+  const rankText = rank === "T" ? "10" : rank;
+  const label = `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`;
+  return el("div", { class: `card ${color}`, "data-card": name, role: "img", "aria-label": label },
+    el("span", { class: "corner" }, el("span", { text: rankText }), el("span", { text: SUITS[suit] })),
+    el("span", { class: "pip", text: SUITS[suit] }),
+    el("span", { class: "corner bottom" }, el("span", { text: rankText }), el("span", { text: SUITS[suit] })));
+}
+
+// Heat map colours: a dark blue to bright gold scale over the values of one advice.
+const HEAT_STOPS = [[38, 52, 110], [40, 120, 160], [70, 170, 130], [170, 205, 90], [255, 214, 90]];
+function heatColor(t) {
+  const x = Math.max(0, Math.min(1, t)) * (HEAT_STOPS.length - 1);
+  const i = Math.min(HEAT_STOPS.length - 2, Math.floor(x)), f = x - i;
+  const c = HEAT_STOPS[i].map((a, k) => Math.round(a + (HEAT_STOPS[i + 1][k] - a) * f));
+  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+const HEAT_GRADIENT = `linear-gradient(90deg, ${HEAT_STOPS.map((c) => `rgb(${c.join(",")})`).join(", ")})`;
+
+class Board {
+  // A 5x5 grid with each row's hand at its right, each column's below, and the total.
+  constructor(root, { onCell = null } = {}) {
+    this.root = root;
+    this.onCell = onCell;
+    this.cells = [];
+    this.rowLabels = [];
+    this.colLabels = [];
+    root.replaceChildren();
+    root.setAttribute("role", "grid");
+    for (let r = 0; r < SIZE; r++) {
+      for (let c = 0; c < SIZE; c++) {
+        const i = r * SIZE + c;
+        const cell = el("div", { class: "cell", "data-cell": i, role: "gridcell" });
+        this.cells.push(cell);
+        root.append(cell);
+      }
+      const label = el("div", { class: "hand-label row-hand", "data-line": `row-${r}` });
+      this.rowLabels.push(label);
+      root.append(label);
+    }
+    for (let c = 0; c < SIZE; c++) {
+      const label = el("div", { class: "hand-label col-hand", "data-line": `col-${c}` });
+      this.colLabels.push(label);
+      root.append(label);
+    }
+    this.total = el("div", { class: "total", "data-total": "" });
+    root.append(this.total);
+  }
+
+  render(view, { heat = null, cursor = null, interactive = false, otherChoice = null } = {}) {
+    let lo = Infinity, hi = -Infinity;
+    if (heat) for (const v of heat.values) if (v !== null) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    view.cells.forEach((name, i) => {
+      const old = this.cells[i];
+      let cell;
+      if (name) {
+        cell = el("div", { class: "cell filled", "data-cell": i, role: "gridcell" }, cardEl(name));
+        if (view.last_cell === i) cell.classList.add("last");
+      } else {
+        const r = Math.floor(i / SIZE), c = i % SIZE;
+        cell = interactive
+          ? el("button", { class: "cell", type: "button", "data-cell": i, role: "gridcell",
+            "aria-label": `row ${r + 1}, column ${c + 1}`, onclick: () => this.onCell && this.onCell(i) })
+          : el("div", { class: "cell", "data-cell": i, role: "gridcell" });
+        if (heat) {
+          const v = heat.values[i];
+          if (v !== null && v !== undefined) {
+            const t = hi > lo ? (v - lo) / (hi - lo) : 1;
+            cell.classList.add("heat");
+            cell.style.background = heatColor(t);
+            if (t > 0.6) cell.classList.add("bright");
+            cell.append(el("span", { class: "value", text: fmt(v) }));
+            cell.dataset.value = v;
+          }
+          if (heat.choice === i) cell.classList.add("choice");
+        }
+        if (otherChoice === i) cell.classList.add("other-choice");
+      }
+      if (cursor === i) cell.classList.add("cursor");
+      old.replaceWith(cell);
+      this.cells[i] = cell;
+    });
+    view.lines.forEach((line, k) => {
+      const label = k < SIZE ? this.rowLabels[k] : this.colLabels[k - SIZE];
+      label.className = `hand-label ${k < SIZE ? "row-hand" : "col-hand"}`;
+      if (line.cards === 0) {
+        label.classList.add("empty");
+        label.replaceChildren(el("span", { class: "hand", text: "—" }));
+        return;
+      }
+      if (line.points !== 0) label.classList.add(line.points > 0 ? "made" : "negative");
+      label.replaceChildren(el("span", { class: "hand", text: line.hand }), el("span", { class: "pts", text: line.points }));
+      label.title = `${k < SIZE ? "row" : "column"} ${(k % SIZE) + 1}: ${line.hand}, ${line.points} points`;
+    });
+    this.total.replaceChildren(el("span", { class: "label", text: "total" }), el("span", { class: "pts", text: view.score }));
+    return this;
+  }
+}
+
+function renderHandTable(root, view) {
+  const rows = view.hand_table.slice().reverse().map((h) =>
+    el("tr", { class: h.count > 0 ? "made" : "none", "data-hand": h.hand },
+      el("td", { text: h.hand }), el("td", { text: h.points }), el("td", { class: "count", text: h.count ? `× ${h.count}` : "" }),
+      el("td", { class: "total", text: h.count ? h.total : "" })));
+  root.replaceChildren(
+    el("p", { class: "system-name" }, `${view.system.name}`, view.system.spec && view.system.spec !== view.system.name ? ` (${view.system.spec})` : ""),
+    el("table", { class: "hands" },
+      el("thead", {}, el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Points" }), el("th", { text: "Made" }), el("th", { text: "Total" }))),
+      el("tbody", {}, rows),
+      el("tfoot", {}, el("tr", {}, el("td", { text: view.done ? "Final" : "So far" }), el("td"), el("td"), el("td", { class: "total", "data-score": view.score, text: view.score })))));
+}
+
+function renderNextCard(root, view, extra = "") {
+  replaceChildren(root,
+    el("span", { class: "label", text: view.done ? "Done" : "Place" }),
+    view.card ? cardEl(view.card) : el("div", { class: "card placeholder" }),
+    el("span", { class: "turn", text: view.done ? "25 / 25" : `card ${view.turn + 1} / 25` }),
+    extra ? el("span", { class: "turn", text: extra }) : null);
+}
+
+function renderDealInfo(root, view) {
+  root.replaceChildren("Point system ", el("strong", { text: view.system.name }), " · deal seed ",
+    el("strong", { "data-seed": view.seed_text, text: view.seed_text }));
+}
+
+function renderLegend(root, heat, agent) {
+  if (!heat) { root.hidden = true; return; }
+  const vals = heat.values.filter((v) => v !== null);
+  root.hidden = false;
+  if (!vals.length) {
+    root.replaceChildren(el("span", {}, el("span", { class: "star", text: "★" }), ` ${agent}'s choice (this agent gives no per-cell estimates)`));
+    return;
+  }
+  root.replaceChildren(el("span", { text: `${agent}'s estimates` }), el("span", { text: fmt(Math.min(...vals)) }),
+    el("span", { class: "bar", style: `background: ${HEAT_GRADIENT}` }), el("span", { text: fmt(Math.max(...vals)) }),
+    el("span", {}, el("span", { class: "star", text: "★" }), " its choice"));
+}
+
+// ---------------------------------------------------------------------------------
+// Point system picker
+// ---------------------------------------------------------------------------------
+const SYSTEM_KINDS = [
+  ["american", "American"], ["british", "British"], ["ameritish", "Ameritish (seed)"],
+  ["random", "Random (seed)"], ["hypercorner", "Hypercorner (seed)"], ["single", "Single hand"],
+  ["single-random", "Single hand (seed)"], ["custom", "Custom (ten values)"],
+];
+const AMERICAN_POINTS = [0, 2, 5, 10, 15, 20, 25, 50, 75, 100];
+
+class SystemPicker {
+  constructor(root, hands, storageKey) {
+    this.storageKey = storageKey;
+    const saved = load(storageKey, {});
+    this.kind = el("select", { "aria-label": "point system", "data-role": "kind" },
+      SYSTEM_KINDS.map(([v, t]) => el("option", { value: v, text: t })));
+    this.seed = el("input", { type: "text", inputmode: "numeric", placeholder: "seed", "aria-label": "point system seed", "data-role": "system-seed", value: saved.seed || "1" });
+    this.hand = el("select", { "aria-label": "scoring hand", "data-role": "hand" },
+      hands.map((h) => el("option", { value: h.replace(/ /g, "_"), text: h })));
+    this.custom = hands.map((h, i) => el("input", { type: "number", min: -128, max: 127, step: 1, "aria-label": `${h} points`,
+      "data-role": "custom", value: saved.custom ? saved.custom[i] : AMERICAN_POINTS[i] }));
+    this.preview = el("div", { class: "preview" });
+    this.seedRow = el("div", { class: "inline" }, this.seed);
+    this.customBox = el("div", { class: "custom-points" }, hands.map((h, i) => el("label", {}, h, this.custom[i])));
+    root.replaceChildren(el("div", { class: "field" }, el("label", { text: "Point system" }), this.kind, this.seedRow, this.hand), this.customBox, this.preview);
+    this.seedRow.style.marginTop = this.hand.style.marginTop = "6px";
+    this.kind.value = saved.kind || "american";
+    if (saved.hand) this.hand.value = saved.hand;
+    for (const x of [this.kind, this.seed, this.hand, ...this.custom]) x.addEventListener("input", () => this.changed());
+    this.changed();
+  }
+
+  spec() {
+    const k = this.kind.value, seed = this.seed.value.trim();
+    if (k === "american" || k === "british") return k;
+    if (k === "ameritish" || k === "random" || k === "hypercorner") return `${k}:${seed}`;
+    if (k === "single") return `single:${this.hand.value}`;
+    if (k === "single-random") return `single:random:${seed}`;
+    return this.custom.map((x) => x.value.trim()).join(",");
+  }
+
+  changed() {
+    const k = this.kind.value;
+    this.seedRow.hidden = !["ameritish", "random", "hypercorner", "single-random"].includes(k);
+    this.hand.hidden = k !== "single";
+    this.customBox.hidden = k !== "custom";
+    store(this.storageKey, { kind: k, seed: this.seed.value, hand: this.hand.value, custom: this.custom.map((x) => x.value) });
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.showPreview(), 150);
+  }
+
+  async showPreview() {
+    const spec = this.spec();
+    try {
+      const { data } = await api("GET", `/api/systems?spec=${encodeURIComponent(spec)}`);
+      if (spec !== this.spec()) return;
+      this.preview.className = "preview";
+      this.preview.replaceChildren(el("div", { class: "points-chips" },
+        data.table.map((h) => el("span", { title: h.hand, text: `${abbrev(h.hand)} ${h.points}` }))));
+    } catch (e) {
+      this.preview.className = "preview error";
+      this.preview.textContent = e.message;
+    }
+  }
+}
+
+function abbrev(hand) {
+  return { "high card": "HC", "one pair": "1P", "two pair": "2P", "three of a kind": "3K", straight: "St", flush: "Fl",
+    "full house": "FH", "four of a kind": "4K", "straight flush": "SF", "royal flush": "RF" }[hand] || hand;
+}
+
+function fillAgents(select, agents, storageKey, preferred = "greedy") {
+  select.replaceChildren(...agents.map((a) => el("option", { value: a.name, title: a.description, text: a.name })));
+  const saved = load(storageKey);
+  const names = agents.map((a) => a.name);
+  select.value = names.includes(saved) ? saved : names.includes(preferred) ? preferred : names[0];
+  select.addEventListener("change", () => store(storageKey, select.value));
+}
+
+function bindRange(input, output, storageKey, unit = " s") {
+  const saved = load(storageKey);
+  if (saved !== null) input.value = saved;
+  const show = () => { output.textContent = `${input.value}${unit}`; store(storageKey, input.value); };
+  input.addEventListener("input", show);
+  show();
+}
+
+// ---------------------------------------------------------------------------------
+// Play
+// ---------------------------------------------------------------------------------
+// The tab's game id lives in sessionStorage (a reload of this tab resumes it, other
+// tabs keep their own games); the last game anywhere lives in localStorage, so that a
+// new tab resumes it, and enough to rebuild it if the server has forgotten it.
+const play = {
+  game: null, hint: null, cursor: 12, busy: false, replay: null, replayStep: 25, hintAsked: null,
+
+  init(config) {
+    this.picker = new SystemPicker($("play-system"), config.hands, "ps.play.system");
+    fillAgents($("play-agent"), config.agents, "ps.play.agent");
+    fillAgents($("replay-agent"), config.agents, "ps.replay.agent");
+    bindRange($("play-think"), $("play-think-out"), "ps.play.think");
+    $("play-think").max = config.limits.think_s;
+    this.board = new Board($("play-board"), { onCell: (i) => this.place(i) });
+    this.youBoard = new Board($("replay-you"));
+    this.agentBoard = new Board($("replay-agent-board"));
+    $("play-new").addEventListener("click", () => this.newGame());
+    $("play-again").addEventListener("click", () => this.newGame());
+    $("play-hint").addEventListener("click", () => this.askHint());
+    $("replay-go").addEventListener("click", () => this.replayWith($("replay-agent").value));
+    $("play-deal-kind").addEventListener("change", () => { $("play-seed").hidden = $("play-deal-kind").value !== "seed"; });
+    $("play-seed").hidden = true;
+    $("replay-step").addEventListener("input", () => this.showReplayStep(Number($("replay-step").value)));
+    $("replay-first").addEventListener("click", () => this.showReplayStep(0));
+    $("replay-prev").addEventListener("click", () => this.showReplayStep(this.replayStep - 1));
+    $("replay-next").addEventListener("click", () => this.showReplayStep(this.replayStep + 1));
+    $("replay-last").addEventListener("click", () => this.showReplayStep(25));
+    return this.resume();
+  },
+
+  async resume() {
+    const id = sessionStorage.getItem("ps.play.id") || (load("ps.play.last") || {}).id;
+    if (id) {
+      try {
+        const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+        return this.setGame(data);
+      } catch (e) {
+        if (e.status !== 404) { toast(e.message); }
+      }
+    }
+    const last = load("ps.play.last");
+    if (last && last.system) {
+      // The server forgot the game (restarted, or dropped it): rebuild it from its deal and moves.
+      try {
+        const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: last.system, moves: last.moves || [] }, last.seed));
+        return this.setGame(data);
+      } catch (e) { /* start afresh below */ }
+    }
+    return this.newGame();
+  },
+
+  async newGame() {
+    let seed;
+    try { seed = seedValue($("play-deal-kind"), $("play-seed")); } catch (e) { return toast(e.message); }
+    try {
+      const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: this.picker.spec() }, seed));
+      this.replay = null;
+      this.setGame(data);
+    } catch (e) { toast(e.message); }
+  },
+
+  setGame(view) {
+    if (!this.game || this.game.id !== view.id) { this.replay = null; }
+    this.game = view;
+    if (this.hint && this.hint.turn !== view.turn) this.hint = null;
+    sessionStorage.setItem("ps.play.id", view.id);
+    store("ps.play.last", { id: view.id, system: view.system.spec, seed: view.seed_text, moves: view.moves });
+    if (view.cells[this.cursor] !== null) this.cursor = this.firstEmpty(this.cursor);
+    this.render();
+  },
+
+  firstEmpty(from = 0) {
+    for (let k = 0; k < 25; k++) { const i = (from + k) % 25; if (this.game.cells[i] === null) return i; }
+    return null;
+  },
+
+  async place(cell) {
+    if (this.busy || !this.game || this.game.done || this.game.cells[cell] !== null) return;
+    this.busy = true;
+    try {
+      const { data } = await api("POST", `/api/games/${this.game.id}/place`, { cell, turn: this.game.turn });
+      this.cursor = cell;
+      this.setGame(data);
+    } catch (e) {
+      toast(e.message);
+      if (e.status === 409 || e.status === 404) await this.resume();
+    } finally { this.busy = false; }
+  },
+
+  async askHint() {
+    if (!this.game || this.game.done) return;
+    const agent = $("play-agent").value, seconds = Number($("play-think").value), turn = this.game.turn, id = this.game.id;
+    const status = $("play-hint-status");
+    status.className = "note";
+    status.textContent = `${agent} is thinking…`;
+    $("play-hint").disabled = true;
+    try {
+      const data = await untilReady(() => api("POST", `/api/games/${id}/hint`, { agent, seconds, turn }),
+        (p) => { status.textContent = preparingText(p); });
+      if (!this.game || this.game.id !== id || this.game.turn !== turn) { status.textContent = ""; return; }
+      this.hint = data;
+      const r = Math.floor(data.choice / SIZE) + 1, c = (data.choice % SIZE) + 1;
+      status.textContent = `${agent} would place ${this.game.card} at row ${r}, column ${c} (${duration(data.seconds)}).`;
+      this.render();
+    } catch (e) {
+      status.className = "note error";
+      status.textContent = e.message;
+    } finally { $("play-hint").disabled = false; }
+  },
+
+  render() {
+    const g = this.game;
+    if (!g) return;
+    this.board.render(g, { heat: this.hint, cursor: g.done ? null : this.cursor, interactive: !g.done });
+    renderNextCard($("play-next"), g);
+    renderDealInfo($("play-info"), g);
+    renderHandTable($("play-hands"), g);
+    renderLegend($("play-legend"), this.hint, this.hint ? this.hint.agent : "");
+    if (!this.hint) $("play-hint-status").textContent = "";
+    $("play-hint").disabled = g.done;
+    $("play-over").hidden = !g.done;
+    $("play-final").textContent = g.score;
+    $("replay").hidden = !(g.done && this.replay);
+    if (g.done && this.replay) this.showReplayStep(this.replayStep);
+  },
+
+  async replayWith(agent) {
+    const id = this.game.id, status = $("replay-status");
+    status.className = "note";
+    status.textContent = `${agent} is playing this deal…`;
+    $("replay-go").disabled = true;
+    try {
+      this.replay = await untilReady(() => api("POST", `/api/games/${id}/replay`, { agent }), (p) => { status.textContent = preparingText(p); });
+      const diff = this.replay.player_score - this.replay.agent_score;
+      status.textContent = diff > 0 ? `You beat ${agent} by ${diff}.` : diff < 0 ? `${agent} scored ${-diff} more.` : `A tie with ${agent}.`;
+      this.replayStep = 25;
+      this.render();
+    } catch (e) {
+      status.className = "note error";
+      status.textContent = e.message;
+    } finally { $("replay-go").disabled = false; }
+  },
+
+  showReplayStep(step) {
+    if (!this.replay) return;
+    step = Math.max(0, Math.min(25, step));
+    this.replayStep = step;
+    const you = this.replay.player[step], them = this.replay.agent_steps[step];
+    this.youBoard.render(you);
+    this.agentBoard.render(them);
+    $("replay-step").value = step;
+    $("replay-you-score").textContent = you.score;
+    $("replay-agent-name").textContent = this.replay.agent;
+    $("replay-agent-score").textContent = them.score;
+    const where = (i) => `r${Math.floor(i / SIZE) + 1}c${(i % SIZE) + 1}`;
+    $("replay-caption").textContent = step === 0 ? "before the first card"
+      : `card ${step}: ${you.card} — you ${where(you.last_cell)}, ${this.replay.agent} ${where(them.last_cell)}`;
+  },
+
+  onKey(e) {
+    const g = this.game;
+    if (!g) return false;
+    const key = e.key;
+    if (g.done && this.replay && (key === "ArrowLeft" || key === "ArrowRight")) {
+      this.showReplayStep(this.replayStep + (key === "ArrowRight" ? 1 : -1));
+      return true;
+    }
+    if (key === "n" || key === "N") { this.newGame(); return true; }
+    if (g.done) return false;
+    if (key === "h" || key === "H") { this.askHint(); return true; }
+    const moves = { ArrowUp: -SIZE, ArrowDown: SIZE, ArrowLeft: -1, ArrowRight: 1 };
+    if (key in moves) {
+      let r = Math.floor(this.cursor / SIZE), c = this.cursor % SIZE;
+      if (key === "ArrowUp") r = (r + 4) % 5; else if (key === "ArrowDown") r = (r + 1) % 5;
+      else if (key === "ArrowLeft") c = (c + 4) % 5; else c = (c + 1) % 5;
+      this.cursor = r * SIZE + c;
+      this.render();
+      return true;
+    }
+    if (key === "Enter" || key === " ") { this.place(this.cursor); return true; }
+    return false;
+  },
+};
+
+// ---------------------------------------------------------------------------------
+// Watch
+// ---------------------------------------------------------------------------------
+const watch = {
+  game: null, running: false, stepping: false,
+
+  init(config) {
+    this.picker = new SystemPicker($("watch-system"), config.hands, "ps.watch.system");
+    fillAgents($("watch-agent"), config.agents, "ps.watch.agent");
+    bindRange($("watch-think"), $("watch-think-out"), "ps.watch.think");
+    bindRange($("watch-speed"), $("watch-speed-out"), "ps.watch.speed");
+    $("watch-think").max = config.limits.think_s;
+    this.board = new Board($("watch-board"));
+    $("watch-new").addEventListener("click", () => this.newDeal());
+    $("watch-play").addEventListener("click", () => (this.running ? this.pause() : this.run()));
+    $("watch-step").addEventListener("click", () => this.step());
+    $("watch-deal-kind").addEventListener("change", () => { $("watch-seed").hidden = $("watch-deal-kind").value !== "seed"; });
+    $("watch-seed").hidden = true;
+    return this.resume();
+  },
+
+  async resume() {
+    const id = sessionStorage.getItem("ps.watch.id");
+    if (id) {
+      try {
+        const { data } = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+        this.setGame(data);
+        return;
+      } catch (e) { /* deal a new one */ }
+    }
+    await this.newDeal();
+  },
+
+  async newDeal() {
+    this.pause();
+    let seed;
+    try { seed = seedValue($("watch-deal-kind"), $("watch-seed")); } catch (e) { return toast(e.message); }
+    try {
+      const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: this.picker.spec() }, seed));
+      $("watch-log").replaceChildren();
+      this.setGame(data);
+    } catch (e) { toast(e.message); }
+  },
+
+  setGame(view, heat = null) {
+    this.game = view;
+    sessionStorage.setItem("ps.watch.id", view.id);
+    this.board.render(view, { heat });
+    renderNextCard($("watch-next"), view);
+    renderDealInfo($("watch-info"), view);
+    renderHandTable($("watch-hands"), view);
+    renderLegend($("watch-legend"), heat, $("watch-agent").value);
+    $("watch-step").disabled = view.done;
+    $("watch-play").disabled = view.done;
+    if (view.done) {
+      this.pause();
+      $("watch-status").textContent = `${$("watch-agent").value} finished with ${view.score} points.`;
+    }
+  },
+
+  async step() {
+    if (this.stepping || !this.game || this.game.done) return false;
+    this.stepping = true;
+    const agent = $("watch-agent").value, seconds = Number($("watch-think").value);
+    const pause = Number($("watch-speed").value) * 1000;
+    const before = this.game, status = $("watch-status");
+    status.className = "note";
+    status.textContent = `${agent} is thinking about ${before.card}…`;
+    try {
+      const data = await untilReady(
+        () => api("POST", `/api/games/${before.id}/agent-move`, { agent, seconds, turn: before.turn }),
+        (p) => { status.textContent = preparingText(p); });
+      // First the estimates for the card about to be placed, then the placement.
+      const heat = { values: data.values, choice: data.choice };
+      this.board.render(before, { heat });
+      renderLegend($("watch-legend"), heat, agent);
+      status.textContent = `${agent} places ${before.card}.`;
+      await sleep(pause / 2);
+      this.setGame(data.game);
+      this.log(agent, before, data);
+      return true;
+    } catch (e) {
+      status.className = "note error";
+      status.textContent = e.message;
+      this.pause();
+      return false;
+    } finally { this.stepping = false; }
+  },
+
+  log(agent, before, data) {
+    const i = data.choice, name = before.card;
+    const est = data.values[i] === null ? "" : ` · estimate ${fmt(data.values[i])}`;
+    const color = name[1] === "H" || name[1] === "D" ? "red" : "black";
+    $("watch-log").prepend(el("li", {}, el("span", { class: `c ${color}`, text: `${name[0] === "T" ? "10" : name[0]}${SUITS[name[1]]}` }),
+      ` → row ${Math.floor(i / SIZE) + 1}, column ${(i % SIZE) + 1}${est} · ${duration(data.seconds)} · total ${data.game.score}`));
+  },
+
+  async run() {
+    if (!this.game || this.game.done) return;
+    this.running = true;
+    $("watch-play").textContent = "⏸ Pause";
+    while (this.running && !this.game.done) {
+      if (!(await this.step())) break;
+      await sleep(Number($("watch-speed").value) * 500);
+    }
+    this.pause();
+  },
+
+  pause() {
+    this.running = false;
+    $("watch-play").textContent = "▶ Play";
+  },
+};
+
+// ---------------------------------------------------------------------------------
+// Tabs and start-up
+// ---------------------------------------------------------------------------------
+const views = { play, watch };
+
+function showView(name) {
+  if (!["play", "watch", "results"].includes(name)) name = "play";
+  for (const tab of document.querySelectorAll(".tabs a")) tab.setAttribute("aria-selected", String(tab.dataset.view === name));
+  for (const v of ["play", "watch", "results"]) $(`view-${v}`).hidden = v !== name;
+  if (name === "results" && window.results) window.results.show();
+  document.body.dataset.view = name;
+}
+
+document.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+  if (document.body.dataset.view !== "play") return;
+  // A focused button answers Enter and Space itself.
+  if ((e.key === "Enter" || e.key === " ") && t && t.tagName === "BUTTON") return;
+  if (play.onKey(e)) e.preventDefault();
+});
+
+async function start() {
+  window.addEventListener("hashchange", () => showView(location.hash.slice(1)));
+  showView(location.hash.slice(1));
+  let config;
+  try {
+    ({ data: config } = await api("GET", "/api/config"));
+  } catch (e) {
+    toast(`cannot reach the server: ${e.message}`);
+    return;
+  }
+  window.appConfig = config;
+  await Promise.all([play.init(config), watch.init(config)]);
+  if (window.results) window.results.init(config);
+  document.body.dataset.ready = "true";
+}
+
+start();

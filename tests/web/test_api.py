@@ -1,0 +1,383 @@
+"""The web app's JSON API through FastAPI's TestClient: games, validation, advice,
+watching, replays and the limits on agents."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from pokersquares import AMERICAN, BRITISH, Game, card_name, parse_card, parse_point_system  # noqa: E402
+from pokersquares.game import cell_of  # noqa: E402
+from pokersquares.harness.player import BasePlayer  # noqa: E402
+from pokersquares.players import GreedyPlayer  # noqa: E402
+from pokersquares.web import create_app  # noqa: E402
+from pokersquares.web.agents import AgentSpec, registered_agents  # noqa: E402
+
+
+@pytest.fixture
+def client():
+    with TestClient(create_app(prep_s=1.0, think_s=1.0, game_s=5.0)) as c:
+        yield c
+
+
+def new_game(client, system="american", seed=3, **extra):
+    r = client.post("/api/games", json={"system": system, "seed": seed, **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def place(client, game, cell):
+    r = client.post(f"/api/games/{game['id']}/place", json={"cell": cell, "turn": game["turn"]})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def greedy_game(seed, system=AMERICAN) -> Game:
+    game, player = Game.from_seed(seed, system), GreedyPlayer()
+    player.set_point_system(system, 0)
+    player.start_game()
+    for card in game:
+        game.play(*player.get_play(card, 10.0))
+    return game
+
+
+# -- games ------------------------------------------------------------------------------
+
+def test_page_and_static_files_are_served(client):
+    r = client.get("/")
+    assert r.status_code == 200 and "/static/app.js" in r.text
+    for name in ("app.js", "app.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+
+
+def test_config_offers_registered_agents_only(client):
+    config = client.get("/api/config").json()
+    names = [a["name"] for a in config["agents"]]
+    assert names == list(registered_agents())
+    assert {"greedy", "random"} <= set(names)
+    assert len(config["hands"]) == 10
+
+
+def test_a_full_game_scores_as_the_library_does(client):
+    view = new_game(client, "british", seed=11)
+    reference = Game.from_seed(11, BRITISH)
+    assert view["seed"] == 11 and view["system"]["points"] == list(BRITISH.points)
+    order = [(7 * k) % 25 for k in range(25)]  # visits every cell
+    for cell in order:
+        assert view["card"] == card_name(reference.next_card)
+        reference.play(*cell_of(cell))
+        view = place(client, view, cell)
+    assert view["done"] and view["card"] is None and view["turn"] == 25
+    assert view["score"] == reference.score()
+    assert [line["points"] for line in view["lines"]] == reference.grid.hand_scores(BRITISH)
+    assert [line["hand_id"] for line in view["lines"]] == [int(h) for h in reference.grid.hand_ids()]
+    assert sum(h["total"] for h in view["hand_table"]) == view["score"]
+    assert sum(h["count"] for h in view["hand_table"]) == 10
+    assert view["moves"] == order
+    assert client.get(f"/api/games/{view['id']}").json() == view
+
+
+def test_the_page_never_sees_cards_not_yet_dealt(client):
+    view = new_game(client)
+    for cell in range(5):
+        view = place(client, view, cell)
+    shown = {c for c in view["cells"] if c} | {view["card"]}
+    assert len(shown) == 6
+    assert "deck" not in view and "deal" not in view
+    text = str(view)
+    undealt = Game.from_seed(3, AMERICAN).deck[6:]
+    assert not any(f"'{card_name(c)}'" in text for c in undealt)
+
+
+def test_random_deal_gets_a_seed_that_replays_it(client):
+    view = new_game(client, seed=None)
+    again = new_game(client, seed=view["seed"])
+    assert view["id"] != again["id"] and view["card"] == again["card"]
+    assert view["seed_text"] == str(view["seed"])
+
+
+def test_a_game_is_rebuilt_from_its_seed_and_moves(client):
+    view = new_game(client, "ameritish:5", seed=9)
+    for cell in (12, 0, 24, 3):
+        view = place(client, view, cell)
+    rebuilt = new_game(client, "ameritish:5", seed=9, moves=view["moves"])
+    assert rebuilt["id"] != view["id"]
+    for key in ("cells", "card", "turn", "score", "lines", "system", "seed"):
+        assert rebuilt[key] == view[key]
+
+
+def test_games_do_not_interfere(client):
+    a, b = new_game(client, seed=1), new_game(client, "british", seed=2)
+    ref_a, ref_b = Game.from_seed(1, AMERICAN), Game.from_seed(2, BRITISH)
+    for k in range(25):
+        a = place(client, a, k)
+        b = place(client, b, 24 - k)
+        ref_a.play(*cell_of(k))
+        ref_b.play(*cell_of(24 - k))
+    assert a["score"] == ref_a.score() and b["score"] == ref_b.score()
+
+
+def test_games_played_at_once_from_threads_keep_apart():
+    app = create_app()
+    scores, errors = {}, []
+
+    def play(seed):
+        try:
+            with TestClient(app) as c:
+                view = new_game(c, seed=seed)
+                for cell in range(25):
+                    view = place(c, view, cell)
+                scores[seed] = view["score"]
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=play, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for seed, score in scores.items():
+        ref = Game.from_seed(seed, AMERICAN)
+        for cell in range(25):
+            ref.play(*cell_of(cell))
+        assert score == ref.score()
+    assert len(scores) == 4
+
+
+def test_least_recently_used_game_is_dropped():
+    with TestClient(create_app(max_games=3)) as c:
+        g1, g2, g3 = (new_game(c, seed=s) for s in (1, 2, 3))
+        assert c.get(f"/api/games/{g1['id']}").status_code == 200  # g1 is now the most recent
+        new_game(c, seed=4)
+        assert c.get(f"/api/games/{g2['id']}").status_code == 404
+        for g in (g1, g3):
+            assert c.get(f"/api/games/{g['id']}").status_code == 200
+
+
+# -- validation ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"system": "bogus"}, 400, "unknown point system"),
+    ({"system": "1,2,3"}, 400, "10 comma-separated"),
+    ({"system": "ameritish"}, 400, "needs a seed"),
+    ({"system": "single:nothing"}, 400, "unknown hand"),
+    ({"system": ""}, 422, "system"),
+    ({"system": "american", "seed": "x"}, 422, "seed"),
+    ({"system": "american", "seed": 2 ** 63}, 422, "seed"),
+    ({"system": "american", "seed": 1.5}, 422, "seed"),
+    ({"system": "american", "moves": [0, 0]}, 400, "already holds"),
+    ({"system": "american", "moves": [25]}, 400, "0..4"),
+    ({"system": "american", "moves": list(range(26))}, 422, "moves"),
+    ({"system": "american", "player": "x"}, 422, "player"),
+])
+def test_bad_new_games_are_refused_with_a_clear_message(client, body, status, words):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == status
+    assert words in r.json()["detail"]
+
+
+def test_custom_and_generated_systems(client):
+    custom = new_game(client, "1,2,3,4,5,6,7,8,9,10")
+    assert custom["system"]["points"] == list(range(1, 11))
+    single = new_game(client, "single:full_house")
+    assert single["system"]["points"] == list(parse_point_system("single:full_house").points)
+    r = client.get("/api/systems", params={"spec": "random:7"})
+    assert r.status_code == 200 and r.json()["points"] == list(parse_point_system("random:7").points)
+    assert client.get("/api/systems", params={"spec": "nope"}).status_code == 400
+
+
+def test_bad_placements_are_refused(client):
+    view = new_game(client)
+    gid = view["id"]
+    for body, status in [({"cell": 25}, 422), ({"cell": -1}, 422), ({"cell": "a"}, 422), ({}, 422),
+                         ({"cell": 1, "turn": 5}, 409), ({"cell": 1, "extra": 1}, 422)]:
+        r = client.post(f"/api/games/{gid}/place", json=body)
+        assert r.status_code == status, body
+        assert r.json()["detail"]
+    view = place(client, view, 6)
+    r = client.post(f"/api/games/{gid}/place", json={"cell": 6})
+    assert r.status_code == 400 and "already holds" in r.json()["detail"]
+    assert client.get(f"/api/games/{gid}").json()["turn"] == 1  # nothing changed
+    assert client.get("/api/games/unknown-game-id").status_code == 404
+    assert client.get("/api/games/x").status_code == 422
+    assert client.post("/api/games/unknown-game-id/place", json={"cell": 1}).status_code == 404
+
+
+def test_a_finished_game_takes_no_more_cards(client):
+    view = new_game(client)
+    for cell in range(25):
+        view = place(client, view, cell)
+    r = client.post(f"/api/games/{view['id']}/place", json={"cell": 0})
+    assert r.status_code == 409 and "over" in r.json()["detail"]
+    r = client.post(f"/api/games/{view['id']}/hint", json={"agent": "greedy"})
+    assert r.status_code == 409
+
+
+# -- advice, watching, replays ---------------------------------------------------------------
+
+def test_greedy_hint_shows_its_gains_and_its_choice(client):
+    view = new_game(client, seed=5)
+    for cell in (0, 1, 7, 13):
+        view = place(client, view, cell)
+    r = client.post(f"/api/games/{view['id']}/hint", json={"agent": "greedy", "seconds": 0.5, "turn": view["turn"]})
+    assert r.status_code == 200, r.text
+    hint = r.json()
+    player = GreedyPlayer()
+    player.set_point_system(AMERICAN, 0)
+    grid = np.array([-1 if c is None else parse_card(c) for c in view["cells"]], dtype=np.int8)
+    card = parse_card(view["card"])
+    gains = player.gains(grid, card)
+    assert hint["turn"] == view["turn"]
+    for i, v in enumerate(hint["values"]):
+        assert (v is None) == (view["cells"][i] is not None)
+        if v is not None:
+            assert v == pytest.approx(gains[i])
+    assert hint["choice"] == player.choose(grid, card, 1.0)
+    # Asking is not playing.
+    assert client.get(f"/api/games/{view['id']}").json()["turn"] == view["turn"]
+
+
+def test_an_agent_without_estimates_still_gives_its_choice(client):
+    view = new_game(client)
+    view = place(client, view, 0)
+    hint = client.post(f"/api/games/{view['id']}/hint", json={"agent": "random"}).json()
+    assert all(v is None for v in hint["values"])
+    assert view["cells"][hint["choice"]] is None
+
+
+@pytest.mark.parametrize("body, status", [
+    ({"agent": "nobody"}, 400),
+    ({"agent": "pokersquares.players.baseline:GreedyPlayer"}, 422),
+    ({"agent": "os.path:join"}, 422),
+    ({"agent": "greedy:flush_weight=9"}, 422),
+    ({"agent": "greedy", "seconds": 0}, 422),
+    ({"agent": "greedy", "seconds": 5}, 400),
+    ({"agent": "greedy", "seconds": 1, "turn": 3}, 409),
+    ({"seconds": 1}, 422),
+])
+def test_only_registered_agents_within_the_time_limit(client, body, status):
+    view = new_game(client)
+    r = client.post(f"/api/games/{view['id']}/hint", json=body)
+    assert r.status_code == status, r.text
+    assert r.json()["detail"]
+
+
+def test_watching_greedy_plays_greedys_game(client):
+    view = new_game(client, seed=21)
+    for turn in range(25):
+        r = client.post(f"/api/games/{view['id']}/agent-move", json={"agent": "greedy", "seconds": 0.2, "turn": turn})
+        assert r.status_code == 200, r.text
+        step = r.json()
+        assert step["game"]["turn"] == turn + 1 and step["game"]["last_cell"] == step["choice"]
+    assert step["game"]["done"]
+    assert step["game"]["score"] == greedy_game(21).score()
+
+
+def test_replay_puts_the_agent_beside_the_player(client):
+    view = new_game(client, seed=8)
+    r = client.post(f"/api/games/{view['id']}/replay", json={"agent": "greedy"})
+    assert r.status_code == 409  # not finished
+    for cell in range(25):
+        view = place(client, view, cell)
+    r = client.post(f"/api/games/{view['id']}/replay", json={"agent": "greedy"})
+    assert r.status_code == 200, r.text
+    replay = r.json()
+    assert len(replay["player"]) == len(replay["agent_steps"]) == 26
+    assert replay["player_score"] == view["score"] and replay["player"][-1]["cells"] == view["cells"]
+    assert replay["agent_score"] == greedy_game(8).score()
+    for k in range(1, 26):
+        you, agent = replay["player"][k], replay["agent_steps"][k]
+        assert you["card"] == agent["card"]  # the same deal, card by card
+        assert sum(c is not None for c in agent["cells"]) == k
+        assert agent["cells"][agent["last_cell"]] == agent["card"]
+
+
+# -- preparation and time limits, with agents made for the test ------------------------------
+
+class _SlowToLearn(BasePlayer):
+    prepared = 0
+
+    def prepare(self, budget_s: float) -> None:
+        type(self).prepared += 1
+        time.sleep(min(budget_s, 1.0))
+
+    def choose(self, grid, card, seconds_left):
+        return int(np.flatnonzero(grid == -1)[-1])
+
+
+class _Overthinker(BasePlayer):
+    def cell_values(self, grid, card, seconds):
+        time.sleep(seconds + 3.0)
+        return np.zeros(25)
+
+    def choose(self, grid, card, seconds_left):
+        return 0
+
+
+class _Cheat(BasePlayer):
+    def choose(self, grid, card, seconds_left):
+        return 0  # even when occupied
+
+
+class _Broken(BasePlayer):
+    def prepare(self, budget_s):
+        raise RuntimeError("no table")
+
+
+def _app(**kw):
+    agents = {"slow": AgentSpec(_SlowToLearn, "learns for a second"),
+              "overthinker": AgentSpec(_Overthinker, "never on time"),
+              "cheat": AgentSpec(_Cheat, "plays occupied cells"),
+              "broken": AgentSpec(_Broken, "cannot prepare")}
+    return create_app(agents=agents, **kw)
+
+
+def test_an_agent_prepares_once_per_point_system_and_the_page_is_told():
+    _SlowToLearn.prepared = 0
+    with TestClient(_app(prep_s=1.0, think_s=0.5)) as c:
+        view = new_game(c)
+        r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "slow", "seconds": 0.1})
+        assert r.status_code == 202
+        assert r.json()["status"] == "preparing" and r.json()["budget"] == 1.0
+        deadline = time.monotonic() + 10
+        while r.status_code == 202 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "slow", "seconds": 0.1})
+        assert r.status_code == 200 and r.json()["choice"] == 24
+        other = new_game(c, seed=4)
+        assert c.post(f"/api/games/{other['id']}/hint", json={"agent": "slow", "seconds": 0.1}).status_code == 200
+        assert _SlowToLearn.prepared == 1
+        british = new_game(c, "british")
+        assert c.post(f"/api/games/{british['id']}/hint", json={"agent": "slow", "seconds": 0.1}).status_code == 202
+
+
+def test_thinking_is_bounded_in_time():
+    with TestClient(_app(think_s=0.2)) as c:
+        view = new_game(c)
+        t = time.monotonic()
+        r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "overthinker", "seconds": 0.2})
+        assert r.status_code == 504 and "within" in r.json()["detail"]
+        assert time.monotonic() - t < 2.5
+
+
+def test_misbehaving_agents_are_reported_not_played():
+    with TestClient(_app()) as c:
+        view = place(c, new_game(c), 0)
+        r = c.post(f"/api/games/{view['id']}/agent-move", json={"agent": "cheat", "seconds": 0.1})
+        assert r.status_code == 500 and "not an empty cell" in r.json()["detail"]
+        assert c.get(f"/api/games/{view['id']}").json()["turn"] == 1
+        r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "broken", "seconds": 0.1})
+        deadline = time.monotonic() + 5
+        while r.status_code == 202 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "broken", "seconds": 0.1})
+        assert r.status_code == 500 and "no table" in r.json()["detail"]
