@@ -168,3 +168,13 @@ def test_bad_options_are_user_errors():
     for kwargs in (dict(selection="x"), dict(simulation="x"), dict(squash="x"), dict(final="x"), dict(cp=-1)):
         with pytest.raises(PokerSquaresError):
             MCTS(**kwargs)
+
+
+def test_pickled_search_leaves_its_tree_behind():
+    import pickle
+    ev, grid, card = _mid_game()
+    search = MCTS(iterations=50)
+    search.choose(ev, grid, card, PTS, 0.0, seed=0)
+    copy = pickle.loads(pickle.dumps(search))
+    assert copy._tree is None and search._tree is not None
+    assert copy.choose(ev, grid, card, PTS, 0.0, seed=0)[0] == search.choose(ev, grid, card, PTS, 0.0, seed=0)[0]

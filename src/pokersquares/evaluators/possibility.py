@@ -208,6 +208,8 @@ class PossibilityEvaluator(Evaluator):
         return kp.placement_values(np.ascontiguousarray(grid, dtype=np.int8), int(card), self._params)
 
     def state_value(self, grid: np.ndarray) -> float:
+        """``h(grid)``, on the scale of ``placement_values`` (not an estimate of the final
+        score: empty hands count 0 and short hands are damped by alpha, beta, gamma)."""
         return float(kp.state_value(np.ascontiguousarray(grid, dtype=np.int8), self._params))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:

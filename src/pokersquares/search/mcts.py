@@ -110,6 +110,12 @@ class MCTS(Search):
         self.iterations_total = 0
         self.moves_total = 0
 
+    def __getstate__(self) -> dict:
+        # The tree is scratch space rebuilt on every move: never pickle it to workers.
+        state = self.__dict__.copy()
+        state["_tree"] = None
+        return state
+
     @property
     def needs_evaluator(self) -> bool:
         return (self.selection != km.SELECT_UCT or self.simulation != km.SIM_RANDOM
