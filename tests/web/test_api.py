@@ -381,3 +381,48 @@ def test_misbehaving_agents_are_reported_not_played():
             time.sleep(0.1)
             r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "broken", "seconds": 0.1})
         assert r.status_code == 500 and "no table" in r.json()["detail"]
+
+
+# -- results ------------------------------------------------------------------------------------
+
+def test_results_list_runs_and_tournaments(result_store):
+    from pokersquares.harness.store import ResultStore
+
+    with TestClient(create_app(store_path=result_store)) as c:
+        index = c.get("/api/results").json()
+        assert index["available"]
+        assert len(index["runs"]) == 5 and len(index["tournaments"]) == 1
+        assert index["tournaments"][0]["system_names"] == ["American", "British"]
+        solo = [r for r in index["runs"] if r["tournament_id"] is None][0]
+        detail = c.get(f"/api/results/runs/{solo['run_id']}").json()
+        with ResultStore(result_store, readonly=True) as store:
+            scores = [g.score for g in store.games(solo["run_id"])]
+        assert detail["scores"] == scores
+        assert detail["summary"]["mean"] == pytest.approx(sum(scores) / len(scores))
+        assert detail["summary"]["max"] == max(scores) == detail["best"]["score"]
+        assert sum(c is not None for c in detail["best"]["cells"]) == 25
+        assert c.get("/api/results/runs/999").status_code == 404
+        assert c.get("/api/results/runs/0").status_code == 422
+
+
+def test_tournament_table_is_the_contests(result_store):
+    with TestClient(create_app(store_path=result_store)) as c:
+        t = c.get("/api/results/tournaments/1").json()
+        assert t["complete"] and t["players"] == ["random", "greedy"]
+        for s in t["systems"]:
+            totals = {p: sum(t["cells"][s][p]["scores"]) for p in t["players"]}
+            assert totals == t["totals"][s]
+            lo, hi = min(totals.values()), max(totals.values())
+            for p in t["players"]:
+                assert t["normalized"][s][p] == pytest.approx(1.0 if hi == lo else (totals[p] - lo) / (hi - lo))
+        assert t["ranking"][0] == max(t["players"], key=lambda p: t["scores"][p])
+        assert c.get("/api/results/tournaments/7").status_code == 404
+
+
+def test_results_without_a_store(tmp_path):
+    with TestClient(create_app(store_path=tmp_path / "none.sqlite")) as c:
+        index = c.get("/api/results").json()
+        assert not index["available"] and "no result store" in index["detail"]
+        assert c.get("/api/results/runs/1").status_code == 404
+    with TestClient(create_app()) as c:
+        assert not c.get("/api/results").json()["available"]

@@ -24,6 +24,7 @@ from ..game import NUM_CELLS
 from ..hands import HAND_NAMES
 from ..points import SPEC_HELP, parse_point_system
 from .agents import AgentBusyError, AgentError, AgentPool, AgentPreparing, AgentSpec
+from .results import ResultNotFoundError, results_index, run_detail, tournament_detail
 from .sessions import (
     SEED_MAX, SEED_MIN, GameConflictError, GameNotFoundError, GameStore, game_view,
     point_system_view, replay_views,
@@ -110,7 +111,7 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
 
     @app.exception_handler(PokerSquaresError)
     async def bad_input(request: Request, exc: PokerSquaresError) -> JSONResponse:
-        if isinstance(exc, GameNotFoundError):
+        if isinstance(exc, (GameNotFoundError, ResultNotFoundError)):
             return _error(404, str(exc))
         if isinstance(exc, GameConflictError):
             return _error(409, str(exc))
@@ -213,5 +214,24 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
         agent = replay_views(deck, agent_moves, game.point_system)
         return {"agent": body.agent, "player": player, "agent_steps": agent,
                 "player_score": player[-1]["score"], "agent_score": agent[-1]["score"]}
+
+    # -- results -----------------------------------------------------------------
+    # Plain functions: FastAPI runs them in its thread pool, each with its own connection.
+    def _store_path() -> Path:
+        if app.state.store_path is None:
+            raise ResultNotFoundError("this server was started without a result store")
+        return app.state.store_path
+
+    @app.get("/api/results")
+    def results() -> dict:
+        return results_index(app.state.store_path)
+
+    @app.get("/api/results/runs/{run_id}")
+    def run(run_id: int = PathParam(..., ge=1, le=2 ** 62)) -> dict:
+        return run_detail(_store_path(), run_id)
+
+    @app.get("/api/results/tournaments/{tournament_id}")
+    def tournament(tournament_id: int = PathParam(..., ge=1, le=2 ** 62)) -> dict:
+        return tournament_detail(_store_path(), tournament_id)
 
     return app

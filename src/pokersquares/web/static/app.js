@@ -212,7 +212,8 @@ function renderHandTable(root, view) {
       el("td", { text: h.hand }), el("td", { text: h.points }), el("td", { class: "count", text: h.count ? `× ${h.count}` : "" }),
       el("td", { class: "total", text: h.count ? h.total : "" })));
   root.replaceChildren(
-    el("p", { class: "system-name" }, `${view.system.name}`, view.system.spec && view.system.spec !== view.system.name ? ` (${view.system.spec})` : ""),
+    el("p", { class: "system-name" }, view.system.name,
+      view.system.spec && view.system.spec.toLowerCase() !== view.system.name.toLowerCase() ? ` (${view.system.spec})` : ""),
     el("table", { class: "hands" },
       el("thead", {}, el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Points" }), el("th", { text: "Made" }), el("th", { text: "Total" }))),
       el("tbody", {}, rows),
@@ -633,15 +634,271 @@ const watch = {
 };
 
 // ---------------------------------------------------------------------------------
+// Charts: plain SVG
+// ---------------------------------------------------------------------------------
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PALETTE = ["#f2c14e", "#6ec6ff", "#ff8a65", "#b39ddb", "#81c784", "#f48fb1", "#e0e0e0", "#4dd0e1", "#dce775", "#a1887f"];
+
+function svgEl(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) node.setAttribute(k, v);
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+function niceTicks(lo, hi, count = 5) {
+  if (hi <= lo) hi = lo + 1;
+  const raw = (hi - lo) / count, mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || raw;
+  const ticks = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) ticks.push(Math.round(t * 1e6) / 1e6);
+  return ticks;
+}
+
+function chart(width, height, title, label) {
+  return svgEl("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label || title },
+    title ? svgEl("text", { class: "title", x: 0, y: 13 }, title) : null);
+}
+
+// A histogram of scores with the mean marked.
+function histogramChart(scores, title, color = PALETTE[0]) {
+  const W = 560, H = 230, L = 44, R = 12, T = 26, B = 34;
+  const svg = chart(W, H, title, `${title}: histogram of ${scores.length} scores`);
+  if (!scores.length) return svg;
+  const lo = Math.min(...scores), hi = Math.max(...scores);
+  const bins = Math.max(1, Math.min(30, Math.ceil(Math.sqrt(scores.length)), hi - lo + 1));
+  const width = Math.max(1, Math.ceil((hi - lo + 1) / bins));
+  const counts = new Array(bins).fill(0);
+  for (const s of scores) counts[Math.min(bins - 1, Math.floor((s - lo) / width))] += 1;
+  const top = Math.max(...counts);
+  const x = (v) => L + ((v - lo) / (bins * width)) * (W - L - R);
+  const y = (c) => H - B - (c / top) * (H - T - B);
+  for (const t of niceTicks(0, top, 4)) {
+    svg.append(svgEl("line", { class: "grid", x1: L, x2: W - R, y1: y(t), y2: y(t) }),
+      svgEl("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end" }, t));
+  }
+  counts.forEach((c, i) => {
+    if (!c) return;
+    const x0 = x(lo + i * width), x1 = x(lo + (i + 1) * width);
+    svg.append(svgEl("rect", { x: x0 + 1, y: y(c), width: Math.max(1, x1 - x0 - 2), height: y(0) - y(c), fill: color, rx: 2 },
+      svgEl("title", {}, `${lo + i * width}${width > 1 ? `–${lo + (i + 1) * width - 1}` : ""}: ${c} games`)));
+  });
+  svg.append(svgEl("line", { class: "axis", x1: L, x2: W - R, y1: y(0), y2: y(0) }));
+  for (const t of niceTicks(lo, hi + 1, 6)) {
+    if (t < lo || t > lo + bins * width) continue;
+    svg.append(svgEl("text", { x: x(t), y: H - B + 16, "text-anchor": "middle" }, t));
+  }
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  svg.append(svgEl("line", { x1: x(mean + 0.5), x2: x(mean + 0.5), y1: T, y2: y(0), stroke: "#fff", "stroke-dasharray": "4 3", "stroke-width": 1.5 }),
+    svgEl("text", { x: x(mean + 0.5) + 4, y: T + 10, fill: "#fff" }, `mean ${fmt(mean, 1)}`),
+    svgEl("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "score"));
+  return svg;
+}
+
+// Normalised score per system, one bar per player in each system's group.
+function groupedBarsChart(systems, players, value, title) {
+  const W = Math.max(560, 70 + systems.length * (players.length * 14 + 18)), H = 250, L = 40, R = 10, T = 26, B = 62;
+  const svg = chart(W, H, title);
+  const y = (v) => H - B - v * (H - T - B);
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    svg.append(svgEl("line", { class: "grid", x1: L, x2: W - R, y1: y(t), y2: y(t) }), svgEl("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end" }, t));
+  }
+  const group = (W - L - R) / systems.length, bar = Math.min(16, (group - 10) / players.length);
+  systems.forEach((s, i) => {
+    const gx = L + i * group + (group - bar * players.length) / 2;
+    players.forEach((p, j) => {
+      const v = value(s, p);
+      svg.append(svgEl("rect", { x: gx + j * bar, y: y(v), width: Math.max(1, bar - 2), height: Math.max(0.5, y(0) - y(v)), fill: PALETTE[j % PALETTE.length], rx: 1 },
+        svgEl("title", {}, `${p} on ${s}: ${fmt(v, 3)}`)));
+    });
+    const lx = L + i * group + group / 2;
+    svg.append(svgEl("text", { x: lx, y: H - B + 14, "text-anchor": "end", transform: `rotate(-35 ${lx} ${H - B + 14})` }, s.length > 16 ? `${s.slice(0, 15)}…` : s));
+  });
+  svg.append(svgEl("line", { class: "axis", x1: L, x2: W - R, y1: y(0), y2: y(0) }));
+  return svg;
+}
+
+// The tournament score (sum of normalised scores) per player, ranked.
+function rankingChart(ranking, scores, maxScore, players) {
+  const W = 560, row = 26, L = 120, R = 60, T = 22;
+  const H = T + ranking.length * row + 6;
+  const svg = chart(W, H, "Tournament score (sum of normalised scores)");
+  const x = (v) => L + (maxScore > 0 ? v / maxScore : 0) * (W - L - R);
+  ranking.forEach((p, i) => {
+    const yy = T + i * row;
+    svg.append(svgEl("text", { x: L - 8, y: yy + 16, "text-anchor": "end" }, p.length > 16 ? `${p.slice(0, 15)}…` : p),
+      svgEl("rect", { x: L, y: yy + 4, width: Math.max(1, x(scores[p]) - L), height: row - 8, rx: 3, fill: PALETTE[players.indexOf(p) % PALETTE.length] }),
+      svgEl("text", { x: x(scores[p]) + 6, y: yy + 16 }, fmt(scores[p], 3)));
+  });
+  return svg;
+}
+
+function quantile(sorted, q) {
+  const pos = (sorted.length - 1) * q, i = Math.floor(pos), f = pos - i;
+  return i + 1 < sorted.length ? sorted[i] + f * (sorted[i + 1] - sorted[i]) : sorted[i];
+}
+
+// Score distributions of the players on one system: box (quartiles), whiskers (min, max), mean dot.
+function boxPlotChart(system, players, cellOf) {
+  const W = 300, H = 200, L = 40, R = 8, T = 24, B = 40;
+  const svg = chart(W, H, system, `score distributions on ${system}`);
+  const all = players.flatMap((p) => cellOf(p).scores);
+  if (!all.length) return svg;
+  let lo = Math.min(...all), hi = Math.max(...all);
+  if (hi === lo) { lo -= 1; hi += 1; }
+  const y = (v) => H - B - ((v - lo) / (hi - lo)) * (H - T - B);
+  for (const t of niceTicks(lo, hi, 4)) {
+    if (t < lo || t > hi) continue;
+    svg.append(svgEl("line", { class: "grid", x1: L, x2: W - R, y1: y(t), y2: y(t) }), svgEl("text", { x: L - 5, y: y(t) + 4, "text-anchor": "end" }, t));
+  }
+  const slot = (W - L - R) / players.length, bw = Math.min(30, slot * 0.55);
+  players.forEach((p, j) => {
+    const scores = cellOf(p).scores.slice().sort((a, b) => a - b);
+    const cx = L + slot * (j + 0.5), color = PALETTE[j % PALETTE.length];
+    svg.append(svgEl("text", { x: cx, y: H - B + 14, "text-anchor": "middle" }, p.length > 9 ? `${p.slice(0, 8)}…` : p));
+    if (!scores.length) return;
+    const [mn, q1, md, q3, mx] = [0, 0.25, 0.5, 0.75, 1].map((q) => quantile(scores, q));
+    const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    svg.append(
+      svgEl("line", { x1: cx, x2: cx, y1: y(mx), y2: y(mn), stroke: color, "stroke-width": 1.5 }),
+      svgEl("rect", { x: cx - bw / 2, y: y(q3), width: bw, height: Math.max(1, y(q1) - y(q3)), fill: color, "fill-opacity": 0.35, stroke: color, "stroke-width": 1.5, rx: 2 },
+        svgEl("title", {}, `${p}: mean ${fmt(mean, 2)}, median ${fmt(md, 1)}, quartiles ${fmt(q1, 1)}–${fmt(q3, 1)}, range ${mn}–${mx}, ${scores.length} games`)),
+      svgEl("line", { x1: cx - bw / 2, x2: cx + bw / 2, y1: y(md), y2: y(md), stroke: color, "stroke-width": 2.5 }),
+      svgEl("circle", { cx, cy: y(mean), r: 3.2, fill: "#fff" }));
+  });
+  svg.append(svgEl("line", { class: "axis", x1: L, x2: L, y1: T, y2: H - B }));
+  return svg;
+}
+
+function legend(players) {
+  return el("div", { class: "legend" }, players.map((p, j) => el("span", {}, el("span", { class: "sw", style: `background:${PALETTE[j % PALETTE.length]}` }), p)));
+}
+
+// ---------------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------------
+const results = {
+  index: null, selected: null,
+
+  init() { if (document.body.dataset.view === "results") this.show(); },
+
+  async show() {
+    const root = $("results-root");
+    try {
+      const { data } = await api("GET", "/api/results");
+      this.index = data;
+    } catch (e) {
+      root.replaceChildren(el("div", { class: "panel" }, el("p", { class: "note error", text: e.message })));
+      return;
+    }
+    if (!this.index.available) {
+      root.replaceChildren(el("div", { class: "panel", "data-results": "empty" }, el("h2", { text: "Results" }), el("p", { class: "note", text: this.index.detail })));
+      return;
+    }
+    this.list = el("div", { class: "panel results-list" });
+    this.detail = el("div", { class: "panel results-detail", id: "results-detail" });
+    root.replaceChildren(this.list, this.detail);
+    this.renderList();
+    const [, kind, id] = location.hash.split("/");
+    const t = this.index.tournaments;
+    if (kind === "tournament" || kind === "run") this.open(kind, Number(id));
+    else if (t.length) this.open("tournament", t[t.length - 1].tournament_id);
+    else if (this.index.runs.length) this.open("run", this.index.runs[this.index.runs.length - 1].run_id);
+    else this.detail.replaceChildren(el("p", { class: "note", text: "The store holds no runs yet." }));
+  },
+
+  renderList() {
+    const { runs, tournaments, path } = this.index;
+    const pick = (kind, id) => () => this.open(kind, id);
+    const tRows = tournaments.slice().reverse().map((t) => el("tr", { class: "pick", "data-tournament": t.tournament_id, onclick: pick("tournament", t.tournament_id) },
+      el("td", { class: "num", text: t.tournament_id }), el("td", { text: t.players.join(", ") }),
+      el("td", { class: "num", text: t.system_names.length }), el("td", { class: "num", text: t.games })));
+    const rRows = runs.slice().reverse().map((r) => el("tr", { class: "pick", "data-run": r.run_id, onclick: pick("run", r.run_id) },
+      el("td", { class: "num", text: r.run_id }), el("td", { text: r.player }), el("td", { text: r.system_name }),
+      el("td", { class: "num", text: `${r.finished}/${r.games}` }), el("td", { class: "num", text: r.mean === null ? "–" : fmt(r.mean, 2) })));
+    this.list.replaceChildren(
+      el("p", { class: "note", text: `Store: ${path}` }),
+      el("h2", { text: `Tournaments (${tournaments.length})` }),
+      tournaments.length ? el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { class: "num", text: "#" }), el("th", { text: "players" }), el("th", { class: "num", text: "systems" }), el("th", { class: "num", text: "games" }))), el("tbody", {}, tRows))
+        : el("p", { class: "note", text: "none yet (pokersquares tournament …)" }),
+      el("h2", { text: `Runs (${runs.length})` }),
+      el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { class: "num", text: "#" }), el("th", { text: "player" }), el("th", { text: "system" }), el("th", { class: "num", text: "games" }), el("th", { class: "num", text: "mean" }))), el("tbody", {}, rRows)));
+  },
+
+  async open(kind, id) {
+    for (const tr of this.list.querySelectorAll("tr.selected")) tr.classList.remove("selected");
+    const row = this.list.querySelector(`tr[data-${kind}="${id}"]`);
+    if (row) row.classList.add("selected");
+    history.replaceState(null, "", `#results/${kind}/${id}`);
+    this.detail.replaceChildren(el("p", { class: "note", text: "Loading…" }));
+    try {
+      const { data } = await api("GET", `/api/results/${kind === "run" ? "runs" : "tournaments"}/${id}`);
+      if (kind === "run") this.showRun(data); else this.showTournament(data);
+    } catch (e) {
+      this.detail.replaceChildren(el("p", { class: "note error", text: e.message }));
+    }
+  },
+
+  showRun(d) {
+    const r = d.run, s = d.summary;
+    const kv = (pairs) => el("dl", { class: "kv" }, pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
+    const parts = [
+      el("h2", { text: `Run ${r.run_id}: ${r.player} on ${r.system_name}` }),
+      kv([["player", r.player], ["point system", `${r.system_name}: ${r.points.join(", ")}`], ["seeds", `${r.seed} … ${r.seed + r.games - 1}`],
+        ["games", `${r.finished} of ${r.games}`], ["mean", s.mean === null ? "–" : `${fmt(s.mean, 2)} ± ${fmt(s.stderr, 2)} (standard error)`],
+        ["sd, min, max", s.mean === null ? "–" : `${fmt(s.stdev, 2)}, ${s.min}, ${s.max}`],
+        ["time", `${fmt(r.time_per_game, 2)} s per game allowed, ${s.seconds_per_game === null ? "–" : fmt(s.seconds_per_game, 3)} s used; ${fmt(r.prep_time, 1)} s preparation`],
+        ["penalties", s.penalties], ["tournament", r.tournament_id === null ? "–" : r.tournament_id]]),
+      histogramChart(d.scores, `Scores of ${d.scores.length} games`),
+    ];
+    if (d.best) {
+      const board = el("div", { class: "board compact", id: "results-best" });
+      new Board(board).render({ ...d.best, last_cell: null });
+      parts.push(el("h2", { text: `Best game: ${d.best.score} (game ${d.best.game_index}, seed ${d.best.seed})` }), board);
+    }
+    if (r.tournament_id !== null) parts.push(el("p", {}, el("button", { type: "button", onclick: () => this.open("tournament", r.tournament_id) }, `Open tournament ${r.tournament_id}`)));
+    this.detail.replaceChildren(...parts);
+  },
+
+  showTournament(t) {
+    const { players, systems, ranking } = t;
+    const best = {};
+    for (const s of systems) best[s] = Math.max(...players.map((p) => t.normalized[s][p]));
+    const head = el("tr", {}, el("th", { class: "num", text: "rank" }), el("th", { text: "player" }),
+      systems.map((s) => el("th", { class: "num", title: `${s}: ${t.system_points[s].join(", ")}`, text: s })), el("th", { class: "num", text: "total" }));
+    const rows = ranking.map((p, i) => el("tr", { "data-player": p },
+      el("td", { class: "num", text: i + 1 }), el("td", {}, el("span", { class: "sw", style: `display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:5px;background:${PALETTE[players.indexOf(p) % PALETTE.length]}` }), p),
+      systems.map((s) => {
+        const c = t.cells[s][p];
+        return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)} ± ${fmt(c.stderr, 2)} over ${c.games} games (run ${c.run_id})` },
+          fmt(t.normalized[s][p], 3), el("br"), el("small", { class: "note", text: c.mean === null ? "–" : `μ ${fmt(c.mean, 1)}` }));
+      }),
+      el("td", { class: "num best", text: fmt(t.scores[p], 3) })));
+    const maxScore = Math.max(...Object.values(t.scores), 0);
+    this.detail.replaceChildren(
+      el("h2", { text: `Tournament ${t.tournament_id}${t.complete ? "" : " (incomplete)"}` }),
+      el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum.` }),
+      el("div", { class: "table-scroll" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
+      rankingChart(ranking, t.scores, maxScore, players),
+      legend(players),
+      groupedBarsChart(systems, players, (s, p) => t.normalized[s][p], "Normalised score per point system"),
+      el("h2", { text: "Score distributions per player and point system" }),
+      el("div", { class: "small-multiples" }, systems.map((s) => boxPlotChart(s, players, (p) => t.cells[s][p]))));
+  },
+};
+window.results = results;
+
+// ---------------------------------------------------------------------------------
 // Tabs and start-up
 // ---------------------------------------------------------------------------------
 const views = { play, watch };
 
 function showView(name) {
+  name = name.split("/")[0];
   if (!["play", "watch", "results"].includes(name)) name = "play";
   for (const tab of document.querySelectorAll(".tabs a")) tab.setAttribute("aria-selected", String(tab.dataset.view === name));
   for (const v of ["play", "watch", "results"]) $(`view-${v}`).hidden = v !== name;
-  if (name === "results" && window.results) window.results.show();
+  if (name === "results" && window.appConfig) results.show();
   document.body.dataset.view = name;
 }
 
@@ -656,7 +913,10 @@ document.addEventListener("keydown", (e) => {
 });
 
 async function start() {
-  window.addEventListener("hashchange", () => showView(location.hash.slice(1)));
+  window.addEventListener("hashchange", () => {
+    const name = location.hash.slice(1).split("/")[0];
+    if (name !== document.body.dataset.view) showView(name);
+  });
   showView(location.hash.slice(1));
   let config;
   try {
@@ -667,7 +927,7 @@ async function start() {
   }
   window.appConfig = config;
   await Promise.all([play.init(config), watch.init(config)]);
-  if (window.results) window.results.init(config);
+  results.init(config);
   document.body.dataset.ready = "true";
 }
 

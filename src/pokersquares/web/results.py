@@ -1,0 +1,117 @@
+"""What the Results page shows of the result store: runs, tournaments, their scores.
+
+Each call opens the store read-only for itself (SQLite connections belong to one
+thread), so the page can browse a store that a run is still writing to.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+from ..errors import PokerSquaresError
+from ..game import EMPTY, NUM_CELLS, SIZE
+from ..harness.store import GameRecord, ResultStore
+from ..harness.tournament import table_from_store
+from ..points import PointSystem
+from .sessions import grid_view, point_system_view
+
+__all__ = ["ResultNotFoundError", "results_index", "run_detail", "tournament_detail", "summary"]
+
+
+class ResultNotFoundError(PokerSquaresError):
+    """A run or tournament the store does not hold."""
+
+
+def summary(records: list[GameRecord]) -> dict:
+    """Mean with its standard error, spread, extremes, time and penalties of some games."""
+    scores = [r.score for r in records]
+    n = len(scores)
+    sd = statistics.stdev(scores) if n > 1 else 0.0
+    return {
+        "games": n,
+        "mean": statistics.fmean(scores) if n else None,
+        "stdev": sd,
+        "stderr": sd / math.sqrt(n) if n else None,
+        "min": min(scores, default=None),
+        "max": max(scores, default=None),
+        "seconds_per_game": statistics.fmean(r.decision_s for r in records) if n else None,
+        "penalties": sum(1 for r in records if r.penalty),
+    }
+
+
+def _open(path: Path) -> ResultStore:
+    if not path.is_file():
+        raise ResultNotFoundError(f"no result store at {path}")
+    return ResultStore(path, readonly=True)
+
+
+def results_index(path: Path | None) -> dict:
+    """Every run and tournament, or why there are none."""
+    if path is None:
+        return {"available": False, "path": None, "detail": "this server was started without a result store"}
+    if not path.is_file():
+        return {"available": False, "path": str(path),
+                "detail": f"no result store at {path}: record some games with 'pokersquares run' or "
+                          "'pokersquares tournament', or start the server with --db FILE"}
+    with _open(path) as store:
+        runs = [r.to_json() for r in store.runs()]
+        tournaments = store.tournaments()
+    for t in tournaments:
+        t["system_names"] = [s["name"] for s in t.pop("systems")]
+    return {"available": True, "path": str(path), "runs": runs, "tournaments": tournaments}
+
+
+def _final_cells(record: GameRecord) -> list[int]:
+    cells = [EMPTY] * NUM_CELLS
+    for card, row, col in record.placements:
+        cells[row * SIZE + col] = card
+    return cells
+
+
+def run_detail(path: Path, run_id: int) -> dict:
+    """A run's settings, its scores, their summary and its best game."""
+    with _open(path) as store:
+        runs = {r.run_id: r for r in store.runs()}
+        if run_id not in runs:
+            raise ResultNotFoundError(f"no run {run_id} in {path}")
+        run = runs[run_id]
+        records = store.games(run_id)
+    system = PointSystem(tuple(run.points), run.system_name)
+    best = max(records, key=lambda r: r.score, default=None)
+    best_view = None
+    if best is not None and len(best.placements) == NUM_CELLS:
+        best_view = grid_view(_final_cells(best), system) | {"seed": best.seed, "game_index": best.game_index}
+    return {
+        "run": run.to_json(),
+        "system": point_system_view(system),
+        "summary": summary(records),
+        "scores": [r.score for r in records],
+        "seeds": [r.seed for r in records],
+        "best": best_view,
+    }
+
+
+def tournament_detail(path: Path, tournament_id: int) -> dict:
+    """A tournament's table as the contest scored it, with each player's scores per system."""
+    with _open(path) as store:
+        if tournament_id not in {t["tournament_id"] for t in store.tournaments()}:
+            raise ResultNotFoundError(f"no tournament {tournament_id} in {path}")
+        info = store.tournament(tournament_id)
+        table = table_from_store(store, tournament_id)
+        runs = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
+        systems = [PointSystem.from_json(s) for s in info["systems"]]
+        cells = {}
+        for system, name in zip(systems, table["systems"]):
+            cells[name] = {}
+            for player in table["players"]:
+                run = runs.get((tuple(system.points), player))
+                records = store.games(run.run_id) if run else []
+                cells[name][player] = {"run_id": run.run_id if run else None, "scores": [r.score for r in records],
+                                       **summary(records)}
+    table["cells"] = cells
+    table["system_points"] = {name: list(s.points) for s, name in zip(systems, table["systems"])}
+    table["seed"] = info["seed"]
+    table["created"] = info["created"]
+    return table

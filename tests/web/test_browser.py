@@ -1,0 +1,314 @@
+"""The web app end to end in a real headless Chromium (Debian's ``chromium``, driven by
+Playwright's Python client; no browser download): a full game by mouse and keyboard,
+a hint, a replay, a reload, two tabs, watching an agent and the Results page.
+
+Screenshots go to ``artifacts/screenshots/``. With ``POKERSQUARES_DOC_IMAGES=1`` the
+README's images in ``docs/images/`` are refreshed too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN, HAND_NAMES, Game, card_name, parse_card
+from pokersquares.game import cell_of
+from pokersquares.players import GreedyPlayer
+
+CHROMIUM = "/usr/bin/chromium"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+DOC_IMAGES = ROOT / "docs" / "images"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+if not IN_CI:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (run .ci/install-web-deps)",
+                    allow_module_level=True)
+    pytest.importorskip("playwright", reason="browser tests need Playwright's Python client (.ci/install-web-deps)")
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from pokersquares.web import create_app  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(result_store):
+    port = _free_port()
+    app = create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=result_store)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1360, "height": 940})
+    yield ctx
+    ctx.close()
+
+
+def open_page(context, url):
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.errors = errors
+    return page
+
+
+def shot(page, name, full_page=True, doc=None):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    if doc and os.environ.get("POKERSQUARES_DOC_IMAGES") == "1":
+        DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOC_IMAGES / doc)
+
+
+def deal(page, seed, prefix="play", system="american"):
+    page.select_option(f"#{prefix}-system [data-role=kind]", system)
+    page.select_option(f"#{prefix}-deal-kind", "seed")
+    page.fill(f"#{prefix}-seed", str(seed))
+    page.click(f"#{prefix}-new" if prefix == "play" else "#watch-new")
+    expect(page.locator(f"#{prefix}-info [data-seed]")).to_have_text(str(seed))
+
+
+def board_cells(page, board="#play-board"):
+    return page.eval_on_selector_all(f"{board} .cell", "cs => cs.map(c => { const k = c.querySelector('.card'); "
+                                     "return k ? k.dataset.card : null; })")
+
+
+def greedy_game(seed, **params) -> Game:
+    game, player = Game.from_seed(seed, AMERICAN), GreedyPlayer(**params)
+    player.set_point_system(AMERICAN, 0)
+    player.start_game()
+    for card in game:
+        game.play(*player.get_play(card, 10.0))
+    return game
+
+
+def test_a_full_game_by_mouse_and_keyboard_then_a_replay(context, server):
+    page = open_page(context, server)
+    deal(page, 59)
+    # The cells a greedy player with a strong taste for flushes picks: a good game to show.
+    order = [r * 5 + c for _, r, c in greedy_game(59, flush_weight=1.0).placements]
+    reference = Game.from_seed(59, AMERICAN)
+    for turn, cell in enumerate(order):
+        expect(page.locator("#play-next .card")).to_have_attribute("data-card", card_name(reference.next_card))
+        if turn < 12:
+            page.click(f"#play-board button.cell[data-cell='{cell}']")
+        else:
+            # Keyboard play: move the cursor from where it is to the cell, then Enter.
+            cursor = page.eval_on_selector("#play-board .cell.cursor", "c => Number(c.dataset.cell)")
+            (r0, c0), (r1, c1) = cell_of(cursor), cell_of(cell)
+            for _ in range((r1 - r0) % 5):
+                page.keyboard.press("ArrowDown")
+            for _ in range((c1 - c0) % 5):
+                page.keyboard.press("ArrowRight")
+            expect(page.locator(f"#play-board .cell.cursor[data-cell='{cell}']")).to_have_count(1)
+            page.keyboard.press("Enter")
+        reference.play(*cell_of(cell))
+        expect(page.locator("#play-board .cell.filled")).to_have_count(turn + 1)
+    expect(page.locator("#play-over")).to_be_visible()
+    assert board_cells(page) == [card_name(c) for c in reference.grid.cells]
+    expect(page.locator("#play-final")).to_have_text(str(reference.score()))
+    expect(page.locator("#play-board [data-total] .pts")).to_have_text(str(reference.score()))
+    rows = page.locator("#play-board .row-hand .hand").all_inner_texts()
+    cols = page.locator("#play-board .col-hand .hand").all_inner_texts()
+    assert rows + cols == [h.label for h in reference.grid.hand_ids()]
+    for hand_id, n in enumerate(reference.grid.hand_counts()):
+        row = page.locator(f"#play-hands tr[data-hand='{HAND_NAMES[hand_id]}']")
+        expect(row.locator(".count")).to_have_text(f"× {n}" if n else "")
+    expect(page.locator("#play-hands tfoot .total")).to_have_text(str(reference.score()))
+    shot(page, "finished-game", doc="finished-game.png")
+
+    page.select_option("#replay-agent", "greedy")
+    page.click("#replay-go")
+    expect(page.locator("#replay")).to_be_visible()
+    expect(page.locator("#replay-you-score")).to_have_text(str(reference.score()))
+    expect(page.locator("#replay-agent-score")).to_have_text(str(greedy_game(59).score()))
+    page.click("#replay-first")
+    expect(page.locator("#replay-you .cell.filled")).to_have_count(0)
+    page.click("#replay-next")
+    expect(page.locator("#replay-you .cell.filled")).to_have_count(1)
+    expect(page.locator("#replay-agent-board .cell.filled")).to_have_count(1)
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-caption")).to_contain_text("card 2:")
+    page.click("#replay-last")
+    expect(page.locator("#replay-agent-board .cell.filled")).to_have_count(25)
+    shot(page, "replay")
+    assert not page.errors
+
+
+def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
+    page = open_page(context, server)
+    deal(page, 7)
+    for cell in (0, 1, 6, 12, 18, 2, 7):
+        page.click(f"#play-board button.cell[data-cell='{cell}']")
+    expect(page.locator("#play-board .cell.filled")).to_have_count(7)
+    page.select_option("#play-agent", "greedy")
+    page.keyboard.press("h")
+    expect(page.locator("#play-board .cell.choice")).to_have_count(1)
+    expect(page.locator("#play-board .cell.heat")).to_have_count(18)
+    expect(page.locator("#play-legend")).to_be_visible()
+    cells = board_cells(page)
+    grid = np.array([-1 if c is None else parse_card(c) for c in cells], dtype=np.int8)
+    card = parse_card(page.get_attribute("#play-next .card", "data-card"))
+    player = GreedyPlayer()
+    player.set_point_system(AMERICAN, 0)
+    choice = int(page.get_attribute("#play-board .cell.choice", "data-cell"))
+    assert choice == player.choose(grid, card, 1.0)
+    gains = player.gains(grid, card)
+    for i in np.flatnonzero(grid == -1):
+        value = float(page.get_attribute(f"#play-board .cell[data-cell='{i}']", "data-value"))
+        assert value == pytest.approx(gains[i])
+    expect(page.locator("#play-hint-status")).to_contain_text("greedy would place")
+    shot(page, "advice-heatmap-greedy", full_page=False)
+
+    # A learned agent first prepares for the point system (the page says so), then advises.
+    page.select_option("#play-agent", "gettysburg")
+    page.click("#play-hint")
+    expect(page.locator("#play-hint-status")).to_contain_text("gettysburg would place", timeout=60_000)
+    expect(page.locator("#play-board .cell.choice")).to_have_count(1)
+    expect(page.locator("#play-legend")).to_contain_text("gettysburg's estimates")
+    values = page.eval_on_selector_all("#play-board .cell.heat", "cs => cs.map(c => Number(c.dataset.value))")
+    choice = int(page.get_attribute("#play-board .cell.choice", "data-cell"))
+    assert values and float(page.get_attribute(f"#play-board .cell[data-cell='{choice}']", "data-value")) == max(values)
+    shot(page, "advice-heatmap", full_page=False, doc="advice-heatmap.png")
+    # Placing a card clears the hint: it was about that card only.
+    page.click(f"#play-board button.cell[data-cell='{choice}']")
+    expect(page.locator("#play-board .cell.heat")).to_have_count(0)
+    assert not page.errors
+
+
+def test_a_reload_resumes_and_tabs_keep_their_own_games(context, server):
+    first = open_page(context, server)
+    deal(first, 5)
+    for cell in (3, 8, 13):
+        first.click(f"#play-board button.cell[data-cell='{cell}']")
+    expect(first.locator("#play-board .cell.filled")).to_have_count(3)
+    before = board_cells(first)
+    first.reload()
+    first.wait_for_selector("body[data-ready=true]")
+    assert board_cells(first) == before
+    expect(first.locator("#play-info [data-seed]")).to_have_text("5")
+
+    second = open_page(context, server)  # a new tab picks up the last game
+    assert board_cells(second) == before
+    deal(second, 6)
+    second.click("#play-board button.cell[data-cell='0']")
+    expect(second.locator("#play-board .cell.filled")).to_have_count(1)
+    first.reload()
+    first.wait_for_selector("body[data-ready=true]")
+    assert board_cells(first) == before  # the first tab keeps its game
+    expect(first.locator("#play-info [data-seed]")).to_have_text("5")
+    assert not first.errors and not second.errors
+
+
+def test_bad_input_shows_the_servers_message(context, server):
+    page = open_page(context, server)
+    page.select_option("#play-system [data-role=kind]", "ameritish")
+    page.fill("#play-system [data-role=system-seed]", "abc")
+    expect(page.locator("#play-system .preview")).to_contain_text("must be an integer")
+    page.click("#play-new")
+    expect(page.locator("#toast")).to_contain_text("must be an integer")
+    page.select_option("#play-system [data-role=kind]", "american")
+    page.select_option("#play-deal-kind", "seed")
+    page.fill("#play-seed", "12x")
+    page.click("#play-new")
+    expect(page.locator("#toast")).to_contain_text("seed must be an integer")
+
+
+def test_watch_an_agent_play_a_deal(context, server):
+    page = open_page(context, server + "#watch")
+    page.select_option("#watch-agent", "greedy")
+    page.eval_on_selector("#watch-speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')); }")
+    page.eval_on_selector("#watch-think", "e => { e.value = '0.1'; e.dispatchEvent(new Event('input')); }")
+    deal(page, 3, prefix="watch")
+    page.click("#watch-step")
+    expect(page.locator("#watch-board .cell.filled")).to_have_count(1)
+    expect(page.locator("#watch-log li")).to_have_count(1)
+    page.click("#watch-play")
+    expect(page.locator("#watch-board .cell.filled")).to_have_count(25, timeout=30_000)
+    expected = greedy_game(3)
+    expect(page.locator("#watch-status")).to_contain_text(f"finished with {expected.score()} points")
+    assert board_cells(page, "#watch-board") == [card_name(c) for c in expected.grid.cells]
+    expect(page.locator("#watch-log li")).to_have_count(25)
+    shot(page, "watch")
+    assert not page.errors
+
+
+def test_watch_shows_estimates_before_each_move(context, server):
+    page = open_page(context, server + "#watch")
+    page.select_option("#watch-agent", "greedy")
+    page.eval_on_selector("#watch-speed", "e => { e.value = '1'; e.dispatchEvent(new Event('input')); }")
+    deal(page, 4, prefix="watch")
+    page.click("#watch-step")
+    expect(page.locator("#watch-board .cell.choice")).to_have_count(1)
+    expect(page.locator("#watch-board .cell.heat")).to_have_count(25)
+    expect(page.locator("#watch-board .cell.filled")).to_have_count(1, timeout=5_000)
+
+
+def test_results_show_a_tournament_and_a_run(context, server):
+    page = open_page(context, server + "#results")
+    table = page.locator("#tournament-table")
+    expect(table).to_be_visible()
+    expect(table.locator("tbody tr")).to_have_count(2)
+    expect(page.locator(".results-detail svg.chart")).to_have_count(2 + 2)  # ranking, normalised, a box plot per system
+    ranking = table.locator("tbody tr").evaluate_all("rs => rs.map(r => r.dataset.player)")
+    assert sorted(ranking) == ["greedy", "random"]
+    shot(page, "results-tournament")
+    page.locator("tr[data-run]").first.click()
+    expect(page.locator("#results-best")).to_be_visible()
+    expect(page.locator(".results-detail svg.chart")).to_have_count(1)
+    expect(page.locator(".results-detail h2").first).to_contain_text("greedy on American")
+    page.reload()
+    page.wait_for_selector("#results-best")  # the run stays open across a reload
+    shot(page, "results-run")
+    assert not page.errors
+
+
+def test_small_screens_get_the_whole_game(browser, server):
+    ctx = browser.new_context(viewport={"width": 400, "height": 860})
+    try:
+        page = open_page(ctx, server)
+        deal(page, 9)
+        page.click("#play-board button.cell[data-cell='12']")
+        box = page.locator("#play-board").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 400
+        shot(page, "small-screen")
+    finally:
+        ctx.close()
