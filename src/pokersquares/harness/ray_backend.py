@@ -127,7 +127,9 @@ def init(address: str | None = None, num_cpus: int | None = None) -> None:
                      runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
     except (ConnectionError, ValueError, RuntimeError) as e:
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-        raise RayUnavailableError(f"cannot start or reach {where}: {str(e).splitlines()[0]}") from None
+        hint = ("; a cluster with token authentication also needs RAY_AUTH_MODE=token and its token here"
+                " (docs/scaling.md)") if address else ""
+        raise RayUnavailableError(f"cannot start or reach {where}: {str(e).splitlines()[0]}{hint}") from None
     finally:
         ray_logger.setLevel(level)
     _raylet_notes_to_stderr()
@@ -208,7 +210,8 @@ def _game_task(clock, blob, key: str, run_no: int, index: int, attempt: int, pla
                prep_time: float, time_per_game: float, seed: int, cores: int):
     from .runner import _limit_threads
     node = _node_id()
-    clock.mark.remote(("load", run_no, index, attempt, node))
+    if key not in _PLAYERS:  # a player already loaded here starts playing at once
+        clock.mark.remote(("load", run_no, index, attempt, node))
     _limit_threads(cores)
     try:
         loaded = _load_player(key, blob, player, system, prep_time, seed)
@@ -336,6 +339,7 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
         if run.todo:
             submit(k, None)
     limit_games, limit_checked = budget(), time.monotonic()
+    drained = 0.0
     try:
         while flying or any(r.prepared and r.todo for r in runs):
             # Games, run by run, while the budget allows (always at least one).
@@ -369,8 +373,11 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
                     finish(k, answer[1])
                 else:
                     penalty(k, task.index, f"preparation failed: {answer[1]}")
-            # Start the clocks of the tasks that began.
+            # Start the clocks of the tasks that began (a few times a second is enough).
             now = time.monotonic()
+            if now - drained < _POLL_S:
+                continue
+            drained = now
             try:
                 marks = ray.get(clock.drain.remote(), timeout=10)
             except ray.exceptions.RayError:
