@@ -9,7 +9,6 @@ README's images in ``docs/images/`` are refreshed too.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import threading
 import time
@@ -94,8 +93,12 @@ def shot(page, name, full_page=True, doc=None):
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     if doc and os.environ.get("POKERSQUARES_DOC_IMAGES") == "1":
+        from PIL import Image
+
         DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOC_IMAGES / doc)
+        # 256 colours keep the committed images small.
+        image = Image.open(path).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        image.save(DOC_IMAGES / doc, optimize=True)
 
 
 def deal(page, seed, prefix="play", system="american"):

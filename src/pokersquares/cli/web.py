@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
 import typer
 
 from ..harness.store import DEFAULT_DB
 from . import app, fail
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @app.command("serve")
@@ -30,5 +40,9 @@ def serve_cmd(
     except ImportError:
         raise fail("the web app needs the 'web' extra: pip install 'pokersquares[web]'") from None
     web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db)
-    typer.echo(f"Poker Squares at http://{host}:{port}/  (Ctrl+C to stop)")
+    if not _is_loopback(host):
+        typer.echo(f"warning: serving on {host}: anyone who can reach this address can use the app "
+                   "(and its agents' CPU time)", err=True)
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"Poker Squares at http://{shown}:{port}/  (Ctrl+C to stop)")
     uvicorn.run(web_app, host=host, port=port, log_level="warning")

@@ -1,0 +1,54 @@
+"""``pokersquares serve``: it starts a server that answers, and refuses bad options."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_starts_on_localhost_and_answers(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
+                             "--think-time", "0.5", "--db", str(tmp_path / "r.sqlite")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2) as r:
+                    config = json.load(r)
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read()
+                assert time.monotonic() < deadline, "serve did not answer within 60 s"
+                time.sleep(0.3)
+        assert config["limits"]["think_s"] == 0.5
+        assert "greedy" in [a["name"] for a in config["agents"]]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/results", timeout=5) as r:
+            assert json.load(r)["available"] is False
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert f"http://127.0.0.1:{port}/" in proc.stdout.read()
+
+
+@pytest.mark.parametrize("args", [["--port", "0"], ["--port", "70000"], ["--think-time", "0"], ["--prep-time", "-1"]])
+def test_serve_refuses_bad_options(args):
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "serve", *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "Invalid value" in r.stderr
