@@ -32,8 +32,8 @@ PREP_OPT = typer.Option(300.0, "--prep-time", min=0.0, help="Preprocessing secon
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
 BACKEND_OPT = typer.Option("local", "--backend", help="Where games run: 'local' (worker processes here) or 'ray' "
                            "(Ray tasks; needs pip install 'pokersquares[ray]'). Results go to the same store.")
-ADDRESS_OPT = typer.Option(None, "--address", help="With --backend ray: the Ray cluster to use, e.g. "
-                           "ray://head:10001 or head:6379 (default: a local Ray instance for this command).")
+ADDRESS_OPT = typer.Option(None, "--address", help="With --backend ray: the Ray cluster to use, as host:port "
+                           "of its head, e.g. head:6379 (default: a private local Ray instance for this command).")
 
 
 def _summary(records) -> dict:
