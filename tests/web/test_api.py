@@ -328,6 +328,27 @@ class _Cheat(BasePlayer):
         return 0  # even when occupied
 
 
+class _ColdStart(BasePlayer):
+    """Slow on its first advice only, like kernels compiled on first use."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def cell_values(self, grid, card, seconds):
+        self.calls += 1
+        if self.calls == 1:
+            time.sleep(1.5)
+        return np.where(grid == -1, 1.0, np.nan)
+
+    def choose(self, grid, card, seconds_left):
+        return int(np.flatnonzero(grid == -1)[0])
+
+
+def _unbuildable():
+    raise OSError("table file missing")
+
+
 class _Broken(BasePlayer):
     def prepare(self, budget_s):
         raise RuntimeError("no table")
@@ -337,7 +358,9 @@ def _app(**kw):
     agents = {"slow": AgentSpec(_SlowToLearn, "learns for a second"),
               "overthinker": AgentSpec(_Overthinker, "never on time"),
               "cheat": AgentSpec(_Cheat, "plays occupied cells"),
-              "broken": AgentSpec(_Broken, "cannot prepare")}
+              "broken": AgentSpec(_Broken, "cannot prepare"),
+              "cold": AgentSpec(_ColdStart, "slow first call"),
+              "unbuildable": AgentSpec(_unbuildable, "cannot be built")}
     return create_app(agents=agents, **kw)
 
 
@@ -363,8 +386,12 @@ def test_an_agent_prepares_once_per_point_system_and_the_page_is_told():
 def test_thinking_is_bounded_in_time():
     with TestClient(_app(think_s=0.2)) as c:
         view = new_game(c)
-        t = time.monotonic()
-        r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "overthinker", "seconds": 0.2})
+        while True:  # the agent's warm-up in preparation overthinks too
+            t = time.monotonic()
+            r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "overthinker", "seconds": 0.2})
+            if r.status_code != 202:
+                break
+            time.sleep(0.2)
         assert r.status_code == 504 and "within" in r.json()["detail"]
         assert time.monotonic() - t < 2.5
 
@@ -426,3 +453,21 @@ def test_results_without_a_store(tmp_path):
         assert c.get("/api/results/runs/1").status_code == 404
     with TestClient(create_app()) as c:
         assert not c.get("/api/results").json()["available"]
+
+
+def test_first_use_costs_are_paid_while_preparing():
+    with TestClient(_app(think_s=0.3)) as c:
+        view = new_game(c)
+        for _ in range(50):
+            r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "cold", "seconds": 0.3})
+            if r.status_code != 202:
+                break
+            time.sleep(0.1)
+        assert r.status_code == 200 and r.json()["choice"] == 0
+
+
+def test_an_agent_that_cannot_be_built_is_reported():
+    with TestClient(_app()) as c:
+        view = new_game(c)
+        r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "unbuildable", "seconds": 0.1})
+        assert r.status_code == 500 and "table file missing" in r.json()["detail"]
