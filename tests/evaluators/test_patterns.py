@@ -41,9 +41,9 @@ def test_learning_respects_its_budget():
 
 
 def test_no_feedback_trains_on_random_play():
-    u, _, report = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=1000, eval_games=500, feedback=False,
+    u, _, report = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=5000, eval_games=500, feedback=False,
                                    ucb_every=0, max_rounds=1)
-    with_feedback, _, _ = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=1000, eval_games=500,
+    with_feedback, _, _ = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=5000, eval_games=500,
                                           ucb_every=0, max_rounds=1)
     assert report.rounds == 1
     assert (kp.og_games(u, AMERICAN_POINTS, 2000, 1).mean()

@@ -72,9 +72,9 @@ class LearningReport:
 
 
 def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train_games: int = 5000,
-                    eval_games: int = 5000, ucb_every: int = 3, ucb_c: float = 0.05,
-                    feedback: bool = True, carry: bool = False, max_rounds: int | None = None,
-                    chunk: int = 500) -> tuple[np.ndarray, np.ndarray, LearningReport]:
+                    eval_games: int = 5000, ucb_every: int = 3, ucb_c: float = 0.02,
+                    feedback: bool = True, carry: bool = False, known_complete: bool = False,
+                    max_rounds: int | None = None, chunk: int = 500) -> tuple[np.ndarray, np.ndarray, LearningReport]:
     """Learn pattern utilities for ``points`` within ``budget_s`` seconds (see the
     module docstring). Returns the best utilities, their visit counts and a report.
 
@@ -93,6 +93,7 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
     counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
     best_u, best_n = utilities.copy(), counts.copy()
     rng = np.random.default_rng(seed)
+    complete = kp.complete_hand_utilities(points.tolist())
     per_game_train = per_game_eval = 0.0  # seconds, from the last phase
 
     def fits(seconds: float) -> bool:
@@ -101,9 +102,12 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
     while max_rounds is None or report.rounds < max_rounds:
         if report.rounds > 0 and not fits(per_game_train * train_games + per_game_eval * eval_games):
             break
-        if not carry:
+        if not carry or report.rounds == 0:
             utilities[:] = 0.0
             counts[:] = 0
+            if known_complete:
+                for code, value in complete.items():
+                    utilities[code] = value
         play_u = utilities if feedback else utilities.copy()
         t = time.perf_counter()
         done = 0
@@ -146,9 +150,10 @@ class PatternEvaluator(Evaluator):
     name = "patterns"
 
     def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,
-                 ucb_every: int = 3, ucb_c: float = 0.05, feedback: bool = True, carry: bool = False) -> None:
+                 ucb_every: int = 3, ucb_c: float = 0.02, feedback: bool = True, carry: bool = False,
+                 known_complete: bool = False) -> None:
         self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
-                            ucb_c=ucb_c, feedback=feedback, carry=carry)
+                            ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete)
         self.points = np.zeros(10, dtype=np.int64)
         self.utilities = np.zeros(kp.NUM_PATTERNS)
         self.counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)

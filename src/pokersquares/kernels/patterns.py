@@ -49,7 +49,7 @@ from numba import njit, prange
 from .core import _POPCOUNT13, classify_packed, rng_below, rng_seed, shuffle_prefix
 
 __all__ = [
-    "ENCODING_VERSION", "NUM_PATTERNS", "SHAPE_MASK", "describe_pattern",
+    "ENCODING_VERSION", "NUM_PATTERNS", "SHAPE_MASK", "complete_hand_utilities", "describe_pattern",
     "encode_hand", "encode_hand_kernel", "og_values", "og_values_reference",
     "og_games", "og_games_from_deals", "og_playouts", "og_placement_playouts", "train_games",
 ]
@@ -97,8 +97,6 @@ MIXED = 4  # L_SUIT: -1 empty, 0..3 every card of that suit, MIXED otherwise
 # Deck state: int64[17], undealt cards of each rank (0..12) then of each suit (13..16).
 SUIT_LEFT = 13
 
-_UNSEEN_BONUS = 1e12  # UCB1 value of a never-credited pattern: try it first
-
 
 # -- the reference ----------------------------------------------------------------
 
@@ -128,6 +126,32 @@ def encode_hand(cards: Sequence[int], is_column: bool, rank_left: Sequence[int],
         need, have = 5 - len(cards), suit_left[next(iter(suits))]
         code |= (0 if have < need else 1 if have == need else 2) << FLUSH_CONTEXT_SHIFT
     return code
+
+
+# One hand per complete pattern, with how many of the 2,598,960 hands share it by
+# hand id: only the straight-flush pattern mixes two ids (36 straight flushes, 4 royal).
+_COMPLETE_HANDS = (
+    ((0, 3, 20, 36, 51), {0: 1}),      # high card
+    ((0, 13, 20, 36, 51), {1: 1}),     # one pair
+    ((0, 13, 7, 20, 51), {2: 1}),      # two pair
+    ((0, 13, 26, 36, 51), {3: 1}),     # three of a kind
+    ((1, 15, 29, 43, 5), {4: 1}),      # straight 2-6
+    ((0, 3, 7, 9, 12), {5: 1}),        # flush
+    ((0, 13, 26, 1, 14), {6: 1}),      # full house
+    ((0, 13, 26, 39, 1), {7: 1}),      # four of a kind
+    ((1, 2, 3, 4, 5), {8: 36, 9: 4}),  # straight or royal flush
+)
+
+
+def complete_hand_utilities(points: Sequence[int]) -> dict[int, float]:
+    """The exact utility of every complete-hand pattern, rows and columns: its points,
+    averaged over the hands that share it (straight and royal flushes)."""
+    out = {}
+    for cards, ids in _COMPLETE_HANDS:
+        value = sum(points[h] * k for h, k in ids.items()) / sum(ids.values())
+        for column in (False, True):
+            out[encode_hand(list(cards), column, [0] * 13, [0] * 4)] = value
+    return out
 
 
 def describe_pattern(code: int) -> str:
@@ -302,11 +326,7 @@ def _line_gains(lines, left, rank, suit, utilities, gains, counts, explore_c, lo
             after = _line_code_with(lines, l, rank, suit, left)
             g = utilities[after] - utilities[_line_code(lines, l, left)]
             if explore_c > 0.0:
-                visits = counts[after]
-                if visits == 0:
-                    g += _UNSEEN_BONUS
-                else:
-                    g += explore_c * np.sqrt(log_total / visits)
+                g += explore_c * np.sqrt(log_total / (counts[after] + 1))
             gains[l] = g
 
 
@@ -376,15 +396,17 @@ def og_values(grid, card, utilities):
 def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, points, gains, before, state,
               counts, explore_c, log_total, record):
     """Place ``deck[:n_deal]`` in order by OG and return the final score. With a
-    ``record`` of shape (2 * n_deal, 10), rows 2t and 2t + 1 hold each line's pattern
-    before and after move t, both seen with the card of move t in hand: exactly the
-    patterns whose utilities OG compared.
+    ``record`` of shape (n_deal + 1, 10), row 0 holds each line's pattern before the
+    first move and row t + 1 its pattern after move t (the card of move t no longer
+    undealt): the patterns a line passes through.
 
     A line's pattern only changes when a card joins it, or when the card drawn is of
     one of its ranks or of its flush suit (its deck context): only those are
     re-encoded, which halves the work of a move."""
     for l in range(10):
         before[l] = _line_code(lines, l, left)
+    if record.shape[0] > 0:
+        record[0, :] = before
     for t in range(n_deal):
         card = deck[t]
         rank = card % 13
@@ -395,20 +417,14 @@ def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, poin
             n = lines[L_N, l]
             if 0 < n < 5 and (((lines[L_MASK, l] >> rank) & 1) != 0 or lines[L_SUIT, l] == suit):
                 before[l] = _line_code(lines, l, left)
-        if record.shape[0] > 0:
-            for l in range(10):
-                record[2 * t, l] = before[l]
-                record[2 * t + 1, l] = before[l]
         for l in range(10):
             if lines[L_N, l] < 5:
                 after = _line_code_with(lines, l, rank, suit, left)
                 g = utilities[after] - utilities[before[l]]
                 if explore_c > 0.0:
-                    visits = counts[after]
-                    if visits == 0:
-                        g += _UNSEEN_BONUS
-                    else:
-                        g += explore_c * np.sqrt(log_total / visits)
+                    # UCB1's bonus; visits + 1 keeps unseen patterns finite, so that
+                    # exploration stays a nudge instead of a forced move.
+                    g += explore_c * np.sqrt(log_total / (counts[after] + 1))
                 gains[l] = g
         i = _best_empty(empties, n_empty, gains, state)
         cell = empties[i]
@@ -416,8 +432,7 @@ def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, poin
         before[cell // 5] = _line_code(lines, cell // 5, left)
         before[5 + cell % 5] = _line_code(lines, 5 + cell % 5, left)
         if record.shape[0] > 0:
-            record[2 * t + 1, cell // 5] = before[cell // 5]
-            record[2 * t + 1, 5 + cell % 5] = before[5 + cell % 5]
+            record[t + 1, :] = before
     return _final_score(lines, points)
 
 
@@ -553,11 +568,20 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points):
 def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_every, ucb_c, games_before):
     """BeeMo's training phase: play ``n_games`` games and, after each, credit every
     pattern each line passed through with that line's final points (running averages
-    in ``utilities``, visits in ``counts``). Games are played by OG on
+    in ``utilities``, visits in ``counts``).
+
+    A line's pattern is recorded after every move, so it also changes when the card
+    dealt was one of its ranks or of its suit and went elsewhere; the pattern it had
+    with that card in hand is not credited when the card joined it. So the utility OG
+    subtracts (the line before the card) is the value of the line when the card goes
+    elsewhere, and OG's difference is the gain of placing the card there. (Crediting
+    that before-pattern as well cost about 2 points of American score.)
+
+    Games are played by OG on
     ``play_utilities``: pass ``utilities`` itself for the feedback loop (each game
     uses the averages of all games before it), or a frozen copy for no feedback.
     Every ``ucb_every``-th game (0: never) adds the UCB1 bonus ``ucb_c *
-    sqrt(ln T / visits)`` to after-patterns, T the games played in the phase
+    sqrt(ln T / (visits + 1))`` to after-patterns, T the games played in the phase
     (``games_before`` of them in earlier calls). Returns the games' scores."""
     state = rng_seed(seed)
     deck = np.arange(52).astype(np.int8)
@@ -567,7 +591,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
     empties = np.empty(25, dtype=np.int64)
     gains = np.zeros(10, dtype=np.float64)
     before = np.empty(10, dtype=np.int64)
-    record = np.empty((50, 10), dtype=np.int64)
+    record = np.empty((26, 10), dtype=np.int64)
     scores = np.empty(n_games, dtype=np.int64)
     for g in range(n_games):
         played = games_before + g
@@ -581,7 +605,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
             final = points[classify_packed(5, lines[L_COUNTS, l], lines[L_MASK, l],
                                             lines[L_SUIT, l] != MIXED)]
             previous = -1
-            for t in range(50):
+            for t in range(26):
                 code = record[t, l]
                 if code != previous:  # each pattern a line passed through, once
                     previous = code
