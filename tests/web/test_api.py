@@ -53,7 +53,7 @@ def greedy_game(seed, system=AMERICAN) -> Game:
 
 def test_page_and_static_files_are_served(client):
     r = client.get("/")
-    assert r.status_code == 200 and "/static/app.js" in r.text
+    assert r.status_code == 200 and "/static/app.js?v=" in r.text
     for name in ("app.js", "app.css"):
         assert client.get(f"/static/{name}").status_code == 200
 

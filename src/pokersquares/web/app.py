@@ -15,7 +15,7 @@ from typing import Mapping
 
 from fastapi import FastAPI, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -124,9 +124,16 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     # -- page ------------------------------------------------------------------
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
+    # The page names its script and style with their modification time, so that a
+    # browser never runs an old script against a newer server.
+    stamp = str(max(int(p.stat().st_mtime) for p in STATIC_DIR.iterdir()))
+    page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    page = page.replace('/static/app.js"', f'/static/app.js?v={stamp}"').replace(
+        '/static/app.css"', f'/static/app.css?v={stamp}"')
+
     @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+    async def index() -> HTMLResponse:
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
     # -- configuration ---------------------------------------------------------
     @app.get("/api/config")

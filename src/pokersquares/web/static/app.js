@@ -502,7 +502,11 @@ const play = {
       this.showReplayStep(this.replayStep + (key === "ArrowRight" ? 1 : -1));
       return true;
     }
-    if (key === "n" || key === "N") { this.newGame(); return true; }
+    if (key === "n" || key === "N") {
+      // A stray key press should not throw away a game in progress.
+      if (g.done || g.turn === 0 || window.confirm("Abandon this game and deal a new one?")) this.newGame();
+      return true;
+    }
     if (g.done) return false;
     if (key === "h" || key === "H") { this.askHint(); return true; }
     const moves = { ArrowUp: -SIZE, ArrowDown: SIZE, ArrowLeft: -1, ArrowRight: 1 };
