@@ -164,14 +164,26 @@ def test_playouts_complete_the_grid_from_its_unseen_cards():
     a = kp.og_playouts(grid, 64, 5, utilities, AMERICAN_POINTS)
     assert a.shape == (64,) and np.array_equal(a, kp.og_playouts(grid, 64, 5, utilities, AMERICAN_POINTS))
     cells = np.flatnonzero(grid < 0)
-    b = kp.og_placement_playouts(grid, card, cells, 10, 5, utilities, AMERICAN_POINTS)
+    b = kp.og_placement_playouts(grid, card, cells, 10, 5, utilities, AMERICAN_POINTS, False)
     assert b.shape == (len(cells), 10) and b.min() >= 0
     # One empty cell left: every playout is the same, exactly scored game.
     full, last = random_grid(rng, 24)
     empty = int(np.flatnonzero(full < 0)[0])
-    scores = kp.og_placement_playouts(full, last, np.array([empty]), 4, 1, utilities, AMERICAN_POINTS)
+    scores = kp.og_placement_playouts(full, last, np.array([empty]), 4, 1, utilities, AMERICAN_POINTS, True)
     done = full.copy()
     done[empty] = last
     rows = done.reshape(5, 5)
     expected = sum(AMERICAN_POINTS[classify_cards(line)] for line in [*rows, *rows.T])
     assert scores.tolist() == [[int(expected)] * 4]
+
+
+def test_paired_playouts_deal_the_same_futures_after_every_placement():
+    rng = np.random.default_rng(10)
+    utilities = rng.normal(0, 1, kp.NUM_PATTERNS)
+    grid, card = random_grid(rng, 12)
+    a, b, c = np.flatnonzero(grid < 0)[:3]
+    first = kp.og_placement_playouts(grid, card, np.array([a, b]), 40, 3, utilities, AMERICAN_POINTS, True)
+    second = kp.og_placement_playouts(grid, card, np.array([c, a]), 40, 3, utilities, AMERICAN_POINTS, True)
+    assert np.array_equal(first[0], second[1])  # cell a's playouts do not depend on the other cells
+    unpaired = kp.og_placement_playouts(grid, card, np.array([c, a]), 40, 3, utilities, AMERICAN_POINTS, False)
+    assert not np.array_equal(first[0], unpaired[1])

@@ -142,6 +142,11 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
 class PatternEvaluator(Evaluator):
     """Learned hand-pattern utilities; OG is its greedy policy and its playouts.
 
+    ``paired`` makes ``placement_playouts`` deal the same shuffles after every
+    placement (common random numbers); flat MC then compares cells on the same
+    futures. On American, 100 playouts per cell gained about 4 points over OG paired
+    and none unpaired (300 games each).
+
     ``load`` names a saved utilities file; it is used instead of learning when its
     point system is the one being prepared for (otherwise the evaluator learns, and
     says so in ``self.loaded``). Learning options are those of ``learn_utilities``.
@@ -151,7 +156,8 @@ class PatternEvaluator(Evaluator):
 
     def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,
                  ucb_every: int = 3, ucb_c: float = 0.02, feedback: bool = True, carry: bool = False,
-                 known_complete: bool = False) -> None:
+                 known_complete: bool = False, paired: bool = True) -> None:
+        self.paired = paired
         self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
                             ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete)
         self.points = np.zeros(10, dtype=np.int64)
@@ -208,7 +214,7 @@ class PatternEvaluator(Evaluator):
                            seed: int) -> np.ndarray:
         return kp.og_placement_playouts(np.asarray(grid, dtype=np.int8), int(card),
                                         np.asarray(cells, dtype=np.int64), int(n), int(seed),
-                                        self.utilities, self.points)
+                                        self.utilities, self.points, self.paired)
 
     # -- files ----------------------------------------------------------------------
     def save(self, path: str | Path, point_system_name: str = "custom") -> None:
@@ -232,7 +238,8 @@ def warm_up() -> None:
     points = np.zeros(10, dtype=np.int64)
     kp.og_values(grid, 30, u)
     kp.og_playouts(grid, 1, 0, u, points)
-    kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points)
+    for paired in (False, True):
+        kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points, paired)
     kp.og_games(u, points, 1, 0)
     kp.train_games(u, np.zeros(kp.NUM_PATTERNS, dtype=np.int64), u, points, 1, 0, 1, 0.5, 0)
 

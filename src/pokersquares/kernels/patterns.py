@@ -528,9 +528,11 @@ def og_playouts(grid, n, seed, utilities, points):
 
 
 @njit(cache=True, parallel=True)
-def og_placement_playouts(grid, card, cells, n, seed, utilities, points):
+def og_placement_playouts(grid, card, cells, n, seed, utilities, points, paired):
     """``int64[len(cells), n]``: for each cell, final scores of ``n`` OG completions
     after placing ``card`` there, each with a fresh shuffle of the unseen cards.
+    With ``paired``, playout j of every cell deals the same shuffle (common random
+    numbers: cells are compared on the same futures, not on luck).
     The work is interleaved over cells so every chunk (thread) costs about the same."""
     n_cells = cells.shape[0]
     total = n_cells * n
@@ -555,6 +557,9 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points):
             g[:] = grid
             g[cells[ci]] = card
             n_empty = _setup(g, lines, left, empties)
+            if paired:
+                state = rng_seed(seed * 1000003 + N_CHUNKS + task // n_cells)
+                _unseen(g, deck)
             shuffle_prefix(state, deck[:n_unseen], 0, n_empty)
             scores[ci, task // n_cells] = _play_out(g, deck, n_empty, lines, left, empties, n_empty,
                                                     utilities, points, gains, before, state, no_counts, 0.0, 0.0,
