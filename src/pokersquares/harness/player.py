@@ -65,6 +65,11 @@ class BasePlayer:
     def prepare(self, budget_s: float) -> None:
         """Learn within ``budget_s`` seconds; the default learns nothing."""
 
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) the kernels this player uses. The
+        harness calls it before the preprocessing clock starts, so that a machine's
+        first, uncached compilation does not eat the learning budget."""
+
     def start_game(self) -> None:
         self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
 

@@ -173,10 +173,11 @@ def _node_id() -> str:
 
 def _prepare_task(clock, run_no: int, attempt: int, player: str, system, prep_time: float, seed: int, cores: int):
     from .runner import _build_and_prepare, _limit_threads
-    clock.mark.remote(("prep", run_no, attempt, _node_id()))
     _limit_threads(cores)
     try:
-        prepared, used = _build_and_prepare(player, system, prep_time, seed)
+        # The driver's preparation clock starts at the mark, after the untimed warm-up.
+        prepared, used = _build_and_prepare(player, system, prep_time, seed,
+                                            lambda: clock.mark.remote(("prep", run_no, attempt, _node_id())))
     except PokerSquaresError as e:
         return ("build-error", str(e)), None
     except BaseException as e:  # the player's own failure: its games score the penalty

@@ -36,6 +36,8 @@ BACKENDS = ("local", "ray")
 # Slack beyond the contest limits before the watchdog kills a worker: the
 # player's own clock decides timeouts; this only catches players that never answer.
 HANG_GRACE_S = 2.0
+# How long building a player and compiling its kernels may take before preparation.
+WARM_UP_LIMIT_S = 900.0
 FLUSH_EVERY_S = 0.25
 
 
@@ -98,10 +100,17 @@ def _limit_threads(cores: int) -> None:
         pass
 
 
-def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int):
+def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int,
+                       on_built: Callable[[], None] | None = None):
+    """Build the player, warm it up (untimed), then prepare it within ``prep_time``;
+    ``on_built`` is called when the preprocessing clock starts."""
     player = make_player(spec)
+    if hasattr(player, "warm_up"):
+        player.warm_up()
     if hasattr(player, "set_seed"):
         player.set_seed(seed)
+    if on_built is not None:
+        on_built()
     used = prepare_player(player, system, prep_time)
     return player, used
 
@@ -109,7 +118,7 @@ def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: i
 def _prep_main(conn, spec, system, prep_time, seed, cores):
     _limit_threads((os.cpu_count() or 1))
     try:
-        player, used = _build_and_prepare(spec, system, prep_time, seed)
+        player, used = _build_and_prepare(spec, system, prep_time, seed, lambda: conn.send(("built",)))
     except PokerSquaresError as e:
         conn.send(("build-error", str(e)))
         return
@@ -194,15 +203,24 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     prep.start()
     child.close()
     prep_limit = spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
-    try:
-        if not prep_conn.poll(prep_limit):
-            prep.kill()
-            penalise_all(f"preparation exceeded its budget of {spec.prep_time:g} s")
-            return [results[i] for i in sorted(results)]
+
+    def receive(limit: float, what: str):
+        if not prep_conn.poll(limit):
+            return ("timeout", what)
         try:
-            msg = prep_conn.recv()
+            return prep_conn.recv()
         except EOFError:
-            msg = ("prep-error", f"the player's process died during preparation (exit code {prep.exitcode})")
+            return ("prep-error", f"the player's process died during preparation (exit code {prep.exitcode})")
+
+    try:
+        # Building and warming up (numba compilation) are not timed against the budget.
+        msg = receive(WARM_UP_LIMIT_S, f"building and warming up took over {WARM_UP_LIMIT_S:g} s")
+        if msg[0] == "built":
+            msg = receive(prep_limit, f"preparation exceeded its budget of {spec.prep_time:g} s")
+        if msg[0] == "timeout":
+            prep.kill()
+            penalise_all(msg[1])
+            return [results[i] for i in sorted(results)]
     finally:
         prep.join(timeout=5)
         if prep.is_alive():

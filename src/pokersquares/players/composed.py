@@ -53,6 +53,20 @@ class SearchPlayer(BasePlayer):
     def prepare(self, budget_s: float) -> None:
         self.evaluator.prepare(self.points, budget_s, self.seed)
 
+    def warm_up(self) -> None:
+        """A tiny preparation and one short search on copies of the evaluator and the
+        search: every kernel they use gets compiled, and this player's state is untouched."""
+        import copy
+
+        from ..points import AMERICAN
+
+        evaluator, search = copy.deepcopy(self.evaluator), copy.deepcopy(self.search)
+        points = np.array(AMERICAN.points, dtype=np.int64)
+        evaluator.prepare(points, 0.05, 0)
+        grid = np.full(25, EMPTY, dtype=np.int8)
+        grid[[0, 6, 12]] = [0, 14, 28]
+        search.choose(evaluator, grid, 42, points, 0.05, 0)
+
     def start_game(self) -> None:
         super().start_game()
         self._moves = 0
