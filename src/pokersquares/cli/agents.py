@@ -124,8 +124,8 @@ def experiment_beemo_cmd(
         if "patterns_seen" in d:
             extra = (f"patterns {d['patterns_seen']} ({d['patterns_seen_without_context']} w/o context), "
                      f"{d['rounds']} rounds")
-        elif "mean_playouts_per_cell" in d:
-            extra = f"{d['mean_playouts_per_cell']:.0f} playouts/cell, {d['seconds_per_game']:.2f} s/game"
+        elif "median_playouts_per_cell" in d:
+            extra = f"median {d['median_playouts_per_cell']:.0f} playouts/cell, {d['seconds_per_game']:.2f} s/game"
         typer.echo(f"{row.what:<22} {row.system:<12} paper {paper:<30} ours {row.mean:8.2f} ± {row.stderr:5.2f} "
                    f"({row.games} games) {extra}")
 

@@ -137,7 +137,7 @@ def flat_mc_score(evaluator: PatternEvaluator, point_system: PointSystem, games:
             on_game(i, int(scores[i]))
     seconds = time.perf_counter() - t
     return scores, {"seconds_per_game": seconds / max(1, games),
-                    "mean_playouts_per_cell": float(np.mean(cells_playouts)) if cells_playouts else 0.0}
+                    "median_playouts_per_cell": float(np.median(cells_playouts)) if cells_playouts else 0.0}
 
 
 def run_beemo_experiment(prep_time: float = 300.0, games: int = 10_000, mc_games: int = 100,

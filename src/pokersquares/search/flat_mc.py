@@ -27,23 +27,26 @@ class FlatMonteCarlo(Search):
     """Flat Monte Carlo over the evaluator's playouts.
 
     ``playouts`` caps the playouts per cell (the paper's Table i used 100); ``None``
-    spends the whole time budget. The budget binds either way. ``cores`` is what the evaluator's playouts keep
-    busy (2 for the pattern evaluator's parallel kernel). With no time for even one
-    batch the search falls back to the evaluator's greedy values. Only
-    ``time_fraction`` of the time given is planned for (batches are checked against
-    it with a ``safety`` factor on their predicted duration).
+    spends the whole time budget. The budget binds either way: only
+    ``time_fraction`` of it is planned for, and each batch is sized from the cost of
+    the last one with a ``safety`` factor. A batch's cost is modelled as proportional
+    to cells x playouts x cards dealt per playout; the cost per unit carries over from
+    move to move, so the first batch of a move is already sized to the budget (a
+    third of it). With no time for even one playout per cell the search falls back
+    to the evaluator's greedy values. ``cores`` is what the evaluator's playouts keep
+    busy (2 for the pattern evaluator's parallel kernel).
     """
 
     name = "flat_mc"
 
-    def __init__(self, playouts: int | None = None, cores: int = 2, first_batch: int = 2,
-                 max_batch_s: float = 0.05, safety: float = 1.3, time_fraction: float = 0.9) -> None:
+    def __init__(self, playouts: int | None = None, cores: int = 2, safety: float = 1.3,
+                 time_fraction: float = 0.9, first_share: float = 0.3) -> None:
         self.playouts = playouts
         self.cores = cores
-        self.first_batch = max(1, first_batch)
-        self.max_batch_s = max_batch_s
         self.safety = safety
         self.time_fraction = time_fraction
+        self.first_share = first_share
+        self.unit_s = 3e-7  # seconds per cell x playout x card dealt; learned as it goes
         self.last_playouts = 0  # playouts per cell of the last decision, for reports
 
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
@@ -62,30 +65,23 @@ class FlatMonteCarlo(Search):
             values[cells[0]] = 0.0
             return int(cells[0]), values
         totals = np.zeros(len(cells))
+        work = len(cells) * (len(cells) - 1)  # cell-playouts x cards dealt, per playout per cell
         done = 0
-        batch = self.first_batch
-        per_playout = None  # seconds per playout per cell, measured on the last batch
         cap = self.playouts
         while cap is None or done < cap:
+            remaining = time_s - (time.perf_counter() - start)
+            per_playout = self.safety * self.unit_s * work
+            share = self.first_share if done == 0 else 1.0
+            batch = int(share * remaining / per_playout) if remaining > 0 else 0
             if cap is not None:
                 batch = min(batch, cap - done)
-            elapsed = time.perf_counter() - start
-            if per_playout is None:
-                if time_s <= 0.0:
-                    break
-            elif elapsed + self.safety * per_playout * batch > time_s:
-                # Shared cores make batches slower than the last one said: keep a margin.
-                batch = int((time_s - elapsed) / (self.safety * per_playout))
-                if batch < 1:
-                    break
+            if batch < 1:
+                break
             t = time.perf_counter()
             scores = evaluator.placement_playouts(grid, card, cells, batch, seed * 7919 + done)
+            self.unit_s = (time.perf_counter() - t) / (batch * work)
             totals += scores.sum(axis=1)
             done += batch
-            per_playout = (time.perf_counter() - t) / batch
-            # Grow batches while they stay short: fewer calls, same clock checks.
-            longest = min(self.max_batch_s, time_s / 8)
-            batch = max(1, min(batch * 2, int(longest / max(per_playout, 1e-9))))
         if done == 0:
             values = evaluator.placement_values(grid, card)
             return int(np.argmax(values)), values
