@@ -98,6 +98,8 @@ def experiment_beemo_cmd(
     systems: str = typer.Option("american,british,high_card,hypercorner", "--systems", help="Comma-separated: american, british, high_card, hypercorner."),
     configs: str = typer.Option("no_feedback,feedback,ucb1,beemo", "--configs", help="Comma-separated learning configurations: no_feedback, feedback, ucb1, beemo."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first deal (game i is dealt with seed + i) and of learning."),
+    load: Optional[Path] = typer.Option(None, "--load", help="An American table from `train` to use for BeeMo's configuration (and the OG and flat MC rows) instead of learning."),
+    unpaired: bool = typer.Option(False, "--unpaired", help="Flat MC with independent shuffles per cell (the default deals the same shuffles after every placement)."),
     json_out: bool = JSON_OPT,
 ) -> None:
     """BeeMo's figures (OG, flat MC + OG, learning with/without feedback, Flat MC vs
@@ -129,8 +131,11 @@ def experiment_beemo_cmd(
         typer.echo(f"{row.what:<22} {row.system:<12} paper {paper:<30} ours {row.mean:8.2f} ± {row.stderr:5.2f} "
                    f"({row.games} games) {extra}")
 
+    if load is not None and not load.exists():
+        raise fail(f"no table at {str(load)!r}")
     rows = run_beemo_experiment(prep_time, games, mc_games, playouts or None, seconds_per_move, sys_list,
-                                cfg_list, seed, on_row=show,
+                                cfg_list, seed, load=None if load is None else str(load), paired=not unpaired,
+                                on_row=show,
                                 log=None if json_out else (lambda m: typer.echo(f"# {m}", err=True)))
     if json_out:
         typer.echo(json.dumps([r.to_json() for r in rows]))

@@ -29,7 +29,9 @@ from typing import Callable
 import numpy as np
 
 from ..cards import deal
-from ..evaluators.patterns import PatternEvaluator, learn_utilities
+from ..evaluators.patterns import (
+    LearningReport, PatternEvaluator, PatternFileError, learn_utilities, read_utilities,
+)
 from ..game import Grid
 from ..kernels import patterns as kp
 from ..points import AMERICAN, BRITISH, PointSystem, contest_systems, single_hand_system
@@ -143,11 +145,12 @@ def flat_mc_score(evaluator: PatternEvaluator, point_system: PointSystem, games:
 def run_beemo_experiment(prep_time: float = 300.0, games: int = 10_000, mc_games: int = 100,
                          playouts: int | None = 100, seconds_per_move: float | None = None,
                          systems: list[str] | None = None, configs: list[str] | None = None,
-                         seed: int = 0, on_row: Callable[[Row], None] | None = None,
+                         seed: int = 0, load: str | None = None, paired: bool = True, on_row: Callable[[Row], None] | None = None,
                          log: Callable[[str], None] | None = None) -> list[Row]:
     """Learn with each configuration on each system for ``prep_time`` seconds, score
     OG on ``games`` deals, and flat MC + OG (American, BeeMo's training) on
-    ``mc_games``. ``on_row`` sees each row as it is measured."""
+    ``mc_games``. ``load`` names a saved American table to use for BeeMo's own
+    configuration instead of learning one. ``on_row`` sees each row as it is measured."""
     systems = systems or list(SYSTEMS)
     configs = configs or list(LEARNING_CONFIGS)
     rows: list[Row] = []
@@ -163,8 +166,20 @@ def run_beemo_experiment(prep_time: float = 300.0, games: int = 10_000, mc_games
         points = np.array(ps.points, dtype=np.int64)
         for cfg in configs:
             options, column = LEARNING_CONFIGS[cfg]
-            log(f"learning: {ps.name}, {cfg}, {prep_time:g} s")
-            u, n, report = learn_utilities(points, prep_time, seed, **options)
+            if load is not None and sys_key == "american" and cfg == "beemo":
+                log(f"loading {load}")
+                table = read_utilities(load)
+                if table["points"] != points.tolist():
+                    raise PatternFileError(f"{load} was trained for {table['points']}, not American")
+                u, n = table["utilities"], table["counts"]
+                training = table["training"]
+                report = LearningReport(rounds=training.get("rounds", 0), games=training.get("games", 0),
+                                        eval_mean=training.get("eval_mean"))
+                learned_in = f"loaded from {load}"
+            else:
+                log(f"learning: {ps.name}, {cfg}, {prep_time:g} s")
+                u, n, report = learn_utilities(points, prep_time, seed, **options)
+                learned_in = f"learned in {prep_time:g} s (BeeMo's training)"
             scores = og_score(u, points, games, seed)
             mean, se = _mean_se(scores)
             seen = int((n > 0).sum())
@@ -176,14 +191,15 @@ def run_beemo_experiment(prep_time: float = 300.0, games: int = 10_000, mc_games
                              "paper_patterns_seen": PAPER.get(("patterns", cfg))}))
             if sys_key == "american" and cfg == "beemo":
                 emit(Row("beemo", "og", ps.name, list(ps.points), PAPER[("american", "og")], mean, se, games,
-                         {"utilities": f"learned in {prep_time:g} s (BeeMo's training)"}))
+                         {"utilities": learned_in}))
                 if mc_games > 0:
-                    ev = PatternEvaluator()
+                    ev = PatternEvaluator(paired=paired)
                     ev.points, ev.utilities, ev.counts = points, u, n
                     log(f"flat MC + OG: {mc_games} games")
                     mc, info = flat_mc_score(ev, ps, mc_games, seed, playouts, seconds_per_move)
                     m, s = _mean_se(mc)
                     emit(Row("beemo", "flat_mc", ps.name, list(ps.points), PAPER[("american", "flat_mc")], m, s,
                              mc_games, {"playouts_per_cell": playouts, "seconds_per_move": seconds_per_move,
+                                        "paired": paired,
                                         **info, "og_on_same_deals": float(scores[:mc_games].mean())}))
     return rows
