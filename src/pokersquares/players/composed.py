@@ -3,6 +3,8 @@ other pairing are one line each, e.g. ``SearchPlayer(PatternEvaluator(), FlatMon
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..cards import Card
@@ -15,18 +17,20 @@ __all__ = ["SearchPlayer", "move_budget"]
 
 
 def move_budget(grid: np.ndarray, seconds_left: float, per_move_cap: float | None = None,
-                reserve: float = 0.05) -> float:
+                reserve: float = 0.1, overshoot_s: float = 0.02) -> float:
     """Seconds to spend on the current move.
 
     The first move (every cell is alike up to symmetry) and the last (one empty cell)
     need no search; the time left is shared evenly among the moves still to be
-    searched, keeping a small reserve so that the game never runs out.
+    searched, keeping a reserve (a share of the clock, and ``overshoot_s`` for each
+    move to come, as a search may finish its last batch past its budget) so that
+    the game never runs out.
     """
     empty = int((grid == EMPTY).sum())
     if empty <= 1 or empty == 25:
         return 0.0
     searched_moves_left = empty - 1  # the last move is free
-    budget = max(0.0, seconds_left * (1 - reserve) - 0.05) / searched_moves_left
+    budget = max(0.0, seconds_left * (1 - reserve) - overshoot_s * searched_moves_left) / searched_moves_left
     if per_move_cap is not None:
         budget = min(budget, per_move_cap)
     return budget
@@ -47,8 +51,8 @@ class SearchPlayer(BasePlayer):
         self.name = name or f"{evaluator.name}+{search.name}"
         self.cores = search.cores
         self.time_per_game = time_per_game
-        self._used = 0.0
         self._moves = 0
+        self._overshoot = 0.02
 
     def prepare(self, budget_s: float) -> None:
         self.evaluator.prepare(self.points, budget_s, self.seed)
@@ -78,9 +82,15 @@ class SearchPlayer(BasePlayer):
         if len(empty) == 25:
             # Every first placement is alike up to symmetry: take the corner.
             return 0
-        budget = move_budget(grid, self._seconds_left(seconds_left, len(empty)))
+        # Searches stop between batches, so each may end a little past its budget:
+        # keep the largest such overshoot seen for every move still to come.
+        budget = move_budget(grid, self._seconds_left(seconds_left, len(empty)), overshoot_s=self._overshoot)
+        if budget <= self._overshoot:
+            return self.evaluator.greedy_cell(grid, card)  # no time to search: the evaluator's own move
+        t = time.perf_counter()
         cell, _ = self.search.choose(self.evaluator, grid, card, self.points, budget,
                                      self.seed * 31 + self._moves)
+        self._overshoot = max(self._overshoot, time.perf_counter() - t - budget)
         self._moves += 1
         return cell
 
