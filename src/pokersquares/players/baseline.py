@@ -35,7 +35,7 @@ class RandomPlayer(BasePlayer):
 _CELL_LINES = [(i // 5, 5 + i % 5) for i in range(25)]
 
 
-@register_player("greedy", "one-ply greedy on partial-hand points, suits kept to columns (American mean about 80)")
+@register_player("greedy", "one-ply greedy on partial-hand points, suits kept to columns (American mean about 81)")
 class GreedyPlayer(BasePlayer):
     """Places each card where the resulting grid's static value is highest.
 
