@@ -61,6 +61,8 @@ def train_cmd(
         raise fail(f"player {player!r} has nothing to save (it needs a save() method)")
     if out.parent and not out.parent.exists():
         raise fail(f"directory {str(out.parent)!r} does not exist")
+    if hasattr(p, "warm_up"):
+        p.warm_up()  # compiling kernels is not learning time, as in the harness
     if hasattr(p, "set_seed"):
         p.set_seed(seed)
     t = time.perf_counter()
