@@ -14,6 +14,8 @@ bonus ``c * sqrt(ln T / visits)``, with ``c = ucb_c * (max points - min points)`
 The *evaluation phase* plays ``eval_games`` OG games on the round's utilities; the
 set with the best mean is kept. As in the paper, each round starts from zero
 utilities (``carry=True`` keeps learning on the previous round's averages instead).
+Like BeeMo's search, learning uses both cores: two sequences of rounds run at once
+(``learn_threads``) and the best set of either is kept.
 
 Saved tables are JSON, format ``pokersquares-pattern-utilities`` version 1::
 
@@ -74,7 +76,8 @@ class LearningReport:
 def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train_games: int = 5000,
                     eval_games: int = 5000, ucb_every: int = 3, ucb_c: float = 0.02,
                     feedback: bool = True, carry: bool = False, known_complete: bool = False,
-                    max_rounds: int | None = None, chunk: int = 500) -> tuple[np.ndarray, np.ndarray, LearningReport]:
+                    max_rounds: int | None = None, chunk: int = 500,
+                    threads: int = 1) -> tuple[np.ndarray, np.ndarray, LearningReport]:
     """Learn pattern utilities for ``points`` within ``budget_s`` seconds (see the
     module docstring). Returns the best utilities, their visit counts and a report.
 
@@ -83,16 +86,47 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
     round completes, the partly trained utilities of the first are returned.
     ``feedback=False`` plays each training phase on the utilities it started with
     (zeros: uniformly random play), the paper's "without feedback" baseline.
+    ``threads > 1`` runs that many independent sequences of rounds at once (the
+    kernels release the GIL) and keeps the best set of all; ``max_rounds`` is then
+    per thread.
     """
     points = np.asarray(points, dtype=np.int64)
     start = time.perf_counter()
     deadline = start + max(0.0, budget_s)
-    c = float(ucb_c) * float(max(1, points.max() - points.min()))
+    options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
+                   ucb_c=float(ucb_c) * float(max(1, points.max() - points.min())), feedback=feedback,
+                   carry=carry, known_complete=known_complete, max_rounds=max_rounds, chunk=chunk)
+    if threads <= 1:
+        results = [_learn_rounds(points, deadline, np.random.default_rng(seed), **options)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        seeds = np.random.SeedSequence(seed).spawn(threads)
+        with ThreadPoolExecutor(threads) as pool:
+            futures = [pool.submit(_learn_rounds, points, deadline, np.random.default_rng(s), **options)
+                       for s in seeds]
+            results = [f.result() for f in futures]
+    evaluated = [r for r in results if r[2].eval_mean is not None]
+    best_u, best_n, _ = max(evaluated, key=lambda r: r[2].eval_mean) if evaluated else results[0]
+    report = LearningReport(eval_games=eval_games)
+    for _, _, part in results:
+        report.rounds += part.rounds
+        report.games += part.games
+        report.history += part.history
+    report.eval_mean = max((r[2].eval_mean for r in evaluated), default=None)
+    report.seconds = time.perf_counter() - start
+    return best_u, best_n, report
+
+
+def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator, *, train_games: int,
+                  eval_games: int, ucb_every: int, ucb_c: float, feedback: bool, carry: bool,
+                  known_complete: bool, max_rounds: int | None,
+                  chunk: int) -> tuple[np.ndarray, np.ndarray, LearningReport]:
+    """One sequence of learning rounds until ``deadline`` (``learn_utilities``)."""
     report = LearningReport(eval_games=eval_games)
     utilities = np.zeros(kp.NUM_PATTERNS)
     counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
     best_u, best_n = utilities.copy(), counts.copy()
-    rng = np.random.default_rng(seed)
     complete = kp.complete_hand_utilities(points.tolist())
     per_game_train = per_game_eval = 0.0  # seconds, from the last phase
 
@@ -115,7 +149,8 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
             n = min(chunk, train_games - done)
             if report.rounds == 0 and done > 0 and not fits(per_game_train * n):
                 break
-            kp.train_games(utilities, counts, play_u, points, n, int(rng.integers(2**62)), ucb_every, c, done)
+            kp.train_games(utilities, counts, play_u, points, n, int(rng.integers(2**62)), ucb_every, ucb_c,
+                           done)
             done += n
             per_game_train = (time.perf_counter() - t) / done
         report.games += done
@@ -135,7 +170,6 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
         if report.eval_mean is None or mean > report.eval_mean:
             report.eval_mean = mean
             best_u, best_n = utilities.copy(), counts.copy()
-    report.seconds = time.perf_counter() - start
     return best_u, best_n, report
 
 
@@ -156,10 +190,11 @@ class PatternEvaluator(Evaluator):
 
     def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,
                  ucb_every: int = 3, ucb_c: float = 0.02, feedback: bool = True, carry: bool = False,
-                 known_complete: bool = False, paired: bool = True) -> None:
+                 known_complete: bool = False, paired: bool = True, learn_threads: int = 2) -> None:
         self.paired = paired
         self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
-                            ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete)
+                            ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete,
+                            threads=learn_threads)
         self.points = np.zeros(10, dtype=np.int64)
         self.utilities = np.zeros(kp.NUM_PATTERNS)
         self.counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)

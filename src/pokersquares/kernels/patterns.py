@@ -436,7 +436,7 @@ def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, poin
     return _final_score(lines, points)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def og_games(utilities, points, n_games, seed):
     """Scores of ``n_games`` OG games from an empty grid, each on a fresh shuffle."""
     state = rng_seed(seed)
@@ -569,7 +569,7 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points, paired)
 
 # -- kernels: learning -------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_every, ucb_c, games_before):
     """BeeMo's training phase: play ``n_games`` games and, after each, credit every
     pattern each line passed through with that line's final points (running averages
