@@ -243,12 +243,13 @@ class PatternEvaluator(Evaluator):
         return kp.og_values(np.asarray(grid, dtype=np.int8), int(card), self.utilities)
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return kp.og_playouts(np.asarray(grid, dtype=np.int8), int(n), int(seed), self.utilities, self.points)
+        return kp.og_playouts(np.asarray(grid, dtype=np.int8), int(n), _kernel_seed(seed), self.utilities,
+                              self.points)
 
     def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
                            seed: int) -> np.ndarray:
         return kp.og_placement_playouts(np.asarray(grid, dtype=np.int8), int(card),
-                                        np.asarray(cells, dtype=np.int64), int(n), int(seed),
+                                        np.asarray(cells, dtype=np.int64), int(n), _kernel_seed(seed),
                                         self.utilities, self.points, self.paired)
 
     # -- files ----------------------------------------------------------------------
@@ -263,6 +264,11 @@ class PatternEvaluator(Evaluator):
         self.points = np.array(data["points"], dtype=np.int64)
         self.loaded = str(path)
         return self
+
+
+def _kernel_seed(seed: int) -> int:
+    # The kernels mix seeds by multiplying in int64: keep them far from overflow.
+    return int(seed) % (1 << 40)
 
 
 def warm_up() -> None:

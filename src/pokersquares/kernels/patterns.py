@@ -318,16 +318,11 @@ def _setup(grid, lines, left, empties):
 
 
 @njit(cache=True, inline="always")
-def _line_gains(lines, left, rank, suit, utilities, gains, counts, explore_c, log_total):
-    """``gains[l]``: change in line ``l``'s utility if the card joins it. With
-    ``explore_c > 0`` the after-pattern also earns a UCB1 bonus from its visit count."""
+def _line_gains(lines, left, rank, suit, utilities, gains):
+    """``gains[l]``: change in line ``l``'s utility if the card joins it."""
     for l in range(10):
         if lines[L_N, l] < 5:
-            after = _line_code_with(lines, l, rank, suit, left)
-            g = utilities[after] - utilities[_line_code(lines, l, left)]
-            if explore_c > 0.0:
-                g += explore_c * np.sqrt(log_total / (counts[after] + 1))
-            gains[l] = g
+            gains[l] = utilities[_line_code_with(lines, l, rank, suit, left)] - utilities[_line_code(lines, l, left)]
 
 
 @njit(cache=True, inline="always")
@@ -382,7 +377,7 @@ def og_values(grid, card, utilities):
     suit = card // 13
     left[rank] -= 1
     left[SUIT_LEFT + suit] -= 1
-    _line_gains(lines, left, rank, suit, utilities, gains, np.zeros(0, dtype=np.int64), 0.0, 0.0)
+    _line_gains(lines, left, rank, suit, utilities, gains)
     values = np.full(25, -np.inf)
     for i in range(n_empty):
         cell = empties[i]
