@@ -209,7 +209,3 @@ def random_games_parallel(n_games, seed, points, n_chunks):
         if hi > lo:
             scores[lo:hi] = random_games(hi - lo, seed * 1000003 + k, points)
     return scores
-
-
-# The former private name, still imported by agent kernels written before the rename.
-_classify_packed = classify_packed

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, _classify_packed, rng_below, rng_seed, score_grid
+from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, classify_packed, rng_below, rng_seed, score_grid
 
 POINTS, POSSIBLE, MADE, SIZE, PARAMS_LEN = 0, 10, 20, 30, 35
 CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
@@ -82,7 +82,7 @@ def _pack(cards):
 @njit(cache=True, inline="always")
 def _possibility_into(n, counts, rank_mask, suited, out):
     """Fill ``out`` (int8[10]) with the possibility array: 0 impossible, 1 possible, 2 made."""
-    current = _classify_packed(n, counts, rank_mask, suited)
+    current = classify_packed(n, counts, rank_mask, suited)
     if n == 5:
         for t in range(10):
             out[t] = 0
@@ -151,9 +151,9 @@ def _four_card_value(counts, rank_mask, suit, suited, rank_avail, avail, n_avail
         same = 0
         if suited and avail[suit * 13 + r]:
             same = 1
-            total += params[POINTS + _classify_packed(5, c5, m5, True)]
+            total += params[POINTS + classify_packed(5, c5, m5, True)]
         if na > same:
-            total += (na - same) * params[POINTS + _classify_packed(5, c5, m5, False)]
+            total += (na - same) * params[POINTS + classify_packed(5, c5, m5, False)]
     return total / n_avail if n_avail > 0 else 0.0
 
 
@@ -167,7 +167,7 @@ def four_card_weights(cards, avail):
     for c in range(52):
         if avail[c]:
             n_avail += 1
-            out[_classify_packed(5, counts + (np.int64(1) << (4 * (c % 13))), rank_mask | (1 << (c % 13)),
+            out[classify_packed(5, counts + (np.int64(1) << (4 * (c % 13))), rank_mask | (1 << (c % 13)),
                                  suited and c // 13 == suit)] += 1.0
     if n_avail > 0:
         out /= n_avail
@@ -197,7 +197,7 @@ def _line_value(grid, line, rank_avail, avail, n_avail, params, flags):
     if n == 0:
         return 0.0
     if n == 5:
-        return params[POINTS + _classify_packed(5, counts, rank_mask, suited)]
+        return params[POINTS + classify_packed(5, counts, rank_mask, suited)]
     if n == 4:
         return _four_card_value(counts, rank_mask, suit, suited, rank_avail, avail, n_avail, params)
     _possibility_into(n, counts, rank_mask, suited, flags)
