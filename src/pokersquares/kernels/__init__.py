@@ -8,13 +8,13 @@ run on a machine pays for compilation.
 """
 
 from .core import (
-    LINES_ARRAY, classify_cards, classify_batch, classify_line, classify_packed, line_features,
+    LINES_ARRAY, add_card, classify_cards, classify_batch, classify_line, classify_packed, line_features,
     score_grid, line_scores,
     random_games, random_games_parallel, rng_seed, rng_next, rng_below, shuffle_prefix,
 )
 
 __all__ = [
-    "LINES_ARRAY", "classify_cards", "classify_batch", "classify_line", "classify_packed", "line_features",
+    "LINES_ARRAY", "add_card", "classify_cards", "classify_batch", "classify_line", "classify_packed", "line_features",
     "score_grid", "line_scores",
     "random_games", "random_games_parallel", "rng_seed", "rng_next", "rng_below", "shuffle_prefix",
 ]

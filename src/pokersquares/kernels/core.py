@@ -110,37 +110,36 @@ def classify_packed(n, counts, rank_mask, flush):
 
 
 @njit(cache=True, inline="always")
+def add_card(c, n, counts, rank_mask, suit, suited):
+    """Fold card ``c`` into a hand's features ``(n, counts, rank_mask, suit, suited)``:
+    the card count, the packed rank counts, the mask of ranks present, the suit of
+    the first card (``-1`` before any) and whether all cards share it."""
+    s = c // 13
+    if suit < 0:
+        suit = s
+    elif s != suit:
+        suited = False
+    return n + 1, counts + (np.int64(1) << (4 * (c % 13))), rank_mask | (1 << (c % 13)), suit, suited
+
+
+@njit(cache=True, inline="always")
 def line_features(cells, line):
-    """``(n, counts, rank_mask, flush)`` of the cards ``cells[line[k]]`` (``-1`` skipped):
-    the card count, the packed rank counts, the mask of ranks present, and whether
-    all cards share one suit."""
-    n = 0
-    counts = np.int64(0)
-    rank_mask = 0
-    suit0 = -1
-    flush = True
+    """``(n, counts, rank_mask, suit, suited)`` (see ``add_card``) of the cards
+    ``cells[line[k]]``, ``-1`` entries skipped."""
+    n, counts, rank_mask, suit, suited = 0, np.int64(0), 0, -1, True
     for k in range(line.shape[0]):
         c = cells[line[k]]
-        if c < 0:
-            continue
-        r = c % 13
-        s = c // 13
-        counts += np.int64(1) << (4 * r)
-        rank_mask |= 1 << r
-        if suit0 < 0:
-            suit0 = s
-        elif s != suit0:
-            flush = False
-        n += 1
-    return n, counts, rank_mask, flush
+        if c >= 0:
+            n, counts, rank_mask, suit, suited = add_card(c, n, counts, rank_mask, suit, suited)
+    return n, counts, rank_mask, suit, suited
 
 
 @njit(cache=True, inline="always")
 def classify_line(cells, line):
     """Hand id of the cards at positions ``line`` of ``cells`` (e.g. a grid and one of
     ``LINES_ARRAY``'s rows)."""
-    n, counts, rank_mask, flush = line_features(cells, line)
-    return classify_packed(n, counts, rank_mask, flush)
+    n, counts, rank_mask, _, suited = line_features(cells, line)
+    return classify_packed(n, counts, rank_mask, suited)
 
 
 @njit(cache=True)

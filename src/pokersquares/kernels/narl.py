@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, classify_packed, rng_below, rng_next, rng_seed, shuffle_prefix
+from .core import LINES_ARRAY, add_card, classify_packed, line_features, rng_below, rng_next, rng_seed, shuffle_prefix
 
 __all__ = [
     "NO_KEY", "SIZE_TABLE_LEN", "new_table", "rehash", "line_key", "lookup",
@@ -119,27 +119,9 @@ def rehash(keys, sums, counts, new_keys, new_sums, new_counts, new_used):
 def line_key(grid, line, extra, n, is_col, rank_und, suit_und, undealt):
     """Key and hand id of line ``line`` (cell indices) of ``grid`` with ``extra`` added
     (-1 for none), ``n`` cards on the grid. A complete line has key ``NO_KEY``."""
-    k = 0
-    counts = np.int64(0)
-    rank_mask = 0
-    suit0 = -1
-    same_suit = True
-    for j in range(6):
-        if j < 5:
-            c = grid[line[j]]
-        else:
-            c = extra
-        if c < 0:
-            continue
-        r = c % 13
-        s = c // 13
-        counts += np.int64(1) << (4 * r)
-        rank_mask |= 1 << r
-        if suit0 < 0:
-            suit0 = s
-        elif s != suit0:
-            same_suit = False
-        k += 1
+    k, counts, rank_mask, suit0, same_suit = line_features(grid, line)
+    if extra >= 0:
+        k, counts, rank_mask, suit0, same_suit = add_card(extra, k, counts, rank_mask, suit0, same_suit)
     hand = classify_packed(k, counts, rank_mask, same_suit)
     if k == 5:
         return np.int64(NO_KEY), hand

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, classify_packed, rng_below, rng_seed, score_grid
+from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, classify_packed, line_features, rng_below, rng_seed, score_grid
 
 POINTS, POSSIBLE, MADE, SIZE, PARAMS_LEN = 0, 10, 20, 30, 35
 CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
@@ -58,25 +58,7 @@ _STRAIGHT_OK = _window_table(_STRAIGHT_WINDOWS + [_ROYAL_MASK])
 @njit(cache=True, inline="always")
 def _pack(cards):
     """``(n, counts, rank_mask, suit, suited)`` of the non-negative entries of ``cards``."""
-    n = 0
-    counts = np.int64(0)
-    rank_mask = 0
-    suit = -1
-    suited = True
-    for i in range(cards.shape[0]):
-        c = cards[i]
-        if c < 0:
-            continue
-        r = c % 13
-        s = c // 13
-        counts += np.int64(1) << (4 * r)
-        rank_mask |= 1 << r
-        if suit < 0:
-            suit = s
-        elif s != suit:
-            suited = False
-        n += 1
-    return n, counts, rank_mask, suit, suited
+    return line_features(cards, np.arange(cards.shape[0]))
 
 
 @njit(cache=True, inline="always")
@@ -176,24 +158,7 @@ def four_card_weights(cards, avail):
 
 @njit(cache=True, inline="always")
 def _line_value(grid, line, rank_avail, avail, n_avail, params, flags):
-    n = 0
-    counts = np.int64(0)
-    rank_mask = 0
-    suit = -1
-    suited = True
-    for k in range(5):
-        c = grid[line[k]]
-        if c < 0:
-            continue
-        r = c % 13
-        s = c // 13
-        counts += np.int64(1) << (4 * r)
-        rank_mask |= 1 << r
-        if suit < 0:
-            suit = s
-        elif s != suit:
-            suited = False
-        n += 1
+    n, counts, rank_mask, suit, suited = line_features(grid, line)
     if n == 0:
         return 0.0
     if n == 5:
