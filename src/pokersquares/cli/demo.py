@@ -21,8 +21,8 @@ from .harness import DB_OPT, _Progress, print_table, play_cmd
 def demo_cmd(
     games: int = typer.Option(2, "--games", "-n", min=1, help="Games per player and contest system."),
     players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players (default: every registered one)."),
-    prep_time: float = typer.Option(3.0, "--prep-time", min=0.0, help="Preprocessing seconds per system (the contest gave 300)."),
-    time_per_game: float = typer.Option(2.0, "--time-per-game", min=0.01, help="Decision seconds per game (the contest gave 30)."),
+    prep_time: float = typer.Option(2.0, "--prep-time", min=0.0, help="Preprocessing seconds per system (the contest gave 300)."),
+    time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.01, help="Decision seconds per game (the contest gave 30)."),
     db: Path = DB_OPT,
 ) -> None:
     """A greedy game, 1,000 random games, then a short contest tournament of the registered agents."""
