@@ -365,13 +365,18 @@ def _final_score(lines, points):
     return total
 
 
+@njit(cache=True, inline="always")
+def _og_scratch():
+    """Scratch arrays of one OG game: per-line patterns, deck context, empty cells,
+    the gain of each line and the patterns before a move."""
+    return (np.empty((5, 10), dtype=np.int64), np.empty(17, dtype=np.int64), np.empty(25, dtype=np.int64),
+            np.zeros(10, dtype=np.float64), np.empty(10, dtype=np.int64))
+
+
 @njit(cache=True)
 def og_values(grid, card, utilities):
     """OG's value of placing ``card`` in each cell (``-inf`` where occupied)."""
-    lines = np.empty((5, 10), dtype=np.int64)
-    left = np.empty(17, dtype=np.int64)
-    empties = np.empty(25, dtype=np.int64)
-    gains = np.zeros(10, dtype=np.float64)
+    lines, left, empties, gains, _ = _og_scratch()
     n_empty = _setup(grid, lines, left, empties)
     rank = card % 13
     suit = card // 13
@@ -437,11 +442,7 @@ def og_games(utilities, points, n_games, seed):
     state = rng_seed(seed)
     deck = np.arange(52).astype(np.int8)
     grid = np.empty(25, dtype=np.int8)
-    lines = np.empty((5, 10), dtype=np.int64)
-    left = np.empty(17, dtype=np.int64)
-    empties = np.empty(25, dtype=np.int64)
-    gains = np.zeros(10, dtype=np.float64)
-    before = np.empty(10, dtype=np.int64)
+    lines, left, empties, gains, before = _og_scratch()
     no_counts = np.zeros(0, dtype=np.int64)
     no_record = np.zeros((0, 10), dtype=np.int64)
     scores = np.empty(n_games, dtype=np.int64)
@@ -460,11 +461,7 @@ def og_games_from_deals(utilities, points, deals, seed):
     ``seed`` only breaks ties."""
     state = rng_seed(seed)
     grid = np.empty(25, dtype=np.int8)
-    lines = np.empty((5, 10), dtype=np.int64)
-    left = np.empty(17, dtype=np.int64)
-    empties = np.empty(25, dtype=np.int64)
-    gains = np.zeros(10, dtype=np.float64)
-    before = np.empty(10, dtype=np.int64)
+    lines, left, empties, gains, before = _og_scratch()
     no_counts = np.zeros(0, dtype=np.int64)
     no_record = np.zeros((0, 10), dtype=np.int64)
     scores = np.empty(deals.shape[0], dtype=np.int64)
@@ -506,11 +503,7 @@ def og_playouts(grid, n, seed, utilities, points):
         deck = np.empty(52, dtype=np.int8)
         n_unseen = _unseen(grid, deck)
         g = np.empty(25, dtype=np.int8)
-        lines = np.empty((5, 10), dtype=np.int64)
-        left = np.empty(17, dtype=np.int64)
-        empties = np.empty(25, dtype=np.int64)
-        gains = np.zeros(10, dtype=np.float64)
-        before = np.empty(10, dtype=np.int64)
+        lines, left, empties, gains, before = _og_scratch()
         no_counts = np.zeros(0, dtype=np.int64)
         no_record = np.zeros((0, 10), dtype=np.int64)
         for j in range(k * per, min(n, (k + 1) * per)):
@@ -540,11 +533,7 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points, paired)
         g[cells[0]] = card  # any cell: only which cards are unseen matters here
         deck = np.empty(52, dtype=np.int8)
         n_unseen = _unseen(g, deck)
-        lines = np.empty((5, 10), dtype=np.int64)
-        left = np.empty(17, dtype=np.int64)
-        empties = np.empty(25, dtype=np.int64)
-        gains = np.zeros(10, dtype=np.float64)
-        before = np.empty(10, dtype=np.int64)
+        lines, left, empties, gains, before = _og_scratch()
         no_counts = np.zeros(0, dtype=np.int64)
         no_record = np.zeros((0, 10), dtype=np.int64)
         for task in range(k * per, min(total, (k + 1) * per)):
@@ -586,11 +575,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
     state = rng_seed(seed)
     deck = np.arange(52).astype(np.int8)
     grid = np.empty(25, dtype=np.int8)
-    lines = np.empty((5, 10), dtype=np.int64)
-    left = np.empty(17, dtype=np.int64)
-    empties = np.empty(25, dtype=np.int64)
-    gains = np.zeros(10, dtype=np.float64)
-    before = np.empty(10, dtype=np.int64)
+    lines, left, empties, gains, before = _og_scratch()
     record = np.empty((26, 10), dtype=np.int64)
     scores = np.empty(n_games, dtype=np.int64)
     for g in range(n_games):
