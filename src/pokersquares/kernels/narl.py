@@ -112,6 +112,22 @@ def rehash(keys, sums, counts, new_keys, new_sums, new_counts, new_used):
             new_counts[j] = counts[i]
 
 
+@njit(cache=True, inline="always")
+def _deal(card, undealt, rank_und, suit_und):
+    """``card`` leaves the undealt cards."""
+    undealt[card] = 0
+    rank_und[card % 13] -= 1
+    suit_und[card // 13] -= 1
+
+
+@njit(cache=True, inline="always")
+def _put(grid, sizes, cell, card):
+    """Place ``card`` at ``cell``, keeping the per-line card counts."""
+    grid[cell] = card
+    sizes[cell // 5] += 1
+    sizes[5 + cell % 5] += 1
+
+
 # -- the abstraction -------------------------------------------------------------------
 
 
@@ -189,13 +205,9 @@ def undealt_counts(grid, card, rank_und, suit_und, undealt):
         c = grid[i]
         if c >= 0:
             n += 1
-            undealt[c] = 0
-            rank_und[c % 13] -= 1
-            suit_und[c // 13] -= 1
+            _deal(c, undealt, rank_und, suit_und)
     if card >= 0:
-        undealt[card] = 0
-        rank_und[card % 13] -= 1
-        suit_und[card // 13] -= 1
+        _deal(card, undealt, rank_und, suit_und)
     return n
 
 
@@ -391,18 +403,14 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
         _line_sizes(g, sizes)
         for t in range(moves):
             card = deck[t]
-            undealt[card] = 0
-            rank_und[card % 13] -= 1
-            suit_und[card // 13] -= 1
+            _deal(card, undealt, rank_und, suit_und)
             if random_policy:
                 cell = _random_empty(state, g)
             else:
                 _placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                             size_sums, size_counts, use_size, a, b, vals)
                 cell = _argmax(vals)
-            g[cell] = card
-            sizes[cell // 5] += 1
-            sizes[5 + cell % 5] += 1
+            _put(g, sizes, cell, card)
             n += 1
         if n == 25:
             total = 0.0
@@ -458,9 +466,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
         shuffle_prefix(state, deck, 0, 25)
         for t in range(25):
             card = deck[t]
-            undealt[card] = 0
-            rank_und[card % 13] -= 1
-            suit_und[card // 13] -= 1
+            _deal(card, undealt, rank_und, suit_und)
             explore = np.float64(rng_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon
             if explore:
                 cell = _random_empty(state, grid)
@@ -468,9 +474,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
                 _placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                             size_sums, size_counts, use_size, a, b, vals)
                 cell = _argmax(vals)
-            grid[cell] = card
-            sizes[cell // 5] += 1
-            sizes[5 + cell % 5] += 1
+            _put(grid, sizes, cell, card)
             for L in range(10):
                 key, hand = line_key(grid, LINES_ARRAY[L], -1, t + 1, L >= 5, rank_und, suit_und, undealt)
                 rec[t, L] = key
