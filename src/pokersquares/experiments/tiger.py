@@ -7,43 +7,23 @@ al. 2016, section 7) with our implementation, under the American system.
   (the paper gives the peak, 95 near C_p = 20, and 91 at C_p = 5000 in its text);
 - Table 2: core MCTS with C_p = 1/sqrt(2) and the four squashing ranges (700 games).
 
-Games are the contest deals ``deal(seed + i)``, played in this process one at a time
-with the harness's game rules (``play_game``: a game over its clock scores the
-penalty), so figures compare with harness runs. Our playouts are much faster than
-the paper's Java, so each row also reports the MCTS iterations per searched move.
+Every row is a harness run (``experiments.runs``): its games are recorded in the
+result store, a rerun reads them back, and ``--backend ray`` plays them on Ray.
+Game ``i`` is the contest deal ``deal(seed + i)``, so figures compare with any
+harness run on the same seeds.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
-from dataclasses import asdict, dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
-from ..harness.game_play import play_game
-from ..harness.registry import make_player
+from ..harness.runner import RunSpec
 from ..points import AMERICAN
+from .runs import Row
 
-__all__ = ["Row", "TABLE3", "TABLE2", "CP_VALUES", "PAPER_CP", "play_spec", "run_table3",
-           "run_cp_sweep", "run_table2", "plot_cp_sweep"]
-
-
-@dataclass
-class Row:
-    """One configuration's result beside the paper's figure."""
-
-    label: str
-    spec: str
-    paper: float | None
-    games: int = 0
-    mean: float = float("nan")
-    stderr: float = float("nan")
-    penalties: int = 0
-    iterations_per_move: float = float("nan")
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
+__all__ = ["TABLE3", "TABLE2", "CP_VALUES", "PAPER_CP", "table3_spec", "table3_rows", "cp_rows",
+           "table2_rows", "plot_cp_sweep"]
 
 # (row, selection, simulation, select_calc, simulate_calc, weights, paper mean)
 TABLE3 = [
@@ -87,57 +67,33 @@ def table3_spec(selection: str, simulation: str, select_calc: bool, simulate_cal
     return spec
 
 
-def play_spec(row: Row, games: int, seed: int, time_per_game: float, point_system=AMERICAN) -> Row:
-    """Play ``games`` games of ``row.spec`` and fill in the row's figures."""
-    player = make_player(row.spec)
-    player.set_point_system(point_system, 300.0)
-    scores = []
-    for i in range(games):
-        record = play_game(player, point_system, seed + i, time_per_game, i)
-        scores.append(record.score)
-        row.penalties += record.penalty is not None
-    row.games = len(scores)
-    row.mean = statistics.fmean(scores)
-    row.stderr = statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else float("nan")
-    row.iterations_per_move = float(getattr(player, "iterations_per_move", float("nan")))
-    return row
+def _run(spec: str, games: int, seed: int, time_per_game: float, prep_time: float) -> RunSpec:
+    return RunSpec(spec, AMERICAN, games, seed, time_per_game, prep_time)
 
 
-def run_table3(games: int, seed: int, time_per_game: float, rows: Iterable[int] | None = None,
-               on_row: Callable[[Row], None] | None = None) -> list[Row]:
+def table3_rows(games: int, seed: int, time_per_game: float, prep_time: float,
+                rows: Iterable[int] | None = None) -> list[Row]:
+    """Table 3's rows (all twelve, or those numbered in ``rows``)."""
     chosen = set(rows) if rows else None
-    out = []
-    for r, sel, sim, sel_calc, sim_calc, weights, paper in TABLE3:
-        if chosen is not None and r not in chosen:
-            continue
-        row = Row(table3_label(r, sel, sim, sel_calc, sim_calc, weights),
-                  table3_spec(sel, sim, sel_calc, sim_calc, weights), paper)
-        out.append(play_spec(row, games, seed, time_per_game))
-        if on_row:
-            on_row(row)
-    return out
+    return [Row(table3_label(r, sel, sim, sel_calc, sim_calc, weights),
+                _run(table3_spec(sel, sim, sel_calc, sim_calc, weights), games, seed, time_per_game, prep_time),
+                paper)
+            for r, sel, sim, sel_calc, sim_calc, weights, paper in TABLE3 if chosen is None or r in chosen]
 
 
-def run_cp_sweep(games: int, seed: int, time_per_game: float, cps: Iterable[float] = CP_VALUES,
-                 on_row: Callable[[Row], None] | None = None) -> list[Row]:
-    out = []
-    for cp in cps:
-        row = Row(f"C_p = {cp:g}", f"tiger:selection=uct,simulation=random,cp={cp}", PAPER_CP.get(float(cp)))
-        out.append(play_spec(row, games, seed, time_per_game))
-        if on_row:
-            on_row(row)
-    return out
+def cp_rows(games: int, seed: int, time_per_game: float, prep_time: float,
+            cps: Iterable[float] = CP_VALUES) -> list[Row]:
+    """Figure 1: core MCTS (UCT, random simulation, unsquashed) for each C_p."""
+    return [Row(f"C_p = {cp:g}", _run(f"tiger:selection=uct,simulation=random,cp={cp}", games, seed,
+                                      time_per_game, prep_time), PAPER_CP.get(float(cp)))
+            for cp in cps]
 
 
-def run_table2(games: int, seed: int, time_per_game: float,
-               on_row: Callable[[Row], None] | None = None) -> list[Row]:
-    out = []
-    for label, squash, paper in TABLE2:
-        row = Row(label, f"tiger:selection=uct,simulation=random,cp={1 / math.sqrt(2)},squash={squash}", paper)
-        out.append(play_spec(row, games, seed, time_per_game))
-        if on_row:
-            on_row(row)
-    return out
+def table2_rows(games: int, seed: int, time_per_game: float, prep_time: float) -> list[Row]:
+    """Table 2: core MCTS with C_p = 1/sqrt(2) and each squashing range."""
+    return [Row(label, _run(f"tiger:selection=uct,simulation=random,cp={1 / math.sqrt(2)},squash={squash}",
+                            games, seed, time_per_game, prep_time), paper)
+            for label, squash, paper in TABLE2]
 
 
 def plot_cp_sweep(rows: list[Row], cps: Iterable[float], path: str, time_per_game: float) -> None:

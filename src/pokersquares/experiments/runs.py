@@ -1,0 +1,76 @@
+"""What the paper reproductions share: a row of a table is one harness run.
+
+An experiment lists its rows (a label, the run that measures it and the paper's
+figure), plays the runs with :func:`pokersquares.harness.runner.record_runs` (so
+every game lands in the result store, a rerun reads them back, and any backend
+plays them) and fills each row with the run's mean and standard error. Game ``i``
+of a run from seed ``S`` is the contest deal ``deal(S + i)``, so rows compare with
+any other harness run on the same seeds.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Sequence
+
+from ..harness.registry import make_player
+from ..harness.runner import RunSpec, record_runs
+from ..harness.store import GameRecord, ResultStore
+
+__all__ = ["Row", "score_stats", "play_runs", "fill_rows"]
+
+
+@dataclass
+class Row:
+    """One figure of a paper's table: the run that measures it and ours beside theirs."""
+
+    label: str
+    run: RunSpec
+    paper: float | str | None
+    games: int = 0
+    mean: float = math.nan
+    stderr: float = math.nan
+    penalties: int = 0
+    run_id: int | None = None
+    details: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out.pop("run")
+        return {**out, "spec": self.run.player, "system": self.run.point_system.name,
+                "points": list(self.run.point_system.points), "time_per_game": self.run.time_per_game,
+                "prep_time": self.run.prep_time, "seed": self.run.seed}
+
+
+def score_stats(scores: Sequence[float]) -> tuple[float, float]:
+    """Mean and its standard error (nan where undefined)."""
+    n = len(scores)
+    if not n:
+        return math.nan, math.nan
+    return statistics.fmean(scores), statistics.stdev(scores) / math.sqrt(n) if n > 1 else math.nan
+
+
+def play_runs(specs: Sequence[RunSpec], store: ResultStore, *, workers: int | None = None,
+              backend: str = "local", address: str | None = None,
+              on_result: Callable[[GameRecord], None] | None = None) -> dict[RunSpec, tuple[int, list[GameRecord]]]:
+    """Record every distinct run (resuming what ``store`` holds): run id and records per spec."""
+    unique = list(dict.fromkeys(specs))
+    for player in dict.fromkeys(s.player for s in unique):
+        make_player(player)  # a parameter the player does not take fails here, before anything runs
+    results = record_runs(unique, store, workers=workers, backend=backend, address=address,
+                          on_result=None if on_result is None else (lambda _k, rec: on_result(rec)))
+    return dict(zip(unique, results))
+
+
+def fill_rows(rows: Sequence[Row], store: ResultStore, **play) -> list[Row]:
+    """Play the rows' runs (``play``: the options of :func:`play_runs`) and fill in our figures."""
+    results = play_runs([r.run for r in rows], store, **play)
+    for row in rows:
+        run_id, records = results[row.run]
+        row.run_id = run_id
+        row.games = len(records)
+        row.mean, row.stderr = score_stats([r.score for r in records])
+        row.penalties = sum(1 for r in records if r.penalty)
+    return list(rows)

@@ -1,0 +1,48 @@
+"""``pokersquares experiment tiger|gettysburg|beemo`` at tiny sizes: games go to the
+result store, a rerun reads them back, JSON puts the paper's figure beside ours."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "pokersquares", "experiment", *args], capture_output=True, text=True)
+
+
+def stored_games(db: Path) -> int:
+    return sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
+    db, plot = tmp_path / "t.sqlite", tmp_path / "cp.png"
+    args = ("tiger", "-n", "2", "--time-per-game", "0.3", "--prep-time", "5", "--rows", "1,12", "--cp", "1,141.4",
+            "--plot", str(plot), "--db", str(db), "--json")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [row["paper"] for row in out["table3"]] == [92, 123]
+    assert [row["spec"] for row in out["cp_sweep"]] == ["tiger:selection=uct,simulation=random,cp=1.0",
+                                                       "tiger:selection=uct,simulation=random,cp=141.4"]
+    rows = out["table3"] + out["cp_sweep"]
+    assert all(row["games"] == 2 and row["run_id"] for row in rows) and plot.stat().st_size > 1000
+    assert stored_games(db) == 8
+    again = run(*args)
+    assert again.returncode == 0, again.stderr
+    assert [row["mean"] for row in json.loads(again.stdout)["table3"]] == [row["mean"] for row in out["table3"]]
+    assert stored_games(db) == 8  # nothing replayed
+    text = run(*args[:-1])
+    assert "paper 92" in text.stdout and "(n=2)" in text.stdout and stored_games(db) == 8
+
+
+@pytest.mark.parametrize("args", [("--parts", "nope"), ("--rows", "13"), ("--cp", "x"), ("--backend", "mars"),
+                                  ("--workers", "0"), ("--plot", "/nowhere/cp.png")])
+def test_tiger_bad_options_exit_2_and_record_nothing(tmp_path: Path, args):
+    db = tmp_path / "t.sqlite"
+    r = run("tiger", "-n", "1", "--db", str(db), *args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
+    assert not db.exists() or stored_games(db) == 0
