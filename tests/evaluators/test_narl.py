@@ -142,3 +142,10 @@ def test_line_abstractions_show_the_text_form(learned):
     assert texts[0] == "1-1(3)f(12)s" and texts[5] == "1 1(3)f(12)s" and texts[1] == "1-"
     grid[0] = 0  # AC
     assert learned.line_abstractions(grid)[0] == "1-1(3)f(12)sr"
+
+
+def test_warm_up_copy_learns_little_and_leaves_the_evaluator_as_it_was():
+    ev = NarlEvaluator(games=100_000)
+    copy = ev.warm_up_copy()
+    assert copy.games == 64 and ev.games == 100_000 and copy.keys is not ev.keys
+    assert NarlEvaluator().warm_up_copy().games is None  # learning for a time budget: the budget decides

@@ -91,6 +91,13 @@ class Evaluator(ABC):
         ``grid`` (a chance level of expectimax: each card as the next one dealt)."""
         return np.array([self.placement_values(grid, int(c)).max() for c in cards], dtype=np.float64)
 
+    def warm_up_copy(self) -> "Evaluator":
+        """A copy to compile kernels on (a player's untimed warm-up prepares it with a
+        tiny budget): evaluators that learn a fixed amount whatever the budget make
+        that amount small here."""
+        import copy
+        return copy.deepcopy(self)
+
     # -- learned state ------------------------------------------------------------------
 
     def save(self, path, point_system_name: str = "custom") -> None:

@@ -197,6 +197,12 @@ class NarlEvaluator(Evaluator):
             self.learn(seconds=max(0.0, budget_s * self.budget_share - 0.1))
         self.warm_up()
 
+    def warm_up_copy(self) -> "NarlEvaluator":
+        copy = super().warm_up_copy()
+        if copy.games is not None:
+            copy.games = min(copy.games, 64)  # compiling the learning kernel needs no more
+        return copy
+
     def warm_up(self) -> None:
         """Call each kernel once, so that the first move does not pay for loading them."""
         grid = np.full(25, EMPTY, dtype=np.int8)

@@ -64,7 +64,7 @@ class SearchPlayer(BasePlayer):
 
         from ..points import AMERICAN
 
-        evaluator, search = copy.deepcopy(self.evaluator), copy.deepcopy(self.search)
+        evaluator, search = self.evaluator.warm_up_copy(), copy.deepcopy(self.search)
         points = np.array(AMERICAN.points, dtype=np.int64)
         evaluator.prepare(points, 0.05, 0)
         grid = np.full(25, EMPTY, dtype=np.int8)
