@@ -46,3 +46,39 @@ def test_tiger_bad_options_exit_2_and_record_nothing(tmp_path: Path, args):
     r = run("tiger", "-n", "1", "--db", str(db), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
     assert not db.exists() or stored_games(db) == 0
+
+
+GETTYSBURG = ("gettysburg", "--systems", "american,two_pair", "--variants", "eps0=0.1,eps0=0.5+sizes",
+              "--learn-games", "300", "--games", "12", "--search-systems", "british", "--searches",
+              "expectimax,greedy", "--search-games", "3", "--time-per-game", "0.5")
+
+
+def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
+    db = tmp_path / "g.sqlite"
+    args = (*GETTYSBURG, "--plot-dir", str(tmp_path), "--db", str(db), "--json")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    rows = out["learning"]["rows"]
+    assert [row["system"] for row in rows] == ["american", "two_pair"]
+    for row in rows:
+        norm = sorted(v["normalised"] for v in row["variants"].values())
+        assert norm[0] in (0.0, 1.0) and norm[-1] == 1.0
+        assert all(v["learn_games"] == 300 and v["games"] == 12 for v in row["variants"].values())
+    assert out["search"]["evaluator"] == out["learning"]["best"] and "expectimax" in out["search"]["paper"]
+    assert "eps0 = 0.5" in out["learning"]["paper"]
+    searched = out["search"]["rows"][0]["searches"]
+    assert set(searched) == {"expectimax", "greedy"} and "minus_first" in searched["greedy"]
+    assert (tmp_path / "gettysburg-learning.png").stat().st_size > 1000
+    assert (tmp_path / "gettysburg-search.png").stat().st_size > 1000
+    assert stored_games(db) == 2 * 2 * 12 + 2 * 3
+    again = json.loads(run(*args).stdout)
+    assert again["learning"]["rows"] == rows and again["search"]["rows"] == out["search"]["rows"]
+    assert stored_games(db) == 2 * 2 * 12 + 2 * 3
+
+
+@pytest.mark.parametrize("args", [("--part", "nope"), ("--systems", "pony"), ("--variants", "eps0=0.9"),
+                                  ("--searches", "alphabeta"), ("--evaluator", "x"), ("--search-systems", "pony")])
+def test_gettysburg_bad_options_exit_2(tmp_path: Path, args):
+    r = run("gettysburg", "--db", str(tmp_path / "g.sqlite"), *args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)

@@ -12,30 +12,30 @@ size that fits a small machine.
    depth 5, and greedy play for reference. The paper played 100 games on each of 8
    systems (seed 21347) at 30 s per game; expectimax had the best total.
 
-Games are the contest deals ``deal(seed + i)`` (the same for every learner and
-search, so comparisons are paired). Results are plain dicts.
+Every figure comes from harness runs of the ``gettysburg`` player (learning in its
+preparation, then playing), recorded in the result store, so a rerun reads them
+back and ``--backend ray`` plays them on Ray. With a fixed number of learning
+games (``games=N``) learning is deterministic given the run's seed, so every
+search of the comparison plays over the very same learned table and the
+differences between searches on the same deals (game ``i`` is the contest deal
+``deal(seed + i)``) are paired. Results are plain dicts.
 """
 
 from __future__ import annotations
 
-import math
-import time
-from typing import Callable
+from typing import Sequence
 
 import numpy as np
 
-from ..cards import deal
-from ..evaluators.narl import NarlEvaluator
-from ..game import EMPTY, Game
+from ..harness.runner import RunSpec
+from ..harness.store import ResultStore
 from ..hands import HAND_NAMES
-from ..kernels.core import score_grid
-from ..players.composed import SearchPlayer
-from ..players.gettysburg import make_search
 from ..points import (AMERICAN, BRITISH, CONTEST_SEED, PointSystem, ameritish_system, hypercorner_system,
                       parse_point_system, random_system, single_hand_system)
+from .runs import play_runs, score_stats
 
-__all__ = ["VARIANTS", "SYSTEM_TYPES", "CONTEST_SINGLES", "SEARCHES", "PAPER", "systems_of_type",
-           "learn", "greedy_scores", "search_scores", "normalise", "run_learning", "run_search",
+__all__ = ["VARIANTS", "SYSTEM_TYPES", "CONTEST_SINGLES", "SEARCHES", "PAPER", "LEARN_LIMIT_S", "systems_of_type",
+           "narl_spec", "normalise", "learning_plan", "run_learning", "search_plan", "run_search",
            "plot_learning", "plot_search"]
 
 # name -> NarlEvaluator options: the three learners of Fig. 2.
@@ -50,6 +50,9 @@ SINGLES = tuple(name.replace(" ", "_") for name in HAND_NAMES)
 SAMPLED = ("ameritish", "random", "hypercorner")
 SYSTEM_TYPES = ("american", "british") + SAMPLED + SINGLES
 SEARCHES = ("expectimax", "mc", "ucb", "greedy")
+# The preparation budget of a run that learns a fixed number of games: only a
+# limit (the contest's), as such learning stops at its count, not at the clock.
+LEARN_LIMIT_S = 300.0
 
 PAPER = {
     "learning": "Fig. 2: NARL with eps0 = 0.5 performed best for most point systems; the hand-size "
@@ -75,59 +78,19 @@ def systems_of_type(kind: str, samples: int, seed: int = CONTEST_SEED) -> list[P
     raise ValueError(f"unknown system type {kind!r}; known: {', '.join(SYSTEM_TYPES)}")
 
 
-def learn(variant: str, point_system: PointSystem, games: int | None = None, seconds: float | None = None,
-          seed: int = 0) -> NarlEvaluator:
-    """A NARL evaluator of ``variant`` that learned ``games`` games (or for ``seconds``)."""
-    ev = NarlEvaluator(**VARIANTS[variant])
-    ev.points = np.array(point_system.points, dtype=np.int64)
-    ev.reset(seed)
-    ev.learn(seconds=seconds, games=games)
-    return ev
+def narl_spec(search: str, variant: str, learn_games: int | None) -> str:
+    """The ``gettysburg`` player of a search over a learner: ``learn_games`` games of
+    learning, or (None) learning for the run's preparation time."""
+    opts = VARIANTS[variant]
+    spec = (f"gettysburg:search={search},epsilon0={opts['epsilon0']},"
+            f"hand_sizes={'true' if opts['hand_sizes'] else 'false'}")
+    return spec + (f",games={learn_games}" if learn_games else "")
 
 
-_DEALS: dict[tuple[int, int], np.ndarray] = {}
-
-
-def _deals(games: int, seed: int) -> np.ndarray:
-    if (games, seed) not in _DEALS:
-        _DEALS.clear()
-        _DEALS[games, seed] = np.array([deal(seed + i)[:25] for i in range(games)], dtype=np.int64)
-    return _DEALS[games, seed]
-
-
-def greedy_scores(evaluator: NarlEvaluator, games: int, seed: int) -> np.ndarray:
-    """Scores of greedy play on the contest deals ``seed .. seed + games - 1``."""
-    out = np.empty(games, dtype=np.int64)
-    for i, cards in enumerate(_deals(games, seed)):
-        grid = np.full(25, EMPTY, dtype=np.int8)
-        for card in cards:
-            grid[int(np.argmax(evaluator.placement_values(grid, int(card))))] = card
-        out[i] = score_grid(grid, evaluator.points)
-    return out
-
-
-def search_scores(evaluator: NarlEvaluator, search: str, point_system: PointSystem, games: int, seed: int,
-                  time_per_game: float) -> tuple[np.ndarray, float]:
-    """Scores of ``search`` over ``evaluator`` on the contest deals, with the harness's
-    clock (30 s per game, capped at ``time_per_game``); also the slowest game's seconds."""
-    player = SearchPlayer(evaluator, make_search(search), time_per_game=time_per_game)
-    player.point_system = point_system
-    player.points = np.array(point_system.points, dtype=np.int64)
-    scores = np.empty(games, dtype=np.int64)
-    slowest = 0.0
-    for i in range(games):
-        game = Game.from_seed(seed + i, point_system)
-        player.set_seed(seed + i)
-        player.start_game()
-        used = 0.0
-        for card in game:
-            t = time.perf_counter()
-            row, col = player.get_play(card, 30.0 - used)
-            used += time.perf_counter() - t
-            game.play(row, col)
-        scores[i] = game.score()
-        slowest = max(slowest, used)
-    return scores, slowest
+def _run(search: str, variant: str, ps: PointSystem, learn_games: int | None, learn_seconds: float | None,
+         games: int, seed: int, time_per_game: float) -> RunSpec:
+    prep = LEARN_LIMIT_S if learn_games else float(learn_seconds or 0.0)
+    return RunSpec(narl_spec(search, variant, learn_games), ps, games, seed, time_per_game, prep)
 
 
 def normalise(means: dict[str, float]) -> dict[str, float]:
@@ -136,78 +99,82 @@ def normalise(means: dict[str, float]) -> dict[str, float]:
     return {k: 1.0 if hi == lo else (v - lo) / (hi - lo) for k, v in means.items()}
 
 
-def _mean_se(scores: np.ndarray) -> tuple[float, float]:
-    n = len(scores)
-    return float(np.mean(scores)), float(np.std(scores, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+def _figures(records) -> dict:
+    mean, se = score_stats([r.score for r in records])
+    return {"mean": mean, "se": se, "games": len(records), "penalties": sum(1 for r in records if r.penalty)}
 
 
-def run_learning(kinds: list[str], variants: list[str], samples: int, learn_games: int | None,
-                 learn_seconds: float | None, games: int, seed: int,
-                 on_row: Callable[[dict], None] | None = None) -> dict:
-    """Fig. 2: each learner on each system type, greedy play, normalised per type."""
-    rows = []
-    for kind in kinds:
-        systems = systems_of_type(kind, samples)
-        row = {"system": kind, "systems": [list(s.points) for s in systems], "variants": {}}
-        for variant in variants:
-            scores, learned, seconds = [], 0, 0.0
-            for k, ps in enumerate(systems):
-                ev = learn(variant, ps, learn_games, learn_seconds, seed=seed + 7919 * k)
-                learned += ev.games_learned
-                seconds += ev.learn_seconds
-                scores.append(greedy_scores(ev, games, seed))
-            mean, se = _mean_se(np.concatenate(scores))
-            row["variants"][variant] = {"mean": mean, "se": se, "games": games * len(systems),
-                                        "learn_games": learned, "learn_seconds": round(seconds, 2),
-                                        "learn_games_per_s": learned / seconds if seconds else None}
+def learning_plan(kinds: Sequence[str], variants: Sequence[str], samples: int, learn_games: int | None,
+                  learn_seconds: float | None, games: int, seed: int,
+                  time_per_game: float) -> dict[tuple[str, str], list[RunSpec]]:
+    """Fig. 2's runs: per (system type, learner), greedy play on each system of the type."""
+    return {(kind, variant): [_run("greedy", variant, ps, learn_games, learn_seconds, games, seed, time_per_game)
+                              for ps in systems_of_type(kind, samples)]
+            for kind in kinds for variant in variants}
+
+
+def run_learning(plan: dict[tuple[str, str], list[RunSpec]], store: ResultStore, settings: dict, **play) -> dict:
+    """Fig. 2: play the plan's runs (``play``: options of ``play_runs``) and normalise the
+    learners' means per system type."""
+    results = play_runs([s for specs in plan.values() for s in specs], store, **play)
+    rows: dict[str, dict] = {}
+    for (kind, variant), specs in plan.items():
+        row = rows.setdefault(kind, {"system": kind, "systems": [list(s.point_system.points) for s in specs],
+                                     "variants": {}})
+        records = [rec for s in specs for rec in results[s][1]]
+        row["variants"][variant] = {**_figures(records), "learn_games": settings.get("learn_games"),
+                                    "learn_seconds": settings.get("learn_seconds"), "player": specs[0].player,
+                                    "run_ids": [results[s][0] for s in specs]}
+    for row in rows.values():
         norm = normalise({v: r["mean"] for v, r in row["variants"].items()})
         for v, x in norm.items():
             row["variants"][v]["normalised"] = x
         row["best"] = max(norm, key=lambda v: (norm[v], row["variants"][v]["mean"]))
-        rows.append(row)
-        if on_row:
-            on_row(row)
-    totals = {v: sum(r["variants"][v]["normalised"] for r in rows) for v in variants}
-    return {"rows": rows, "totals": totals, "best": max(totals, key=totals.get) if totals else None,
-            "paper": PAPER["learning"],
-            "settings": {"samples": samples, "learn_games": learn_games, "learn_seconds": learn_seconds,
-                         "games": games, "seed": seed}}
+    variants = list(dict.fromkeys(v for _, v in plan))
+    totals = {v: sum(r["variants"][v]["normalised"] for r in rows.values()) for v in variants}
+    return {"rows": list(rows.values()), "totals": totals, "best": max(totals, key=totals.get) if totals else None,
+            "paper": PAPER["learning"], "settings": settings}
 
 
-def run_search(specs: list[str], searches: list[str], variant: str, learn_games: int | None,
-               learn_seconds: float | None, games: int, time_per_game: float, seed: int,
-               on_row: Callable[[dict], None] | None = None) -> dict:
-    """Sect. 6.2: each search over the same learned table, per point system."""
-    rows = []
-    for spec in specs:
-        ps = parse_point_system(spec)
-        ev = learn(variant, ps, learn_games, learn_seconds, seed=seed)
-        row = {"system": spec, "points": list(ps.points), "learn_games": ev.games_learned, "searches": {}}
-        first = None
-        for search in searches:
-            t = time.perf_counter()
-            scores, slowest = search_scores(ev, search, ps, games, seed, time_per_game)
-            mean, se = _mean_se(scores)
-            row["searches"][search] = {"mean": mean, "se": se, "games": games,
-                                       "seconds_per_game": (time.perf_counter() - t) / games,
-                                       "slowest_game_s": slowest}
-            if first is None:
-                first = scores
-            else:
-                # The same deals for every search: the paired difference is far less noisy.
-                diff, diff_se = _mean_se(scores - first)
-                row["searches"][search].update(minus_first=diff, minus_first_se=diff_se)
+def search_plan(system_specs: Sequence[str], searches: Sequence[str], variant: str, learn_games: int | None,
+                learn_seconds: float | None, games: int, seed: int,
+                time_per_game: float) -> dict[tuple[str, str], RunSpec]:
+    """Sect. 6.2's runs: per (point system spec, search), the search over the learner."""
+    return {(spec, search): _run(search, variant, parse_point_system(spec), learn_games, learn_seconds, games,
+                                 seed, time_per_game)
+            for spec in system_specs for search in searches}
+
+
+def run_search(plan: dict[tuple[str, str], RunSpec], variant: str, store: ResultStore, settings: dict,
+               **play) -> dict:
+    """Sect. 6.2: each search over the same learner, per point system, with the paired
+    difference to the first search on the same deals."""
+    results = play_runs(list(plan.values()), store, **play)
+    rows: dict[str, dict] = {}
+    first: dict[str, np.ndarray] = {}
+    for (spec, search), run in plan.items():
+        row = rows.setdefault(spec, {"system": spec, "points": list(run.point_system.points),
+                                     "learn_games": settings.get("learn_games"), "searches": {}})
+        run_id, records = results[run]
+        scores = np.array([r.score for r in records], dtype=np.float64)
+        row["searches"][search] = {**_figures(records), "player": run.player, "run_id": run_id,
+                                   "seconds_per_game": float(np.mean([r.decision_s for r in records])),
+                                   "slowest_game_s": max(r.decision_s for r in records)}
+        if spec not in first:
+            first[spec] = scores
+        else:
+            # The same deals and (with fixed learning games) the same table for every
+            # search: the paired difference is far less noisy.
+            diff, diff_se = score_stats(scores - first[spec])
+            row["searches"][search].update(minus_first=diff, minus_first_se=diff_se)
+    for row in rows.values():
         norm = normalise({s: r["mean"] for s, r in row["searches"].items()})
         for s, x in norm.items():
             row["searches"][s]["normalised"] = x
-        rows.append(row)
-        if on_row:
-            on_row(row)
-    totals = {s: sum(r["searches"][s]["normalised"] for r in rows) for s in searches}
-    return {"rows": rows, "totals": totals, "best": max(totals, key=totals.get) if totals else None,
-            "evaluator": variant, "paper": PAPER["search"],
-            "settings": {"learn_games": learn_games, "learn_seconds": learn_seconds, "games": games,
-                         "time_per_game": time_per_game, "seed": seed}}
+    searches = list(dict.fromkeys(s for _, s in plan))
+    totals = {s: sum(r["searches"][s]["normalised"] for r in rows.values()) for s in searches}
+    return {"rows": list(rows.values()), "totals": totals, "best": max(totals, key=totals.get) if totals else None,
+            "evaluator": variant, "paper": PAPER["search"], "settings": settings}
 
 
 def _bars(path, groups: list[str], series: dict[str, list[float]], title: str, ylabel: str) -> None:

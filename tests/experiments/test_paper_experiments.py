@@ -1,0 +1,68 @@
+"""The paper reproductions as harness runs: the runs they plan, the same learned
+table for every search, and the Ray backend giving the local backend's records."""
+
+import json
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN, BRITISH
+from pokersquares.experiments import gettysburg as G
+from pokersquares.experiments import tiger as T
+from pokersquares.experiments.runs import Row, fill_rows, score_stats
+from pokersquares.harness.runner import RunSpec, _build_and_prepare
+from pokersquares.harness.store import ResultStore
+
+
+def test_rows_are_runs_on_the_contest_deals_with_the_papers_figures():
+    rows = T.table3_rows(5, 7, 1.0, 2.0, [6, 12])
+    assert [r.paper for r in rows] == [112, 123]
+    assert rows[1].run == RunSpec("tiger:selection=prune,simulation=best,weights=tuned", AMERICAN, 5, 7, 1.0, 2.0)
+    plan = G.learning_plan(["ameritish", "two_pair"], ["eps0=0.1"], 3, 500, None, 10, 0, 2.0)
+    assert [len(v) for v in plan.values()] == [3, 1]
+    assert plan["two_pair", "eps0=0.1"][0].player == "gettysburg:search=greedy,epsilon0=0.1,hand_sizes=false,games=500"
+    assert plan["two_pair", "eps0=0.1"][0].prep_time == G.LEARN_LIMIT_S
+    timed = G.search_plan(["american"], ["mc"], "eps0=0.5+sizes", None, 8.0, 4, 0, 2.0)["american", "mc"]
+    assert timed.player == "gettysburg:search=mc,epsilon0=0.5,hand_sizes=true" and timed.prep_time == 8.0
+
+
+def test_every_search_learns_the_same_table_from_the_same_run_seed():
+    def table(search):
+        spec = G.narl_spec(search, "eps0=0.5", 200)
+        return _build_and_prepare(spec, BRITISH, 60.0, 3)[0].evaluator
+
+    a, b = table("expectimax"), table("ucb")
+    assert a.games_learned == b.games_learned == 200
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.sums, b.sums)
+
+
+def test_fill_rows_records_once_and_reads_back(tmp_path):
+    store = ResultStore(tmp_path / "s.sqlite")
+    run = RunSpec("greedy", AMERICAN, 6, 4, 5.0, 1.0)
+    rows = fill_rows([Row("a", run, 1.0), Row("a again", run, None)], store, workers=1)
+    scores = [g.score for g in store.games(rows[0].run_id)]
+    assert rows[0].run_id == rows[1].run_id and len(scores) == 6
+    assert (rows[0].mean, rows[0].stderr) == score_stats(scores) and rows[1].games == 6
+    assert rows[0].to_json()["spec"] == "greedy" and rows[0].to_json()["system"] == "American"
+    assert fill_rows([Row("b", run, None)], store)[0].mean == rows[0].mean
+
+
+def test_the_ray_backend_records_what_the_local_backend_does(tmp_path):
+    pytest.importorskip("ray")
+    from typer.testing import CliRunner
+
+    from pokersquares.cli import _load_subcommands, app
+
+    _load_subcommands()
+    args = ["experiment", "gettysburg", "--part", "learning", "--systems", "two_pair", "--variants", "eps0=0.5",
+            "--learn-games", "200", "--games", "4", "--plot-dir", str(tmp_path), "--json"]
+    out = {}
+    for backend in ("local", "ray"):
+        db = tmp_path / f"{backend}.sqlite"
+        r = CliRunner().invoke(app, [*args, "--db", str(db), "--backend", backend])
+        assert r.exit_code == 0, r.output
+        out[backend] = json.loads(r.stdout.strip().splitlines()[-1])
+        with ResultStore(db, readonly=True) as store:
+            out[backend, "games"] = [(g["seed"], g["score"], g["placements"]) for g in store.export_rows()]
+    assert out["local"]["learning"]["rows"] == out["ray"]["learning"]["rows"]
+    assert out["local", "games"] == out["ray", "games"] and len(out["ray", "games"]) == 4
