@@ -180,29 +180,29 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
         advice = await pool.advise(body.agent, game.point_system, grid, card, body.seconds)
         return advice, turn
 
-    @app.post("/api/games/{game_id}/hint")
-    async def hint(body: Think, game_id: str = GameId):
+    async def _advice_response(game_id: str, body: Think, play: bool):
+        """The agent's advice on the current card (and, with ``play``, its choice played)."""
         _check_think(body)
         game = games.get(game_id)
         try:
             advice, turn = await _advise(game, body)
         except AgentPreparing as p:
             return _preparing(p)
-        return {"turn": turn, "agent": advice.agent, "values": advice.values, "choice": advice.choice,
-                "seconds": round(advice.seconds, 3)}
+        out = {"turn": turn, "agent": advice.agent, "values": advice.values, "choice": advice.choice,
+               "seconds": round(advice.seconds, 3)}
+        if play:
+            game.place(advice.choice, turn)
+            out["game"] = game_view(game)
+        return out
+
+    @app.post("/api/games/{game_id}/hint")
+    async def hint(body: Think, game_id: str = GameId):
+        return await _advice_response(game_id, body, play=False)
 
     @app.post("/api/games/{game_id}/agent-move")
     async def agent_move(body: Think, game_id: str = GameId):
         """The agent advises on the current card and its choice is played: watching an agent."""
-        _check_think(body)
-        game = games.get(game_id)
-        try:
-            advice, turn = await _advise(game, body)
-        except AgentPreparing as p:
-            return _preparing(p)
-        game.place(advice.choice, turn)
-        return {"turn": turn, "agent": advice.agent, "values": advice.values, "choice": advice.choice,
-                "seconds": round(advice.seconds, 3), "game": game_view(game)}
+        return await _advice_response(game_id, body, play=True)
 
     @app.post("/api/games/{game_id}/replay")
     async def replay(body: Replay, game_id: str = GameId):
