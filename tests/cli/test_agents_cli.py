@@ -1,4 +1,4 @@
-"""``pokersquares train`` and ``pokersquares experiment beemo``."""
+"""``pokersquares train``."""
 
 import json
 import subprocess
@@ -29,16 +29,3 @@ def test_train_rejects_what_it_cannot_do(tmp_path):
     assert r.returncode == 2 and "nothing to save" in r.stderr
     r = cli("train", "--player", "og", "--system", "american", "--out", str(tmp_path / "no" / "x.json"))
     assert r.returncode == 2 and "does not exist" in r.stderr
-
-
-def test_experiment_beemo_prints_paper_and_ours():
-    r = cli("experiment", "beemo", "--prep-time", "0.5", "--games", "200", "--mc-games", "2", "--playouts", "5",
-            "--systems", "american", "--configs", "feedback,beemo", "--json")
-    assert r.returncode == 0, r.stderr
-    rows = json.loads(r.stdout)
-    assert [row["what"] for row in rows] == ["learning:feedback", "learning:beemo", "og", "flat_mc"]
-    for row in rows:
-        assert row["games"] in (200, 2) and row["stderr"] >= 0 and row["system"] == "American"
-        assert row["paper"] is not None or row["what"] == "learning:beemo"  # the paper gives no figure
-    r = cli("experiment", "beemo", "--systems", "nowhere")
-    assert r.returncode == 2 and "unknown system" in r.stderr

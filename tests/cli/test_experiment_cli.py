@@ -36,7 +36,7 @@ def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
     assert [row["mean"] for row in json.loads(again.stdout)["table3"]] == [row["mean"] for row in out["table3"]]
     assert stored_games(db) == 8  # nothing replayed
     text = run(*args[:-1])
-    assert "paper 92" in text.stdout and "(n=2)" in text.stdout and stored_games(db) == 8
+    assert "paper 92" in text.stdout and "(n=2, run " in text.stdout and stored_games(db) == 8
 
 
 @pytest.mark.parametrize("args", [("--parts", "nope"), ("--rows", "13"), ("--cp", "x"), ("--backend", "mars"),
@@ -82,3 +82,29 @@ def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path)
 def test_gettysburg_bad_options_exit_2(tmp_path: Path, args):
     r = run("gettysburg", "--db", str(tmp_path / "g.sqlite"), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
+
+
+def test_beemo_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
+    db = tmp_path / "b.sqlite"
+    args = ("beemo", "--prep-time", "0.5", "--games", "60", "--mc-games", "2", "--playouts", "5",
+            "--systems", "american", "--configs", "feedback,beemo", "--db", str(db), "--json")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["label"] for row in rows] == ["learning:feedback", "learning:beemo", "og", "flat_mc"]
+    assert [row["spec"] for row in rows] == ["og:feedback=true,ucb_every=0", "og:feedback=true,ucb_every=3",
+                                             "og:feedback=true,ucb_every=3", "beemo:playouts=5"]
+    for row in rows:
+        assert row["games"] == (2 if row["label"] == "flat_mc" else 60) and row["system"] == "American"
+        assert row["paper"] is not None or row["label"] == "learning:beemo"  # the paper gives no figure
+    assert rows[1]["run_id"] == rows[2]["run_id"] and rows[3]["details"]["og_on_same_deals"] is not None
+    assert stored_games(db) == 60 + 60 + 2
+    again = json.loads(run(*args).stdout)
+    assert [row["mean"] for row in again] == [row["mean"] for row in rows] and stored_games(db) == 122
+
+
+def test_beemo_bad_options_exit_2(tmp_path: Path):
+    for args in (("--systems", "nowhere"), ("--configs", "x"), ("--playouts", "0"),
+                 ("--load", str(tmp_path / "missing.json"))):
+        r = run("beemo", "--db", str(tmp_path / "b.sqlite"), *args)
+        assert r.returncode == 2 and r.stderr.startswith("error:") and "Traceback" not in r.stderr, (args, r.stderr)

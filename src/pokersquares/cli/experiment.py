@@ -76,11 +76,11 @@ def _games(specs) -> int:
     return sum(s.games for s in dict.fromkeys(specs))
 
 
-def _show_row(row, width: int = 44) -> str:
+def _show_row(row, width: int = 44, label: str | None = None) -> str:
     paper = "-" if row.paper is None else str(row.paper)
-    pen = f"  penalties {row.penalties}" if row.penalties else ""
-    return (f"  {row.label:<{width}} {row.mean:8.2f} ± {row.stderr:5.2f}  (n={row.games})  paper {paper:<8}"
-            f" run {row.run_id}{pen}")
+    pen = f", {row.penalties} penalties" if row.penalties else ""
+    return (f"  {label or row.label:<{width}} {row.mean:8.2f} ± {row.stderr:5.2f}  (n={row.games}, run {row.run_id}{pen})"
+            f"  paper {paper}")
 
 
 # -- Tiger ------------------------------------------------------------------------------------
@@ -282,3 +282,63 @@ def gettysburg_cmd(
     say(f"results in {db}")
     if json_out:
         typer.echo(json.dumps(out))
+
+
+# -- BeeMo ------------------------------------------------------------------------------------
+
+
+@experiment_app.command("beemo")
+def beemo_cmd(
+    prep_time: float = typer.Option(300.0, "--prep-time", min=0.0, help="Learning seconds per system and configuration: "
+                                    "each run's preparation (contest: 300)."),
+    games: int = typer.Option(10_000, "--games", "-n", min=1, help="OG games per learned table (the paper: 10,000)."),
+    mc_games: int = typer.Option(100, "--mc-games", min=0, help="Flat MC + OG games on American (0: skip)."),
+    playouts: int = typer.Option(100, "--playouts", min=0, help="Flat MC playouts per cell (the paper: 100; 0: no cap, use --seconds-per-move)."),
+    seconds_per_move: Optional[float] = typer.Option(None, "--seconds-per-move", min=0.0, help="Flat MC time per move (default: no limit beyond --time-per-game)."),
+    systems: str = typer.Option("american,british,high_card,hypercorner", "--systems", help="Comma-separated: american, british, high_card, hypercorner."),
+    configs: str = typer.Option("no_feedback,feedback,ucb1,beemo", "--configs", help="Comma-separated learning configurations: no_feedback, feedback, ucb1, beemo."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the first deal (game i is dealt with seed + i) and of learning."),
+    time_per_game: float = typer.Option(30.0, "--time-per-game", min=0.05, help="Decision seconds per game, the harness's limit (contest: 30)."),
+    load: Optional[Path] = typer.Option(None, "--load", help="An American table from `train` to use for BeeMo's configuration (and the OG and flat MC rows) instead of learning."),
+    unpaired: bool = typer.Option(False, "--unpaired", help="Flat MC with independent shuffles per cell (the default deals the same shuffles after every placement)."),
+    db: Path = DB_OPT,
+    workers: Optional[int] = WORKERS_OPT,
+    backend: str = BACKEND_OPT,
+    address: Optional[str] = ADDRESS_OPT,
+    json_out: bool = JSON_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """BeeMo's figures (OG, flat MC + OG, learning with/without feedback, Flat MC vs
+    UCB1 training) beside the papers'."""
+    from ..experiments import beemo as ex
+    from ..experiments.runs import fill_rows
+
+    sys_list, cfg_list = _split(systems), _split(configs)
+    for s in sys_list:
+        if s not in ex.SYSTEMS:
+            raise ExperimentOptionError(f"unknown system {s!r}; choose from {', '.join(ex.SYSTEMS)}")
+    for c in cfg_list:
+        if c not in ex.LEARNING_CONFIGS:
+            raise ExperimentOptionError(f"unknown configuration {c!r}; choose from {', '.join(ex.LEARNING_CONFIGS)}")
+    if playouts == 0 and seconds_per_move is None:
+        raise ExperimentOptionError("--playouts 0 needs --seconds-per-move")
+    table = None
+    if load is not None:
+        if not load.is_file():
+            raise ExperimentOptionError(f"no table at {str(load)!r}")
+        table = str(load.resolve())
+        ex.check_table(table)
+    rows = ex.beemo_rows(prep_time, games, mc_games, playouts or None, seconds_per_move, sys_list, cfg_list, seed,
+                         time_per_game, table, paired=not unpaired)
+    with _recording(db, workers, backend, address, _games(r.run for r in rows), "beemo",
+                    not (quiet or json_out)) as (store, play):
+        fill_rows(rows, store, **play)
+        ex.add_og_on_same_deals(rows, store)
+    if json_out:
+        typer.echo(json.dumps([r.to_json() for r in rows]))
+        return
+    typer.echo(f"BeeMo: {prep_time:g} s of learning per run, {time_per_game:g} s per game; results in {db}")
+    for row in rows:
+        same = row.details.get("og_on_same_deals")
+        typer.echo(_show_row(row, 32, f"{row.label} ({row.run.point_system.name})")
+                   + ("" if same is None else f"; OG on the same deals {same:.2f}"))

@@ -15,30 +15,27 @@ system is not published, and its "High Card" scores (up to 89.9) exceed what the
 contest's single-hand High Card system allows (10), so its High Card system was
 another one; ours is the contest's. Our Hypercorner is the contest's (seed 34412016).
 
-Games are the contest deals ``deal(seed + i)``, so figures compare with harness
-runs. Every row is a plain dict (``Row``), ready to be recorded in a result store.
+Every row is a harness run (``experiments.runs``): ``og`` or ``beemo`` with the
+row's learning options, learning in its preparation (``prep_time`` seconds, as in
+the contest) and then playing, its games recorded in the result store, so a rerun
+reads them back and ``--backend ray`` plays them on Ray. Game ``i`` is the contest
+deal ``deal(seed + i)``, so figures compare with any harness run on the same seeds.
+Learning for a time budget is not reproducible to the game: a rerun with a fresh
+store learns anew.
 """
 
 from __future__ import annotations
 
-import math
-import time
-from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-import numpy as np
-
-from ..cards import deal
-from ..evaluators.patterns import (
-    LearningReport, PatternEvaluator, PatternFileError, learn_utilities, read_utilities,
-)
-from ..game import Grid
-from ..kernels import patterns as kp
+from ..evaluators.patterns import PatternFileError, read_utilities
+from ..harness.runner import RunSpec
+from ..harness.store import ResultStore
 from ..points import AMERICAN, BRITISH, PointSystem, contest_systems, single_hand_system
-from ..search.flat_mc import FlatMonteCarlo
-from ..players.composed import SearchPlayer
+from .runs import Row
 
-__all__ = ["Row", "SYSTEMS", "LEARNING_CONFIGS", "PAPER", "og_score", "flat_mc_score", "run_beemo_experiment"]
+__all__ = ["SYSTEMS", "LEARNING_CONFIGS", "PAPER", "og_spec", "flat_mc_spec", "check_table", "beemo_rows",
+           "add_og_on_same_deals"]
 
 
 def _hypercorner() -> PointSystem:
@@ -77,129 +74,64 @@ PAPER: dict[tuple[str, str], float | str] = {
 }
 
 
-@dataclass
-class Row:
-    """One figure: ours beside the paper's."""
-
-    experiment: str
-    what: str
-    system: str
-    points: list[int]
-    paper: float | str | None
-    mean: float
-    stderr: float
-    games: int
-    details: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return asdict(self)
+def _options(options: dict) -> str:
+    return ",".join(f"{k}={str(v).lower()}" for k, v in options.items())
 
 
-def _mean_se(scores: np.ndarray) -> tuple[float, float]:
-    n = len(scores)
-    sd = float(np.std(scores, ddof=1)) if n > 1 else 0.0
-    return float(np.mean(scores)), sd / math.sqrt(n) if n else math.nan
+def og_spec(config: str, load: str | None = None) -> str:
+    """OG after learning with ``config`` (or on the table saved at ``load``)."""
+    return f"og:load={load}" if load is not None else f"og:{_options(LEARNING_CONFIGS[config][0])}"
 
 
-def contest_deals(games: int, seed: int) -> np.ndarray:
-    """``int8[games, 25]``: the first 25 cards of ``deal(seed + i)``."""
-    return np.array([deal(seed + i)[:25] for i in range(games)], dtype=np.int8)
+def flat_mc_spec(playouts: int | None = 100, seconds_per_move: float | None = None, paired: bool = True,
+                 load: str | None = None) -> str:
+    """BeeMo: flat Monte Carlo over OG playouts (BeeMo's own training), ``playouts`` per
+    cell at most, or ``seconds_per_move`` a move on average."""
+    options = {"playouts": playouts, "time_per_game": None if seconds_per_move is None else 23 * seconds_per_move,
+               "paired": None if paired else False, "load": load}
+    return "beemo:" + _options({k: v for k, v in options.items() if v is not None})
 
 
-def og_score(utilities: np.ndarray, points: np.ndarray, games: int, seed: int) -> np.ndarray:
-    """Scores of OG on the contest deals of ``seed .. seed + games - 1``."""
-    return kp.og_games_from_deals(utilities, np.asarray(points, dtype=np.int64), contest_deals(games, seed), seed)
+def check_table(load: str, point_system: PointSystem = AMERICAN) -> None:
+    """A saved table must have been learned for ``point_system``."""
+    table = read_utilities(load)
+    if table["points"] != list(point_system.points):
+        raise PatternFileError(f"{load} was trained for {table['points']}, not {point_system.name}")
 
 
-def flat_mc_score(evaluator: PatternEvaluator, point_system: PointSystem, games: int, seed: int,
-                  playouts: int | None = 100, seconds_per_move: float | None = None,
-                  on_game: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, dict]:
-    """Scores of flat MC + OG (BeeMo's search) on the contest deals, in this process.
-    ``playouts`` caps playouts per cell; ``seconds_per_move`` instead limits time."""
-    search = FlatMonteCarlo(playouts=playouts)
-    player = SearchPlayer(evaluator, search, name="beemo",
-                          time_per_game=None if seconds_per_move is None else 23 * seconds_per_move)
-    player.point_system = point_system
-    player.points = np.array(point_system.points, dtype=np.int64)
-    scores = np.empty(games, dtype=np.int64)
-    t = time.perf_counter()
-    cells_playouts = []
-    for i in range(games):
-        player.set_seed(seed + i)
-        player.start_game()
-        grid = [-1] * 25
-        for card in deal(seed + i)[:25]:
-            row, col = player.get_play(card, 30.0)
-            grid[row * 5 + col] = card
-            if search.last_playouts:
-                cells_playouts.append(search.last_playouts)
-                search.last_playouts = 0
-        scores[i] = Grid(grid).score(point_system)
-        if on_game is not None:
-            on_game(i, int(scores[i]))
-    seconds = time.perf_counter() - t
-    return scores, {"seconds_per_game": seconds / max(1, games),
-                    "median_playouts_per_cell": float(np.median(cells_playouts)) if cells_playouts else 0.0}
-
-
-def run_beemo_experiment(prep_time: float = 300.0, games: int = 10_000, mc_games: int = 100,
-                         playouts: int | None = 100, seconds_per_move: float | None = None,
-                         systems: list[str] | None = None, configs: list[str] | None = None,
-                         seed: int = 0, load: str | None = None, paired: bool = True, on_row: Callable[[Row], None] | None = None,
-                         log: Callable[[str], None] | None = None) -> list[Row]:
-    """Learn with each configuration on each system for ``prep_time`` seconds, score
-    OG on ``games`` deals, and flat MC + OG (American, BeeMo's training) on
-    ``mc_games``. ``load`` names a saved American table to use for BeeMo's own
-    configuration instead of learning one. ``on_row`` sees each row as it is measured."""
-    systems = systems or list(SYSTEMS)
-    configs = configs or list(LEARNING_CONFIGS)
-    rows: list[Row] = []
-    log = log or (lambda _msg: None)
-
-    def emit(row: Row) -> None:
-        rows.append(row)
-        if on_row is not None:
-            on_row(row)
-
-    for sys_key in systems:
+def beemo_rows(prep_time: float = 300.0, games: int = 10_000, mc_games: int = 100,
+               playouts: int | None = 100, seconds_per_move: float | None = None,
+               systems: list[str] | None = None, configs: list[str] | None = None, seed: int = 0,
+               time_per_game: float = 30.0, load: str | None = None, paired: bool = True) -> list[Row]:
+    """The rows: OG after ``prep_time`` seconds of learning with each configuration on
+    each system (``games`` games), and on American with BeeMo's training the OG row
+    and flat MC + OG (``mc_games`` games). ``load`` names a saved American table for
+    BeeMo's configuration (and flat MC) instead of learning one."""
+    rows = []
+    for sys_key in systems or list(SYSTEMS):
         ps = SYSTEMS[sys_key]()
-        points = np.array(ps.points, dtype=np.int64)
-        for cfg in configs:
-            options, column = LEARNING_CONFIGS[cfg]
-            if load is not None and sys_key == "american" and cfg == "beemo":
-                log(f"loading {load}")
-                table = read_utilities(load)
-                if table["points"] != points.tolist():
-                    raise PatternFileError(f"{load} was trained for {table['points']}, not American")
-                u, n = table["utilities"], table["counts"]
-                training = table["training"]
-                report = LearningReport(rounds=training.get("rounds", 0), games=training.get("games", 0),
-                                        eval_mean=training.get("eval_mean"))
-                learned_in = f"loaded from {load}"
-            else:
-                log(f"learning: {ps.name}, {cfg}, {prep_time:g} s")
-                u, n, report = learn_utilities(points, prep_time, seed, **options)
-                learned_in = f"learned in {prep_time:g} s (BeeMo's training)"
-            scores = og_score(u, points, games, seed)
-            mean, se = _mean_se(scores)
-            seen = int((n > 0).sum())
-            shapes = len(set((np.flatnonzero(n) & kp.SHAPE_MASK).tolist()))
-            emit(Row("beemo", f"learning:{cfg}", ps.name, list(ps.points), PAPER.get((sys_key, cfg)), mean, se,
-                     games, {"paper_column": column, "prep_time": prep_time, "rounds": report.rounds,
-                             "learning_games": report.games, "eval_mean": report.eval_mean,
-                             "patterns_seen": seen, "patterns_seen_without_context": shapes,
-                             "paper_patterns_seen": PAPER.get(("patterns", cfg))}))
+        for cfg in configs or list(LEARNING_CONFIGS):
+            column = LEARNING_CONFIGS[cfg][1]
+            table = load if sys_key == "american" and cfg == "beemo" else None
+            run = RunSpec(og_spec(cfg, table), ps, games, seed, time_per_game, prep_time)
+            rows.append(Row(f"learning:{cfg}", run, PAPER.get((sys_key, cfg)),
+                            details={"paper_column": column, "paper_patterns_seen": PAPER.get(("patterns", cfg))}))
             if sys_key == "american" and cfg == "beemo":
-                emit(Row("beemo", "og", ps.name, list(ps.points), PAPER[("american", "og")], mean, se, games,
-                         {"utilities": learned_in}))
+                learned_in = f"loaded from {load}" if load else f"learned in {prep_time:g} s (BeeMo's training)"
+                rows.append(Row("og", run, PAPER[("american", "og")], details={"utilities": learned_in}))
                 if mc_games > 0:
-                    ev = PatternEvaluator(paired=paired)
-                    ev.points, ev.utilities, ev.counts = points, u, n
-                    log(f"flat MC + OG: {mc_games} games")
-                    mc, info = flat_mc_score(ev, ps, mc_games, seed, playouts, seconds_per_move)
-                    m, s = _mean_se(mc)
-                    emit(Row("beemo", "flat_mc", ps.name, list(ps.points), PAPER[("american", "flat_mc")], m, s,
-                             mc_games, {"playouts_per_cell": playouts, "seconds_per_move": seconds_per_move,
-                                        "paired": paired,
-                                        **info, "og_on_same_deals": float(scores[:mc_games].mean())}))
+                    mc = RunSpec(flat_mc_spec(playouts, seconds_per_move, paired, load), ps, mc_games, seed,
+                                 time_per_game, prep_time)
+                    rows.append(Row("flat_mc", mc, PAPER[("american", "flat_mc")],
+                                    details={"playouts_per_cell": playouts, "seconds_per_move": seconds_per_move,
+                                             "paired": paired, "utilities": learned_in}))
     return rows
+
+
+def add_og_on_same_deals(rows: list[Row], store: ResultStore) -> None:
+    """Beside flat MC + OG, OG's mean on the same deals (the first games of the OG run)."""
+    og = next((r for r in rows if r.label == "og"), None)
+    for row in rows:
+        if row.label == "flat_mc" and og is not None and og.run_id is not None:
+            scores = [g.score for g in store.games(og.run_id)[:row.games]]
+            row.details["og_on_same_deals"] = sum(scores) / len(scores) if scores else None
