@@ -6,8 +6,9 @@ from pokersquares.points import parse_point_systems
 
 
 def test_normalisation_hand_computed():
-    totals = {"A": {"x": 100, "y": 50, "z": 75}, "B": {"x": -10, "y": 30, "z": 10}}
-    t = tournament_table(["x", "y", "z"], ["A", "B"], 5, totals)
+    scores = {"A": {"x": [60, 40], "y": [50, 0], "z": [70, 5]}, "B": {"x": [-10, 0], "y": [30, 0], "z": [5, 5]}}
+    t = tournament_table(["x", "y", "z"], ["A", "B"], 2, scores)
+    assert t["totals"]["A"] == {"x": 100, "y": 50, "z": 75}
     assert t["normalized"]["A"] == {"x": 1.0, "y": 0.0, "z": 0.5}
     assert t["normalized"]["B"] == {"x": 0.0, "y": 1.0, "z": 0.5}
     assert t["scores"] == {"x": 1.0, "y": 1.0, "z": 1.0}
@@ -16,8 +17,24 @@ def test_normalisation_hand_computed():
 
 
 def test_published_2016_ordering_is_reproducible_by_the_formula():
-    totals = {"S": {"a": 10, "b": 7, "c": 4}}
-    assert tournament_table(["c", "b", "a"], ["S"], 1, totals)["ranking"] == ["a", "b", "c"]
+    scores = {"S": {"a": [10], "b": [7], "c": [4]}}
+    assert tournament_table(["c", "b", "a"], ["S"], 1, scores)["ranking"] == ["a", "b", "c"]
+
+
+def test_means_and_bootstrap_errors():
+    # "a" beats "b" on every deal of both systems: its lead survives every resample.
+    scores = {"S": {"a": [10, 20, 30, 40], "b": [9, 19, 29, 39]}, "T": {"a": [5, 1, 7, 3], "b": [4, 0, 6, 2]}}
+    t = tournament_table(["a", "b"], ["S", "T"], 4, scores)
+    assert t["means"]["S"] == {"a": 25.0, "b": 24.0}
+    assert t["mean_se"]["S"]["a"] == pytest.approx(12.909944 / 2)  # sd of 10..40 over sqrt(4)
+    assert t["gap_se"] == {"a": 0.0, "b": 0.0} and t["score_se"]["a"] == 0.0
+    # A coin flip: who wins a system depends on which deals are drawn, so the gap is uncertain.
+    flip = {"S": {"a": [10, 0, 10, 0], "b": [0, 10, 0, 10]}}
+    t = tournament_table(["a", "b"], ["S"], 4, flip)
+    assert t["gap_se"]["b"] > 0.5 and t["gap_se"]["a"] == 0.0 and t["resamples"] == 1000
+    # A player short of games on a system leaves that system out of the bootstrap.
+    short = {"S": {"a": [10, 0, 10, 0], "b": [0, 10]}}
+    assert tournament_table(["a", "b"], ["S"], 4, short)["gap_se"] == {"a": 0.0, "b": 0.0}
 
 
 def test_small_tournament_and_its_table_from_the_store(tmp_path):

@@ -180,9 +180,27 @@ def print_table(table: dict) -> None:
     for s in systems:
         typer.echo(f"{s[:15]:<16}" + "".join(f"{table['normalized'][s][p]:>{w}.3f}" for p in players))
     typer.echo(f"{'TOTAL':<16}" + "".join(f"{table['scores'][p]:>{w}.3f}" for p in players))
+    se, gap_se = table.get("score_se", {}), table.get("gap_se", {})
+    if se:
+        typer.echo(f"{'± stderr':<16}" + "".join(f"{se[p]:>{w}.3f}" for p in players))
     typer.echo("")
+    typer.echo("mean ± stderr per game")
+    wm = max(w, 17)
+    typer.echo(f"{'system':<16}" + "".join(f"{p[:wm - 2]:>{wm}}" for p in players))
+    for s in systems:
+        cells = []
+        for p in players:
+            m, e = table["means"][s][p], table["mean_se"][s][p]
+            cells.append("-" if m is None else f"{m:.2f}" + ("" if e is None else f" ± {e:.2f}"))
+        typer.echo(f"{s[:15]:<16}" + "".join(f"{c:>{wm}}" for c in cells))
+    typer.echo("")
+    leader = table["ranking"][0]
     for i, p in enumerate(table["ranking"], 1):
-        typer.echo(f"{i}. {p}  {table['scores'][p]:.3f}")
+        line = f"{i}. {p}  {table['scores'][p]:.3f}"
+        if p in gap_se and p != leader:
+            line += (f"  ({table['scores'][leader] - table['scores'][p]:.3f} ± {gap_se[p]:.3f} behind {leader}, "
+                     f"bootstrap over deals)")
+        typer.echo(line)
 
 
 @app.command("tournament")

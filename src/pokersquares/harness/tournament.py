@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..points import PointSystem
 from .runner import RunSpec, check_backend, record_runs
 from .store import GameRecord, ResultStore
 
-__all__ = ["normalize", "tournament_table", "run_tournament", "table_from_store"]
+__all__ = ["normalize", "tournament_table", "bootstrap_errors", "run_tournament", "table_from_store"]
 
 
 def normalize(totals: dict[str, float]) -> dict[str, float]:
@@ -23,13 +25,55 @@ def normalize(totals: dict[str, float]) -> dict[str, float]:
 
 
 def tournament_table(players: list[str], systems: list[str], games: int,
-                     totals: dict[str, dict[str, float]]) -> dict:
-    """The contest's table from per-system totals: normalised scores, sums and ranking."""
+                     scores: dict[str, dict[str, list[int]]], resamples: int = 1000) -> dict:
+    """The contest's table from each player's game scores per system (game ``i`` of every
+    player is the same deal): totals, normalised scores, sums and ranking, plus
+    per-system means with standard errors and :func:`bootstrap_errors` of the sums."""
+    totals = {s: {p: float(sum(scores[s][p])) for p in players} for s in systems}
     normalized = {s: normalize(totals[s]) for s in systems}
-    scores = {p: sum(normalized[s][p] for s in systems) for p in players}
-    ranking = sorted(players, key=lambda p: (-scores[p], players.index(p)))
+    sums = {p: sum(normalized[s][p] for s in systems) for p in players}
+    ranking = sorted(players, key=lambda p: (-sums[p], players.index(p)))
+    means = {s: {p: _mean_se(scores[s][p]) for p in players} for s in systems}
     return {"systems": systems, "players": players, "games": games, "totals": totals,
-            "normalized": normalized, "scores": scores, "ranking": ranking}
+            "normalized": normalized, "scores": sums, "ranking": ranking,
+            "means": {s: {p: m for p, (m, _) in row.items()} for s, row in means.items()},
+            "mean_se": {s: {p: se for p, (_, se) in row.items()} for s, row in means.items()},
+            **bootstrap_errors(players, systems, scores, ranking[0] if players else None, resamples)}
+
+
+def _mean_se(scores: list[int]) -> tuple[float | None, float | None]:
+    n = len(scores)
+    if n == 0:
+        return None, None
+    return float(np.mean(scores)), float(np.std(scores, ddof=1) / np.sqrt(n)) if n > 1 else None
+
+
+def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, dict[str, list[int]]],
+                     leader: str | None, resamples: int = 1000, seed: int = 0) -> dict:
+    """Standard errors of the tournament scores by the bootstrap: each system's games
+    are resampled with replacement, whole deals at a time (every player played the
+    same deals, so the comparison stays paired), and the table is scored again.
+    ``score_se[p]`` is the spread of ``p``'s sum; ``gap_se[p]`` that of the leader's
+    sum minus ``p``'s, the figure to judge whether ``p`` is really behind. Systems on
+    which the players have not all played the same number of games are left out."""
+    if not players or resamples < 2:
+        return {"score_se": {}, "gap_se": {}, "resamples": 0}
+    rng = np.random.default_rng(seed)
+    sums = np.zeros((len(players), resamples))
+    for s in systems:
+        lengths = {len(scores[s][p]) for p in players}
+        n = lengths.pop()
+        if lengths or n == 0:
+            continue
+        matrix = np.array([scores[s][p] for p in players], dtype=np.float64)  # players x games
+        totals = matrix[:, rng.integers(n, size=(resamples, n))].sum(axis=2)  # players x resamples
+        lo, hi = totals.min(axis=0), totals.max(axis=0)
+        span = np.where(hi > lo, hi - lo, 1.0)
+        sums += np.where(hi > lo, (totals - lo) / span, 1.0)
+    lead = players.index(leader)
+    return {"score_se": {p: float(np.std(sums[k], ddof=1)) for k, p in enumerate(players)},
+            "gap_se": {p: float(np.std(sums[lead] - sums[k], ddof=1)) for k, p in enumerate(players)},
+            "resamples": resamples}
 
 
 def _unique_names(systems: list[PointSystem]) -> list[str]:
@@ -57,10 +101,10 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     cb = None if on_result is None else (lambda k, rec: on_result(cells[k][0], cells[k][1], rec))
     results = record_runs(specs, store, workers=workers, tournament_id=tid, on_result=cb, backend=backend,
                           address=address)
-    totals: dict[str, dict[str, float]] = {sname: {} for sname in names}
+    scores: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
     for (sname, player), (_, records) in zip(cells, results):
-        totals[sname][player] = sum(r.score for r in records)
-    table = tournament_table(players, names, games, totals)
+        scores[sname][player] = [r.score for r in records]
+    table = tournament_table(players, names, games, scores)
     table["tournament_id"] = tid
     return table
 
@@ -71,16 +115,16 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
     systems = [PointSystem.from_json(s) for s in t["systems"]]
     names = _unique_names(systems)
     by_key = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
-    totals: dict[str, dict[str, float]] = {}
+    scores: dict[str, dict[str, list[int]]] = {}
     finished = 0
     for system, sname in zip(systems, names):
-        totals[sname] = {}
+        scores[sname] = {}
         for player in t["players"]:
             run = by_key.get((tuple(system.points), player))
             records = store.games(run.run_id) if run else []
             finished += len(records)
-            totals[sname][player] = sum(r.score for r in records)
-    table = tournament_table(t["players"], names, t["games"], totals)
+            scores[sname][player] = [r.score for r in records]
+    table = tournament_table(t["players"], names, t["games"], scores)
     table["tournament_id"] = tournament_id
     table["complete"] = finished == t["games"] * len(systems) * len(t["players"])
     return table

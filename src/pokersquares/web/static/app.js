@@ -723,8 +723,9 @@ function groupedBarsChart(systems, players, value, title) {
 }
 
 // The tournament score (sum of normalised scores) per player, ranked.
-function rankingChart(ranking, scores, maxScore, players) {
-  const W = 560, row = 26, L = 120, R = 60, T = 22;
+// With standard errors (the bootstrap over deals), each bar carries "score ± se".
+function rankingChart(ranking, scores, maxScore, players, se = {}) {
+  const W = 560, row = 26, L = 120, R = 100, T = 22;
   const H = T + ranking.length * row + 6;
   const svg = chart(W, H, "Tournament score (sum of normalised scores)");
   const x = (v) => L + (maxScore > 0 ? v / maxScore : 0) * (W - L - R);
@@ -732,7 +733,7 @@ function rankingChart(ranking, scores, maxScore, players) {
     const yy = T + i * row;
     svg.append(svgEl("text", { x: L - 8, y: yy + 16, "text-anchor": "end" }, p.length > 16 ? `${p.slice(0, 15)}…` : p),
       svgEl("rect", { x: L, y: yy + 4, width: Math.max(1, x(scores[p]) - L), height: row - 8, rx: 3, fill: PALETTE[players.indexOf(p) % PALETTE.length] }),
-      svgEl("text", { x: x(scores[p]) + 6, y: yy + 16 }, fmt(scores[p], 3)));
+      svgEl("text", { x: x(scores[p]) + 6, y: yy + 16 }, fmt(scores[p], 3) + (p in se ? ` ± ${fmt(se[p], 2)}` : "")));
   });
   return svg;
 }
@@ -883,7 +884,7 @@ const results = {
       el("h2", { text: `Tournament ${t.tournament_id}${t.complete ? "" : " (incomplete)"}` }),
       el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum.` }),
       el("div", { class: "table-scroll" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
-      rankingChart(ranking, t.scores, maxScore, players),
+      rankingChart(ranking, t.scores, maxScore, players, t.score_se || {}),
       legend(players),
       groupedBarsChart(systems, players, (s, p) => t.normalized[s][p], "Normalised score per point system"),
       el("h2", { text: "Score distributions per player and point system" }),
