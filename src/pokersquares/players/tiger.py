@@ -41,7 +41,8 @@ WEIGHTS = {"tuned": TUNED, "untuned": UNTUNED}
 def reserve_s(game_clock: float) -> float:
     """Seconds of a game's clock never planned for: overheads outside the search and
     the rule-played moves, and the scheduler on a busy machine (5% of the clock, at
-    most half a second, plus 20 ms)."""
+    most half a second, plus 20 ms). ``TigerPlayer`` also keeps back, for every move
+    still to search, the largest overshoot of a move's budget it has seen."""
     return min(0.05 * game_clock, 0.5) + 0.02
 
 
@@ -66,6 +67,8 @@ class TigerPlayer(SearchPlayer):
     searches every move but the first and last.
     """
 
+    version = "2"  # 2: keeps back the largest overshoot of a move's budget for every move to come
+
     def __init__(self, selection: str = "prune", simulation: str = "best", select_calc: bool = False,
                  simulate_calc: bool = False, weights: str = "tuned", alpha: float | None = None,
                  beta: float | None = None, gamma: float | None = None, apriori: str = "british",
@@ -78,6 +81,14 @@ class TigerPlayer(SearchPlayer):
         super().__init__(evaluator, search, name="tiger", time_per_game=time_per_game)
         self.rules = bool(rules)
         self._game_clock: float | None = None
+        self._overshoot = 0.002  # learned from each game's moves (see choose)
+        self._searched_s = 0.0
+
+    def start_game(self) -> None:
+        super().start_game()
+        # One stall (or a first call compiling kernels) must not make every later game timid.
+        self._overshoot = 0.002
+        self._searched_s = 0.0
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         empty = np.flatnonzero(grid == EMPTY)
@@ -92,13 +103,21 @@ class TigerPlayer(SearchPlayer):
         if self.rules and len(empty) == 2:
             return int(np.argmax(km.endgame_values(grid, int(card), self.points)))
         searched_left = len(empty) - 2 if self.rules else len(empty) - 1
-        searched_total = 21 if self.rules else 23
         clock = seconds_left - reserve_s(self._game_clock)
         if self.time_per_game is not None:
-            clock = min(clock, (self.time_per_game - reserve_s(self.time_per_game)) * searched_left / searched_total)
-        budget = max(0.0, clock) / searched_left
+            # The cap counts this game's searching so far, so overshoots are paid back.
+            clock = min(clock, self.time_per_game - reserve_s(self.time_per_game) - self._searched_s)
+        # A search stops between batches of iterations and a busy machine can stall
+        # it: with 5% kept back, one game in 500 at 5 s per game still overran.
+        # (never more than 30% of what is left, or a tiny clock would go unused).
+        clock = max(0.0, clock)
+        budget = (clock - min(self._overshoot * searched_left, 0.3 * clock)) / searched_left
+        t = time.perf_counter()
         cell, _ = self.search.choose(self.evaluator, grid, int(card), self.points, budget,
                                      self.seed * 31 + self._moves)
+        spent = time.perf_counter() - t
+        self._searched_s += spent
+        self._overshoot = max(self._overshoot, spent - budget)
         self._moves += 1
         return cell
 
