@@ -20,6 +20,19 @@ def test_every_player_sees_the_same_deals():
             assert rec.seed == 100 + rec.game_index and rec.penalty is None
 
 
+def test_a_changed_player_version_starts_a_new_run(tmp_path, monkeypatch):
+    from pokersquares.players.baseline import GreedyPlayer
+
+    store = ResultStore(tmp_path / "r.sqlite")
+    spec = RunSpec("greedy", BRITISH, 3, 7, 30.0, 1.0)
+    run_id, _ = record_run(spec, store)
+    assert record_run(spec, store)[0] == run_id  # same code: resumed
+    monkeypatch.setattr(GreedyPlayer, "version", GreedyPlayer.version + "-changed", raising=False)
+    seen = []
+    run_id2, recs = record_run(spec, store, on_result=seen.append)
+    assert run_id2 != run_id and len(seen) == 3 and len(recs) == 3  # replayed, not resumed
+
+
 @pytest.mark.parametrize("player,reason", [
     ("Raises", "error: RuntimeError: boom"),
     ("Illegal", "illegal play"),

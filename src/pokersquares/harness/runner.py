@@ -297,6 +297,18 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     return [results[i] for i in sorted(results)]
 
 
+def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tournament_id: int | None) -> int:
+    """The store's run for ``spec``, keyed by the code that plays it (package version and
+    the player's ``version``), so that games of a changed player are never resumed."""
+    from .. import __version__
+
+    name, _ = parse_player_spec(spec.player)
+    factory, _ = resolve_factory(name)
+    version = f"{__version__}/{getattr(factory, 'version', '1')}"
+    return store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
+                          spec.time_per_game, spec.prep_time, tournament_id, version)
+
+
 def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                tournament_id: int | None = None,
                on_result: Callable[[GameRecord], None] | None = None,
@@ -310,9 +322,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
         return record_runs([spec], store, workers=workers, tournament_id=tournament_id, on_result=cb,
                            player_names=None if player_name is None else [player_name],
                            backend=backend, address=address)[0]
-    name, _ = parse_player_spec(spec.player)
-    run_id = store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
-                            spec.time_per_game, spec.prep_time, tournament_id)
+    run_id = _open_run(store, spec, player_name, tournament_id)
     done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
     pending: list[GameRecord] = []
     last_flush = time.monotonic()
@@ -354,9 +364,7 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
     from . import ray_backend
     run_ids, done = [], []
     for spec, pname in zip(specs, names):
-        name, _ = parse_player_spec(spec.player)
-        run_id = store.open_run(spec.player, pname or name, spec.point_system, spec.seed, spec.games,
-                                spec.time_per_game, spec.prep_time, tournament_id)
+        run_id = _open_run(store, spec, pname, tournament_id)
         run_ids.append(run_id)
         done.append({g.game_index: g for g in store.games(run_id) if g.game_index < spec.games})
     pending: dict[int, list[GameRecord]] = {k: [] for k in range(len(specs))}
