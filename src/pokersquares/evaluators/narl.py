@@ -142,16 +142,23 @@ class NarlEvaluator(Evaluator):
 
     ``epsilon0`` and ``decay``: the epsilon-greedy schedule (decay per simulated game);
     ``hand_sizes``: learn the hand-size feature jointly; ``games``: learn exactly this
-    many games instead of filling the time budget; ``budget_share``: the share of the
-    preprocessing budget spent learning (the rest is a safety margin).
+    many games instead of filling the time budget (one learner, the paper's schedule);
+    ``budget_share``: the share of the preprocessing budget spent learning (the rest
+    is a safety margin); ``threads``: learners that fill the time budget at once, one
+    per core, each on its own table, epsilon schedule and random stream, their tables
+    then pooled (sums and counts added), so a 2-core budget learns from twice the games.
     """
 
     name = "narl"
 
     def __init__(self, epsilon0: float = 0.5, decay: float = 0.999975, hand_sizes: bool = True,
-                 games: int | None = None, budget_share: float = 0.85, capacity: int = 1 << 18) -> None:
+                 games: int | None = None, budget_share: float = 0.85, capacity: int = 1 << 18,
+                 threads: int = 2) -> None:
         if not 0.0 <= epsilon0 <= 1.0 or not 0.0 < decay <= 1.0:
             raise PokerSquaresError("NARL needs 0 <= epsilon0 <= 1 and 0 < decay <= 1")
+        if not isinstance(threads, int) or threads < 1:
+            raise PokerSquaresError(f"threads must be a positive integer, got {threads!r}")
+        self.threads = threads
         self.epsilon0 = float(epsilon0)
         self.decay = float(decay)
         self.hand_sizes = bool(hand_sizes)
@@ -171,7 +178,8 @@ class NarlEvaluator(Evaluator):
         self.games_learned = 0
         self.learn_seconds = 0.0
         self.learn_score_sum = 0.0
-        self._rng = rng_seed(_seed(seed))
+        self._seed = _seed(seed)
+        self._rng = rng_seed(self._seed)
 
     @property
     def entries(self) -> int:
@@ -194,7 +202,7 @@ class NarlEvaluator(Evaluator):
         if self.games is not None:
             self.learn(games=self.games)
         else:
-            self.learn(seconds=max(0.0, budget_s * self.budget_share - 0.1))
+            self.learn_parallel(max(0.0, budget_s * self.budget_share - 0.1), self.threads)
         self.warm_up()
 
     def warm_up_copy(self) -> "NarlEvaluator":
@@ -248,6 +256,45 @@ class NarlEvaluator(Evaluator):
         return {"games": played, "seconds": elapsed, "games_per_s": played / elapsed if elapsed else 0.0,
                 "mean_score": score_sum / played if played else float("nan"), "epsilon": self.epsilon,
                 "entries": self.entries}
+
+    def learn_parallel(self, seconds: float, threads: int) -> dict:
+        """Learn for ``seconds`` on ``threads`` cores: this learner and ``threads - 1``
+        others with fresh tables and their own random streams (the kernel releases the
+        GIL), whose tables are then added into this one. Returns figures of the call."""
+        if threads <= 1:
+            return self.learn(seconds=seconds)
+        from concurrent.futures import ThreadPoolExecutor
+
+        others = []
+        for k in range(1, threads):
+            other = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, budget_share=self.budget_share,
+                                  capacity=self._capacity, threads=1)
+            other.points = self.points
+            other.reset(self._seed * 1_000_003 + k)
+            others.append(other)
+        start = time.perf_counter()
+        with ThreadPoolExecutor(threads) as pool:
+            futures = [pool.submit(learner.learn, seconds) for learner in [self, *others]]
+            parts = [f.result() for f in futures]
+        for other in others:
+            self.pool(other)
+        elapsed = time.perf_counter() - start
+        games = sum(p["games"] for p in parts)
+        return {"games": games, "seconds": elapsed, "games_per_s": games / elapsed if elapsed else 0.0,
+                "mean_score": sum(p["mean_score"] * p["games"] for p in parts) / games if games else float("nan"),
+                "epsilon": self.epsilon, "entries": self.entries, "threads": threads}
+
+    def pool(self, other: "NarlEvaluator") -> None:
+        """Add another learner's table (learned for the same points) into this one."""
+        if not np.array_equal(other.points, self.points):
+            raise PokerSquaresError("cannot pool NARL tables learned for different points")
+        while self.used[0] + other.used[0] + 250 > 0.6 * len(self.keys):
+            self._grow()
+        K.rehash(other.keys, other.sums, other.counts, self.keys, self.sums, self.counts, self.used)
+        self.size_sums += other.size_sums
+        self.size_counts += other.size_counts
+        self.games_learned += other.games_learned
+        self.learn_score_sum += other.learn_score_sum
 
     def _grow(self) -> None:
         keys, sums, counts, used = K.new_table(2 * len(self.keys))
@@ -312,7 +359,7 @@ class NarlEvaluator(Evaluator):
 
     def info(self) -> dict:
         return {"evaluator": self.name, "epsilon0": self.epsilon0, "decay": self.decay,
-                "hand_sizes": self.hand_sizes, "games_learned": self.games_learned,
+                "hand_sizes": self.hand_sizes, "threads": self.threads, "games_learned": self.games_learned,
                 "learn_seconds": round(self.learn_seconds, 3), "epsilon": self.epsilon,
                 "entries": self.entries,
                 "learn_mean_score": self.learn_score_sum / self.games_learned if self.games_learned else None}

@@ -102,14 +102,15 @@ def _claim(keys, used, key):
         i = (i + 1) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rehash(keys, sums, counts, new_keys, new_sums, new_counts, new_used):
-    """Move every entry of one table into a larger empty one."""
+    """Add every entry of one table into another (with room for them): into an empty
+    larger table this grows a table, into a learned one it pools two learners' data."""
     for i in range(keys.shape[0]):
         if keys[i] != NO_KEY:
             j = _claim(new_keys, new_used, keys[i])
-            new_sums[j] = sums[i]
-            new_counts[j] = counts[i]
+            new_sums[j] += sums[i]
+            new_counts[j] += counts[i]
 
 
 @njit(cache=True, inline="always")
@@ -426,7 +427,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
 # -- learning ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # learners on several threads (NarlEvaluator threads)
 def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used, size_sums, size_counts,
                 use_size, max_used):
     """On-policy Monte Carlo learning with an epsilon-greedy policy.

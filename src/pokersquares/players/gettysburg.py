@@ -37,17 +37,18 @@ def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Searc
 
 
 @register_player("gettysburg", "GettysburgPlayer (2nd in 2016): NARL learned hand abstractions + depth-2 "
-                 "expectimax; search=greedy|mc|ucb, epsilon0=, hand_sizes=, games=, load=FILE")
+                 "expectimax; search=greedy|mc|ucb, epsilon0=, hand_sizes=, games=, threads=, load=FILE")
 def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float = 0.999975,
                hand_sizes: bool = True, games: int | None = None, load: str | None = None,
                depth: int = 5, exploration: float = 20.0, time_per_game: float | None = None,
-               budget_share: float = 0.85) -> SearchPlayer:
+               budget_share: float = 0.85, threads: int = 2) -> SearchPlayer:
     """Build the player.
 
     ``search``: expectimax (submitted), greedy, mc (flat Monte Carlo) or ucb (flat
     UCB1), the last two with playouts of ``depth`` cards and UCB1's ``exploration``
     factor. ``epsilon0``, ``decay``, ``hand_sizes``, ``games`` and ``budget_share``
-    configure NARL learning (see :class:`NarlEvaluator`); ``load`` reads a saved
+    configure NARL learning (see :class:`NarlEvaluator`), ``threads`` the learners
+    filling the preprocessing budget at once (default 2, the contest's 2 cores); ``load`` reads a saved
     table, kept when its points are the game's. ``time_per_game`` caps the decision
     time per game.
     """
@@ -56,13 +57,17 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
     if games is not None and (not isinstance(games, int) or games < 0):
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
     evaluator = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), hand_sizes=hand_sizes, games=games,
-                              budget_share=float(budget_share))
+                              budget_share=float(budget_share), threads=threads)
     if load is not None:
         evaluator.load(str(load))
     player = SearchPlayer(evaluator, make_search(str(search), int(depth), float(exploration)),
                           name="gettysburg" if search == "expectimax" else f"gettysburg-{search}",
                           time_per_game=time_per_game)
     return player
+
+
+# 2: NARL learns on 2 threads within the preprocessing budget (stored runs of 1 are not resumed)
+gettysburg.version = "2"
 
 
 @register_benchmark("narl_learning_games_per_s")
@@ -81,6 +86,19 @@ def _learning_speed(scale: float) -> float:
     t = time.perf_counter()
     evaluator.learn(games=games)
     return games / (time.perf_counter() - t)
+
+
+@register_benchmark("narl_learning_games_per_s_both_cores")
+def _learning_speed_parallel(scale: float) -> float:
+    """NARL learning from scratch under American on 2 threads (gettysburg's preparation)."""
+    import numpy as np
+
+    from ..points import AMERICAN
+
+    evaluator = NarlEvaluator()
+    evaluator.points = np.array(AMERICAN.points, dtype=np.int64)
+    evaluator.reset(1)
+    return evaluator.learn_parallel(max(0.3, 3.0 * scale), 2)["games_per_s"]
 
 
 @register_benchmark("gettysburg_expectimax_moves_per_s")
