@@ -151,26 +151,28 @@ def test_warm_up_copy_learns_little_and_leaves_the_evaluator_as_it_was():
     assert NarlEvaluator().warm_up_copy().games is None  # learning for a time budget: the budget decides
 
 
-def test_pooling_two_learners_adds_their_counts_and_sums():
-    a, b = NarlEvaluator(games=300), NarlEvaluator(games=200, capacity=16)  # b's table grew while learning
-    a.prepare(POINTS, 10.0, seed=1)
-    b.prepare(POINTS, 10.0, seed=2)
-    pooled = pickle.loads(pickle.dumps(a))
-    pooled.pool(b)
-    ta = {text: (mean * n, n) for text, mean, n in a.table()}
-    tb = {text: (mean * n, n) for text, mean, n in b.table()}
-    tp = {text: (mean * n, n) for text, mean, n in pooled.table()}
-    assert set(tp) == set(ta) | set(tb) and pooled.entries == len(tp)
-    for text, (total, n) in tp.items():
-        sa, na = ta.get(text, (0.0, 0))
-        sb, nb = tb.get(text, (0.0, 0))
-        assert n == na + nb and total == pytest.approx(sa + sb)
-    assert pooled.games_learned == 500
-    assert np.array_equal(pooled.size_counts, a.size_counts + b.size_counts)
-    other = NarlEvaluator(games=10)
-    other.prepare(np.array(BRITISH.points, dtype=np.int64), 1.0)
-    with pytest.raises(Exception, match="different points"):
-        pooled.pool(other)
+def test_a_helpers_new_data_is_added_to_the_pool_once():
+    pool = NarlEvaluator(games=300)
+    pool.prepare(POINTS, 10.0, seed=1)
+    base = pool._snapshot()
+    helper, start = NarlEvaluator(), NarlEvaluator()
+    for ev in (helper, start):
+        ev.points = POINTS.copy()
+        ev._start_from(base, 0.2)
+    helper.learn(games=200)
+    pool.learn(games=100)
+    counts = lambda ev: {text: (mean * n, n) for text, mean, n in ev.table()}  # noqa: E731
+    before, gained, old = counts(pool), counts(helper), counts(start)
+    sizes_before = pool.size_counts.copy()
+    pool._add_new(helper, base)
+    after = counts(pool)
+    assert set(after) == set(before) | set(gained) and pool.entries == len(after)
+    for text, (total, n) in after.items():
+        s0, n0 = old.get(text, (0.0, 0))
+        sb, nb = before.get(text, (0.0, 0))
+        sh, nh = gained.get(text, (0.0, 0))
+        assert n == nb + nh - n0 and total == pytest.approx(sb + sh - s0)
+    assert np.array_equal(pool.size_counts, sizes_before + helper.size_counts - start.size_counts)
 
 
 def test_parallel_learning_pools_every_learner_and_plays_from_the_pooled_table():
@@ -179,6 +181,7 @@ def test_parallel_learning_pools_every_learner_and_plays_from_the_pooled_table()
     ev.reset(3)
     report = ev.learn_parallel(0.5, 2)
     assert report["threads"] == 2 and report["games"] == ev.games_learned > 0
+    assert ev.epsilon == pytest.approx(0.5 * ev.decay ** ev.games_learned)  # the schedule counts every game
     assert sum(n for _, _, n in ev.table()) > 0 and ev.entries == len(ev.table())
     grid = np.full(25, -1, dtype=np.int8)
     grid[:3] = [0, 13, 26]

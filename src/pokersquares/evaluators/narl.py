@@ -144,9 +144,9 @@ class NarlEvaluator(Evaluator):
     ``hand_sizes``: learn the hand-size feature jointly; ``games``: learn exactly this
     many games instead of filling the time budget (one learner, the paper's schedule);
     ``budget_share``: the share of the preprocessing budget spent learning (the rest
-    is a safety margin); ``threads``: learners that fill the time budget at once, one
-    per core, each on its own table, epsilon schedule and random stream, their tables
-    then pooled (sums and counts added), so a 2-core budget learns from twice the games.
+    is a safety margin); ``threads``: games learned at once when filling the time
+    budget, one per core, all learning one pooled table (:meth:`learn_parallel`), so
+    a 2-core budget learns from twice the games.
     """
 
     name = "narl"
@@ -257,44 +257,71 @@ class NarlEvaluator(Evaluator):
                 "mean_score": score_sum / played if played else float("nan"), "epsilon": self.epsilon,
                 "entries": self.entries}
 
-    def learn_parallel(self, seconds: float, threads: int) -> dict:
-        """Learn for ``seconds`` on ``threads`` cores: this learner and ``threads - 1``
-        others with fresh tables and their own random streams (the kernel releases the
-        GIL), whose tables are then added into this one. Returns figures of the call."""
+    def learn_parallel(self, seconds: float, threads: int, round_s: float = 1.0) -> dict:
+        """Learn for ``seconds`` on ``threads`` cores, as one learner playing ``threads``
+        games at a time. In rounds of ``round_s`` seconds, every learner (this one and
+        ``threads - 1`` helpers, each with its own random stream; the kernel releases
+        the GIL) starts from the pooled table and plays on-policy on it; then what each
+        gained is added into the pool, and epsilon decays by ``decay`` per game of all
+        learners. Returns figures of the call."""
         if threads <= 1:
             return self.learn(seconds=seconds)
         from concurrent.futures import ThreadPoolExecutor
 
-        others = []
+        helpers = []
         for k in range(1, threads):
-            other = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, budget_share=self.budget_share,
-                                  capacity=self._capacity, threads=1)
-            other.points = self.points
-            other.reset(self._seed * 1_000_003 + k)
-            others.append(other)
+            helper = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=16, threads=1)
+            helper.points = self.points
+            helper.reset(self._seed * 1_000_003 + k)
+            helpers.append(helper)
         start = time.perf_counter()
+        deadline = start + seconds
+        games = 0
+        score_sum = 0.0
         with ThreadPoolExecutor(threads) as pool:
-            futures = [pool.submit(learner.learn, seconds) for learner in [self, *others]]
-            parts = [f.result() for f in futures]
-        for other in others:
-            self.pool(other)
+            while (left := deadline - time.perf_counter()) > 0.005:
+                if self.used[0] + 250 * threads > 0.6 * len(self.keys):
+                    self._grow()
+                base = self._snapshot()
+                for helper in helpers:
+                    helper._start_from(base, self.epsilon)
+                epsilon = self.epsilon
+                parts = [f.result() for f in [pool.submit(learner.learn, min(round_s, left))
+                                              for learner in [self, *helpers]]]
+                for helper in helpers:
+                    self._add_new(helper, base)
+                    self.games_learned += helper.games_learned
+                    self.learn_score_sum += helper.learn_score_sum
+                round_games = sum(p["games"] for p in parts)
+                games += round_games
+                score_sum += sum(p["mean_score"] * p["games"] for p in parts if p["games"])
+                self.epsilon = epsilon * self.decay ** round_games
         elapsed = time.perf_counter() - start
-        games = sum(p["games"] for p in parts)
         return {"games": games, "seconds": elapsed, "games_per_s": games / elapsed if elapsed else 0.0,
-                "mean_score": sum(p["mean_score"] * p["games"] for p in parts) / games if games else float("nan"),
-                "epsilon": self.epsilon, "entries": self.entries, "threads": threads}
+                "mean_score": score_sum / games if games else float("nan"), "epsilon": self.epsilon,
+                "entries": self.entries, "threads": threads}
 
-    def pool(self, other: "NarlEvaluator") -> None:
-        """Add another learner's table (learned for the same points) into this one."""
-        if not np.array_equal(other.points, self.points):
-            raise PokerSquaresError("cannot pool NARL tables learned for different points")
-        while self.used[0] + other.used[0] + 250 > 0.6 * len(self.keys):
+    def _snapshot(self) -> tuple:
+        return (self.keys.copy(), self.sums.copy(), self.counts.copy(), self.used.copy(),
+                self.size_sums.copy(), self.size_counts.copy())
+
+    def _start_from(self, snapshot: tuple, epsilon: float) -> None:
+        """Continue learning from a copy of another learner's table (a helper's round)."""
+        keys, sums, counts, used, size_sums, size_counts = snapshot
+        self.keys, self.sums, self.counts, self.used = keys.copy(), sums.copy(), counts.copy(), used.copy()
+        self.size_sums, self.size_counts = size_sums.copy(), size_counts.copy()
+        self.epsilon = epsilon
+        self.games_learned = 0
+        self.learn_score_sum = 0.0
+
+    def _add_new(self, helper: "NarlEvaluator", base: tuple) -> None:
+        """Add into this table what ``helper`` learned since it started from ``base``."""
+        while self.used[0] + helper.used[0] - base[3][0] + 250 > 0.6 * len(self.keys):
             self._grow()
-        K.rehash(other.keys, other.sums, other.counts, self.keys, self.sums, self.counts, self.used)
-        self.size_sums += other.size_sums
-        self.size_counts += other.size_counts
-        self.games_learned += other.games_learned
-        self.learn_score_sum += other.learn_score_sum
+        K.add_new(helper.keys, helper.sums, helper.counts, base[0], base[1], base[2],
+                  self.keys, self.sums, self.counts, self.used)
+        self.size_sums += helper.size_sums - base[4]
+        self.size_counts += helper.size_counts - base[5]
 
     def _grow(self) -> None:
         keys, sums, counts, used = K.new_table(2 * len(self.keys))

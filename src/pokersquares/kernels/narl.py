@@ -113,6 +113,24 @@ def rehash(keys, sums, counts, new_keys, new_sums, new_counts, new_used):
             new_counts[j] += counts[i]
 
 
+@njit(cache=True, nogil=True)
+def add_new(keys, sums, counts, base_keys, base_sums, base_counts, into_keys, into_sums, into_counts, into_used):
+    """Add into a table what a learner's table gained over ``base``, the table it started from."""
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        if key != NO_KEY:
+            s = sums[i]
+            c = counts[i]
+            j = lookup(base_keys, key)
+            if j >= 0:
+                s -= base_sums[j]
+                c -= base_counts[j]
+            if c > 0:
+                slot = _claim(into_keys, into_used, key)
+                into_sums[slot] += s
+                into_counts[slot] += c
+
+
 @njit(cache=True, inline="always")
 def _deal(card, undealt, rank_und, suit_und):
     """``card`` leaves the undealt cards."""
