@@ -73,33 +73,30 @@ def _home(key, mask):
 
 
 @njit(cache=True, inline="always")
-def lookup(keys, key):
-    """Slot holding ``key``, or -1."""
+def _probe(keys, key):
+    """Slot holding ``key``, or the free slot where it would go (linear probing)."""
     mask = keys.shape[0] - 1
     i = _home(key, mask)
-    while True:
-        k = keys[i]
-        if k == key:
-            return i
-        if k == NO_KEY:
-            return -1
+    while keys[i] != key and keys[i] != NO_KEY:
         i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True, inline="always")
+def lookup(keys, key):
+    """Slot holding ``key``, or -1."""
+    i = _probe(keys, key)
+    return i if keys[i] == key else -1
 
 
 @njit(cache=True, inline="always")
 def _claim(keys, used, key):
     """Slot holding ``key``, taking a free one if it is new."""
-    mask = keys.shape[0] - 1
-    i = _home(key, mask)
-    while True:
-        k = keys[i]
-        if k == key:
-            return i
-        if k == NO_KEY:
-            keys[i] = key
-            used[0] += 1
-            return i
-        i = (i + 1) & mask
+    i = _probe(keys, key)
+    if keys[i] == NO_KEY:
+        keys[i] = key
+        used[0] += 1
+    return i
 
 
 @njit(cache=True, nogil=True)
