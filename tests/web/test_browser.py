@@ -250,6 +250,8 @@ def test_bad_input_shows_the_servers_message(context, server):
     expect(page.locator("#play-system .preview")).to_contain_text("must be an integer")
     page.click("#play-new")
     expect(page.locator("#toast")).to_contain_text("must be an integer")
+    # Let that message go (it hides after 5 s) so the next one is seen on its own.
+    expect(page.locator("#toast")).to_be_hidden(timeout=10_000)
     page.select_option("#play-system [data-role=kind]", "american")
     page.select_option("#play-deal-kind", "seed")
     page.fill("#play-seed", "12x")
