@@ -79,6 +79,32 @@ def shuffle_prefix(state, items, start, count):
         items[j] = t
 
 
+@njit(cache=True, inline="always")
+def empty_mask(grid):
+    """The empty cells of a 25-cell grid as a bit mask (bit i: cell i is empty)."""
+    mask = 0
+    for i in range(25):
+        if grid[i] < 0:
+            mask |= 1 << i
+    return mask
+
+
+@njit(cache=True, inline="always")
+def random_bit(state, mask):
+    """A uniformly random set bit of a 25-bit ``mask`` (its index), or -1 if none."""
+    k = 0
+    for i in range(25):
+        if mask >> i & 1:
+            k += 1
+    j = rng_below(state, k)
+    for i in range(25):
+        if mask >> i & 1:
+            if j == 0:
+                return i
+            j -= 1
+    return -1
+
+
 # -- hands ----------------------------------------------------------------------
 
 

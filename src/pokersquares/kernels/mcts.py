@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 
-from .core import rng_below, rng_seed, score_grid
+from .core import empty_mask, random_bit, rng_below, rng_seed, score_grid
 from .possibility import CHILD_VALUES_SIG, STATE_VALUE_SIG
 
 __all__ = [
@@ -148,30 +148,6 @@ def uct_value(mean, visits, parent_visits, cp):
 
 
 @njit(cache=True, inline="always")
-def _random_bit(state, mask):
-    k = 0
-    for i in range(25):
-        if mask >> i & 1:
-            k += 1
-    j = rng_below(state, k)
-    for i in range(25):
-        if mask >> i & 1:
-            if j == 0:
-                return i
-            j -= 1
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _empty_mask(grid):
-    mask = 0
-    for i in range(25):
-        if grid[i] < 0:
-            mask |= 1 << i
-    return mask
-
-
-@njit(cache=True, inline="always")
 def _draw(state, deck, m):
     """Move a uniformly drawn card of ``deck[:m]`` to ``deck[m - 1]`` and return it."""
     j = rng_below(state, m)
@@ -199,12 +175,12 @@ def playout(grid, card, deck, m, state, simulation, calc, delta, points,
             cell = np.argmax(values)
         elif simulation == SIM_PRUNE:
             child_values(grid, card, params, values)
-            cell = _random_bit(state, prune_mask(values, state_value(grid, params), delta))
+            cell = random_bit(state, prune_mask(values, state_value(grid, params), delta))
         else:
             if calc:
                 child_values(grid, card, params, values)
                 state_value(grid, params)
-            cell = _random_bit(state, _empty_mask(grid))
+            cell = random_bit(state, empty_mask(grid))
         grid[cell] = card
         card = -1
     return score_grid(grid, points)
@@ -217,7 +193,7 @@ def _ready_choice(tree, node, grid, card, selection, calc, delta, child_values, 
         if calc:
             child_values(grid, card, params, values)
             state_value(grid, params)
-        tree.allowed[node] = _empty_mask(grid)
+        tree.allowed[node] = empty_mask(grid)
     elif selection == SELECT_PRUNE:
         child_values(grid, card, params, values)
         tree.allowed[node] = prune_mask(values, state_value(grid, params), delta)
@@ -271,7 +247,7 @@ def run_iterations(tree, root_grid, root_deck, n_iterations, state,
                                   child_values, state_value, params, values)
                 untried = tree.allowed[node] & ~tree.tried[node]
                 if untried != 0:
-                    cell = _random_bit(state, untried)
+                    cell = random_bit(state, untried)
                     child = _add_node(tree, node, CHANCE, cell)
                     if child < 0:
                         break  # the tree is full: play out from here
@@ -300,7 +276,7 @@ def run_iterations(tree, root_grid, root_deck, n_iterations, state,
                 depth += 1
                 path[depth] = node
             else:
-                if _empty_mask(grid) == 0:
+                if empty_mask(grid) == 0:
                     break  # the game is over
                 card = _draw(state, deck, m)
                 m -= 1

@@ -40,7 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, add_card, classify_packed, line_features, rng_below, rng_next, rng_seed, shuffle_prefix
+from .core import (LINES_ARRAY, add_card, classify_packed, empty_mask, line_features, random_bit,
+                   rng_next, rng_seed, shuffle_prefix)
 
 __all__ = [
     "NO_KEY", "SIZE_TABLE_LEN", "new_table", "rehash", "line_key", "lookup",
@@ -318,16 +319,19 @@ def _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points,
         out[cell] = v
 
 
+@njit(cache=True, inline="always")
+def _scratch():
+    """Work arrays of the placement kernels: undealt counts by rank and suit, undealt
+    flags, the 10 lines' sizes, line values before and after a placement, and 25
+    cell values."""
+    return (np.empty(13, dtype=np.int64), np.empty(4, dtype=np.int64), np.empty(52, dtype=np.uint8),
+            np.empty(10, dtype=np.int64), np.empty(10), np.empty(10), np.empty(25))
+
+
 @njit(cache=True)
 def placement_values(grid, card, points, keys, sums, counts, size_sums, size_counts, use_size):
     """``float64[25]``: estimated final score after placing ``card`` in each cell."""
-    rank_und = np.empty(13, dtype=np.int64)
-    suit_und = np.empty(4, dtype=np.int64)
-    undealt = np.empty(52, dtype=np.uint8)
-    sizes = np.empty(10, dtype=np.int64)
-    a = np.empty(10)
-    b = np.empty(10)
-    out = np.empty(25)
+    rank_und, suit_und, undealt, sizes, a, b, out = _scratch()
     n = undealt_counts(grid, card, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
     _placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
@@ -339,13 +343,7 @@ def placement_values(grid, card, points, keys, sums, counts, size_sums, size_cou
 def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, size_counts, use_size):
     """For each card of ``cards``: the value of its best placement on ``grid`` (the
     chance level of a depth-2 expectimax: each card as the next one dealt)."""
-    rank_und = np.empty(13, dtype=np.int64)
-    suit_und = np.empty(4, dtype=np.int64)
-    undealt = np.empty(52, dtype=np.uint8)
-    sizes = np.empty(10, dtype=np.int64)
-    a = np.empty(10)
-    b = np.empty(10)
-    vals = np.empty(25)
+    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     out = np.empty(cards.shape[0])
     n = undealt_counts(grid, -1, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
@@ -364,21 +362,6 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
 
 
 @njit(cache=True, inline="always")
-def _random_empty(state, grid):
-    empty = 0
-    for i in range(25):
-        if grid[i] < 0:
-            empty += 1
-    k = rng_below(state, empty)
-    for i in range(25):
-        if grid[i] < 0:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
-
-
-@njit(cache=True, inline="always")
 def _argmax(vals):
     best = 0
     for i in range(1, vals.shape[0]):
@@ -394,13 +377,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     left) from a fresh shuffle of the undealt cards, places them by the greedy policy
     (or uniformly at random) and ends with the exact score of a full grid or the
     estimated final score of a partial one."""
-    rank_und = np.empty(13, dtype=np.int64)
-    suit_und = np.empty(4, dtype=np.int64)
-    undealt = np.empty(52, dtype=np.uint8)
-    sizes = np.empty(10, dtype=np.int64)
-    a = np.empty(10)
-    b = np.empty(10)
-    vals = np.empty(25)
+    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
     n0 = undealt_counts(grid, -1, rank_und, suit_und, undealt)
@@ -421,7 +398,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
             card = deck[t]
             _deal(card, undealt, rank_und, suit_und)
             if random_policy:
-                cell = _random_empty(state, g)
+                cell = random_bit(state, empty_mask(g))
             else:
                 _placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                             size_sums, size_counts, use_size, a, b, vals)
@@ -455,13 +432,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
     the sum of its line estimates. ``epsilon`` decays by ``decay`` after each game.
     Returns (games played, epsilon, sum of the games' final scores).
     """
-    rank_und = np.empty(13, dtype=np.int64)
-    suit_und = np.empty(4, dtype=np.int64)
-    undealt = np.empty(52, dtype=np.uint8)
-    sizes = np.empty(10, dtype=np.int64)
-    a = np.empty(10)
-    b = np.empty(10)
-    vals = np.empty(25)
+    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     deck = np.arange(52).astype(np.int8)
     grid = np.empty(25, dtype=np.int8)
     rec = np.empty((25, 10), dtype=np.int64)
@@ -485,7 +456,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
             _deal(card, undealt, rank_und, suit_und)
             explore = np.float64(rng_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon
             if explore:
-                cell = _random_empty(state, grid)
+                cell = random_bit(state, empty_mask(grid))
             else:
                 _placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                             size_sums, size_counts, use_size, a, b, vals)
