@@ -58,8 +58,9 @@ class SearchPlayer(BasePlayer):
         self.evaluator.prepare(self.points, budget_s, self.seed)
 
     def warm_up(self) -> None:
-        """A tiny preparation and one short search on copies of the evaluator and the
-        search: every kernel they use gets compiled, and this player's state is untouched."""
+        """A tiny preparation and two short searches on copies of the evaluator and the
+        search, one early in a game and one near its end (where playouts reach the full
+        grid): every kernel they use gets compiled, and this player's state is untouched."""
         import copy
 
         from ..points import AMERICAN
@@ -67,9 +68,12 @@ class SearchPlayer(BasePlayer):
         evaluator, search = self.evaluator.warm_up_copy(), copy.deepcopy(self.search)
         points = np.array(AMERICAN.points, dtype=np.int64)
         evaluator.prepare(points, 0.05, 0)
-        grid = np.full(25, EMPTY, dtype=np.int8)
-        grid[[0, 6, 12]] = [0, 14, 28]
-        search.choose(evaluator, grid, 42, points, 0.05, 0)
+        early = np.full(25, EMPTY, dtype=np.int8)
+        early[[0, 6, 12]] = [0, 14, 28]
+        late = np.full(25, EMPTY, dtype=np.int8)
+        late[:21] = np.arange(21)
+        for grid in (early, late):
+            search.choose(evaluator, grid, 42, points, 0.05, 0)
 
     def start_game(self) -> None:
         super().start_game()
