@@ -130,23 +130,22 @@ class TigerPlayer(SearchPlayer):
 # -- benchmarks -------------------------------------------------------------------------
 
 
-def _mid_game(points: np.ndarray) -> tuple[np.ndarray, int]:
-    """A fixed position: 12 cards of deal(1) placed by the best-move policy, the 13th in hand."""
+def _mid_game():
+    """A fixed American position: 12 cards of deal(1) placed by the best-move policy,
+    the 13th in hand; with the prepared evaluator and the points."""
+    points = np.array(AMERICAN.points, dtype=np.int64)
     ev = tiger_evaluator()
     ev.prepare(points, 0.0)
     cards = deal(1)
     grid = np.full(25, EMPTY, dtype=np.int8)
     for c in cards[:12]:
         grid[ev.greedy_cell(grid, c)] = c
-    return grid, cards[12]
+    return grid, cards[12], ev, points
 
 
 @register_benchmark("tiger_iterations_per_s")
 def _tiger_iterations(scale: float) -> float:
-    points = np.array(AMERICAN.points, dtype=np.int64)
-    grid, card = _mid_game(points)
-    ev = tiger_evaluator()
-    ev.prepare(points, 0.0)
+    grid, card, ev, points = _mid_game()
     n = max(200, int(40_000 * scale))
     search = MCTS("prune", "best", iterations=n, capacity=n + 10)
     t = time.perf_counter()
@@ -156,10 +155,7 @@ def _tiger_iterations(scale: float) -> float:
 
 @register_benchmark("possibility_evaluations_per_s")
 def _possibility_evaluations(scale: float) -> float:
-    points = np.array(AMERICAN.points, dtype=np.int64)
-    grid, card = _mid_game(points)
-    ev = tiger_evaluator()
-    ev.prepare(points, 0.0)
+    grid, card, ev, _ = _mid_game()
     n = max(100, int(100_000 * scale))
     t = time.perf_counter()
     evaluated = kp.repeat_child_values(grid, card, ev.params, n)
