@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from pokersquares import AMERICAN, Game
+from pokersquares import AMERICAN
 from pokersquares.cards import parse_cards
 from pokersquares.harness.registry import list_players, make_player
 from pokersquares.harness.runner import player_cores
@@ -24,19 +24,6 @@ def table(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("tables") / "american.json"
     player.evaluator.save(path, point_system_name="American")
     return str(path)
-
-
-def play(player, seed: int, clock: float = 30.0) -> tuple[int, float]:
-    game = Game.from_seed(seed, AMERICAN)
-    player.set_seed(seed)
-    player.start_game()
-    used = 0.0
-    for card in game:
-        t = time.perf_counter()
-        row, col = player.get_play(card, clock - used)
-        used += time.perf_counter() - t
-        game.play(row, col)  # raises on an illegal play
-    return game.score(), used
 
 
 def test_registered_with_their_cores():
@@ -92,26 +79,25 @@ def test_og_on_learned_utilities_completes_a_flush(table):
     assert player.choose(draw, parse_cards(["4H"])[0], 30.0) == (23 if in_columns else 19)
 
 
-def test_og_plays_well_fast(table):
+def test_og_plays_well_fast(table, play_legal):
     og = make_player(f"og:load={table}")
     og.set_point_system(AMERICAN, 0.0)
-    scores = [play(og, seed)[0] for seed in range(30)]
+    scores = [play_legal(og, seed).score for seed in range(30)]
     assert np.mean(scores) > 80
 
 
-def test_beemo_plays_legal_games_within_its_clock(table):
+def test_beemo_plays_legal_games_within_its_clock(table, play_legal):
     beemo = make_player(f"beemo:load={table}")
     beemo.set_point_system(AMERICAN, 0.0)
     for seed in range(2):
-        score, used = play(beemo, seed, clock=1.0)
-        assert used < 1.0 and score >= 0
+        game = play_legal(beemo, seed, 1.0)
+        assert game.decision_s < 1.0 and game.score >= 0
 
 
-def test_beemo_learns_when_given_no_table():
+def test_beemo_learns_when_given_no_table(play_legal):
     beemo = make_player("beemo:train_games=500,eval_games=500,time_per_game=0.5")
     t = time.perf_counter()
     beemo.set_point_system(AMERICAN, 1.5)
     assert time.perf_counter() - t < 1.5
     assert beemo.evaluator.report.games > 0
-    score, used = play(beemo, 3)
-    assert used < 0.5 + 0.1
+    assert play_legal(beemo, 3).decision_s < 0.5 + 0.1

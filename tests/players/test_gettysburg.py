@@ -5,36 +5,23 @@ import time
 import numpy as np
 import pytest
 
-from pokersquares import AMERICAN, BRITISH, Game
+from pokersquares import AMERICAN, BRITISH
 from pokersquares.errors import PokerSquaresError
 from pokersquares.harness.registry import make_player
 from pokersquares.players.gettysburg import gettysburg
-
-
-def _play(player, seed, point_system=AMERICAN, clock=30.0):
-    game = Game.from_seed(seed, point_system)
-    player.set_seed(seed)
-    player.start_game()
-    used = 0.0
-    for card in game:
-        t = time.perf_counter()
-        row, col = player.get_play(card, clock - used)
-        used += time.perf_counter() - t
-        game.play(row, col)  # raises on an illegal play
-    return game.score(), used
 
 
 @pytest.mark.parametrize("spec", ["gettysburg:games=300", "gettysburg:games=300,search=greedy",
                                   "gettysburg:games=300,search=mc,time_per_game=0.5",
                                   "gettysburg:games=300,search=ucb,time_per_game=0.5,depth=3",
                                   "gettysburg:games=300,epsilon0=0.1,hand_sizes=false"])
-def test_variants_play_legal_games_within_budget(spec):
+def test_variants_play_legal_games_within_budget(spec, play_legal):
     player = make_player(spec)
     player.set_point_system(BRITISH, 10.0)
     assert player.evaluator.games_learned == 300
-    score, used = _play(player, 7, BRITISH)
-    assert score >= 0
-    assert used < 1.5
+    game = play_legal(player, 7)
+    assert game.score >= 0
+    assert game.decision_s < 1.5
 
 
 def test_learning_fills_a_share_of_the_budget():
@@ -57,7 +44,7 @@ def test_names_and_bad_parameters():
         make_player("gettysburg:epsilon0=2")
 
 
-def test_plays_from_a_saved_table(tmp_path):
+def test_plays_from_a_saved_table(tmp_path, play_legal):
     trained = gettysburg(games=300)
     trained.set_point_system(AMERICAN, 10.0)
     path = tmp_path / "american.npz"
@@ -65,8 +52,8 @@ def test_plays_from_a_saved_table(tmp_path):
     player = make_player(f"gettysburg:load={path}")
     player.set_point_system(AMERICAN, 10.0)
     assert player.evaluator.games_learned == 300  # kept, not relearned
-    a = [_play(player, s)[0] for s in (3, 4)]
-    b = [_play(trained, s)[0] for s in (3, 4)]
+    a = [play_legal(player, s).placements for s in (3, 4)]
+    b = [play_legal(trained, s).placements for s in (3, 4)]
     assert a == b
     with pytest.raises(PokerSquaresError):
         make_player(f"gettysburg:load={tmp_path / 'missing.npz'}")

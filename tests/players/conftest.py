@@ -1,0 +1,18 @@
+import pytest
+
+from pokersquares.harness.game_play import play_game
+
+
+@pytest.fixture
+def play_legal():
+    """Play one contest game in this process, as the harness plays it (the clock of
+    ``time_per_game`` seconds, the deal of ``seed``), and fail the test on any fault:
+    a timeout, an illegal or malformed play or an error. Returns the GameRecord."""
+
+    def play(player, seed: int, time_per_game: float = 30.0, point_system=None):
+        record = play_game(player, point_system or player.point_system, seed, time_per_game)
+        assert record.penalty is None, record.penalty
+        assert len(record.placements) == 25
+        return record
+
+    return play
