@@ -32,6 +32,8 @@ PREP_OPT = typer.Option(300.0, "--prep-time", min=0.0, help="Preprocessing secon
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
 BACKEND_OPT = typer.Option("local", "--backend", help="Where games run: 'local' (worker processes here) or 'ray' "
                            "(Ray tasks; needs pip install 'pokersquares[ray]'). Results go to the same store.")
+CLASSPATH_OPT = typer.Option(None, "--classpath", help="For java:CLASS players (contest Java players): the "
+                             "contest framework's classes and the player's, as PATH[:PATH...] (jars or directories).")
 ADDRESS_OPT = typer.Option(None, "--address", help="With --backend ray: the Ray cluster to use, as host:port "
                            "of its head, e.g. head:6379 (default: a private local Ray instance for this command).")
 
@@ -75,6 +77,13 @@ class _Progress:
             self.bar.close()
 
 
+def use_classpath(classpath: Optional[str]) -> None:
+    """Keep ``--classpath`` for the java: players of this command (and its workers)."""
+    if isinstance(classpath, str):  # not the Option default when called as a function (demo)
+        from ..players.java import set_classpath
+        set_classpath(classpath)
+
+
 def _check_workers(workers: Optional[int]) -> Optional[int]:
     if workers is not None and workers < 1:
         raise fail("--workers must be at least 1")
@@ -101,8 +110,10 @@ def play_cmd(
     prep_time: float = PREP_OPT,
     db: Path = DB_OPT,
     json_out: bool = JSON_OPT,
+    classpath: Optional[str] = CLASSPATH_OPT,
 ) -> None:
     """Play one game and print the moves and the final grid."""
+    use_classpath(classpath)
     ps = parse_point_system(system)
     player_cores(player)
     with ResultStore(db) as store:
@@ -140,8 +151,10 @@ def run_cmd(
     quiet: bool = QUIET_OPT,
     backend: str = BACKEND_OPT,
     address: Optional[str] = ADDRESS_OPT,
+    classpath: Optional[str] = CLASSPATH_OPT,
 ) -> None:
     """Play N games (recorded in the result store; rerunning resumes)."""
+    use_classpath(classpath)
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
     ps = parse_point_system(system)
@@ -217,8 +230,10 @@ def tournament_cmd(
     quiet: bool = QUIET_OPT,
     backend: str = BACKEND_OPT,
     address: Optional[str] = ADDRESS_OPT,
+    classpath: Optional[str] = CLASSPATH_OPT,
 ) -> None:
     """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
+    use_classpath(classpath)
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
     names = [p.strip() for p in players.split(",") if p.strip()]

@@ -14,8 +14,8 @@ from ..harness.runner import backend_session, check_backend, player_cores
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP, parse_point_system
 from . import app, fail
-from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, SEED_OPT, TPG_OPT,
-                      WORKERS_HELP, _check_workers, _Progress)
+from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, SEED_OPT,
+                      TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
 
 
 @app.command("sweep")
@@ -42,9 +42,11 @@ def sweep_cmd(
     quiet: bool = QUIET_OPT,
     backend: str = BACKEND_OPT,
     address: Optional[str] = ADDRESS_OPT,
+    classpath: Optional[str] = CLASSPATH_OPT,
 ) -> None:
     """Play a player over a grid (or random sample) of its parameters; print the mean with
     standard error per setting (each setting is a resumable run in the result store)."""
+    use_classpath(classpath)
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
     ps = parse_point_system(system)

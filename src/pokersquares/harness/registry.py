@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 from ..errors import PokerSquaresError
 
-__all__ = ["PlayerInfo", "register_player", "list_players", "make_player", "parse_player_spec",
-           "UnknownPlayerError"]
+__all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
+           "parse_player_spec", "UnknownPlayerError"]
 
 
 class UnknownPlayerError(PokerSquaresError):
@@ -30,6 +30,8 @@ class PlayerInfo:
 
 
 _REGISTRY: dict[str, PlayerInfo] = {}
+# Open-ended families of players named PREFIX:MEMBER (``java:MyPlayer``): prefix -> resolver.
+_FAMILIES: dict[str, Callable[[str], Any]] = {}
 _BUILTINS_LOADED = False
 
 
@@ -39,6 +41,12 @@ def register_player(name: str, description: str, cores: int = 1):
         _REGISTRY[name] = PlayerInfo(name, factory, description, cores)
         return factory
     return wrap
+
+
+def register_player_family(prefix: str, resolve: Callable[[str], Any]) -> None:
+    """Players named ``PREFIX:MEMBER`` (e.g. ``java:MyPlayer``): ``resolve(member)`` returns
+    the member's factory, or raises :class:`UnknownPlayerError` saying what is wrong."""
+    _FAMILIES[prefix] = resolve
 
 
 def _load_builtins() -> None:
@@ -81,6 +89,9 @@ def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
     head, _, rest = spec.strip().partition(":")
     if head in _REGISTRY:
         return head, _parse_params(rest)
+    member, _, params = rest.partition(":")
+    if f"{head}:{member}" in _REGISTRY or (head in _FAMILIES and member):
+        return f"{head}:{member}", _parse_params(params)
     if rest and "=" not in rest.partition(":")[0]:
         cls, _, params = rest.partition(":")
         return f"{head}:{cls}", _parse_params(params)
@@ -94,6 +105,9 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
         info = _REGISTRY[name]
         return info.factory, info.cores
     module_name, _, cls_name = name.partition(":")
+    if module_name in _FAMILIES:
+        factory = _FAMILIES[module_name](cls_name)
+        return factory, int(getattr(factory, "cores", 1))
     try:
         module = importlib.import_module(module_name)
     except Exception as e:  # an import error of any kind is the user's to see in one line

@@ -1,0 +1,335 @@
+"""Contest Java players, ``java:CLASS``: a class written for the 2016 contest framework's
+``PokerSquaresPlayer`` interface plays under this harness's rules.
+
+Each player runs in a JVM child process driven by ``PokerSquaresShim.java`` (beside this
+file; standard library only, compiled once with ``javac`` into a per-user cache keyed by
+its hash) over a line protocol on stdin/stdout. The user's classpath brings the
+framework's classes (``PokerSquaresPlayer``, ``Card``, ``PokerSquaresPointSystem``) and
+the player; none of the framework ships here. The classpath is ``--classpath`` on the
+command line (kept in ``$POKERSQUARES_CLASSPATH`` for the worker processes), else
+``$CLASSPATH``.
+
+The JVM starts in ``warm_up``, outside the harness's clocks; every clock is kept on the
+Python side. A call that overruns its time (plus ``grace``) has its JVM stopped; a JVM
+that exits or is stopped is started again, and told the point system again, at the next
+game. The JVM halts when its stdin ends, so it never outlives the process that started
+it, even one killed while the player is stuck inside a call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+from ..cards import Card
+from ..harness.registry import UnknownPlayerError, register_player_family
+from ..points import PointSystem
+
+__all__ = ["JavaPlayer", "JavaPlayerError", "CLASSPATH_ENV", "set_classpath", "java_player_class"]
+
+CLASSPATH_ENV = "POKERSQUARES_CLASSPATH"
+SHIM = "PokerSquaresShim"
+START_LIMIT_S = 60.0   # JVM start, class loading and the player's constructor (untimed by the contest)
+INIT_LIMIT_S = 30.0    # init() before each game (untimed by the contest)
+QUIT_WAIT_S = 2.0
+
+
+class JavaPlayerError(RuntimeError):
+    """The JVM died, a call into the player threw, or the shim could not answer."""
+
+
+def _java_tool(tool: str) -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(Path(home) / "bin" / tool, os.X_OK):
+        return str(Path(home) / "bin" / tool)
+    return shutil.which(tool)
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pokersquares" / "java-shim"
+
+
+def _shim_source() -> tuple[Path, str]:
+    path = Path(str(resources.files(__package__) / f"{SHIM}.java"))
+    return path, hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def shim_classpath() -> list[str]:
+    """What to put on the JVM's command line before the user's classpath to run the shim:
+    its compiled classes (compiled at first use), or, without ``javac``, its source file
+    (Java 11+ runs a single source file, compiling it at each start)."""
+    source, digest = _shim_source()
+    javac = _java_tool("javac")
+    if javac is None:
+        return [str(source)]
+    for root in (_cache_root(), Path(tempfile.gettempdir()) / f"pokersquares-java-shim-{os.getuid()}"):
+        target = root / digest
+        if (target / f"{SHIM}.class").exists():
+            return ["-cp", str(target)]
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(dir=root, prefix=".build-"))
+        except OSError:
+            continue  # an unwritable cache: try the next place
+        done = subprocess.run([javac, "-nowarn", "-d", str(work), str(source)], capture_output=True, text=True)
+        if done.returncode != 0:
+            shutil.rmtree(work, ignore_errors=True)
+            raise UnknownPlayerError(f"javac could not compile {source.name}: {done.stderr.strip().splitlines()[-1:]}")
+        try:
+            work.rename(target)  # atomic; another process may have won the race, which is as good
+        except OSError:
+            shutil.rmtree(work, ignore_errors=True)
+        return ["-cp", str(target)]
+    raise UnknownPlayerError("no writable directory to cache the compiled Java shim in")
+
+
+def _classpath_entries(text: str | None) -> list[str]:
+    if text is None:
+        text = os.environ.get(CLASSPATH_ENV) or os.environ.get("CLASSPATH") or ""
+    entries = [e for e in text.split(os.pathsep) if e]
+    if not entries:
+        raise UnknownPlayerError("a java: player needs --classpath (the contest framework's classes and the player's)")
+    for entry in entries:
+        if not Path(entry[:-1] if entry.endswith("*") else entry).exists():
+            raise UnknownPlayerError(f"classpath entry {entry!r} does not exist")
+    return entries
+
+
+def set_classpath(text: str) -> str:
+    """Check a ``--classpath`` value and keep it, made absolute, for every java: player of
+    this process and its workers; returns it."""
+    entries = [str(Path(e[:-1]).resolve() / "*") if e.endswith("*") else str(Path(e).resolve())
+               for e in _classpath_entries(text)]
+    value = os.pathsep.join(entries)
+    os.environ[CLASSPATH_ENV] = value
+    return value
+
+
+def _jvm_command(class_name: str, classpath: list[str], java_opts: list[str], check: bool = False) -> list[str]:
+    java = _java_tool("java")
+    if java is None:
+        raise UnknownPlayerError("java not found: install a JDK (e.g. Debian's default-jdk-headless) "
+                                 "or set JAVA_HOME")
+    shim = shim_classpath()
+    if shim[0] == "-cp":
+        cp, launch = [shim[1], *classpath], [SHIM]
+    else:
+        cp, launch = classpath, [shim[0]]
+    return [java, *java_opts, "-cp", os.pathsep.join(cp), *launch, *(["--check"] if check else []), class_name]
+
+
+def _fingerprint(class_name: str, classpath: list[str]) -> str:
+    """Changes when the player's compiled code (or the classpath) changes, so that the
+    result store never resumes games of another build (see ResultStore.open_run)."""
+    h = hashlib.sha256(_shim_source()[1].encode())
+    rel = class_name.replace(".", "/") + ".class"
+    for entry in classpath:
+        h.update(entry.encode())
+        path = Path(entry)
+        for f in ([path] if path.is_file() else [path / rel]):
+            if f.is_file():
+                st = f.stat()
+                h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:12]
+
+
+_CHECKED: dict[tuple[str, str], type] = {}
+
+
+def java_player_class(class_name: str) -> type:
+    """The factory of ``java:CLASS``, after checking (once per process and classpath) that
+    java runs, the classpath exists, and the class is a PokerSquaresPlayer with a public
+    no-argument constructor; any failure is one line (UnknownPlayerError)."""
+    if not class_name or not all(part.isidentifier() for part in class_name.split(".")):
+        raise UnknownPlayerError(f"java:{class_name}: not a Java class name")
+    classpath = _classpath_entries(None)
+    key = (class_name, os.pathsep.join(classpath))
+    if key not in _CHECKED:
+        cmd = _jvm_command(class_name, classpath, [], check=True)
+        try:
+            done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  timeout=START_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            raise UnknownPlayerError(f"java:{class_name}: the JVM did not start within {START_LIMIT_S:g} s") from None
+        first = (done.stdout.strip().splitlines() or [""])[0]
+        if done.returncode != 0 or not first.startswith("ready"):
+            reason = first.removeprefix("error ").strip() or (done.stderr.strip().splitlines() or ["no answer"])[-1]
+            raise UnknownPlayerError(f"java:{class_name}: {reason}")
+        _CHECKED[key] = type(f"JavaPlayer[{class_name}]", (JavaPlayer,), {
+            "class_name": class_name, "version": f"java/{_fingerprint(class_name, classpath)}",
+            "__module__": __name__})
+    return _CHECKED[key]
+
+
+class JavaPlayer:
+    """A contest Java player in a JVM child process (see the module's docstring).
+
+    ``cores``: how many cores the player's own threads keep busy (the harness then plays
+    fewer games at once). ``grace``: seconds past a call's time before its JVM is stopped.
+    ``java_opts``: extra JVM options, separated by spaces. ``log``: a file that gets the
+    player's printed output (default: discarded).
+    """
+
+    class_name = ""
+    version = "java"
+    cores = 1
+
+    def __init__(self, class_name: str | None = None, *, classpath: str | None = None, cores: int = 1,
+                 grace: float = 1.0, java_opts: str = "", log: str | None = None) -> None:
+        if class_name is not None:
+            self.class_name = class_name
+        self.name = f"java:{self.class_name}"
+        self.cores = int(cores)
+        self.grace = float(grace)
+        self.java_opts = java_opts.split()
+        self.log = log
+        self.classpath = _classpath_entries(classpath)
+        self.java_name: str | None = None
+        self._proc: subprocess.Popen | None = None
+        self._buffer = b""
+        self._system: tuple[PointSystem, float] | None = None
+        self.seed = 0
+
+    # -- the JVM ------------------------------------------------------------
+    def _start(self) -> None:
+        self._stop()
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+        try:
+            self._proc = subprocess.Popen(_jvm_command(self.class_name, self.classpath, self.java_opts),
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out, bufsize=0)
+        except OSError as e:
+            raise JavaPlayerError(f"cannot start java: {e}") from None
+        finally:
+            if self.log:
+                out.close()
+        self._buffer = b""
+        line = self._call(None, START_LIMIT_S, "starting the JVM")
+        if not line.startswith("ready"):
+            raise JavaPlayerError(f"the JVM could not create {self.class_name}: {line.removeprefix('error ')}")
+        self.java_name = line[6:].strip() or self.class_name
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for f in (proc.stdin, proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """End the JVM (it also ends by itself when this process exits)."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.stdin.write(b"quit\n")
+                proc.stdin.flush()
+                proc.wait(QUIT_WAIT_S)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._stop()
+
+    def __del__(self) -> None:
+        try:
+            self._stop()
+        except Exception:
+            pass
+
+    def __getstate__(self):
+        # The learned state lives in the JVM: each worker process prepares its own copy.
+        raise TypeError("a Java player's JVM cannot be copied to another process")
+
+    def _call(self, command: str | None, limit_s: float, what: str) -> str:
+        """Send one command and return the shim's one-line answer, waiting at most ``limit_s``
+        seconds; a JVM that overruns is stopped."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            raise JavaPlayerError(f"the JVM is not running ({what})")
+        deadline = time.monotonic() + limit_s
+        if command is not None:
+            try:
+                proc.stdin.write(command.encode() + b"\n")
+                proc.stdin.flush()
+            except OSError:
+                pass  # it died: reading below says how
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self._stop()
+                raise TimeoutError(f"no answer within {limit_s:.2f} s while {what}; the JVM was stopped")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                code = proc.wait()
+                self._stop()
+                raise JavaPlayerError(f"the JVM exited with code {code} while {what}")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        text = line.decode("utf-8", "replace").strip()
+        if text.startswith("raised "):
+            raise JavaPlayerError(f"{what} threw {text[7:]}")
+        return text
+
+    # -- the harness's player protocol ----------------------------------------
+    def warm_up(self) -> None:
+        """Start the JVM and create the player, before any clock starts."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+
+    def set_seed(self, seed: int) -> None:
+        self.seed = int(seed)  # a Java player draws its own randomness
+
+    def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
+        self._system = (point_system, float(budget_s))
+        self.warm_up()
+        self._tell_system()
+
+    def _tell_system(self) -> None:
+        point_system, budget_s = self._system
+        millis = int(budget_s * 1000)
+        limit = budget_s + max(self.grace, 0.1 * budget_s)
+        try:
+            self._call(f"system {' '.join(map(str, point_system.points))} {millis}", limit, "setPointSystem")
+        except TimeoutError:
+            raise JavaPlayerError(f"setPointSystem overran its budget of {budget_s:g} s; the JVM was stopped") from None
+
+    def start_game(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            # The last game's JVM died or was stopped: a new one, told the point system again.
+            self._start()
+            if self._system is not None:
+                self._tell_system()
+        self._call("init", INIT_LIMIT_S, "init")
+
+    def get_play(self, card: Card, seconds_left: float):
+        t = time.monotonic()
+        try:
+            line = self._call(f"play {int(card)} {int(seconds_left * 1000)}", seconds_left + self.grace, "getPlay")
+        except TimeoutError:
+            # Stopped past its time: answering late lets the harness's own clock call it a timeout.
+            while time.monotonic() - t <= seconds_left:
+                time.sleep(0.001)
+            return None
+        words = line.split()
+        if words[:1] != ["play"]:
+            raise JavaPlayerError(f"unexpected answer from the shim: {line!r}")
+        try:
+            values = [int(w) for w in words[1:]]
+        except ValueError:
+            return None if words[1:] == ["null"] else " ".join(words[1:])
+        return tuple(values) if len(values) == 2 else values
+
+
+register_player_family("java", java_player_class)

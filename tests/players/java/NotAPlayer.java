@@ -1,0 +1,3 @@
+public class NotAPlayer {
+    public String getName() { return "not a player"; }
+}

@@ -1,0 +1,174 @@
+"""Contest Java players (java:CLASS) through the harness, with our own stand-ins for the
+contest framework's types compiled from tests/players/java/ once per session."""
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from pokersquares import AMERICAN, PointSystem, deal
+from pokersquares.harness.registry import UnknownPlayerError, make_player
+from pokersquares.harness.runner import RunSpec, record_run, run_games
+from pokersquares.harness.store import ResultStore
+from pokersquares.players import java
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))  # first_empty_player, for forked workers
+NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
+
+
+@pytest.fixture(scope="session")
+def java_classes(tmp_path_factory):
+    """The stand-in framework and the test players, compiled; the classpath is set for the
+    session as `--classpath` sets it."""
+    if shutil.which("javac") is None:
+        message = "javac not found: the Java player tests need a JDK (.ci/run installs default-jdk-headless)"
+        if os.environ.get("CI", "").lower() == "true" or os.environ.get("POKERSQUARES_REQUIRE_JAVA"):
+            pytest.fail(message)  # CI must run these tests, never skip them
+        pytest.skip(message)
+    out = tmp_path_factory.mktemp("java-classes")
+    subprocess.run(["javac", "-d", str(out), *map(str, sorted((HERE / "java").glob("*.java")))], check=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(java.CLASSPATH_ENV, str(out))
+        yield out
+
+
+def run(player, n=4, system=NEG, tpg=5.0, workers=2, seed=100):
+    return run_games(RunSpec(player, system, n, seed, tpg, 1.0), range(n), workers=workers)
+
+
+def faulty(seed: int) -> bool:
+    """FaultyPlayer misbehaves at move 3 of games whose first card has an odd id."""
+    return deal(seed)[0] % 2 == 1
+
+
+def java_processes(marker: str) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0") if proc.name.isdigit() else []
+            if argv and argv[0].endswith(b"java") and marker.encode() in argv:
+                pids.append(int(proc.name))
+        except OSError:
+            pass
+    return pids
+
+
+def test_first_empty_java_player_scores_as_the_python_one(java_classes):
+    ours = run("java:FirstEmptyPlayer", n=6, system=AMERICAN)
+    twin = run("first_empty_player:FirstEmpty", n=6, system=AMERICAN)
+    assert [r.penalty for r in ours] == [None] * 6
+    assert [(r.score, r.placements) for r in ours] == [(r.score, r.placements) for r in twin]
+
+
+def test_random_java_player_plays_legal_games_of_the_contest_deals(java_classes):
+    for rec in run("java:RandomJavaPlayer", n=4, system=AMERICAN):
+        assert rec.penalty is None and [c for c, _, _ in rec.placements] == deal(rec.seed)[:25]
+        assert len({(r, c) for _, r, c in rec.placements}) == 25
+
+
+@pytest.mark.parametrize("player,reason", [
+    ("ThrowPlayer", "error: JavaPlayerError: getPlay threw java.lang.IllegalStateException: boom"),
+    ("ExitPlayer", "error: JavaPlayerError: the JVM exited with code 3"),
+    ("OccupiedPlayer", "illegal play"),
+    ("MalformedPlayer", "malformed answer"),
+])
+def test_each_fault_scores_the_penalty_with_its_reason_and_the_run_goes_on(java_classes, player, reason):
+    recs = run(f"java:{player}", n=4, seed=100)
+    assert {faulty(r.seed) for r in recs} == {False, True}  # the deals test both cases
+    for r in recs:
+        if faulty(r.seed):
+            assert r.penalty.startswith(reason) and r.score == -30, r.penalty
+        else:
+            assert r.penalty is None and len(r.placements) == 25
+
+
+def test_a_hanging_player_times_out_and_its_jvm_does_not_outlive_the_run(java_classes):
+    marker = f"-Dpokersquares.test={uuid.uuid4().hex}"
+    # grace=10: the harness's watchdog (2 s past the game's time) kills the worker first;
+    # the JVM, busy in an endless loop, must still end with it.
+    recs = run(f"java:HangPlayer:java_opts={marker},grace=10", n=4, tpg=0.5)
+    assert [r.penalty is not None for r in recs] == [faulty(r.seed) for r in recs]
+    assert all(r.penalty.startswith("timeout") for r in recs if r.penalty)
+    # Our own stop (0.5 s past the time left) comes first by default; the next game gets a new JVM.
+    recs = run(f"java:HangPlayer:java_opts={marker}", n=4, tpg=0.5, workers=1)
+    assert [r.penalty is not None for r in recs] == [faulty(r.seed) for r in recs]
+    assert all(r.penalty.startswith("timeout") for r in recs if r.penalty)
+    assert java_processes(marker) == []
+
+
+def test_the_jvm_halts_when_its_parent_is_killed_in_the_middle_of_a_call(java_classes, tmp_path):
+    marker = f"-Dpokersquares.test={uuid.uuid4().hex}"
+    script = (f"from pokersquares.players.java import JavaPlayer\n"
+              f"p = JavaPlayer('HangPlayer', java_opts={marker!r}, grace=60)\n"
+              "from pokersquares import AMERICAN\n"
+              "p.set_point_system(AMERICAN, 0.1); p.start_game()\n"
+              "print('playing', flush=True)\n"
+              "for card in (1, 3, 5): p.get_play(card, 60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout.readline().strip() == "playing"
+    assert len(java_processes(marker)) == 1
+    import time
+    time.sleep(0.3)  # inside the endless getPlay
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while java_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert java_processes(marker) == []
+
+
+def test_the_jvm_starts_in_warm_up_outside_the_clocks(java_classes):
+    player = make_player("java:FirstEmptyPlayer")
+    assert player._proc is None
+    player.warm_up()
+    assert player._proc.poll() is None and player.java_name == "FirstEmpty"
+    player.close()
+    assert player._proc is None
+
+
+def test_resume_and_workers(java_classes, tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    seen = []
+    record_run(RunSpec("java:FirstEmptyPlayer", AMERICAN, 3, 0, 5.0, 1.0), store, workers=1, on_result=seen.append)
+    _, recs = record_run(RunSpec("java:FirstEmptyPlayer", AMERICAN, 5, 0, 5.0, 1.0), store, workers=2,
+                         on_result=seen.append)
+    assert sorted(r.game_index for r in seen) == [0, 1, 2, 3, 4]  # games 0..2 read back, not replayed
+    assert [r.score for r in recs] == [r.score for r in run("first_empty_player:FirstEmpty", n=5, system=AMERICAN,
+                                                             seed=0)]
+
+
+def test_bad_java_players_fail_in_one_line_before_any_game(java_classes, tmp_path, monkeypatch):
+    with pytest.raises(UnknownPlayerError, match="NotAPlayer does not implement PokerSquaresPlayer"):
+        make_player("java:NotAPlayer")
+    with pytest.raises(UnknownPlayerError, match="NoSuchPlayer is not on the classpath"):
+        make_player("java:NoSuchPlayer")
+    with pytest.raises(UnknownPlayerError, match="does not exist"):
+        java.set_classpath(str(tmp_path / "missing.jar"))
+    monkeypatch.setenv(java.CLASSPATH_ENV, str(tmp_path))
+    with pytest.raises(UnknownPlayerError, match="framework's class PokerSquaresPlayer is not on the classpath"):
+        make_player("java:FirstEmptyPlayer")
+    monkeypatch.setenv(java.CLASSPATH_ENV, str(java_classes))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    java._CHECKED.clear()
+    with pytest.raises(UnknownPlayerError, match="java not found"):
+        make_player("java:FirstEmptyPlayer")
+
+
+def test_cli_runs_a_java_player_and_rejects_a_bad_one_with_exit_2(java_classes, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    env = {k: v for k, v in os.environ.items() if k != java.CLASSPATH_ENV}
+    ok = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "java:FirstEmptyPlayer",
+                         "--classpath", str(java_classes), "--games", "2", "--db", db, "-q"],
+                        capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and "0 penalties" in ok.stdout, ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "java:NotAPlayer",
+                          "--classpath", str(java_classes), "--games", "2", "--db", db],
+                         capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
+    assert "does not implement PokerSquaresPlayer" in bad.stderr
