@@ -17,6 +17,19 @@ class Evaluator(ABC):
     Grids are ``int8[25]`` arrays (``-1`` empty); the undealt cards are exactly the
     cards not on the grid (and not the card in hand, where one is given).
     ``points`` is ``int64[10]``.
+
+    The contract every evaluator keeps, and every search relies on: a value is an
+    estimate of the game's final score, in points of the point system.
+
+    - ``state_value(grid)`` estimates the final score of ``grid`` (no card in hand)
+      when play goes on; for a full grid it is the grid's exact score.
+    - ``placement_values(grid, card)[cell]`` is ``state_value`` of the grid with
+      ``card`` placed in ``cell`` (``-inf`` for occupied cells).
+
+    So values of different positions compare (a chance node may average them, a
+    depth-limited search may stop at any depth), and a search may report them as
+    expected scores. How good the estimate is varies; what it means does not.
+    ``tests/evaluators/test_contract.py`` checks every evaluator against this.
     """
 
     name: str = "evaluator"
@@ -27,9 +40,9 @@ class Evaluator(ABC):
 
     @abstractmethod
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        """``float64[25]``: the estimated value of the grid after placing ``card`` in
-        each cell, ``-inf`` for occupied cells. Higher is better; the scale is the
-        evaluator's (a greedy policy takes the argmax)."""
+        """``float64[25]``: for each empty cell, the estimated final score after placing
+        ``card`` there (``state_value`` of that grid); ``-inf`` for occupied cells. The
+        evaluator's greedy policy takes the argmax."""
 
     @abstractmethod
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -62,8 +75,8 @@ class Evaluator(ABC):
 
     def state_value(self, grid: np.ndarray) -> float:
         """Estimated final score of ``grid`` with no card in hand (what a depth-limited
-        search judges its leaves by). The default is exact for a full grid and otherwise
-        averages 16 greedy playouts."""
+        search judges its leaves by); exact for a full grid. The default averages 16
+        greedy playouts."""
         if not (grid == EMPTY).any():
             from ..kernels.core import score_grid
             return float(score_grid(grid, self.points))

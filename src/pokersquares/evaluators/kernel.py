@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numpy as np
+
 __all__ = ["EvaluatorKernel"]
 
 
@@ -16,7 +18,13 @@ class EvaluatorKernel(NamedTuple):
       ``placement_values`` (``grid`` may change during the call but is restored);
     - ``state_value(grid, params)``, compiled for ``float64(int8[::1], float64[::1])``,
       like ``Evaluator.state_value``;
-    - ``params``: one ``float64`` array holding whatever the two functions need.
+    - ``params``: one ``float64`` array holding whatever the two functions need;
+    - ``baseline``: ``float64[26]``, for a grid of ``k`` cards the part of its value
+      that MCTS's pruning rule (``delta * h(parent)``, stated for a heuristic that is
+      0 on an empty grid) leaves out; zeros where the evaluator has none.
+
+    Both functions keep :class:`~pokersquares.evaluators.base.Evaluator`'s contract:
+    their values are estimates of the final score.
 
     Fixed signatures let a numba search take the functions as typed function
     pointers, so the search is compiled once for all evaluators and cached on disk.
@@ -25,3 +33,4 @@ class EvaluatorKernel(NamedTuple):
     child_values: Any
     state_value: Any
     params: Any
+    baseline: Any = np.zeros(26)

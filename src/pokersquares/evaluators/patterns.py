@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..kernels import patterns as kp
+from ..kernels.core import score_grid
 from .base import Evaluator
 
 __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
@@ -240,7 +241,25 @@ class PatternEvaluator(Evaluator):
 
     # -- the Evaluator interface --------------------------------------------------
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return kp.og_values(np.asarray(grid, dtype=np.int8), int(card), self.utilities)
+        """The summed utilities of the ten lines after each placement (OG's gain per
+        cell plus the grid's utilities now: the same argmax as OG), exact where the
+        placement fills the grid."""
+        grid = np.asarray(grid, dtype=np.int8)
+        empty = np.flatnonzero(grid == -1)
+        if len(empty) == 1:
+            values = np.full(25, -np.inf)
+            full = grid.copy()
+            full[empty[0]] = card
+            values[empty[0]] = self.state_value(full)
+            return values
+        return kp.og_values(grid, int(card), self.utilities) + kp.grid_utility(grid, int(card), self.utilities)
+
+    def state_value(self, grid: np.ndarray) -> float:
+        """The summed utilities of the ten line patterns; the exact score of a full grid."""
+        grid = np.asarray(grid, dtype=np.int8)
+        if not (grid == -1).any():
+            return float(score_grid(grid, self.points))
+        return float(kp.grid_utility(grid, -1, self.utilities))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
         return kp.og_playouts(np.asarray(grid, dtype=np.int8), int(n), _kernel_seed(seed), self.utilities,
@@ -278,6 +297,7 @@ def warm_up() -> None:
     u = np.zeros(kp.NUM_PATTERNS)
     points = np.zeros(10, dtype=np.int64)
     kp.og_values(grid, 30, u)
+    kp.grid_utility(grid, 30, u)
     kp.og_playouts(grid, 1, 0, u, points)
     for paired in (False, True):
         kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points, paired)

@@ -10,7 +10,8 @@ What an evaluator contributes comes in as two jitted functions and their paramet
 (see :class:`pokersquares.evaluators.kernel.EvaluatorKernel`): ``child_values`` gives
 ``h`` of every child of a choice node, ``state_value`` gives ``h`` of the node itself.
 They serve the pruning of choice nodes (Arrington et al. 2016: hard pruning below
-``delta * h(parent)``, at most 70% of the children, else the bottom 50%) and the
+``delta * h(parent)``, at most 70% of the children, else the bottom 50%; ``h`` is the
+evaluator's value above its baseline, see ``_pruned``) and the
 prune + random and best-move simulations. The "calc" switches compute them without
 using them, to measure what the computation alone costs (the paper's Table 3).
 """
@@ -142,6 +143,24 @@ def prune_mask(values, parent_value, delta):
 
 
 @njit(cache=True, inline="always")
+def _pruned(grid, values, parent_value, delta, baseline):
+    """``prune_mask`` on values above the evaluator's baseline: children (``k + 1``
+    cards) lose ``baseline[k + 1]``, the parent (``k`` cards) ``baseline[k]``.
+    Evaluator values estimate the final score; the paper's ``delta * h(parent)``
+    is meant for a heuristic that starts at 0 on an empty grid and grows as cards
+    are placed, which is the estimate minus the baseline (zeros where an evaluator
+    has none). ``values`` is scratch and is changed."""
+    k = 0
+    for i in range(25):
+        if grid[i] >= 0:
+            k += 1
+    shift = baseline[min(k + 1, 25)]
+    for i in range(25):
+        values[i] -= shift
+    return prune_mask(values, parent_value - baseline[k], delta)
+
+
+@njit(cache=True, inline="always")
 def uct_value(mean, visits, parent_visits, cp):
     """The paper's UCT: ``mean + 2 C_p sqrt(2 ln n / n_j)``."""
     return mean + 2.0 * cp * np.sqrt(2.0 * np.log(parent_visits) / visits)
@@ -159,7 +178,7 @@ def _draw(state, deck, m):
 
 @njit(cache=True)
 def playout(grid, card, deck, m, state, simulation, calc, delta, points,
-            child_values, state_value, params, values):
+            child_values, state_value, params, baseline, values):
     """Finish the game on ``grid`` (changed in place) and return its score. ``card`` is
     the card in hand (``-1``: draw first); later cards are drawn from ``deck[:m]``."""
     empty = 0
@@ -175,7 +194,7 @@ def playout(grid, card, deck, m, state, simulation, calc, delta, points,
             cell = np.argmax(values)
         elif simulation == SIM_PRUNE:
             child_values(grid, card, params, values)
-            cell = random_bit(state, prune_mask(values, state_value(grid, params), delta))
+            cell = random_bit(state, _pruned(grid, values, state_value(grid, params), delta, baseline))
         else:
             if calc:
                 child_values(grid, card, params, values)
@@ -187,7 +206,8 @@ def playout(grid, card, deck, m, state, simulation, calc, delta, points,
 
 
 @njit(cache=True, inline="always")
-def _ready_choice(tree, node, grid, card, selection, calc, delta, child_values, state_value, params, values):
+def _ready_choice(tree, node, grid, card, selection, calc, delta, child_values, state_value, params,
+                  baseline, values):
     """Decide which cells of a choice node selection may ever visit."""
     if selection == SELECT_UCT:
         if calc:
@@ -196,7 +216,7 @@ def _ready_choice(tree, node, grid, card, selection, calc, delta, child_values, 
         tree.allowed[node] = empty_mask(grid)
     elif selection == SELECT_PRUNE:
         child_values(grid, card, params, values)
-        tree.allowed[node] = prune_mask(values, state_value(grid, params), delta)
+        tree.allowed[node] = _pruned(grid, values, state_value(grid, params), delta, baseline)
     else:  # best move: the single best child
         child_values(grid, card, params, values)
         tree.allowed[node] = 1 << np.argmax(values)
@@ -212,17 +232,20 @@ _RUN_SIG = types.int64(
     types.float64, types.float64, types.int64[::1],
     types.FunctionType(types.void(types.int8[::1], types.int64, types.float64[::1], types.float64[::1])),
     types.FunctionType(types.float64(types.int8[::1], types.float64[::1])), types.float64[::1],
+    types.float64[::1],
 )
 
 
 @njit(_RUN_SIG, cache=True)
 def run_iterations(tree, root_grid, root_deck, n_iterations, state,
                    selection, simulation, select_calc, simulate_calc, cp, delta, squash_lo, squash_hi,
-                   points, child_values, state_value, params):
+                   points, child_values, state_value, params, baseline):
     """Run ``n_iterations`` iterations on ``tree`` from ``root_grid`` (the root's card
     is ``tree.move[0]``; ``root_deck`` holds the undealt cards without it). Scores are
     squashed to ``(s - squash_lo) / (squash_hi - squash_lo)`` for UCT when
-    ``squash_hi > squash_lo``. Returns how many nodes the tree gained."""
+    ``squash_hi > squash_lo``. ``baseline[k]`` is what pruning subtracts from the
+    value of a grid holding ``k`` cards (see ``_pruned``). Returns how many nodes the
+    tree gained."""
     grid = np.empty(25, dtype=np.int8)
     deck = np.empty(52, dtype=np.int8)
     path = np.empty(64, dtype=np.int64)
@@ -244,7 +267,7 @@ def run_iterations(tree, root_grid, root_deck, n_iterations, state,
             if tree.kind[node] == CHOICE:
                 if not tree.ready[node]:
                     _ready_choice(tree, node, grid, card, selection, select_calc, delta,
-                                  child_values, state_value, params, values)
+                                  child_values, state_value, params, baseline, values)
                 untried = tree.allowed[node] & ~tree.tried[node]
                 if untried != 0:
                     cell = random_bit(state, untried)
@@ -294,7 +317,7 @@ def run_iterations(tree, root_grid, root_deck, n_iterations, state,
                 path[depth] = node
         # -- simulation --
         score = float(playout(grid, card, deck, m, state, simulation, simulate_calc, delta, points,
-                              child_values, state_value, params, values))
+                              child_values, state_value, params, baseline, values))
         # -- backpropagation --
         for d in range(depth + 1):
             tree.visits[path[d]] += 1

@@ -50,7 +50,7 @@ from .core import _POPCOUNT13, classify_packed, rng_below, rng_seed, shuffle_pre
 
 __all__ = [
     "ENCODING_VERSION", "NUM_PATTERNS", "SHAPE_MASK", "complete_hand_utilities", "describe_pattern",
-    "encode_hand", "encode_hand_kernel", "og_values", "og_values_reference",
+    "encode_hand", "encode_hand_kernel", "grid_utility", "og_values", "og_values_reference",
     "og_games", "og_games_from_deals", "og_playouts", "og_placement_playouts", "train_games",
 ]
 
@@ -388,6 +388,22 @@ def og_values(grid, card, utilities):
         cell = empties[i]
         values[cell] = gains[cell // 5] + gains[5 + cell % 5]
     return values
+
+
+@njit(cache=True)
+def grid_utility(grid, card, utilities):
+    """The sum of the utilities of the grid's ten line patterns (complete lines
+    included): OG's estimate of the final score. ``card`` (or ``-1``) is a card in
+    hand, which the deck context counts as seen."""
+    lines, left, empties, _, _ = _og_scratch()
+    _setup(grid, lines, left, empties)
+    if card >= 0:
+        left[card % 13] -= 1
+        left[SUIT_LEFT + card // 13] -= 1
+    total = 0.0
+    for l in range(10):
+        total += utilities[_line_code(lines, l, left)]
+    return total
 
 
 # -- kernels: complete games -----------------------------------------------------------------

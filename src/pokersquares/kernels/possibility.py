@@ -15,8 +15,10 @@ The value ``h`` of a grid is the sum of its 10 hands' values:
 The readable reference of every rule is :mod:`pokersquares.evaluators.possibility`.
 ``params`` below is one ``float64`` array that the evaluator builds (``make_params``):
 points at ``[0:10]``, possible values at ``[10:20]``, made values at ``[20:30]``,
-size weights (0, alpha, beta, gamma, 1) at ``[30:35]``. ``child_values`` and
-``state_value`` have fixed signatures, those of
+size weights (0, alpha, beta, gamma, 1) at ``[30:35]``, and at ``[35:61]`` the
+calibration offsets: ``offset[k]``, added to ``h`` of a grid holding ``k`` cards, makes
+it an estimate of the final score (``calibration_offsets``; zeros leave ``h`` as it
+is). ``child_values`` and ``state_value`` have fixed signatures, those of
 :class:`~pokersquares.evaluators.kernel.EvaluatorKernel`, so that a search compiled
 against them is cached on disk.
 """
@@ -28,7 +30,7 @@ from numba import njit
 
 from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, classify_packed, line_features, rng_below, rng_seed, score_grid
 
-POINTS, POSSIBLE, MADE, SIZE, PARAMS_LEN = 0, 10, 20, 30, 35
+POINTS, POSSIBLE, MADE, SIZE, OFFSET, PARAMS_LEN = 0, 10, 20, 30, 35, 61
 CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
 STATE_VALUE_SIG = "float64(int8[::1], float64[::1])"
 
@@ -104,9 +106,10 @@ def _possibility_into(n, counts, rank_mask, suited, out):
     out[9] = 1 if (suited and distinct and rank_mask & ~_ROYAL_MASK == 0) else 0
 
 
-def make_params(points, possible_value, made_value, size_weight):
+def make_params(points, possible_value, made_value, size_weight, offsets=None):
     """Pack the heuristic's tables into the ``params`` array the kernels take."""
-    params = np.concatenate([points, possible_value, made_value, size_weight]).astype(np.float64)
+    offsets = np.zeros(26) if offsets is None else offsets
+    params = np.concatenate([points, possible_value, made_value, size_weight, offsets]).astype(np.float64)
     assert params.shape == (PARAMS_LEN,)
     return params
 
@@ -209,7 +212,8 @@ def line_value(grid, line_index, params):
 
 @njit(STATE_VALUE_SIG, cache=True)
 def state_value(grid, params):
-    """``h(grid)``: the sum of the 10 hands' values; undealt = every card not on the grid."""
+    """``h(grid) + offset[k]`` for a grid of ``k`` cards; ``h`` is the sum of the 10
+    hands' values, undealt = every card not on the grid."""
     avail = np.empty(52, dtype=np.int8)
     rank_avail = np.empty(13, dtype=np.int64)
     flags = np.empty(10, dtype=np.int8)
@@ -217,12 +221,13 @@ def state_value(grid, params):
     total = 0.0
     for i in range(10):
         total += _line_value(grid, LINES_ARRAY[i], rank_avail, avail, n_avail, params, flags)
-    return total
+    return total + params[OFFSET + 52 - n_avail]
 
 
 @njit(CHILD_VALUES_SIG, cache=True)
 def child_values(grid, card, params, out):
-    """``out[cell] = h(grid with card at cell)`` for each empty cell, ``-inf`` elsewhere.
+    """``out[cell] = state_value(grid with card at cell)`` for each empty cell, ``-inf``
+    elsewhere.
 
     All children share one set of undealt cards, so the 10 hands are valued once; and
     a hand gains the same card whichever of its empty cells takes it, so each hand is
@@ -234,6 +239,7 @@ def child_values(grid, card, params, out):
     values = np.empty(10)
     gained = np.empty(10)
     n_avail = _undealt(grid, card, avail, rank_avail)
+    offset = params[OFFSET + 52 - n_avail]  # a child holds the 52 - n_avail seen cards
     base = 0.0
     for i in range(10):
         line = LINES_ARRAY[i]
@@ -251,7 +257,7 @@ def child_values(grid, card, params, out):
         else:
             row = cell // 5
             col = 5 + cell % 5
-            out[cell] = base - values[row] - values[col] + gained[row] + gained[col]
+            out[cell] = (base - values[row] - values[col] + gained[row] + gained[col]) + offset
 
 
 @njit(cache=True)
@@ -311,3 +317,37 @@ def repeat_child_values(grid, card, params, n):
             if out[i] != -np.inf:
                 valued += 1
     return valued
+
+
+@njit(cache=True)
+def calibration_offsets(params, n, seed):
+    """``float64[26]``: for ``k`` cards on the grid, the mean final score minus the mean
+    ``h`` of the grid after ``k`` moves, over ``n`` games of the best-move policy from an
+    empty grid (``params``' own offsets play no part; ``offset[25]`` is 0: ``h`` of a full
+    grid is its score)."""
+    raw = params.copy()
+    raw[OFFSET:OFFSET + 26] = 0.0
+    points = params[POINTS:POINTS + 10].astype(np.int64)
+    state = rng_seed(seed)
+    deck = np.arange(52).astype(np.int8)
+    h_sum = np.zeros(26)
+    final_sum = 0.0
+    grid = np.empty(25, dtype=np.int8)
+    values = np.empty(25)
+    for g in range(n):
+        grid[:] = -1
+        for k in range(25):
+            j = k + rng_below(state, 52 - k)
+            t = deck[k]
+            deck[k] = deck[j]
+            deck[j] = t
+            child_values(grid, deck[k], raw, values)
+            cell = np.argmax(values)
+            h_sum[k + 1] += values[cell]
+            grid[cell] = deck[k]
+        final_sum += score_grid(grid, points)
+    offsets = np.zeros(26)
+    if n > 0:
+        for k in range(25):
+            offsets[k] = (final_sum - h_sum[k]) / n
+    return offsets

@@ -65,6 +65,9 @@ def og(load: str | None = None, **learning) -> SearchPlayer:
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
+og.version = "2"  # 2: values are summed line utilities (evaluator contract), not gains
+
+
 _BENCH_UTILITIES: np.ndarray | None = None
 
 

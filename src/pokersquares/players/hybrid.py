@@ -56,3 +56,6 @@ def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
     ev: Evaluator = _pick("evaluator", evaluator, EVALUATORS)()
     se: Search = _pick("search", search, SEARCHES)(cores)
     return SearchPlayer(ev, se, name=f"{evaluator}+{search}", time_per_game=time_per_game)
+
+
+hybrid.version = "2"  # 2: every evaluator's values estimate the final score

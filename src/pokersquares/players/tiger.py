@@ -67,7 +67,10 @@ class TigerPlayer(SearchPlayer):
     searches every move but the first and last.
     """
 
-    version = "2"  # 2: keeps back the largest overshoot of a move's budget for every move to come
+    # 2: keeps back the largest overshoot of a move's budget for every move to come;
+    # 3: the heuristic's values carry the calibration offset (evaluator contract), so
+    #    children whose h differed by rounding only now tie
+    version = "3"
 
     def __init__(self, selection: str = "prune", simulation: str = "best", select_calc: bool = False,
                  simulate_calc: bool = False, weights: str = "tuned", alpha: float | None = None,

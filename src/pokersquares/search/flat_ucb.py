@@ -29,11 +29,17 @@ def _playout_seed(seed: int, pull: int) -> int:
 
 
 class _FlatSearch(Search):
-    def __init__(self, depth: int = 5, batch: int = 1) -> None:
-        if depth < 0 or batch < 1:
-            raise ValueError("depth must be >= 0 and batch >= 1")
+    def __init__(self, depth: int = 5, batch: int = 1, pulls: int | None = None) -> None:
+        if depth < 0 or batch < 1 or (pulls is not None and pulls < 1):
+            raise ValueError("depth must be >= 0, batch >= 1 and pulls >= 1")
         self.depth = depth
         self.batch = batch
+        self.pulls = pulls  # fixed work per decision instead of the clock (None: the clock)
+
+    def _more(self, deadline: float, pulls_done: int, next_s: float = 0.0) -> bool:
+        if self.pulls is not None:
+            return pulls_done < self.pulls
+        return time.perf_counter() + next_s < deadline
 
     def _arms(self, evaluator, grid, card, time_s):
         greedy = evaluator.placement_values(grid, card)
@@ -61,9 +67,10 @@ class _FlatSearch(Search):
 
 class DepthLimitedFlatMC(_FlatSearch):
     """Flat Monte Carlo: every cell gets the same number of depth-limited playouts
-    (:class:`~pokersquares.search.flat_mc.FlatMonteCarlo` plays to the end instead)."""
+    (:class:`~pokersquares.search.flat_mc.FlatMonteCarlo` plays to the end instead).
+    ``pulls`` fixes the pulls per decision (rounded up to whole rounds)."""
 
-    name = "flat-mc-limited"
+    name = "depth_mc"
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         greedy, empty, deadline = self._arms(evaluator, grid, card, time_s)
@@ -75,7 +82,7 @@ class DepthLimitedFlatMC(_FlatSearch):
         rounds = 0
         # Whole rounds only, so that every cell gets the same number of playouts; a round
         # is started only if the last one's duration still fits before the deadline.
-        while time.perf_counter() + round_s < deadline:
+        while self._more(deadline, rounds * len(empty), round_s):
             t = time.perf_counter()
             for i, cell in enumerate(empty):
                 sums[i] += self._pull(evaluator, grid, card, cell, _playout_seed(seed, rounds * 25 + i)).sum()
@@ -88,10 +95,11 @@ class DepthLimitedFlatMC(_FlatSearch):
 class FlatUCB1(_FlatSearch):
     """Flat UCB1: each pull goes to the cell with the highest upper confidence bound."""
 
-    name = "flat-ucb1-limited"
+    name = "flat_ucb"
 
-    def __init__(self, depth: int = 5, exploration: float = 20.0, batch: int = 1) -> None:
-        super().__init__(depth, batch)
+    def __init__(self, depth: int = 5, exploration: float = 20.0, batch: int = 1,
+                 pulls: int | None = None) -> None:
+        super().__init__(depth, batch, pulls)
         self.exploration = exploration
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
@@ -102,7 +110,7 @@ class FlatUCB1(_FlatSearch):
         sums = np.zeros(k)
         counts = np.zeros(k)
         pull = 0
-        while time.perf_counter() < deadline:
+        while self._more(deadline, pull):
             if pull < k:
                 i = pull
             else:

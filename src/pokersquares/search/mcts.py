@@ -123,17 +123,17 @@ class MCTS(Search):
 
     def _kernel(self, evaluator: Evaluator):
         if not self.needs_evaluator:
-            return km.no_child_values, km.no_state_value, np.zeros(1)
+            return km.no_child_values, km.no_state_value, np.zeros(1), _NO_BASELINE
         kernel = evaluator.kernel()
         if kernel is not None:
-            return kernel.child_values, kernel.state_value, kernel.params
+            return kernel.child_values, kernel.state_value, kernel.params, kernel.baseline
         return _python_kernel(evaluator)
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         grid = np.ascontiguousarray(grid, dtype=np.int8)
         points = np.asarray(points, dtype=np.int64)
         lo, hi = squash_range(self.squash, points)
-        child_values, state_value, params = self._kernel(evaluator)
+        child_values, state_value, params, baseline = self._kernel(evaluator)
         if self._tree is None:
             self._tree = km.new_tree(self.capacity)
         tree = self._tree
@@ -145,7 +145,7 @@ class MCTS(Search):
         def run(n: int) -> None:
             km.run_iterations(tree, grid, deck, n, state, self.selection, self.simulation,
                               self.select_calc, self.simulate_calc, self.cp, self.delta, lo, hi,
-                              points, child_values, state_value, params)
+                              points, child_values, state_value, params, baseline)
 
         done = 0
         if self.iterations is not None:
@@ -177,6 +177,7 @@ class MCTS(Search):
 # Evaluators without a kernel are reached from numba through object-mode callbacks to
 # the evaluator set here for the duration of a search (one search at a time per process).
 _PY_EVALUATOR: list = [None]
+_NO_BASELINE = np.zeros(26)
 
 
 def _py_child_values(grid, card, out):
@@ -204,4 +205,4 @@ def _python_kernel(evaluator: Evaluator):
     """The evaluator's Python methods behind the kernel calling convention (about 2 us
     of overhead per call on top of the evaluator's own time)."""
     _PY_EVALUATOR[0] = evaluator
-    return _bridge_child_values, _bridge_state_value, np.zeros(1)
+    return _bridge_child_values, _bridge_state_value, np.zeros(1), _NO_BASELINE
