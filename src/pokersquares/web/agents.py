@@ -76,7 +76,10 @@ def registered_agents() -> dict[str, AgentSpec]:
     """The registered players, by name."""
     from ..harness.registry import list_players
 
-    return {info.name: AgentSpec(info.factory, info.description, info.cores) for info in list_players()}
+    # Pages name agents by plain names only (AgentName's pattern): PREFIX:NAME players such
+    # as openspiel:mcts are for the command line.
+    return {info.name: AgentSpec(info.factory, info.description, info.cores) for info in list_players()
+            if ":" not in info.name}
 
 
 # Learning, and the thinking of agents that run parallel kernels over several cores,

@@ -1,0 +1,194 @@
+"""Parameterized Poker Squares as an OpenSpiel game, ``python_poker_squares``.
+
+Importing this module registers the game with ``pyspiel`` (``pip install
+'pokersquares[openspiel]'``)::
+
+    import pyspiel
+    import pokersquares.openspiel  # registers python_poker_squares
+    game = pyspiel.load_game("python_poker_squares", {"point_system": "british"})
+
+One player; explicit chance nodes deal each card uniformly from the undealt ones
+(outcomes are card ids 0..51, ``suit * 13 + rank``); the player's 25 actions are the
+cells (``row * 5 + col``), legal where empty. The point system is the game parameter
+``point_system``, any spec ``pokersquares system`` accepts (ten integers may be
+separated by spaces instead of commas). The return, at the end only,
+is the grid's score. The observation tensor is the grid (25 x 52 one-hot), the card to
+place (52) and the undealt cards (52).
+
+:func:`play_deal` plays the contest's deal of a seed through the chance nodes, so an
+OpenSpiel algorithm plays exactly the games the harness plays.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyspiel
+
+from .cards import NUM_CARDS, card_name, deal
+from .game import EMPTY, NUM_CELLS, Grid, cell_of
+from .kernels.core import score_grid
+from .points import PointSystem, parse_point_system
+
+__all__ = ["GAME_NAME", "PokerSquaresGame", "PokerSquaresState", "load", "play_deal", "grid_of"]
+
+GAME_NAME = "python_poker_squares"
+_DEFAULT_PARAMS = {"point_system": "american"}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Python Parameterized Poker Squares",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=1,
+    min_num_players=1,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS,
+)
+
+
+class PokerSquaresGame(pyspiel.Game):
+    """The game for one point system (parameter ``point_system``)."""
+
+    def __init__(self, params=None):
+        params = {**_DEFAULT_PARAMS, **(params or {})}
+        # Ten integers are kept separated by spaces: OpenSpiel's game strings
+        # ("python_poker_squares(point_system=...)") split parameters at commas.
+        words = str(params["point_system"]).replace(",", " ").split()
+        spec = ",".join(words) if len(words) > 1 else str(params["point_system"])
+        params["point_system"] = " ".join(words)
+        self.point_system: PointSystem = parse_point_system(spec)
+        self.points = np.array(self.point_system.points, dtype=np.int64)
+        super().__init__(
+            _GAME_TYPE,
+            pyspiel.GameInfo(
+                num_distinct_actions=NUM_CELLS,
+                max_chance_outcomes=NUM_CARDS,
+                num_players=1,
+                # ten hands, each scoring between the lowest and the highest points
+                min_utility=float(10 * min(self.point_system.points)),
+                max_utility=float(10 * max(self.point_system.points)),
+                max_game_length=NUM_CELLS,
+            ),
+            params,
+        )
+
+    def new_initial_state(self):
+        return PokerSquaresState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return PokerSquaresObserver(params)
+
+
+class PokerSquaresState(pyspiel.State):
+    """A grid being filled: a chance node deals the next card, then the player places it."""
+
+    def __init__(self, game: PokerSquaresGame):
+        super().__init__(game)
+        self._points = game.points
+        self.grid = [EMPTY] * NUM_CELLS
+        self.undealt = [True] * NUM_CARDS
+        self.card: int | None = None  # in hand: the player's turn
+        self.placed = 0
+
+    def current_player(self):
+        if self.placed == NUM_CELLS:
+            return pyspiel.PlayerId.TERMINAL
+        return pyspiel.PlayerId.CHANCE if self.card is None else 0
+
+    def _legal_actions(self, player):
+        return [cell for cell in range(NUM_CELLS) if self.grid[cell] == EMPTY]
+
+    def chance_outcomes(self):
+        cards = [c for c in range(NUM_CARDS) if self.undealt[c]]
+        p = 1.0 / len(cards)
+        return [(c, p) for c in cards]
+
+    def _apply_action(self, action):
+        if self.card is None:  # a chance node deals ``action``
+            self.undealt[action] = False
+            self.card = int(action)
+        else:
+            self.grid[action] = self.card
+            self.card = None
+            self.placed += 1
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {card_name(action)}"
+        row, col = cell_of(action)
+        return f"row {row} col {col}"
+
+    def is_terminal(self):
+        return self.placed == NUM_CELLS
+
+    def returns(self):
+        if self.placed < NUM_CELLS:
+            return [0.0]
+        return [float(score_grid(np.array(self.grid, dtype=np.int8), self._points))]
+
+    def __str__(self):
+        rows = [" ".join(card_name(c) if c != EMPTY else ".." for c in self.grid[r * 5:r * 5 + 5]) for r in range(5)]
+        return "\n".join(rows) + ("" if self.card is None else f"\nto place: {card_name(self.card)}")
+
+
+class PokerSquaresObserver:
+    """The observation (conforming to OpenSpiel's PyObserver interface): the grid as 25
+    one-hot cards, the card to place, and the undealt cards."""
+
+    def __init__(self, params):
+        if params:
+            raise ValueError(f"observation parameters not supported; passed {params}")
+        self.tensor = np.zeros(NUM_CELLS * NUM_CARDS + 2 * NUM_CARDS, np.float32)
+        self.dict = {
+            "grid": self.tensor[:NUM_CELLS * NUM_CARDS].reshape(NUM_CELLS, NUM_CARDS),
+            "card": self.tensor[NUM_CELLS * NUM_CARDS:NUM_CELLS * NUM_CARDS + NUM_CARDS],
+            "undealt": self.tensor[NUM_CELLS * NUM_CARDS + NUM_CARDS:],
+        }
+
+    def set_from(self, state: PokerSquaresState, player):
+        self.tensor.fill(0)
+        for cell, c in enumerate(state.grid):
+            if c != EMPTY:
+                self.dict["grid"][cell, c] = 1
+        if state.card is not None:
+            self.dict["card"][state.card] = 1
+        self.dict["undealt"][:] = state.undealt
+
+    def string_from(self, state: PokerSquaresState, player):
+        return str(state)
+
+
+pyspiel.register_game(_GAME_TYPE, PokerSquaresGame)
+
+
+def load(point_system: PointSystem | str = "american") -> PokerSquaresGame:
+    """The game for a point system (a PointSystem or a spec such as ``"british"``)."""
+    spec = point_system if isinstance(point_system, str) else " ".join(map(str, point_system.points))
+    return pyspiel.load_game(GAME_NAME, {"point_system": spec})
+
+
+def grid_of(state: PokerSquaresState) -> np.ndarray:
+    """The state's grid as this toolkit's ``int8[25]`` (``-1`` empty)."""
+    return np.array(state.grid, dtype=np.int8)
+
+
+def play_deal(game, seed: int, choose: Callable[[PokerSquaresState], int]) -> tuple[PokerSquaresState, int]:
+    """Play the contest's deal of ``seed`` (``pokersquares deal --seed``): each chance node
+    deals the next card of that deal, ``choose(state)`` picks each cell. Returns the
+    final state and its score, checked against this toolkit's scoring."""
+    state = game.new_initial_state()
+    for card in deal(seed)[:NUM_CELLS]:
+        state.apply_action(card)
+        state.apply_action(int(choose(state)))
+    score = int(state.returns()[0])
+    grid = Grid(state.grid)
+    assert score == grid.score(game.point_system), "the OpenSpiel game and the rules disagree"
+    return state, score

@@ -1,0 +1,186 @@
+"""``openspiel:mcts``: OpenSpiel's ``MCTSBot`` playing ``python_poker_squares`` (see
+:mod:`pokersquares.openspiel`) under the harness's clocks.
+
+The bot searches the OpenSpiel game, chance nodes included. Its leaves are judged by
+OpenSpiel's ``RandomRolloutEvaluator`` (``evaluator=random``, the default) or by greedy
+playouts of one of this toolkit's evaluators wrapped as an OpenSpiel evaluator
+(``evaluator=possibility|narl|patterns``): both return final scores, the scale of the
+game's returns. Each move gets an equal share of the game's time left; the search
+stops at that deadline (checked before every simulation), keeping back the largest
+overshoot seen so far, so the game's clock is never overrun.
+
+Needs the ``openspiel`` extra (``pip install 'pokersquares[openspiel]'``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import time
+
+import numpy as np
+
+from ..cards import Card
+from ..errors import PokerSquaresError
+from ..game import EMPTY
+from ..harness.player import BasePlayer
+from ..harness.registry import UnknownPlayerError, register_player, register_player_family
+
+__all__ = ["OpenSpielMCTSPlayer"]
+
+AVAILABLE = importlib.util.find_spec("pyspiel") is not None
+DESCRIPTION = ("OpenSpiel's MCTSBot on python_poker_squares, leaves judged by random rollouts "
+               "(evaluator=random) or a toolkit evaluator's greedy playouts (evaluator=possibility|narl|patterns)")
+
+
+class _TimeUp(Exception):
+    pass
+
+
+def _make_bot(game, uct_c: float, evaluator, seed: int):
+    from open_spiel.python.algorithms import mcts
+
+    class TimedMCTSBot(mcts.MCTSBot):
+        """MCTSBot whose search stops at ``deadline``; ``root`` keeps what it found."""
+
+        deadline = math.inf
+        root = None
+
+        def _apply_tree_policy(self, root, state):
+            self.root = root
+            if time.perf_counter() >= self.deadline:
+                raise _TimeUp
+            return super()._apply_tree_policy(root, state)
+
+    return TimedMCTSBot(game, uct_c, max_simulations=10**9, evaluator=evaluator,
+                        random_state=np.random.RandomState(seed))
+
+
+def _toolkit_evaluator(evaluator, rollouts: int):
+    """This toolkit's evaluator as an OpenSpiel one: a leaf's value is the mean final
+    score of ``rollouts`` playouts by the evaluator's greedy policy (the card in hand,
+    if any, placed greedily first)."""
+    from open_spiel.python.algorithms import mcts
+
+    from ..kernels.core import score_grid
+    from ..openspiel import grid_of
+
+    class ToolkitEvaluator(mcts.Evaluator):
+        def __init__(self):
+            self.calls = 0
+
+        def evaluate(self, state):
+            grid = grid_of(state)
+            if state.card is not None:
+                grid[evaluator.greedy_cell(grid, state.card)] = state.card
+            if not (grid == EMPTY).any():
+                return [float(score_grid(grid, evaluator.points))]
+            self.calls += 1
+            return [float(np.mean(evaluator.playouts(grid, rollouts, self.calls)))]
+
+        def prior(self, state):
+            if state.is_chance_node():
+                return state.chance_outcomes()
+            legal = state.legal_actions()
+            return [(a, 1.0 / len(legal)) for a in legal]
+
+    return ToolkitEvaluator()
+
+
+class OpenSpielMCTSPlayer(BasePlayer):
+    """``evaluator``: random (OpenSpiel's random rollouts) or a toolkit evaluator's name;
+    ``rollouts``: playouts per leaf; ``uct_c``: UCT's exploration constant, in points
+    (default: a fifth of the point system's largest absolute value, 20 for American)."""
+
+    name = "openspiel:mcts"
+    version = "1"
+
+    def __init__(self, evaluator: str = "random", rollouts: int = 1, uct_c: float | None = None) -> None:
+        super().__init__()
+        if not AVAILABLE:
+            raise PokerSquaresError("openspiel:mcts needs the openspiel extra: pip install 'pokersquares[openspiel]'")
+        from .hybrid import EVALUATORS
+        if evaluator != "random" and evaluator not in EVALUATORS:
+            raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose random or one of {', '.join(EVALUATORS)}")
+        if not isinstance(rollouts, int) or rollouts < 1:
+            raise PokerSquaresError(f"rollouts must be a positive integer, got {rollouts!r}")
+        self.evaluator_name = evaluator
+        self.rollouts = rollouts
+        self.uct_c = uct_c
+        self._toolkit = None if evaluator == "random" else EVALUATORS[evaluator]()
+        self._bot = None
+        self._overshoot = 0.0
+        self.simulations = 0  # in the last search, for benchmarks
+
+    def warm_up(self) -> None:
+        from ..points import AMERICAN
+        if self._toolkit is not None:
+            import copy
+            ev = copy.deepcopy(self._toolkit)
+            ev.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.0, 0)
+            ev.playouts(np.full(25, EMPTY, dtype=np.int8), 1, 0)  # compiles its kernels
+            ev.greedy_cell(np.full(25, EMPTY, dtype=np.int8), 0)
+
+    def prepare(self, budget_s: float) -> None:
+        from open_spiel.python.algorithms import mcts
+
+        from ..openspiel import load
+        self.game = load(self.point_system)
+        if self._toolkit is not None:
+            self._toolkit.prepare(self.points, budget_s, self.seed)
+            leaf = _toolkit_evaluator(self._toolkit, self.rollouts)
+        else:
+            leaf = mcts.RandomRolloutEvaluator(self.rollouts, np.random.RandomState(self.seed))
+        uct_c = self.uct_c if self.uct_c is not None else max(0.2, 0.2 * float(np.abs(self.points).max()))
+        self._bot = _make_bot(self.game, float(uct_c), leaf, self.seed)
+
+    def set_seed(self, seed: int) -> None:
+        super().set_seed(seed)
+        if self._bot is not None:
+            self._bot._random_state.seed(seed % 2**32)
+            if hasattr(self._bot.evaluator, "_random_state"):
+                self._bot.evaluator._random_state.seed(seed % 2**32)
+
+    def start_game(self) -> None:
+        super().start_game()
+        self._overshoot = 0.0
+
+    def _state(self, grid: np.ndarray, card: Card):
+        """The OpenSpiel state of this position: the grid's cards dealt and placed, then ``card`` dealt."""
+        state = self.game.new_initial_state()
+        for cell in np.flatnonzero(grid != EMPTY):
+            state.apply_action(int(grid[cell]))
+            state.apply_action(int(cell))
+        state.apply_action(int(card))
+        return state
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        start = time.perf_counter()
+        empty = np.flatnonzero(grid == EMPTY)
+        if len(empty) == 1:
+            return int(empty[0])
+        state = self._state(grid, card)
+        share = 0.9 * seconds_left / len(empty) - self._overshoot
+        bot = self._bot
+        bot.deadline = start + share
+        bot.root = None
+        try:
+            root = bot.mcts_search(state)
+        except _TimeUp:
+            root = bot.root
+        self.simulations = 0 if root is None else root.explore_count
+        if root is None or not root.children or root.explore_count == 0:
+            cell = (self._toolkit.greedy_cell(grid, card) if self._toolkit is not None else int(empty[0]))
+        else:
+            cell = int(root.best_child().action)
+        self._overshoot = max(self._overshoot, time.perf_counter() - start - share)
+        return cell
+
+
+if AVAILABLE:
+    register_player("openspiel:mcts", DESCRIPTION)(OpenSpielMCTSPlayer)
+else:
+    def _needs_extra(member: str):
+        raise UnknownPlayerError(f"openspiel:{member} needs the openspiel extra: pip install 'pokersquares[openspiel]'")
+
+    register_player_family("openspiel", _needs_extra)

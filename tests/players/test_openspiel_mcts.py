@@ -1,0 +1,41 @@
+"""openspiel:mcts: OpenSpiel's MCTSBot under the harness's clocks."""
+
+import pytest
+
+pytest.importorskip("pyspiel")
+
+from pokersquares import AMERICAN, PointSystem  # noqa: E402
+from pokersquares.errors import PokerSquaresError  # noqa: E402
+from pokersquares.harness.registry import list_players, make_player  # noqa: E402
+from pokersquares.harness.runner import RunSpec, run_games  # noqa: E402
+
+NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
+
+
+def test_registered():
+    assert "openspiel:mcts" in [p.name for p in list_players()]
+
+
+@pytest.mark.timeout(120)  # a search that ignored its deadline would never end
+@pytest.mark.parametrize("spec", ["openspiel:mcts", "openspiel:mcts:evaluator=possibility,rollouts=4"])
+def test_plays_legal_games_within_a_small_budget(play_legal, spec):
+    player = make_player(spec)
+    player.warm_up()
+    player.set_point_system(NEG, 1.0)
+    for seed in (1, 2):
+        record = play_legal(player, seed, time_per_game=0.3)
+        assert record.decision_s <= 0.3
+    assert player.simulations >= 0
+
+
+def test_through_the_harness_workers():
+    recs = run_games(RunSpec("openspiel:mcts:evaluator=possibility", AMERICAN, 2, 7, 0.5, 1.0), range(2), workers=2)
+    assert [r.penalty for r in recs] == [None, None]
+    assert all(len(r.placements) == 25 and r.decision_s <= 0.5 for r in recs)
+
+
+def test_bad_parameters_are_one_line_errors():
+    with pytest.raises(PokerSquaresError, match="unknown evaluator"):
+        make_player("openspiel:mcts:evaluator=nope")
+    with pytest.raises(PokerSquaresError, match="rollouts"):
+        make_player("openspiel:mcts:rollouts=0")

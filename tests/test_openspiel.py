@@ -1,0 +1,74 @@
+"""The OpenSpiel game python_poker_squares: OpenSpiel's own API checks, the contest's
+deals through its chance nodes, and returns equal to this toolkit's scoring."""
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from pokersquares import AMERICAN, Grid, PointSystem, contest_systems, deal  # noqa: E402
+from pokersquares.cards import card_name, parse_card  # noqa: E402
+from pokersquares.openspiel import GAME_NAME, load, play_deal  # noqa: E402
+
+NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
+
+
+@pytest.mark.parametrize("spec", ["american", "-3,2,5,10,15,20,25,50,75,100", "hypercorner:1"])
+def test_random_sim_test_and_openspiel_api_checks(spec):
+    game = pyspiel.load_game(GAME_NAME, {"point_system": spec})
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    from open_spiel.python.tests.games_sim_test import GamesSimTest
+    GamesSimTest().sim_game(game)  # pickling, clones, serialisation, utilities within bounds
+    assert pyspiel.load_game(str(game)).point_system == game.point_system  # the game string round-trips
+
+
+def test_game_shape():
+    game = load("british")
+    assert (game.num_players(), game.num_distinct_actions(), game.max_chance_outcomes()) == (1, 25, 52)
+    assert (game.min_utility(), game.max_utility()) == (0.0, 300.0)
+    state = game.new_initial_state()
+    assert state.is_chance_node() and [a for a, _ in state.chance_outcomes()] == list(range(52))
+    state.apply_action(parse_card("TC"))
+    assert state.current_player() == 0 and state.legal_actions() == list(range(25))
+    state.apply_action(7)
+    from open_spiel.python.observation import make_observation
+    obs = make_observation(game)
+    obs.set_from(state, 0)
+    assert obs.dict["grid"][7, parse_card("TC")] == 1 and obs.dict["grid"].sum() == 1
+    assert obs.dict["card"].sum() == 0 and obs.dict["undealt"].sum() == 51
+    state.apply_action(parse_card("AS"))
+    assert 7 not in state.legal_actions() and len(state.legal_actions()) == 24
+    tensor, a_s = state.observation_tensor(0), parse_card("AS")
+    assert len(tensor) == 25 * 52 + 2 * 52
+    assert tensor[25 * 52 + a_s] == 1 and sum(tensor[25 * 52:26 * 52]) == 1  # in hand
+    assert tensor[26 * 52 + a_s] == 0 and sum(tensor[26 * 52:]) == 50       # undealt
+
+
+def test_the_contest_deal_through_the_chance_nodes_is_pokersquares_deal():
+    game = load(AMERICAN)
+    shown = json.loads(subprocess.run([sys.executable, "-m", "pokersquares", "deal", "--seed", "123456", "--json"],
+                                      capture_output=True, text=True, check=True).stdout)
+    for seed, cards in [(123456, shown), *((s, [card_name(c) for c in deal(s)]) for s in (0, 3, 99))]:
+        state, score = play_deal(game, seed, lambda s: s.legal_actions()[-1])
+        dealt = [card_name(a) for i, a in enumerate(state.history()) if i % 2 == 0]
+        assert dealt == cards[:25]
+        assert [a for i, a in enumerate(state.history()) if i % 2] == list(range(24, -1, -1))
+
+
+def test_returns_are_this_toolkits_score_over_random_games():
+    rng = random.Random(5)
+    for system in [NEG, *contest_systems()]:
+        game = load(system)
+        for _ in range(8):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                else:
+                    assert state.returns() == [0.0]
+                    state.apply_action(rng.choice(state.legal_actions()))
+            assert state.returns() == [float(Grid(state.grid).score(system))]
