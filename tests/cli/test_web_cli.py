@@ -24,7 +24,7 @@ def _free_port() -> int:
 def test_serve_starts_on_localhost_and_answers(tmp_path):
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
-                             "--think-time", "0.5", "--db", str(tmp_path / "r.sqlite")],
+                             "--think-time", "0.5", "--db", str(tmp_path / "r.sqlite"), "--warm", ""],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -32,6 +32,9 @@ def test_serve_starts_on_localhost_and_answers(tmp_path):
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2) as r:
                     config = json.load(r)
+                if config["agents_loading"]:  # the agents load after the server answers
+                    time.sleep(0.3)
+                    continue
                 break
             except OSError:
                 assert proc.poll() is None, proc.stderr.read()
@@ -52,3 +55,27 @@ def test_serve_refuses_bad_options(args):
     r = subprocess.run([sys.executable, "-m", "pokersquares", "serve", *args], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert "Invalid value" in r.stderr
+
+
+def test_serve_warms_the_agents_and_says_so(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--prep-time", "0",
+                             "--db", str(tmp_path / "r.sqlite"), "--warm", "british"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        deadline = time.monotonic() + 120
+        while not any("random on British: ready" in line for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, lines
+            lines.append(proc.stderr.readline())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert any("preparing them for British" in line for line in lines)
+    assert f"http://127.0.0.1:{port}/" in proc.stdout.read()
+
+
+def test_serve_refuses_a_bad_warm_system():
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "serve", "--warm", "american;bogus"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--warm" in r.stderr and "bogus" in r.stderr

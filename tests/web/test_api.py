@@ -22,9 +22,14 @@ from pokersquares.web import create_app  # noqa: E402
 from pokersquares.web.agents import AgentSpec, registered_agents  # noqa: E402
 
 
+def local_client(app):
+    """A client that calls the app by its loopback address (the only names it answers to)."""
+    return TestClient(app, base_url="http://127.0.0.1")
+
+
 @pytest.fixture
 def client():
-    with TestClient(create_app(prep_s=1.0, think_s=1.0, game_s=5.0)) as c:
+    with local_client(create_app(prep_s=1.0, think_s=1.0, game_s=5.0)) as c:
         yield c
 
 
@@ -131,7 +136,7 @@ def test_games_played_at_once_from_threads_keep_apart():
 
     def play(seed):
         try:
-            with TestClient(app) as c:
+            with local_client(app) as c:
                 view = new_game(c, seed=seed)
                 for cell in range(25):
                     view = place(c, view, cell)
@@ -154,7 +159,7 @@ def test_games_played_at_once_from_threads_keep_apart():
 
 
 def test_least_recently_used_game_is_dropped():
-    with TestClient(create_app(max_games=3)) as c:
+    with local_client(create_app(max_games=3)) as c:
         g1, g2, g3 = (new_game(c, seed=s) for s in (1, 2, 3))
         assert c.get(f"/api/games/{g1['id']}").status_code == 200  # g1 is now the most recent
         new_game(c, seed=4)
@@ -366,7 +371,7 @@ def _app(**kw):
 
 def test_an_agent_prepares_once_per_point_system_and_the_page_is_told():
     _SlowToLearn.prepared = 0
-    with TestClient(_app(prep_s=1.0, think_s=0.5)) as c:
+    with local_client(_app(prep_s=1.0, think_s=0.5)) as c:
         view = new_game(c)
         r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "slow", "seconds": 0.1})
         assert r.status_code == 202
@@ -384,7 +389,7 @@ def test_an_agent_prepares_once_per_point_system_and_the_page_is_told():
 
 
 def test_thinking_is_bounded_in_time():
-    with TestClient(_app(think_s=0.2)) as c:
+    with local_client(_app(think_s=0.2)) as c:
         view = new_game(c)
         while True:  # the agent's warm-up in preparation overthinks too
             t = time.monotonic()
@@ -397,7 +402,7 @@ def test_thinking_is_bounded_in_time():
 
 
 def test_misbehaving_agents_are_reported_not_played():
-    with TestClient(_app()) as c:
+    with local_client(_app()) as c:
         view = place(c, new_game(c), 0)
         r = c.post(f"/api/games/{view['id']}/agent-move", json={"agent": "cheat", "seconds": 0.1})
         assert r.status_code == 500 and "not an empty cell" in r.json()["detail"]
@@ -415,7 +420,7 @@ def test_misbehaving_agents_are_reported_not_played():
 def test_results_list_runs_and_tournaments(result_store):
     from pokersquares.harness.store import ResultStore
 
-    with TestClient(create_app(store_path=result_store)) as c:
+    with local_client(create_app(store_path=result_store)) as c:
         index = c.get("/api/results").json()
         assert index["available"]
         assert len(index["runs"]) == 5 and len(index["tournaments"]) == 1
@@ -433,7 +438,7 @@ def test_results_list_runs_and_tournaments(result_store):
 
 
 def test_tournament_table_is_the_contests(result_store):
-    with TestClient(create_app(store_path=result_store)) as c:
+    with local_client(create_app(store_path=result_store)) as c:
         t = c.get("/api/results/tournaments/1").json()
         assert t["complete"] and t["players"] == ["random", "greedy"]
         for s in t["systems"]:
@@ -447,16 +452,16 @@ def test_tournament_table_is_the_contests(result_store):
 
 
 def test_results_without_a_store(tmp_path):
-    with TestClient(create_app(store_path=tmp_path / "none.sqlite")) as c:
+    with local_client(create_app(store_path=tmp_path / "none.sqlite")) as c:
         index = c.get("/api/results").json()
         assert not index["available"] and "no result store" in index["detail"]
         assert c.get("/api/results/runs/1").status_code == 404
-    with TestClient(create_app()) as c:
+    with local_client(create_app()) as c:
         assert not c.get("/api/results").json()["available"]
 
 
 def test_first_use_costs_are_paid_while_preparing():
-    with TestClient(_app(think_s=0.3)) as c:
+    with local_client(_app(think_s=0.3)) as c:
         view = new_game(c)
         for _ in range(50):
             r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "cold", "seconds": 0.3})
@@ -467,7 +472,298 @@ def test_first_use_costs_are_paid_while_preparing():
 
 
 def test_an_agent_that_cannot_be_built_is_reported():
-    with TestClient(_app()) as c:
+    with local_client(_app()) as c:
         view = new_game(c)
         r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "unbuildable", "seconds": 0.1})
         assert r.status_code == 500 and "table file missing" in r.json()["detail"]
+
+
+# -- strict input, limits on what a request may ask ------------------------------------------
+
+@pytest.mark.parametrize("body, words", [
+    ({"cell": True}, "cell"),
+    ({"cell": 1.0}, "cell"),
+    ({"cell": "1"}, "cell"),
+    ({"cell": 1, "turn": False}, "turn"),
+])
+def test_placements_take_integers_only(client, body, words):
+    view = new_game(client)
+    r = client.post(f"/api/games/{view['id']}/place", json=body)
+    assert r.status_code == 422 and words in r.json()["detail"]
+    assert client.get(f"/api/games/{view['id']}").json()["turn"] == 0
+
+
+@pytest.mark.parametrize("seed", ["12", True, 12.0, 10 ** 19, 2 ** 63, -(2 ** 63) - 1])
+def test_seeds_are_integers_in_range_and_say_so(client, seed):
+    r = client.post("/api/games", json={"system": "american", "seed": seed})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "seed: a deal seed is a whole number from -9223372036854775808 to 9223372036854775807"
+
+
+def test_extreme_seeds_are_dealt(client):
+    for seed in (2 ** 63 - 1, -(2 ** 63)):
+        assert new_game(client, seed=seed)["seed_text"] == str(seed)
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("0,0,0,0,0,0,0,0,0,200", "royal flush: 200 is outside -128..127"),
+    ("-129,0,0,0,0,0,0,0,0,0", "high card: -129 is outside -128..127"),
+])
+def test_custom_points_out_of_range_are_refused_not_clamped(client, spec, words):
+    r = client.get("/api/systems", params={"spec": spec})
+    assert r.status_code == 400 and words in r.json()["detail"]
+    r = client.post("/api/games", json={"system": spec})
+    assert r.status_code == 400 and words in r.json()["detail"]
+    assert client.get("/api/systems", params={"spec": "-128,0,0,0,0,0,0,0,0,127"}).json()["points"][9] == 127
+
+
+@pytest.mark.parametrize("system", ["random:7", "-128,0,0,0,0,0,0,0,0,0", "american"])
+def test_the_running_score_counts_only_lines_with_cards(client, system):
+    view = new_game(client, system)
+    points = view["system"]["points"]
+    assert view["score"] == 0 and all(line["points"] == 0 and line["hand"] is None for line in view["lines"])
+    assert sum(h["count"] for h in view["hand_table"]) == 0
+    view = place(client, view, 12)  # one card: its row and its column hold high card
+    assert view["score"] == 2 * points[0]
+    assert [line["cards"] for line in view["lines"]].count(1) == 2
+    assert sum(h["count"] for h in view["hand_table"]) == 2
+
+
+def test_request_bodies_are_limited(client):
+    big = b'{"system": "american", "moves": [' + b"0, " * 400_000 + b"0]}"
+    r = client.post("/api/games", content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and "limit" in r.json()["detail"]
+
+    def chunks():  # no Content-Length: counted as it arrives
+        yield b'{"system": "american", "moves": ['
+        for _ in range(100):
+            yield b"0, " * 1000
+        yield b"0]}"
+    r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert client.post("/api/games", json={"system": "american"}).status_code == 201
+
+
+def test_only_the_servers_own_host_names_are_answered():
+    app = create_app()
+    for host, status in [("127.0.0.1:8000", 200), ("localhost", 200), ("[::1]:8000", 200),
+                         ("evil.example", 421), ("evil.example:8000", 421), ("127.0.0.1.evil.example", 421), ("", 421)]:
+        with TestClient(app, base_url="http://127.0.0.1") as c:
+            r = c.get("/api/config", headers={"Host": host})
+            assert r.status_code == status, host
+    with TestClient(create_app(hosts=["poker.lan"]), base_url="http://poker.lan") as c:
+        assert c.get("/api/config").status_code == 200
+        assert c.get("/api/config", headers={"Host": "localhost"}).status_code == 421
+
+
+def test_api_docs_need_nothing_from_elsewhere(client):
+    r = client.get("/api/docs")
+    assert r.status_code == 200 and "/api/games/{game_id}/hint" in r.text and "/api/daily" in r.text
+    assert "src=" not in r.text and "https://" not in r.text and "http://" not in r.text
+    assert client.get("/api/openapi.json").status_code == 200
+
+
+# -- preparations: concurrent, queued, bounded per client, cancelled ----------------------------
+
+class _Counting(BasePlayer):
+    """Learns for ``budget_s`` and counts how often it was built and prepared."""
+
+    built: list = []
+    prepared: list = []
+
+    def __init__(self):
+        super().__init__()
+        type(self).built.append(self)
+
+    def prepare(self, budget_s):
+        type(self).prepared.append(tuple(self.point_system.points))
+        time.sleep(budget_s)
+
+    def choose(self, grid, card, seconds_left):
+        return int(np.flatnonzero(grid == -1)[0])
+
+
+class _Quick(BasePlayer):
+    def choose(self, grid, card, seconds_left):
+        return int(np.flatnonzero(grid == -1)[0])
+
+
+def _pool_app(**pool_kw):
+    agents = {"slow": AgentSpec(_Counting, "learns for its whole budget"), "quick": AgentSpec(_Quick, "learns nothing")}
+    app = create_app(agents=agents, prep_s=2.0, think_s=0.5)
+    app.state.agents.wait_s = 0.05
+    for k, v in pool_kw.items():
+        setattr(app.state.agents, k, v)
+    return app
+
+
+def _hint(c, view, agent, client="a", system=None):
+    return c.post(f"/api/games/{view['id']}/hint", json={"agent": agent, "seconds": 0.1}, headers={"X-Client": client})
+
+
+def _until_ready(c, view, agent, client="a", limit=15.0):
+    deadline = time.monotonic() + limit
+    r = _hint(c, view, agent, client)
+    while r.status_code == 202 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        r = _hint(c, view, agent, client)
+    return r
+
+
+def test_a_cheap_agent_never_waits_behind_an_expensive_one():
+    with local_client(_pool_app()) as c:
+        view = new_game(c)
+        assert _hint(c, view, "slow").status_code == 202
+        t = time.monotonic()
+        assert _until_ready(c, view, "quick").status_code == 200
+        assert time.monotonic() - t < 1.5  # the slow one learns for 2 s
+
+
+def test_the_page_is_told_the_phase_and_the_queue_position():
+    _Counting.prepared.clear()
+    with local_client(_pool_app(prep_s=5.0)) as c:
+        systems = ["american", "british", "random:1", "random:2"]
+        views = [new_game(c, s) for s in systems]
+        answers = [_hint(c, v, "slow", client=f"page{i}").json() for i, v in enumerate(views)]
+        # Three preparation threads: three learn, the fourth waits first in line.
+        assert all(a["phase"] in ("compiling", "learning") for a in answers[:3])
+        assert all(a["budget"] == 5.0 and "learning" in a["detail"] for a in answers[:3] if a["phase"] == "learning")
+        assert answers[3]["phase"] == "queued" and answers[3]["queue_position"] == 1
+        assert "queue" in answers[3]["detail"]
+        status = c.get("/api/agents/status").json()
+        assert len(status["preparations"]) == 4
+
+
+def test_preparations_are_bounded_per_client():
+    with local_client(_pool_app()) as c:
+        views = [new_game(c, f"random:{k}") for k in range(5)]
+        codes = [_hint(c, v, "slow", client="greedy-page").status_code for v in views]
+        assert codes[:3] == [202] * 3 and codes[3:] == [429, 429]
+        r = _hint(c, views[3], "slow", client="greedy-page")
+        assert "already have 3 agents preparing" in r.json()["detail"]
+        assert _hint(c, views[3], "slow", client="another-page").status_code == 202
+
+
+def test_a_cancelled_or_evicted_preparation_that_has_not_started_never_runs():
+    from pokersquares.web.agents import AgentPool
+
+    _Counting.prepared.clear()
+    pool = AgentPool({"slow": AgentSpec(_Counting, "")}, prep_s=1.0, prep_workers=1, max_prepared=2)
+    a, b, c, d = (parse_point_system(f"random:{k}") for k in range(4))
+    try:
+        first = pool.request("slow", a, "p1")
+        time.sleep(0.2)
+        queued = pool.request("slow", b, "p2")
+        assert pool.status(queued)["queue_position"] == 1
+        pool.request("slow", c, "p3")  # no room for three: the oldest (learning) is dropped when done
+        assert first.phase == "cancelled"
+        pool.request("slow", d, "p4")  # the next oldest had not started: it leaves the queue
+        assert queued.phase == "cancelled" and queued.done.done()
+        assert pool.cancel("slow", c, "p3") == "cancelled"  # its page gave up waiting
+        assert pool.cancel("slow", c, "p3") == "none"
+        deadline = time.monotonic() + 10
+        while len(_Counting.prepared) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.3)
+        assert _Counting.prepared == [tuple(a.points), tuple(d.points)]
+        assert [p["phase"] for p in pool.preparations()] == ["learning"]
+    finally:
+        pool.close()
+
+
+def test_a_page_can_cancel_its_wait():
+    with local_client(_pool_app(prep_s=3.0)) as c:
+        view = new_game(c, "random:9")
+        assert _hint(c, view, "slow", client="p").status_code == 202
+        r = c.post("/api/agents/cancel", json={"agent": "slow", "system": "random:9"}, headers={"X-Client": "p"})
+        assert r.status_code == 200 and r.json()["phase"] == "cancelled"
+        assert c.get("/api/agents/status").json()["preparations"] == []
+        r = c.post("/api/agents/cancel", json={"agent": "slow", "system": "random:x"}, headers={"X-Client": "p"})
+        assert r.status_code == 400
+
+
+def test_thinking_is_bounded_per_client_and_in_all_and_the_event_loop_stays_free():
+    """100 hints at once for an agent that thinks for its whole time, from 100 pages and
+    from one: none waits out the clock (no 504), and the configuration answers at once."""
+    with local_client(_app(think_s=0.3)) as c:
+        view = new_game(c)
+        while _hint(c, view, "overthinker").status_code == 202:
+            time.sleep(0.2)
+        codes, config_s = [], []
+
+        def ask(k, client):
+            codes.append(c.post(f"/api/games/{view['id']}/hint", json={"agent": "overthinker", "seconds": 0.3},
+                                headers={"X-Client": client}).status_code)
+
+        def config():
+            for _ in range(5):
+                t = time.monotonic()
+                assert c.get("/api/config").status_code == 200
+                config_s.append(time.monotonic() - t)
+                time.sleep(0.1)
+
+        threads = [threading.Thread(target=ask, args=(k, f"page{k}" if k % 2 else "one-page")) for k in range(100)]
+        threads.append(threading.Thread(target=config))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(codes) == 100
+        assert codes.count(429) >= 48  # one page: two at a time
+        assert set(codes) <= {429, 503, 504} and codes.count(503) >= 40
+        assert max(config_s) < 1.0, config_s
+
+
+# -- games people play are data; the daily deal ---------------------------------------------------
+
+def test_games_people_finish_are_recorded_as_human(tmp_path):
+    from pokersquares.harness.store import ResultStore
+
+    path = tmp_path / "store.sqlite"
+    with local_client(create_app(store_path=path)) as c:
+        view = new_game(c, "british", seed=31)
+        for cell in range(24):
+            view = place(c, view, cell)
+        assert not path.exists() or not ResultStore(path, readonly=True).runs()
+        view = place(c, view, 24)
+        watched = new_game(c, seed=31)  # an agent's game is not a person's
+        for turn in range(25):
+            c.post(f"/api/games/{watched['id']}/agent-move", json={"agent": "greedy", "seconds": 0.1, "turn": turn})
+        again = new_game(c, "british", seed=31)  # the same deal twice: two games
+        for cell in reversed(range(25)):
+            again = place(c, again, cell)
+        with ResultStore(path, readonly=True) as store:
+            runs = store.runs()
+            assert [(r.player, r.system_name, r.seed, r.finished) for r in runs] == [("human", "British", 31, 1)] * 2
+            assert [store.games(r.run_id)[0].score for r in runs] == [view["score"], again["score"]]
+            assert [len(store.games(r.run_id)[0].placements) for r in runs] == [25, 25]
+        index = c.get("/api/results").json()
+        assert [r["player"] for r in index["runs"]] == ["human", "human"]
+        csv_text = c.get("/api/results/export.csv").text
+        assert csv_text.count("\nhuman,") + csv_text.count(",human,") == 2 and "score" in csv_text.splitlines()[0]
+        one = c.get("/api/results/export.csv", params={"run": runs[1].run_id}).text
+        assert len(one.strip().splitlines()) == 2
+    with local_client(create_app(store_path=path, record_games=False)) as c:
+        view = new_game(c)
+        for cell in range(25):
+            view = place(c, view, cell)
+    with ResultStore(path, readonly=True) as store:
+        assert len(store.runs()) == 2
+
+
+def test_the_daily_deal_is_the_same_for_everyone_on_a_date():
+    import datetime as dt
+
+    from pokersquares.web.daily import daily_deal
+
+    day = dt.date(2026, 11, 23)
+    assert daily_deal(day) == daily_deal(day)
+    week = [daily_deal(day + dt.timedelta(days=k)) for k in range(5)]
+    assert len({d["seed"] for d in week}) == 5
+    assert {d["system"].split(":")[0] for d in week} == {"american", "british", "ameritish", "random", "hypercorner"}
+    for d in week:
+        parse_point_system(d["system"])
+    with local_client(create_app()) as c:
+        today = c.get("/api/daily").json()
+        assert today == daily_deal()
+        assert new_game(c, today["system"], seed=today["seed"])["seed"] == today["seed"]

@@ -9,6 +9,8 @@ README's images in ``docs/images/`` are refreshed too.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import socket
 import threading
 import time
@@ -48,9 +50,12 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(result_store):
+def server(result_store, tmp_path_factory):
     port = _free_port()
-    app = create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=result_store)
+    # A copy of the store: games played here are recorded in it.
+    store = tmp_path_factory.mktemp("browser-store") / "results.sqlite"
+    shutil.copyfile(result_store, store)
+    app = create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=store)
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -105,8 +110,18 @@ def deal(page, seed, prefix="play", system="american"):
     page.select_option(f"#{prefix}-system [data-role=kind]", system)
     page.select_option(f"#{prefix}-deal-kind", "seed")
     page.fill(f"#{prefix}-seed", str(seed))
+    if prefix == "play" and page.locator("#play-board .cell.filled").count() and not page.locator("#play-over").is_visible():
+        page.once("dialog", lambda d: d.accept())  # abandon the game in progress
     page.click(f"#{prefix}-new" if prefix == "play" else "#watch-new")
     expect(page.locator(f"#{prefix}-info [data-seed]")).to_have_text(str(seed))
+
+
+def place(page, cell):
+    """Click an empty cell and wait for its card (the page takes no click while one is in flight)."""
+    filled = page.locator("#play-board .cell.filled")
+    before = filled.count()
+    page.click(f"#play-board button.cell[data-cell='{cell}']")
+    expect(filled).to_have_count(before + 1)
 
 
 def board_cells(page, board="#play-board"):
@@ -180,7 +195,7 @@ def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
     page = open_page(context, server)
     deal(page, 7)
     for cell in (0, 1, 6, 12, 18, 2, 7):
-        page.click(f"#play-board button.cell[data-cell='{cell}']")
+        place(page, cell)
     expect(page.locator("#play-board .cell.filled")).to_have_count(7)
     page.select_option("#play-agent", "greedy")
     page.keyboard.press("h")
@@ -205,7 +220,7 @@ def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
     # Seconds when numba's cache is warm (the players' tests fill it); minutes when cold.
     page.select_option("#play-agent", "gettysburg")
     page.click("#play-hint")
-    expect(page.locator("#play-hint-status")).to_contain_text("preparing")
+    expect(page.locator("#play-hint-status")).to_contain_text(re.compile("compiling|learning|queue"))
     expect(page.locator("#play-hint-status")).to_contain_text("gettysburg would place", timeout=240_000)
     expect(page.locator("#play-board .cell.choice")).to_have_count(1)
     expect(page.locator("#play-legend")).to_contain_text("gettysburg's estimates")
@@ -223,7 +238,7 @@ def test_a_reload_resumes_and_tabs_keep_their_own_games(context, server):
     first = open_page(context, server)
     deal(first, 5)
     for cell in (3, 8, 13):
-        first.click(f"#play-board button.cell[data-cell='{cell}']")
+        place(first, cell)
     expect(first.locator("#play-board .cell.filled")).to_have_count(3)
     before = board_cells(first)
     first.reload()
@@ -256,7 +271,7 @@ def test_bad_input_shows_the_servers_message(context, server):
     page.select_option("#play-deal-kind", "seed")
     page.fill("#play-seed", "12x")
     page.click("#play-new")
-    expect(page.locator("#toast")).to_contain_text("seed must be an integer")
+    expect(page.locator("#toast")).to_contain_text("seed must be a whole number")
 
 
 def test_watch_an_agent_play_a_deal(context, server):
@@ -278,17 +293,6 @@ def test_watch_an_agent_play_a_deal(context, server):
     assert not page.errors
 
 
-def test_watch_shows_estimates_before_each_move(context, server):
-    page = open_page(context, server + "#watch")
-    page.select_option("#watch-agent", "greedy")
-    page.eval_on_selector("#watch-speed", "e => { e.value = '1'; e.dispatchEvent(new Event('input')); }")
-    deal(page, 4, prefix="watch")
-    page.click("#watch-step")
-    expect(page.locator("#watch-board .cell.choice")).to_have_count(1)
-    expect(page.locator("#watch-board .cell.heat")).to_have_count(25)
-    expect(page.locator("#watch-board .cell.filled")).to_have_count(1, timeout=5_000)
-
-
 def test_results_show_a_tournament_and_a_run(context, server):
     page = open_page(context, server + "#results")
     table = page.locator("#tournament-table")
@@ -298,7 +302,7 @@ def test_results_show_a_tournament_and_a_run(context, server):
     ranking = table.locator("tbody tr").evaluate_all("rs => rs.map(r => r.dataset.player)")
     assert sorted(ranking) == ["greedy", "random"]
     shot(page, "results-tournament")
-    page.locator("tr[data-run]").first.click()
+    page.locator("tr[data-run]", has_text="greedy").first.click()
     expect(page.locator("#results-best")).to_be_visible()
     expect(page.locator(".results-detail svg.chart")).to_have_count(1)
     expect(page.locator(".results-detail h2").first).to_contain_text("greedy on American")
@@ -319,3 +323,109 @@ def test_small_screens_get_the_whole_game(browser, server):
         shot(page, "small-screen")
     finally:
         ctx.close()
+
+
+def test_dealing_mid_game_asks_first(context, server):
+    page = open_page(context, server)
+    deal(page, 12)
+    page.click("#play-board button.cell[data-cell='0']")
+    expect(page.locator("#play-board .cell.filled")).to_have_count(1)
+    page.once("dialog", lambda d: d.dismiss())
+    page.click("#play-new")
+    expect(page.locator("#play-board .cell.filled")).to_have_count(1)  # kept
+    page.once("dialog", lambda d: d.accept())
+    page.click("#play-new")
+    expect(page.locator("#play-board .cell.filled")).to_have_count(0)
+    assert not page.errors
+
+
+def test_seeds_out_of_range_say_so_and_messages_go_with_their_tab(context, server):
+    page = open_page(context, server)
+    page.select_option("#play-deal-kind", "seed")
+    for seed in ("12345678901234567890", str(2 ** 63)):
+        page.fill("#play-seed", seed)
+        page.click("#play-new")
+        expect(page.locator("#toast")).to_contain_text("must be between -9223372036854775808 and 9223372036854775807")
+    page.click("#tab-watch")
+    expect(page.locator("#toast")).to_be_hidden()
+    page.click("#tab-play")
+    page.fill("#play-seed", str(2 ** 63 - 1))
+    page.click("#play-new")
+    expect(page.locator("#play-info [data-seed]")).to_have_text(str(2 ** 63 - 1))
+
+
+def test_custom_points_out_of_range_are_refused(context, server):
+    page = open_page(context, server)
+    page.select_option("#play-system [data-role=kind]", "custom")
+    page.locator("#play-system [data-role=custom]").nth(9).fill("200")
+    expect(page.locator("#play-system .preview")).to_contain_text("royal flush: 200 is outside -128..127")
+    page.click("#play-new")
+    expect(page.locator("#toast")).to_contain_text("outside -128..127")
+
+
+def test_the_running_score_of_an_empty_board_is_zero(context, server):
+    page = open_page(context, server)
+    deal(page, 3, system="random")
+    page.fill("#play-system [data-role=system-seed]", "7")
+    page.click("#play-new")
+    expect(page.locator("#play-info")).to_contain_text("random:7")
+    expect(page.locator("#play-hands tfoot .total")).to_have_text("0")
+    expect(page.locator("#play-board [data-total] .pts")).to_have_text("0")
+
+
+def test_waiting_for_advice_shows_progress_can_be_cancelled_and_is_cleared(context, server):
+    page = open_page(context, server)
+    # A point system no agent has prepared for: gettysburg compiles or learns first.
+    page.select_option("#play-system [data-role=kind]", "random")
+    page.fill("#play-system [data-role=system-seed]", "4242")
+    deal(page, 1, system="random")
+    page.select_option("#play-agent", "gettysburg")
+    page.click("#play-hint")
+    status = page.locator("#play-hint-status")
+    expect(status).to_contain_text("gettysburg")
+    expect(status).to_contain_text("waiting")
+    expect(page.locator("#play-hint-cancel")).to_be_visible()
+    page.click("#play-hint-cancel")
+    expect(status).to_have_text("Cancelled.")
+    expect(page.locator("#play-hint")).to_be_enabled()
+    # Another agent, or a new deal, clears what the old wait said.
+    page.select_option("#play-agent", "tiger")
+    page.click("#play-hint")
+    expect(status).to_contain_text("tiger")
+    page.select_option("#play-agent", "greedy")
+    expect(status).to_have_text("")
+    page.click("#play-hint")
+    expect(page.locator("#play-board .cell.heat")).to_have_count(25)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#play-board button.cell[data-cell='3']")
+    page.click("#play-hint")
+    expect(page.locator("#play-board .cell.heat")).to_have_count(24)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#play-new")
+    expect(page.locator("#play-board .cell.heat")).to_have_count(0)
+    expect(status).to_have_text("")
+    assert not page.errors
+
+
+def test_watch_keeps_each_moves_estimates_until_the_next(context, server):
+    page = open_page(context, server + "#watch")
+    page.select_option("#watch-agent", "greedy")
+    page.eval_on_selector("#watch-speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')); }")
+    deal(page, 4, prefix="watch")
+    page.click("#watch-step")
+    expect(page.locator("#watch-board .cell.filled")).to_have_count(1)
+    # The placed card is marked as the choice and the other 24 cells keep their estimates.
+    expect(page.locator("#watch-board .cell.filled.choice")).to_have_count(1)
+    expect(page.locator("#watch-board .cell.heat")).to_have_count(24)
+    page.wait_for_timeout(500)
+    expect(page.locator("#watch-board .cell.heat")).to_have_count(24)
+    expect(page.locator("#watch-legend")).to_contain_text("greedy's estimates for")
+    # Play and pause are drawn, not emoji (an empty box without an emoji font).
+    button = page.locator("#watch-play")
+    assert button.locator("svg.icon").count() == 1
+    assert not any(ord(ch) > 0x2000 for ch in button.inner_text())
+    button.click()
+    expect(button).to_contain_text("Pause")
+    assert not any(ord(ch) > 0x2000 for ch in button.inner_text())
+    expect(page.locator("#watch-board .cell.filled")).to_have_count(25, timeout=30_000)
+    expect(button).to_contain_text("Play")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
+import time
 from pathlib import Path
 
 import typer
 
+from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
 from . import app, fail
 
@@ -30,19 +32,42 @@ def serve_cmd(
                                      help="Most seconds an agent may think per request (a hint or a watched move)."),
     game_time: float = typer.Option(10.0, "--game-time", min=0.5, max=600.0,
                                     help="An agent's clock for a whole game when it replays a deal."),
-    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help="The result store (SQLite) the Results page reads."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db",
+                            help="The result store (SQLite) the Results page reads; games played in the browser "
+                                 "are recorded there as player 'human'."),
+    warm: str = typer.Option("american", "--warm",
+                             help="Point systems (';'-separated specs) every agent prepares for at start, "
+                                  "so that first advice is quick; '' for none."),
+    allow_host: list[str] = typer.Option([], "--allow-host",
+                                         help="Another host name the server answers to (repeatable); by default "
+                                              "only its own address and the loopback names, against DNS rebinding."),
+    record: bool = typer.Option(True, "--record/--no-record", help="Record games played in the browser in --db."),
 ) -> None:
     """Start the local web app: play, get advice, watch agents, browse results."""
     try:
         import uvicorn
 
         from ..web import create_app
+        from ..web.guards import allowed_hosts
     except ImportError:
         raise fail("the web app needs the 'web' extra: pip install 'pokersquares[web]'") from None
-    web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db)
+    started = time.monotonic()
+
+    def say(message: str) -> None:
+        typer.echo(f"  [{time.monotonic() - started:5.1f} s] {message}", err=True)
+
+    systems = [s.strip() for s in warm.split(";") if s.strip()]
+    try:
+        web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db,
+                             hosts=allowed_hosts(host, allow_host), warm=systems, on_event=say,
+                             record_games=record)
+    except PokerSquaresError as e:
+        raise fail(f"--warm: {e}") from None
     if not _is_loopback(host):
         typer.echo(f"warning: serving on {host}: anyone who can reach this address can use the app "
                    "(and its agents' CPU time)", err=True)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"Poker Squares at http://{shown}:{port}/  (Ctrl+C to stop)")
+    typer.echo("Loading the agents in the background" + (f" and preparing them for {', '.join(systems)}" if systems else "")
+               + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
     uvicorn.run(web_app, host=host, port=port, log_level="warning")

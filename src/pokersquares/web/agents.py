@@ -1,6 +1,19 @@
 """The agents the web app lets a page use: registered players only, prepared once per
 point system and kept, their thinking run in worker threads and bounded in time.
 
+Preparing an agent for a point system (compiling its kernels on first use, then
+learning within ``prep_s``) runs on a few preparation threads, so that a cheap agent
+never waits behind an expensive one; requests beyond those threads wait in a queue
+whose position the page is told, a page's requests come before the server's own
+warm-up, and a preparation nobody waits for any more (cancelled, or evicted to make
+room) is taken off the queue. One that has started runs to its end (its budget bounds
+it) and is then dropped.
+
+Work is bounded per client (a page, named by its ``X-Client`` header and address):
+at most ``prep_per_client`` preparations and ``think_per_client`` answers at once,
+and at most ``think_queue`` answers wait for the thinking threads in all; beyond
+that a request is refused at once (429 or 503) rather than left to time out.
+
 A prepared player is used by one request at a time (its lock), so players need not
 be thread-safe; requests for different agents or point systems run side by side.
 """
@@ -12,6 +25,7 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -23,9 +37,11 @@ from ..game import EMPTY, NUM_CELLS, SIZE
 from ..points import PointSystem
 
 __all__ = [
-    "AgentError", "UnknownAgentError", "AgentBusyError", "AgentPreparing", "Advice", "AgentSpec",
-    "AgentPool", "registered_agents",
+    "AgentError", "UnknownAgentError", "AgentBusyError", "TooManyRequestsError", "AgentPreparing",
+    "Advice", "AgentSpec", "AgentPool", "Preparation", "registered_agents", "SERVER",
 ]
+
+SERVER = "server"  # the client name of the server's own warm-up
 
 
 class AgentError(PokerSquaresError):
@@ -37,15 +53,19 @@ class UnknownAgentError(PokerSquaresError):
 
 
 class AgentBusyError(AgentError):
-    """The prepared agent is still busy with an earlier request."""
+    """The server's thinking threads are all taken, or the agent is busy with an earlier request."""
+
+
+class TooManyRequestsError(PokerSquaresError):
+    """A client that already has as much work under way as one client may have."""
 
 
 class AgentPreparing(Exception):
-    """The agent is learning the point system; ask again shortly."""
+    """The agent is compiling or learning the point system; ask again shortly."""
 
-    def __init__(self, agent: str, elapsed: float, budget: float) -> None:
-        super().__init__(f"{agent} is preparing for this point system")
-        self.agent, self.elapsed, self.budget = agent, elapsed, budget
+    def __init__(self, status: dict) -> None:
+        super().__init__(status["detail"])
+        self.status = status
 
 
 @dataclass
@@ -63,13 +83,36 @@ class AgentSpec:
     cores: int = 1
 
 
-@dataclass
-class _Prepared:
-    player: Any
+# The phases of a preparation, in order, and what the page is told of each.
+QUEUED, COMPILING, LEARNING, READY, FAILED, CANCELLED = (
+    "queued", "compiling", "learning", "ready", "failed", "cancelled")
+
+
+@dataclass(eq=False)
+class Preparation:
+    """One agent prepared (or being prepared) for one point system."""
+
+    agent: str
+    point_system: PointSystem
     cores: int
-    future: Future
-    started: float
+    priority: int  # 0: a page asked; 1: the server's warm-up
+    clients: set[str]
+    player: Any = None
+    phase: str = QUEUED
+    error: BaseException | None = None
+    created: float = field(default_factory=time.monotonic)
+    started: float | None = None
+    learning_started: float | None = None
+    finished: float | None = None
+    done: Future = field(default_factory=Future)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def key(self) -> tuple[str, tuple[int, ...]]:
+        return self.agent, tuple(self.point_system.points)
+
+    def seconds(self) -> float:
+        return (self.finished or time.monotonic()) - self.created
 
 
 def registered_agents() -> dict[str, AgentSpec]:
@@ -83,14 +126,20 @@ def registered_agents() -> dict[str, AgentSpec]:
 
 
 # Learning, and the thinking of agents that run parallel kernels over several cores,
-# take turns: numba's fallback threading layer cannot run parallel kernels from two
-# threads at once, and the machine's cores are few anyway.
+# take turns: numba's parallel kernels cannot run from two threads at once under its
+# fallback threading layer, and the machine's cores are few anyway.
 _PARALLEL = threading.Lock()
 
 
-def _warm_up(player: Any) -> None:
-    """One tiny piece of advice off the clock, so that kernels compiled (or loaded) on
-    first use do not eat into the first request's thinking time."""
+def _compile(player: Any) -> None:
+    """Compile (or load from numba's cache) the player's kernels, off every clock."""
+    if hasattr(player, "warm_up"):
+        player.warm_up()
+
+
+def _first_advice(player: Any) -> None:
+    """One tiny piece of advice on the learned state, off the clock, so that first use
+    costs are not paid inside the first request's thinking time."""
     grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
     grid[:NUM_CELLS - 2] = np.arange(NUM_CELLS - 2)
     try:
@@ -100,30 +149,109 @@ def _warm_up(player: Any) -> None:
         pass
 
 
+class _Preparer:
+    """``workers`` threads taking preparations off a queue, a page's before the
+    server's warm-up and otherwise first come, first served."""
+
+    def __init__(self, run: Callable[[Preparation], None], workers: int) -> None:
+        self._run = run
+        self._queue: list[Preparation] = []
+        self._cond = threading.Condition()
+        self._closed = False
+        self._threads = [threading.Thread(target=self._work, name=f"agent-prep-{i}", daemon=True)
+                         for i in range(workers)]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, prep: Preparation) -> None:
+        with self._cond:
+            self._queue.append(prep)
+            self._queue.sort(key=lambda p: (p.priority, p.created))
+            self._cond.notify()
+
+    def promote(self, prep: Preparation) -> None:
+        with self._cond:
+            prep.priority = 0
+            self._queue.sort(key=lambda p: (p.priority, p.created))
+
+    def withdraw(self, prep: Preparation) -> bool:
+        """Take a preparation that has not started off the queue."""
+        with self._cond:
+            if prep in self._queue:
+                self._queue.remove(prep)
+                return True
+            return False
+
+    def position(self, prep: Preparation) -> int | None:
+        """1 for the next preparation to start, None once started."""
+        with self._cond:
+            return self._queue.index(prep) + 1 if prep in self._queue else None
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._queue.clear()
+            self._cond.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                prep = self._queue.pop(0)
+            self._run(prep)
+
+
 class AgentPool:
     """Prepared agents per (agent, point system), at most ``max_prepared`` of them.
 
     ``prep_s`` is the learning budget given to ``set_point_system``; ``think_s`` caps
     the seconds of one advice or watched move; ``game_s`` is the clock of a whole
-    game the agent plays at once (replaying a deal).
+    game the agent plays at once (replaying a deal). ``agents`` may be a mapping or a
+    function returning one, called on first use (importing the players can take a
+    while on a cold cache; the server answers meanwhile).
     """
 
-    def __init__(self, agents: Mapping[str, AgentSpec] | None = None, *,
+    def __init__(self, agents: Mapping[str, AgentSpec] | Callable[[], Mapping[str, AgentSpec]] | None = None, *,
                  prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.0,
-                 max_prepared: int = 16, workers: int = 2) -> None:
-        self.agents = dict(registered_agents() if agents is None else agents)
+                 max_prepared: int = 16, prep_workers: int = 3, think_workers: int = 2,
+                 prep_per_client: int = 3, think_per_client: int = 2, think_queue: int = 8,
+                 wait_s: float = 0.5) -> None:
+        self._source = registered_agents if agents is None else agents
+        self._agents: dict[str, AgentSpec] | None = None
+        self._agents_lock = threading.Lock()
         self.prep_s, self.think_s, self.game_s = prep_s, think_s, game_s
         self.max_prepared = max_prepared
-        self._prepared: OrderedDict[tuple[str, tuple[int, ...]], _Prepared] = OrderedDict()
+        self.wait_s = wait_s  # how long a request waits for a preparation before hearing "preparing"
+        self.prep_per_client, self.think_per_client, self.think_queue = prep_per_client, think_per_client, think_queue
+        self._prepared: OrderedDict[tuple[str, tuple[int, ...]], Preparation] = OrderedDict()
         self._lock = threading.Lock()
-        # Learning and thinking have their own threads, so a long preparation never
-        # holds up advice from an agent that is ready.
-        self._prep_pool = ThreadPoolExecutor(1, thread_name_prefix="agent-prep")
-        self._think_pool = ThreadPoolExecutor(workers, thread_name_prefix="agent-think")
+        self._preparer = _Preparer(self._prepare, prep_workers)
+        self._think_slots = threading.BoundedSemaphore(think_workers)
+        # Every admitted request has a thread to wait in; ``think_workers`` of them think.
+        self._think_pool = ThreadPoolExecutor(think_queue, thread_name_prefix="agent-think")
+        self._thinking: dict[str, int] = {}
+        self._waiting = 0
 
     def close(self) -> None:
-        self._prep_pool.shutdown(wait=False, cancel_futures=True)
+        self._preparer.close()
         self._think_pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- the agents ----------------------------------------------------------------
+    @property
+    def agents(self) -> dict[str, AgentSpec]:
+        """The agents by name (importing them on first use)."""
+        with self._agents_lock:
+            if self._agents is None:
+                source = self._source
+                self._agents = dict(source() if callable(source) else source)
+            return self._agents
+
+    @property
+    def loaded(self) -> bool:
+        return self._agents is not None
 
     def describe(self) -> list[dict]:
         return [{"name": name, "description": spec.description, "cores": spec.cores}
@@ -135,55 +263,168 @@ class AgentPool:
         return name
 
     # -- preparation -----------------------------------------------------------
-    def _entry(self, name: str, point_system: PointSystem) -> _Prepared:
-        """The prepared agent, starting its preparation if needed."""
+    def request(self, name: str, point_system: PointSystem, client: str = SERVER) -> Preparation:
+        """The preparation of ``name`` for ``point_system``, queued if new."""
         self.check_name(name)
         key = (name, tuple(point_system.points))
         with self._lock:
-            entry = self._prepared.get(key)
-            if entry is not None and entry.future.done() and entry.future.exception() is not None:
-                del self._prepared[key]  # a failed preparation is tried again
-                error = entry.future.exception()
-                raise AgentError(f"{name} failed to prepare: {type(error).__name__}: {error}")
-            if entry is None:
+            prep = self._prepared.get(key)
+            if prep is not None and prep.phase == FAILED:
+                del self._prepared[key]  # a failed preparation is tried again next time
+                raise AgentError(f"{name} failed to prepare: {type(prep.error).__name__}: {prep.error}")
+            if prep is None:
+                if client != SERVER:
+                    mine = sum(1 for p in self._prepared.values()
+                               if client in p.clients and p.phase in (QUEUED, COMPILING, LEARNING))
+                    if mine >= self.prep_per_client:
+                        raise TooManyRequestsError(
+                            f"you already have {mine} agents preparing; wait for them or cancel one")
                 spec = self.agents[name]
-                try:
-                    player = spec.factory()
-                except Exception as e:  # noqa: BLE001 - reported to the page in one line
-                    raise AgentError(f"{name} cannot be built: {type(e).__name__}: {e}") from None
-                entry = _Prepared(player, spec.cores, Future(), time.monotonic())
-                entry.future = self._prep_pool.submit(self._prepare, entry, point_system)
-                self._prepared[key] = entry
-                while len(self._prepared) > self.max_prepared:
-                    self._prepared.popitem(last=False)
+                prep = Preparation(name, point_system, spec.cores, 1 if client == SERVER else 0, {client})
+                self._prepared[key] = prep
+                self._preparer.submit(prep)
+                self._evict()
+            else:
+                prep.clients.add(client)
+                if client != SERVER and prep.priority:
+                    self._preparer.promote(prep)
             self._prepared.move_to_end(key)
-            return entry
+            return prep
 
-    def _prepare(self, entry: _Prepared, point_system: PointSystem) -> None:
-        with entry.lock, _PARALLEL:
-            entry.started = time.monotonic()
-            entry.player.set_point_system(point_system, self.prep_s)
-            _warm_up(entry.player)
+    def _evict(self) -> None:
+        """Drop the least recently used preparations beyond ``max_prepared``; those not
+        started are taken off the queue (called with ``self._lock`` held)."""
+        while len(self._prepared) > self.max_prepared:
+            _, prep = self._prepared.popitem(last=False)
+            self._drop(prep)
 
+    def _drop(self, prep: Preparation) -> None:
+        if self._preparer.withdraw(prep):
+            prep.phase = CANCELLED
+            prep.finished = time.monotonic()
+            prep.done.set_result(None)
+        elif prep.phase in (COMPILING, LEARNING):
+            prep.phase = CANCELLED  # the thread finishes and throws the result away
 
-    async def ready(self, name: str, point_system: PointSystem, wait_s: float = 0.5) -> _Prepared:
-        """The prepared agent; raises ``AgentPreparing`` if it is not ready within ``wait_s``."""
-        entry = self._entry(name, point_system)
-        if not entry.future.done():
+    def cancel(self, name: str, point_system: PointSystem, client: str) -> str:
+        """``client`` no longer waits for this preparation; when nobody else does (the
+        server's warm-up counts), it is dropped. The phase it ends in is returned."""
+        self.check_name(name)
+        key = (name, tuple(point_system.points))
+        with self._lock:
+            prep = self._prepared.get(key)
+            if prep is None:
+                return "none"
+            if prep.phase in (READY, FAILED):
+                return prep.phase
+            prep.clients.discard(client)
+            if not prep.clients:
+                del self._prepared[key]
+                self._drop(prep)
+            return prep.phase
+
+    def _prepare(self, prep: Preparation) -> None:
+        with prep.lock:
+            if prep.phase == CANCELLED:
+                return
+            prep.started = time.monotonic()
+            prep.phase = COMPILING
             try:
-                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(entry.future)), wait_s)
+                prep.player = self.agents[prep.agent].factory()
+                _compile(prep.player)
+                if prep.phase == CANCELLED:
+                    return
+                with _PARALLEL if prep.cores > 1 else nullcontext():
+                    prep.phase = LEARNING
+                    prep.learning_started = time.monotonic()
+                    prep.player.set_point_system(prep.point_system, self.prep_s)
+                    _first_advice(prep.player)
+            except Exception as e:  # noqa: BLE001 - reported to the page in one line
+                prep.error = e
+                if prep.phase != CANCELLED:
+                    prep.phase = FAILED
+            else:
+                if prep.phase != CANCELLED:
+                    prep.phase = READY
+            finally:
+                prep.finished = time.monotonic()
+                if not prep.done.done():
+                    prep.done.set_result(None)
+
+    def status(self, prep: Preparation) -> dict:
+        """What the page shows while it waits: the phase, its seconds, the queue position."""
+        now = time.monotonic()
+        position = self._preparer.position(prep) if prep.phase == QUEUED else None
+        out = {"status": "preparing", "agent": prep.agent, "phase": prep.phase, "budget": self.prep_s,
+               "waited": round(now - prep.created, 2), "queue_position": position,
+               "elapsed": round(now - prep.learning_started, 2) if prep.learning_started else 0.0}
+        if prep.phase == QUEUED:
+            out["detail"] = f"{prep.agent} waits for a preparation slot (number {position} in the queue)"
+        elif prep.phase == COMPILING:
+            out["detail"] = (f"{prep.agent} is compiling its kernels ({now - prep.started:.0f} s so far; "
+                             "up to a minute on a fresh install, then cached)")
+        else:
+            out["detail"] = (f"{prep.agent} is learning this point system: {out['elapsed']:.1f} s "
+                             f"of its {self.prep_s:g} s budget")
+        return out
+
+    def preparations(self) -> list[dict]:
+        """Every preparation the pool holds, for the console and ``/api/agents/status``."""
+        with self._lock:
+            preps = list(self._prepared.values())
+        return [{"agent": p.agent, "points": list(p.point_system.points), "system": p.point_system.name,
+                 "phase": p.phase, "seconds": round(p.seconds(), 2),
+                 "queue_position": self._preparer.position(p) if p.phase == QUEUED else None}
+                for p in preps]
+
+    async def ready(self, name: str, point_system: PointSystem, client: str = SERVER) -> Preparation:
+        """The prepared agent; raises ``AgentPreparing`` if it is not ready within ``wait_s``."""
+        prep = self.request(name, point_system, client)
+        if not prep.done.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(prep.done)), self.wait_s)
             except asyncio.TimeoutError:
-                raise AgentPreparing(name, time.monotonic() - entry.started, self.prep_s) from None
-            except Exception:
-                pass
-        if entry.future.exception() is not None:
-            return self._entry(name, point_system)  # raises AgentError and forgets the failure
-        return entry
+                raise AgentPreparing(self.status(prep)) from None
+        if prep.phase == FAILED:
+            return self.request(name, point_system, client)  # raises AgentError and forgets the failure
+        if prep.phase == CANCELLED:
+            raise AgentError(f"the preparation of {name} was cancelled; ask again to restart it")
+        return prep
+
+    def warm(self, point_systems: Sequence[PointSystem],
+             on_ready: Callable[[Preparation], None] | None = None) -> list[Preparation]:
+        """Queue every agent's preparation for each of ``point_systems`` (the server's
+        own requests, behind any page's); ``on_ready`` is called as each ends."""
+        preps = [self.request(name, system) for system in point_systems for name in self.agents]
+        if on_ready is not None:
+            for prep in preps:
+                prep.done.add_done_callback(lambda _f, p=prep: on_ready(p))
+        return preps
 
     # -- thinking --------------------------------------------------------------
-    async def _run(self, entry: _Prepared, name: str, limit_s: float, fn: Callable[[], Any]) -> Any:
+    async def _run(self, prep: Preparation, client: str, limit_s: float, fn: Callable[[], Any]) -> Any:
+        name = prep.agent
+        with self._lock:
+            if self._thinking.get(client, 0) >= self.think_per_client:
+                raise TooManyRequestsError(
+                    f"you already have {self._thinking[client]} requests to agents under way; wait for an answer")
+            if self._waiting >= self.think_queue:
+                raise AgentBusyError("the server's agents are all busy; try again in a moment")
+            self._thinking[client] = self._thinking.get(client, 0) + 1
+            self._waiting += 1
+        released = threading.Event()
+
+        def release() -> None:
+            if not released.is_set():
+                released.set()
+                with self._lock:
+                    self._waiting -= 1
+                    self._thinking[client] -= 1
+                    if not self._thinking[client]:
+                        del self._thinking[client]
+
         def guarded():
-            locks = [entry.lock] + ([_PARALLEL] if entry.cores > 1 else [])
+            locks = [self._think_slots, prep.lock] + ([_PARALLEL] if prep.cores > 1 else [])
             held = []
             try:
                 for lock in locks:
@@ -194,12 +435,13 @@ class AgentPool:
             finally:
                 for lock in reversed(held):
                     lock.release()
+                release()
 
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._think_pool, guarded)
-        # Allow for the wait on the lock, plus slack for an agent that overruns a little.
+        # Allow for the wait on the locks, plus slack for an agent that overruns a little.
         try:
-            return await asyncio.wait_for(future, 2 * limit_s + 1.0)
+            return await asyncio.wait_for(asyncio.shield(future), 2 * limit_s + 1.0)
         except asyncio.TimeoutError:
             raise AgentError(f"{name} did not answer within {limit_s:g} s") from None
         except PokerSquaresError:
@@ -208,15 +450,15 @@ class AgentPool:
             raise AgentError(f"{name} failed: {type(e).__name__}: {e}") from None
 
     async def advise(self, name: str, point_system: PointSystem, grid: np.ndarray, card: Card,
-                     seconds: float) -> Advice:
+                     seconds: float, client: str = SERVER) -> Advice:
         """The agent's value of placing ``card`` in each empty cell, and its choice."""
         seconds = min(max(seconds, 0.0), self.think_s)
-        entry = await self.ready(name, point_system)
+        prep = await self.ready(name, point_system, client)
         grid = np.array(grid, dtype=np.int8)
 
         def think() -> Advice:
             start = time.monotonic()
-            player = entry.player
+            player = prep.player
             values = None
             if hasattr(player, "cell_values"):
                 values = player.cell_values(grid.copy(), int(card), seconds)
@@ -237,16 +479,16 @@ class AgentPool:
                 raise AgentError(f"{name} chose cell {choice}, which is not an empty cell")
             return Advice(name, shown, choice, time.monotonic() - start)
 
-        return await self._run(entry, name, seconds, think)
+        return await self._run(prep, client, seconds, think)
 
     async def play_deal(self, name: str, point_system: PointSystem, deck: Sequence[Card],
-                        seed: int) -> list[int]:
+                        seed: int, client: str = SERVER) -> list[int]:
         """The cells the agent plays ``deck``'s first 25 cards into, on a ``game_s`` clock,
         through the contest protocol (``start_game``, then ``get_play`` per card)."""
-        entry = await self.ready(name, point_system)
+        prep = await self.ready(name, point_system, client)
 
         def play() -> list[int]:
-            player = entry.player
+            player = prep.player
             if hasattr(player, "set_seed"):
                 player.set_seed(seed)
             player.start_game()
@@ -265,4 +507,4 @@ class AgentPool:
                 moves.append(cell)
             return moves
 
-        return await self._run(entry, name, self.game_s, play)
+        return await self._run(prep, client, self.game_s, play)

@@ -1,23 +1,30 @@
-"""What the Results page shows of the result store: runs, tournaments, their scores.
+"""What the Results page shows of the result store (runs, tournaments, their scores),
+and the games people play in the browser, recorded there as player ``human``.
 
-Each call opens the store read-only for itself (SQLite connections belong to one
-thread), so the page can browse a store that a run is still writing to.
+Each call opens the store for itself (SQLite connections belong to one thread),
+read-only where it only reads, so the page can browse a store that a run is still
+writing to.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import statistics
+import time
 from pathlib import Path
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
-from ..harness.store import GameRecord, ResultStore
+from ..harness.store import GameRecord, ResultStore, StoreError
 from ..harness.tournament import table_from_store
 from ..points import PointSystem
-from .sessions import grid_view, point_system_view
+from .sessions import WebGame, grid_view, point_system_view
 
-__all__ = ["ResultNotFoundError", "results_index", "run_detail", "tournament_detail", "summary"]
+__all__ = ["ResultNotFoundError", "HUMAN", "results_index", "run_detail", "tournament_detail", "summary",
+           "record_human_game", "export_csv"]
+
+HUMAN = "human"  # the player name of games people play in the browser
 
 
 class ResultNotFoundError(PokerSquaresError):
@@ -115,3 +122,27 @@ def tournament_detail(path: Path, tournament_id: int) -> dict:
     table["seed"] = info["seed"]
     table["created"] = info["created"]
     return table
+
+
+def record_human_game(path: Path, web_game: WebGame) -> int:
+    """Record a finished game a person played as a run of one game by player ``human``
+    (its own run: a person may play one deal many times); its run id."""
+    with web_game.lock:
+        game = web_game.game
+        record = GameRecord(0, game.seed, game.score(), [tuple(p) for p in game.placements],
+                            time.time() - web_game.created)
+        system = game.point_system
+    try:
+        with ResultStore(path) as store:
+            run = store.open_run(HUMAN, HUMAN, system, record.seed, 1, 0.0, 0.0, version=f"web:{web_game.id}")
+            store.add_games(run, [record])
+    except StoreError as e:  # the record is lost, never the game; the console says so
+        logging.getLogger(__name__).warning("could not record a browser game: %s", e)
+        return 0
+    return run
+
+
+def export_csv(path: Path, run_ids: list[int] | None = None) -> str:
+    """The games of ``run_ids`` (all when None) as CSV, one row per game."""
+    with _open(path) as store:
+        return store.export_csv(run_ids)

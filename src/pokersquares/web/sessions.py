@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -17,15 +18,17 @@ from typing import Sequence
 import numpy as np
 
 from ..cards import card_name
-from ..errors import IllegalPlacementError, PokerSquaresError
+from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE, Game, Grid, cell_of
 from ..hands import HAND_NAMES, NUM_HANDS
 from ..points import PointSystem, parse_point_system
 
 __all__ = [
-    "GameNotFoundError", "GameConflictError", "WebGame", "GameStore",
+    "GameNotFoundError", "GameConflictError", "PointsOutOfRangeError", "WebGame", "GameStore", "parse_system",
     "SEED_MIN", "SEED_MAX", "random_seed", "point_system_view", "grid_view", "game_view",
 ]
+
+POINTS_MIN, POINTS_MAX = -128, 127  # a contest point value is a Java byte
 
 # A deal seed is a Java long, as in the contest framework.
 SEED_MIN = -(2 ** 63)
@@ -40,6 +43,25 @@ class GameConflictError(PokerSquaresError):
     """A request about a turn other than the game's current one (a stale tab or a double click)."""
 
 
+class PointsOutOfRangeError(InvalidPointSystemError):
+    """A custom point value outside the contest's byte range (the library would clamp it)."""
+
+
+def parse_system(spec: str) -> PointSystem:
+    """``parse_point_system``, refusing custom values that it would clamp to [-128, 127]:
+    a player who typed 200 for a royal flush should not silently get 127."""
+    if "," in spec:
+        for hand, text in zip(HAND_NAMES, spec.split(",")):
+            try:
+                value = int(text.strip())
+            except ValueError:
+                break  # parse_point_system says what is wrong
+            if not POINTS_MIN <= value <= POINTS_MAX:
+                raise PointsOutOfRangeError(
+                    f"{hand}: {value} is outside {POINTS_MIN}..{POINTS_MAX}, the range of contest points")
+    return parse_point_system(spec)
+
+
 def random_seed() -> int:
     # Small enough to read and type back in, to replay the deal.
     return secrets.randbelow(1_000_000_000)
@@ -51,6 +73,17 @@ class WebGame:
     spec: str
     game: Game
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    created: float = field(default_factory=time.time)  # when it was dealt (epoch seconds)
+    agent_played: bool = False  # an agent placed a card of it (watching, not a person's game)
+    recorded: bool = False
+
+    def finished_by_person(self) -> bool:
+        """True once, when a game a person played is over: the moment to record it."""
+        with self.lock:
+            if self.game.done and not self.agent_played and not self.recorded:
+                self.recorded = True
+                return True
+            return False
 
     @property
     def point_system(self) -> PointSystem:
@@ -60,9 +93,10 @@ class WebGame:
     def moves(self) -> list[int]:
         return [r * SIZE + c for _, r, c in self.game.placements]
 
-    def place(self, cell: int, turn: int | None = None) -> None:
+    def place(self, cell: int, turn: int | None = None, by_agent: bool = False) -> None:
         """Place the current card at ``cell``; ``turn``, when given, must be the current turn."""
         with self.lock:
+            self.agent_played = self.agent_played or by_agent
             if turn is not None and turn != self.game.turn:
                 raise GameConflictError(
                     f"this request is about turn {turn}, but the game is at turn {self.game.turn} "
@@ -93,7 +127,7 @@ class GameStore:
     def create(self, spec: str, seed: int | None = None, moves: Sequence[int] = ()) -> WebGame:
         """A new game of the point system ``spec`` dealt from ``seed`` (random when None),
         with ``moves`` (cells, in order) already played."""
-        point_system = parse_point_system(spec)
+        point_system = parse_system(spec)
         if seed is None:
             seed = random_seed()
         if not SEED_MIN <= seed <= SEED_MAX:
@@ -139,18 +173,21 @@ def grid_view(cells: Sequence[int], point_system: PointSystem) -> dict:
     """
     grid = Grid(cells)
     hand_ids = grid.hand_ids()
+    # An empty line holds no hand yet: it scores nothing so far (not high card).
+    made = [(i, hand) for i, hand in enumerate(hand_ids) if len(grid.line(i))]
     lines = []
     for i, hand in enumerate(hand_ids):
+        cards = len(grid.line(i))
         lines.append({
             "kind": "row" if i < SIZE else "col",
             "index": i % SIZE,
-            "hand": HAND_NAMES[hand],
-            "hand_id": int(hand),
-            "points": point_system[hand],
-            "cards": len(grid.line(i)),
+            "hand": HAND_NAMES[hand] if cards else None,
+            "hand_id": int(hand) if cards else None,
+            "points": point_system[hand] if cards else 0,
+            "cards": cards,
         })
     counts = [0] * NUM_HANDS
-    for hand in hand_ids:
+    for _, hand in made:
         counts[hand] += 1
     table = [{"hand": HAND_NAMES[h], "hand_id": h, "points": point_system[h], "count": counts[h],
               "total": counts[h] * point_system[h]} for h in range(NUM_HANDS)]
@@ -158,7 +195,7 @@ def grid_view(cells: Sequence[int], point_system: PointSystem) -> dict:
         "cells": [None if c == EMPTY else card_name(c) for c in grid.cells],
         "lines": lines,
         "hand_table": table,
-        "score": sum(point_system[h] for h in hand_ids),
+        "score": sum(point_system[h] for _, h in made),
     }
 
 

@@ -32,6 +32,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const fmt = (v, d = 1) => (v === null || v === undefined ? "" : Number(v).toFixed(d).replace(/\.0+$/, ""));
 const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${fmt(s, 2)} s`);
 
+// Each tab is one client to the server, which bounds the work a client may ask for.
+const CLIENT_ID = (() => {
+  let id = sessionStorage.getItem("ps.client");
+  if (!id) {
+    id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+    sessionStorage.setItem("ps.client", id);
+  }
+  return id;
+})();
+
+function hideToast() { $("toast").hidden = true; clearTimeout(toast.timer); }
+
 function toast(message) {
   const t = $("toast");
   t.textContent = message;
@@ -52,7 +64,7 @@ function jsonWithSeed(obj, seedText) {
 }
 
 async function api(method, path, body, rawBody) {
-  const init = { method, headers: {} };
+  const init = { method, headers: { "X-Client": CLIENT_ID } };
   if (body !== undefined || rawBody !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = rawBody !== undefined ? rawBody : JSON.stringify(body);
@@ -64,28 +76,38 @@ async function api(method, path, body, rawBody) {
   return { status: res.status, data };
 }
 
-// An agent may first have to prepare for the point system (HTTP 202), or be busy with
-// another tab's request (HTTP 503): ask again until it answers.
-async function untilReady(request, onWait) {
+// A wait the page may give up: a new deal, another agent or the Cancel button.
+class Wait {
+  constructor() { this.cancelled = false; }
+  cancel() { this.cancelled = true; }
+}
+class Cancelled extends Error {}
+
+// An agent may first have to prepare for the point system (HTTP 202), or the server may
+// be busy (HTTP 503, 429): ask again until it answers, telling onWait what the server says.
+async function untilReady(request, onWait, wait = new Wait()) {
   for (let busy = 0; ; ) {
+    if (wait.cancelled) throw new Cancelled();
     let r;
     try {
       r = await request();
     } catch (e) {
-      if (e.status !== 503 || ++busy > 20) throw e;
+      if ((e.status !== 503 && e.status !== 429) || ++busy > 30) throw e;
+      if (wait.cancelled) throw new Cancelled();
       onWait({ busy: true, detail: e.message });
-      await sleep(600);
+      await sleep(800);
       continue;
     }
+    if (wait.cancelled) throw new Cancelled();
     if (r.status !== 202) return r.data;
     onWait(r.data);
-    await sleep(600);
+    await sleep(500);
   }
 }
 
 function preparingText(p) {
-  if (p.busy) return `${p.detail} (retrying)`;
-  return `${p.agent} is preparing for this point system: ${fmt(p.elapsed)} s so far, budget ${fmt(p.budget)} s…`;
+  if (p.busy) return `${p.detail} (asking again)`;
+  return `${p.detail}; waiting ${fmt(p.waited)} s so far…`;
 }
 
 function store(key, value) {
@@ -95,11 +117,17 @@ function load(key, fallback = null) {
   try { const v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
 }
 
+const SEED_MIN = -(2n ** 63n), SEED_MAX = 2n ** 63n - 1n;
+
 function seedValue(kindSelect, input) {
   if (kindSelect.value !== "seed") return null;
   const text = input.value.trim();
-  if (!/^-?\d{1,19}$/.test(text)) throw new ApiError("the deal seed must be an integer", 0);
-  return text;
+  if (!/^[-+]?\d+$/.test(text)) throw new ApiError("the deal seed must be a whole number, like 42", 0);
+  const seed = BigInt(text);
+  if (seed < SEED_MIN || seed > SEED_MAX) {
+    throw new ApiError(`the deal seed must be between ${SEED_MIN} and ${SEED_MAX} (a 64-bit integer, as in the contest)`, 0);
+  }
+  return seed.toString();
 }
 
 // ---------------------------------------------------------------------------------
@@ -165,6 +193,7 @@ class Board {
       if (name) {
         cell = el("div", { class: "cell filled", "data-cell": i, role: "gridcell" }, cardEl(name));
         if (view.last_cell === i) cell.classList.add("last");
+        if (heat && heat.choice === i) cell.classList.add("choice");  // the move these estimates chose
       } else {
         const r = Math.floor(i / SIZE), c = i % SIZE;
         cell = interactive
@@ -233,7 +262,7 @@ function renderDealInfo(root, view) {
     el("strong", { "data-seed": view.seed_text, text: view.seed_text }));
 }
 
-function renderLegend(root, heat, agent) {
+function renderLegend(root, heat, agent, what = "") {
   if (!heat) { root.hidden = true; return; }
   const vals = heat.values.filter((v) => v !== null);
   root.hidden = false;
@@ -241,7 +270,7 @@ function renderLegend(root, heat, agent) {
     root.replaceChildren(el("span", {}, el("span", { class: "star", text: "★" }), ` ${agent}'s choice (this agent gives no per-cell estimates)`));
     return;
   }
-  root.replaceChildren(el("span", { text: `${agent}'s estimates` }), el("span", { text: fmt(Math.min(...vals)) }),
+  root.replaceChildren(el("span", { text: `${agent}'s estimates${what ? ` ${what}` : ""}` }), el("span", { text: fmt(Math.min(...vals)) }),
     el("span", { class: "bar", style: `background: ${HEAT_GRADIENT}` }), el("span", { text: fmt(Math.max(...vals)) }),
     el("span", {}, el("span", { class: "star", text: "★" }), " its choice"));
 }
@@ -321,8 +350,30 @@ function fillAgents(select, agents, storageKey, preferred = "greedy") {
   select.replaceChildren(...agents.map((a) => el("option", { value: a.name, title: a.description, text: a.name })));
   const saved = load(storageKey);
   const names = agents.map((a) => a.name);
-  select.value = names.includes(saved) ? saved : names.includes(preferred) ? preferred : names[0];
-  select.addEventListener("change", () => store(storageKey, select.value));
+  if (names.length) select.value = names.includes(saved) ? saved : names.includes(preferred) ? preferred : names[0];
+  if (!select.dataset.bound) {
+    select.dataset.bound = "true";
+    select.addEventListener("change", () => store(storageKey, select.value));
+  }
+}
+
+// On a first start the server imports (and compiles) its agents after it answers:
+// say so, and fill the agent lists when they are there.
+async function waitForAgents() {
+  const notes = [$("play-hint-status"), $("watch-status")];
+  for (const n of notes) n.textContent = "The agents are loading (a first start compiles them, up to a minute or two)…";
+  for (;;) {
+    await sleep(1000);
+    let config;
+    try { ({ data: config } = await api("GET", "/api/config")); } catch (e) { continue; }
+    if (config.agents_loading) continue;
+    window.appConfig = config;
+    fillAgents($("play-agent"), config.agents, "ps.play.agent");
+    fillAgents($("replay-agent"), config.agents, "ps.replay.agent");
+    fillAgents($("watch-agent"), config.agents, "ps.watch.agent");
+    for (const n of notes) n.textContent = "";
+    return;
+  }
 }
 
 function bindRange(input, output, storageKey, unit = " s") {
@@ -351,9 +402,11 @@ const play = {
     this.board = new Board($("play-board"), { onCell: (i) => this.place(i) });
     this.youBoard = new Board($("replay-you"));
     this.agentBoard = new Board($("replay-agent-board"));
-    $("play-new").addEventListener("click", () => this.newGame());
+    $("play-new").addEventListener("click", () => this.confirmNewGame());
     $("play-again").addEventListener("click", () => this.newGame());
     $("play-hint").addEventListener("click", () => this.askHint());
+    $("play-hint-cancel").addEventListener("click", () => this.cancelHint(true));
+    $("play-agent").addEventListener("change", () => { this.cancelHint(false); this.hint = null; this.render(); });
     $("replay-go").addEventListener("click", () => this.replayWith($("replay-agent").value));
     $("play-deal-kind").addEventListener("change", () => { $("play-seed").hidden = $("play-deal-kind").value !== "seed"; });
     $("play-seed").hidden = true;
@@ -386,18 +439,30 @@ const play = {
     return this.newGame();
   },
 
-  async newGame() {
+  // A game in progress is not thrown away without asking.
+  confirmNewGame() {
+    const g = this.game;
+    if (!g || g.done || g.turn === 0 || window.confirm("Abandon this game and deal a new one?")) this.newGame();
+  },
+
+  async newGame(deal = null) {
     let seed;
-    try { seed = seedValue($("play-deal-kind"), $("play-seed")); } catch (e) { return toast(e.message); }
+    try { seed = deal ? String(deal.seed) : seedValue($("play-deal-kind"), $("play-seed")); } catch (e) { return toast(e.message); }
+    const system = deal ? deal.system : this.picker.spec();
     try {
-      const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: this.picker.spec() }, seed));
+      const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system }, seed));
       this.replay = null;
+      this.daily = deal;
       this.setGame(data);
     } catch (e) { toast(e.message); }
   },
 
   setGame(view) {
-    if (!this.game || this.game.id !== view.id) { this.replay = null; }
+    if (!this.game || this.game.id !== view.id) {
+      this.replay = null;
+      this.cancelHint(false);
+      $("replay-status").textContent = "";
+    }
     this.game = view;
     if (this.hint && this.hint.turn !== view.turn) this.hint = null;
     sessionStorage.setItem("ps.play.id", view.id);
@@ -425,24 +490,49 @@ const play = {
   },
 
   async askHint() {
-    if (!this.game || this.game.done) return;
+    if (!this.game || this.game.done || this.wait) return;
     const agent = $("play-agent").value, seconds = Number($("play-think").value), turn = this.game.turn, id = this.game.id;
-    const status = $("play-hint-status");
+    const system = this.game.system.spec;
+    const status = $("play-hint-status"), wait = new Wait();
+    this.wait = wait;
+    this.waitFor = { agent, system };
     status.className = "note";
     status.textContent = `${agent} is thinking…`;
     $("play-hint").disabled = true;
+    $("play-hint-cancel").hidden = false;
     try {
       const data = await untilReady(() => api("POST", `/api/games/${id}/hint`, { agent, seconds, turn }),
-        (p) => { status.textContent = preparingText(p); });
+        (p) => { status.textContent = preparingText(p); }, wait);
       if (!this.game || this.game.id !== id || this.game.turn !== turn) { status.textContent = ""; return; }
       this.hint = data;
       const r = Math.floor(data.choice / SIZE) + 1, c = (data.choice % SIZE) + 1;
       status.textContent = `${agent} would place ${this.game.card} at row ${r}, column ${c} (${duration(data.seconds)}).`;
       this.render();
     } catch (e) {
+      if (e instanceof Cancelled) return;
       status.className = "note error";
       status.textContent = e.message;
-    } finally { $("play-hint").disabled = false; }
+    } finally {
+      if (this.wait === wait) {
+        this.wait = null;
+        $("play-hint").disabled = !this.game || this.game.done;
+        $("play-hint-cancel").hidden = true;
+      }
+    }
+  },
+
+  // Stop waiting for advice; with ``tell``, the server drops the agent's preparation
+  // if no one else waits for it, and the page says so.
+  cancelHint(tell) {
+    const wait = this.wait;
+    $("play-hint-status").textContent = tell && wait ? "Cancelled." : "";
+    $("play-hint-status").className = "note";
+    if (!wait) return;
+    wait.cancel();
+    this.wait = null;
+    $("play-hint").disabled = !this.game || this.game.done;
+    $("play-hint-cancel").hidden = true;
+    if (tell) api("POST", "/api/agents/cancel", this.waitFor).catch(() => {});
   },
 
   render() {
@@ -453,8 +543,8 @@ const play = {
     renderDealInfo($("play-info"), g);
     renderHandTable($("play-hands"), g);
     renderLegend($("play-legend"), this.hint, this.hint ? this.hint.agent : "");
-    if (!this.hint) $("play-hint-status").textContent = "";
-    $("play-hint").disabled = g.done;
+    if (!this.hint && !this.wait && !$("play-hint-status").classList.contains("error")) $("play-hint-status").textContent = "";
+    $("play-hint").disabled = g.done || Boolean(this.wait);
     $("play-over").hidden = !g.done;
     $("play-final").textContent = g.score;
     $("replay").hidden = !(g.done && this.replay);
@@ -503,8 +593,7 @@ const play = {
       return true;
     }
     if (key === "n" || key === "N") {
-      // A stray key press should not throw away a game in progress.
-      if (g.done || g.turn === 0 || window.confirm("Abandon this game and deal a new one?")) this.newGame();
+      this.confirmNewGame();  // a stray key press should not throw away a game in progress
       return true;
     }
     if (g.done) return false;
@@ -534,11 +623,13 @@ const watch = {
     fillAgents($("watch-agent"), config.agents, "ps.watch.agent");
     bindRange($("watch-think"), $("watch-think-out"), "ps.watch.think");
     bindRange($("watch-speed"), $("watch-speed-out"), "ps.watch.speed");
+    setPlayButton(false);
     $("watch-think").max = config.limits.think_s;
     this.board = new Board($("watch-board"));
     $("watch-new").addEventListener("click", () => this.newDeal());
     $("watch-play").addEventListener("click", () => (this.running ? this.pause() : this.run()));
     $("watch-step").addEventListener("click", () => this.step());
+    $("watch-agent").addEventListener("change", () => this.stop());
     $("watch-deal-kind").addEventListener("change", () => { $("watch-seed").hidden = $("watch-deal-kind").value !== "seed"; });
     $("watch-seed").hidden = true;
     return this.resume();
@@ -556,8 +647,18 @@ const watch = {
     await this.newDeal();
   },
 
-  async newDeal() {
+  // A new deal or another agent: stop, and forget what the old one was waiting for.
+  stop() {
     this.pause();
+    if (this.wait) this.wait.cancel();
+    this.wait = null;
+    $("watch-status").textContent = "";
+    $("watch-status").className = "note";
+    if (this.game) this.setGame(this.game);
+  },
+
+  async newDeal() {
+    this.stop();
     let seed;
     try { seed = seedValue($("watch-deal-kind"), $("watch-seed")); } catch (e) { return toast(e.message); }
     try {
@@ -567,14 +668,15 @@ const watch = {
     } catch (e) { toast(e.message); }
   },
 
-  setGame(view, heat = null) {
+  // ``heat``: the estimates of the move just made, shown until the next one.
+  setGame(view, heat = null, agent = "") {
     this.game = view;
     sessionStorage.setItem("ps.watch.id", view.id);
     this.board.render(view, { heat });
     renderNextCard($("watch-next"), view);
     renderDealInfo($("watch-info"), view);
     renderHandTable($("watch-hands"), view);
-    renderLegend($("watch-legend"), heat, $("watch-agent").value);
+    renderLegend($("watch-legend"), heat, agent, heat ? `for ${heat.card}` : "");
     $("watch-step").disabled = view.done;
     $("watch-play").disabled = view.done;
     if (view.done) {
@@ -587,29 +689,29 @@ const watch = {
     if (this.stepping || !this.game || this.game.done) return false;
     this.stepping = true;
     const agent = $("watch-agent").value, seconds = Number($("watch-think").value);
-    const pause = Number($("watch-speed").value) * 1000;
-    const before = this.game, status = $("watch-status");
+    const before = this.game, status = $("watch-status"), wait = new Wait();
+    this.wait = wait;
     status.className = "note";
     status.textContent = `${agent} is thinking about ${before.card}…`;
     try {
       const data = await untilReady(
         () => api("POST", `/api/games/${before.id}/agent-move`, { agent, seconds, turn: before.turn }),
-        (p) => { status.textContent = preparingText(p); });
-      // First the estimates for the card about to be placed, then the placement.
-      const heat = { values: data.values, choice: data.choice };
-      this.board.render(before, { heat });
-      renderLegend($("watch-legend"), heat, agent);
-      status.textContent = `${agent} places ${before.card}.`;
-      await sleep(pause / 2);
-      this.setGame(data.game);
+        (p) => { status.textContent = preparingText(p); }, wait);
+      // The placement, with the estimates that chose it left on the board until the next move.
+      this.setGame(data.game, { values: data.values, choice: data.choice, card: before.card }, agent);
+      if (!data.game.done) status.textContent = `${agent} placed ${before.card}.`;
       this.log(agent, before, data);
       return true;
     } catch (e) {
+      if (e instanceof Cancelled) return false;
       status.className = "note error";
       status.textContent = e.message;
       this.pause();
       return false;
-    } finally { this.stepping = false; }
+    } finally {
+      this.stepping = false;
+      if (this.wait === wait) this.wait = null;
+    }
   },
 
   log(agent, before, data) {
@@ -623,19 +725,27 @@ const watch = {
   async run() {
     if (!this.game || this.game.done) return;
     this.running = true;
-    $("watch-play").textContent = "⏸ Pause";
+    setPlayButton(true);
     while (this.running && !this.game.done) {
       if (!(await this.step())) break;
-      await sleep(Number($("watch-speed").value) * 500);
+      if (this.running) await sleep(Number($("watch-speed").value) * 1000);
     }
     this.pause();
   },
 
   pause() {
     this.running = false;
-    $("watch-play").textContent = "▶ Play";
+    setPlayButton(false);
   },
 };
+
+// Play and pause as drawn icons: the emoji glyphs show as empty boxes without an emoji font.
+function setPlayButton(running) {
+  const icon = running
+    ? svgEl("svg", { class: "icon", viewBox: "0 0 10 10", "aria-hidden": "true" }, svgEl("rect", { x: 1, y: 1, width: 3, height: 8 }), svgEl("rect", { x: 6, y: 1, width: 3, height: 8 }))
+    : svgEl("svg", { class: "icon", viewBox: "0 0 10 10", "aria-hidden": "true" }, svgEl("path", { d: "M2 1 L9 5 L2 9 Z" }));
+  $("watch-play").replaceChildren(icon, running ? " Pause" : " Play");
+}
 
 // ---------------------------------------------------------------------------------
 // Charts: plain SVG
@@ -904,6 +1014,7 @@ function showView(name) {
   for (const tab of document.querySelectorAll(".tabs a")) tab.setAttribute("aria-selected", String(tab.dataset.view === name));
   for (const v of ["play", "watch", "results"]) $(`view-${v}`).hidden = v !== name;
   if (name === "results" && window.appConfig) results.show();
+  if (document.body.dataset.view && document.body.dataset.view !== name) hideToast();  // it was about the other tab
   document.body.dataset.view = name;
 }
 
@@ -934,6 +1045,7 @@ async function start() {
   await Promise.all([play.init(config), watch.init(config)]);
   results.init(config);
   document.body.dataset.ready = "true";
+  if (config.agents_loading) waitForAgents();
 }
 
 start();

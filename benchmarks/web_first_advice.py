@@ -1,0 +1,101 @@
+"""Seconds from ``pokersquares serve`` starting to each agent's first hint, as JSON.
+
+    python benchmarks/web_first_advice.py            # numba's cache as it is
+    python benchmarks/web_first_advice.py --cold     # an empty numba cache (NUMBA_CACHE_DIR=$(mktemp -d))
+
+It starts the server in a subprocess, waits for its URL, deals a game, then asks
+every agent for a hint at once and again every 0.5 s until each answers, as a page
+does. Also reported: when the URL answered, when the agents' list did, and the
+slowest ``/api/config`` answer seen meanwhile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import httpx
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cold", action="store_true", help="start with an empty numba cache")
+    parser.add_argument("--prep-time", type=float, default=5.0)
+    parser.add_argument("--limit", type=float, default=300.0, help="give up after this many seconds")
+    args = parser.parse_args()
+    env = dict(os.environ)
+    if args.cold:
+        env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    start = time.monotonic()
+    server = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
+                               "--prep-time", str(args.prep_time), "--db", os.devnull + ".none"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    console: list[tuple[float, str]] = []
+    threading.Thread(target=lambda: [console.append((round(time.monotonic() - start, 1), line.rstrip()))
+                                     for line in server.stdout], daemon=True).start()
+    out: dict = {"cold_cache": args.cold, "prep_time": args.prep_time}
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            while True:
+                try:
+                    client.get("/")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.05)
+            out["page_s"] = round(time.monotonic() - start, 2)
+            while not (config := client.get("/api/config").json())["agents"]:
+                time.sleep(0.2)
+            out["agents_listed_s"] = round(time.monotonic() - start, 2)
+            agents = [a["name"] for a in config["agents"]]
+            game = client.post("/api/games", json={"system": "american", "seed": 1}).json()
+            first: dict[str, float | str] = {}
+
+            def ask(name: str) -> None:  # as a page does: ask again every 0.5 s until it answers
+                with httpx.Client(base_url=url, timeout=60) as own:
+                    while time.monotonic() - start < args.limit:
+                        r = own.post(f"/api/games/{game['id']}/hint", json={"agent": name, "seconds": 0.5},
+                                     headers={"X-Client": f"bench-{name}"})
+                        if r.status_code == 200:
+                            first[name] = round(time.monotonic() - start, 1)
+                            return
+                        if r.status_code not in (202, 429, 503):
+                            first[name] = f"error {r.status_code}: {r.json().get('detail')}"
+                            return
+                        time.sleep(0.5)
+
+            askers = [threading.Thread(target=ask, args=(name,)) for name in agents]
+            for t in askers:
+                t.start()
+            worst_config = 0.0
+            while any(t.is_alive() for t in askers):
+                t0 = time.monotonic()
+                client.get("/api/config")
+                worst_config = max(worst_config, time.monotonic() - t0)
+                time.sleep(0.5)
+            out["first_hint_s"] = first
+            out["slowest_config_s"] = round(worst_config, 3)
+    finally:
+        server.terminate()
+        server.wait(10)
+    out["console"] = [f"{t:6.1f} s  {line}" for t, line in console]
+    out["load_average"] = os.getloadavg()
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

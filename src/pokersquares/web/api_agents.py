@@ -1,0 +1,104 @@
+"""Routes of agents: advice on the current card, an agent's move (watching), a replay
+of a finished deal, and the preparations under way (with a way to cancel one)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from ..errors import PokerSquaresError
+from .agents import AgentBusyError, AgentPool, AgentPreparing
+from .api_games import GameId, games_of
+from .guards import client_of
+from .schemas import Cancel, Replay, Think
+from .sessions import GameConflictError, game_view, parse_system, replay_views
+
+__all__ = ["router", "pool_of"]
+
+router = APIRouter(prefix="/api")
+
+
+def pool_of(request: Request) -> AgentPool:
+    """The agent pool, once the agents are imported (a cold first start compiles them)."""
+    pool = request.app.state.agents
+    if not pool.loaded:
+        raise AgentBusyError("the agents are still loading (a first start compiles them); try again shortly")
+    return pool
+
+
+def _preparing(p: AgentPreparing) -> JSONResponse:
+    return JSONResponse(p.status, status_code=202)
+
+
+def _check_think(pool: AgentPool, body: Think) -> None:
+    pool.check_name(body.agent)
+    if body.seconds > pool.think_s:
+        raise PokerSquaresError(f"seconds must be at most {pool.think_s:g} on this server, got {body.seconds:g}")
+
+
+async def _advice(request: Request, game_id: str, body: Think, play: bool):
+    """The agent's advice on the current card (and, with ``play``, its choice played)."""
+    pool = pool_of(request)
+    _check_think(pool, body)
+    game = games_of(request).get(game_id)
+    grid, card, turn = game.snapshot()
+    if card is None:
+        raise GameConflictError("the game is over: there is no card to place")
+    if body.turn is not None and body.turn != turn:
+        raise GameConflictError(f"this request is about turn {body.turn}, but the game is at turn {turn}")
+    try:
+        advice = await pool.advise(body.agent, game.point_system, grid, card, body.seconds, client_of(request))
+    except AgentPreparing as p:
+        return _preparing(p)
+    out = {"turn": turn, "agent": advice.agent, "values": advice.values, "choice": advice.choice,
+           "seconds": round(advice.seconds, 3)}
+    if play:
+        game.place(advice.choice, turn, by_agent=True)
+        out["game"] = game_view(game)
+    return out
+
+
+@router.post("/games/{game_id}/hint")
+async def hint(body: Think, request: Request, game_id: str = GameId):
+    return await _advice(request, game_id, body, play=False)
+
+
+@router.post("/games/{game_id}/agent-move")
+async def agent_move(body: Think, request: Request, game_id: str = GameId):
+    """The agent advises on the current card and its choice is played: watching an agent."""
+    return await _advice(request, game_id, body, play=True)
+
+
+@router.post("/games/{game_id}/replay")
+async def replay(body: Replay, request: Request, game_id: str = GameId):
+    """The agent plays the finished game's deal; both games, placement by placement."""
+    pool = pool_of(request)
+    pool.check_name(body.agent)
+    game = games_of(request).get(game_id)
+    with game.lock:
+        if not game.game.done:
+            raise GameConflictError("finish the game before replaying its deal with an agent")
+        deck, seed, moves = list(game.game.deck), game.game.seed, game.moves
+    try:
+        agent_moves = await pool.play_deal(body.agent, game.point_system, deck, seed or 0, client_of(request))
+    except AgentPreparing as p:
+        return _preparing(p)
+    player = replay_views(deck, moves, game.point_system)
+    agent = replay_views(deck, agent_moves, game.point_system)
+    return {"agent": body.agent, "player": player, "agent_steps": agent,
+            "player_score": player[-1]["score"], "agent_score": agent[-1]["score"]}
+
+
+@router.get("/agents/status")
+async def status(request: Request) -> dict:
+    """The preparations the server holds: each agent's phase per point system."""
+    pool = request.app.state.agents
+    return {"loaded": pool.loaded, "preparations": pool.preparations() if pool.loaded else []}
+
+
+@router.post("/agents/cancel")
+async def cancel(body: Cancel, request: Request) -> dict:
+    """This page no longer waits for the agent's preparation for the point system."""
+    pool = pool_of(request)
+    phase = pool.cancel(body.agent, parse_system(body.system), client_of(request))
+    return {"agent": body.agent, "phase": phase}

@@ -1,0 +1,57 @@
+"""Routes of games: point systems, new games, placements, the daily deal."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Path as PathParam, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from .daily import daily_deal
+from .results import record_human_game
+from .schemas import NewGame, Place
+from .sessions import GameStore, WebGame, game_view, parse_system, point_system_view
+
+__all__ = ["router", "GameId", "games_of"]
+
+router = APIRouter(prefix="/api")
+
+GameId = PathParam(..., pattern=r"^[A-Za-z0-9_-]{8,64}$", description="the game's id")
+
+
+def games_of(request: Request) -> GameStore:
+    return request.app.state.games
+
+
+async def _record(request: Request, game: WebGame) -> None:
+    """A finished game played by a person goes into the result store as player ``human``."""
+    path = request.app.state.record_path
+    if path is not None and game.finished_by_person():
+        await run_in_threadpool(record_human_game, path, game)
+
+
+@router.get("/systems")
+async def system(spec: str = Query(..., min_length=1, max_length=200)) -> dict:
+    return point_system_view(parse_system(spec), spec.strip())
+
+
+@router.get("/daily")
+async def daily(request: Request) -> dict:
+    """Today's deal (UTC): the same seed and point system for everyone on a date."""
+    return daily_deal()
+
+
+@router.post("/games", status_code=201)
+async def new_game(body: NewGame, request: Request) -> dict:
+    return game_view(games_of(request).create(body.system, body.seed, body.moves))
+
+
+@router.get("/games/{game_id}")
+async def get_game(request: Request, game_id: str = GameId) -> dict:
+    return game_view(games_of(request).get(game_id))
+
+
+@router.post("/games/{game_id}/place")
+async def place(body: Place, request: Request, game_id: str = GameId) -> dict:
+    game = games_of(request).get(game_id)
+    game.place(body.cell, body.turn)
+    await _record(request, game)
+    return game_view(game)

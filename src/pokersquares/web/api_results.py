@@ -1,0 +1,50 @@
+"""Routes of the result store: runs, tournaments, and their games as CSV. Plain
+functions: FastAPI runs them in its thread pool, each with its own connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Path as PathParam, Query, Request
+from fastapi.responses import Response
+
+from .results import ResultNotFoundError, export_csv, results_index, run_detail, tournament_detail
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/results")
+
+
+def _row_id():
+    return PathParam(..., ge=1, le=2 ** 62)
+
+
+def _store_path(request: Request) -> Path:
+    if request.app.state.store_path is None:
+        raise ResultNotFoundError("this server was started without a result store")
+    return request.app.state.store_path
+
+
+@router.get("")
+def results(request: Request) -> dict:
+    return results_index(request.app.state.store_path)
+
+
+@router.get("/runs/{run_id}")
+def run(request: Request, run_id: int = _row_id()) -> dict:
+    return run_detail(_store_path(request), run_id)
+
+
+@router.get("/tournaments/{tournament_id}")
+def tournament(request: Request, tournament_id: int = _row_id()) -> dict:
+    return tournament_detail(_store_path(request), tournament_id)
+
+
+@router.get("/export.csv")
+def export(request: Request, run: list[int] | None = Query(None, description="run ids (all when absent)")) -> Response:
+    """Every game of the chosen runs, one CSV row per game."""
+    if run is not None and any(not 1 <= r <= 2 ** 62 for r in run):
+        raise ResultNotFoundError("a run id is a positive integer")
+    text = export_csv(_store_path(request), run)
+    return Response(text, media_type="text/csv",
+                    headers={"Content-Disposition": 'attachment; filename="pokersquares-games.csv"'})

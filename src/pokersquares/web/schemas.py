@@ -1,0 +1,47 @@
+"""The bodies the web API accepts: strict types (``true`` is not a cell, ``"12"`` is not
+a seed), no unknown fields, every number in its range."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..game import NUM_CELLS
+from ..points import SPEC_HELP
+from .sessions import SEED_MAX, SEED_MIN
+
+__all__ = ["NewGame", "Place", "Think", "Replay", "Cancel", "AgentName", "SEED_MESSAGE"]
+
+AgentName = Field(..., min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$",
+                  description="a registered agent's name")
+SEED_MESSAGE = f"a deal seed is a whole number from {SEED_MIN} to {SEED_MAX}"
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class NewGame(_Body):
+    system: str = Field("american", min_length=1, max_length=200, description=SPEC_HELP)
+    seed: int | None = Field(None, ge=SEED_MIN, le=SEED_MAX, description="deal seed (random when absent)")
+    moves: list[int] = Field(default_factory=list, max_length=NUM_CELLS,
+                             description="cells already played, to rebuild a game")
+
+
+class Place(_Body):
+    cell: int = Field(..., ge=0, le=NUM_CELLS - 1, description="cell index row*5+col")
+    turn: int | None = Field(None, ge=0, le=NUM_CELLS, description="the turn the page shows")
+
+
+class Think(_Body):
+    agent: str = AgentName
+    seconds: float = Field(0.5, gt=0, le=60, description="thinking time, at most the server's limit")
+    turn: int | None = Field(None, ge=0, le=NUM_CELLS)
+
+
+class Replay(_Body):
+    agent: str = AgentName
+
+
+class Cancel(_Body):
+    agent: str = AgentName
+    system: str = Field(..., min_length=1, max_length=200, description="the point system's spec")
