@@ -328,6 +328,19 @@ class _Overthinker(BasePlayer):
         return 0
 
 
+class _Thinker(BasePlayer):
+    """Uses all of its thinking time, on the CPU (holding the GIL as pure Python does)."""
+
+    def cell_values(self, grid, card, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            sum(range(1000))
+        return np.where(grid == -1, 1.0, np.nan)
+
+    def choose(self, grid, card, seconds_left):
+        return 0
+
+
 class _Cheat(BasePlayer):
     def choose(self, grid, card, seconds_left):
         return 0  # even when occupied
@@ -362,6 +375,7 @@ class _Broken(BasePlayer):
 def _app(**kw):
     agents = {"slow": AgentSpec(_SlowToLearn, "learns for a second"),
               "overthinker": AgentSpec(_Overthinker, "never on time"),
+              "thinker": AgentSpec(_Thinker, "thinks for its whole time"),
               "cheat": AgentSpec(_Cheat, "plays occupied cells"),
               "broken": AgentSpec(_Broken, "cannot prepare"),
               "cold": AgentSpec(_ColdStart, "slow first call"),
@@ -683,16 +697,16 @@ def test_a_page_can_cancel_its_wait():
 
 
 def test_thinking_is_bounded_per_client_and_in_all_and_the_event_loop_stays_free():
-    """100 hints at once for an agent that thinks for its whole time, from 100 pages and
+    """100 hints at once for an agent that thinks for its whole time, from 50 pages and
     from one: none waits out the clock (no 504), and the configuration answers at once."""
     with local_client(_app(think_s=0.3)) as c:
         view = new_game(c)
-        while _hint(c, view, "overthinker").status_code == 202:
+        while _hint(c, view, "thinker").status_code == 202:
             time.sleep(0.2)
         codes, config_s = [], []
 
         def ask(k, client):
-            codes.append(c.post(f"/api/games/{view['id']}/hint", json={"agent": "overthinker", "seconds": 0.3},
+            codes.append(c.post(f"/api/games/{view['id']}/hint", json={"agent": "thinker", "seconds": 0.3},
                                 headers={"X-Client": client}).status_code)
 
         def config():
@@ -709,8 +723,10 @@ def test_thinking_is_bounded_per_client_and_in_all_and_the_event_loop_stays_free
         for t in threads:
             t.join()
         assert len(codes) == 100
-        assert codes.count(429) >= 48  # one page: two at a time
-        assert set(codes) <= {429, 503, 504} and codes.count(503) >= 40
+        # Answered, or refused at once: one page may have two requests under way (429), the
+        # server eight (503); nothing waits out its clock.
+        assert set(codes) <= {200, 429, 503} and codes.count(200) >= 2
+        assert codes.count(429) >= 20 and codes.count(429) + codes.count(503) >= 80
         assert max(config_s) < 1.0, config_s
 
 
