@@ -172,3 +172,15 @@ def test_cli_runs_a_java_player_and_rejects_a_bad_one_with_exit_2(java_classes, 
                          capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
     assert "does not implement PokerSquaresPlayer" in bad.stderr
+
+
+def test_a_rebuilt_java_player_starts_a_new_run_instead_of_resuming(java_classes, tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    spec = RunSpec("java:FirstEmptyPlayer", AMERICAN, 2, 0, 5.0, 1.0)
+    run_id, _ = record_run(spec, store, workers=1)
+    assert record_run(spec, store, workers=1)[0] == run_id  # same build: resumed
+    class_file = java_classes / "FirstEmptyPlayer.class"
+    stat = class_file.stat()
+    os.utime(class_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # as if compiled again
+    java._CHECKED.clear()  # a new command (process) checks the class again
+    assert record_run(spec, store, workers=1)[0] != run_id
