@@ -370,7 +370,7 @@ def _argmax(vals):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # searches run playouts on several threads (CrnHalving)
 def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, counts, size_sums, size_counts,
              use_size):
     """``float64[n_games]``: each game deals ``depth`` more cards (all, if fewer are

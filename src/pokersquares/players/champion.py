@@ -1,0 +1,83 @@
+"""``champion``: the strongest player here, composed like the others.
+
+The evaluator is GettysburgPlayer's NARL table, learned from scratch within the
+preparation budget on both cores (nothing learned outside the clock ships with it);
+the search is :class:`~pokersquares.search.halving.CrnHalving`: Monte Carlo over the
+table's greedy policy with common random numbers, sequential halving at the root, an
+early stop on clear decisions and exact expectimax over the last cards. Why: the
+table played greedily is already strong and its depth-2 expectimax used 0.03 s of a
+30 s game; this search turns the rest of the clock into playouts where the choice
+is close. docs/results.md holds the measurements and the ablation table.
+
+Options for ablations: ``depth`` (cards per playout before the table's estimate ends
+it), ``stop_z`` (``inf``: never stop early), ``exact``, ``crn``, ``halving``;
+``load=FILE`` plays from a saved NARL table instead of learning (``pokersquares
+train --player gettysburg``), a variant that does not count as learning within the
+budget unless the file was.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import PokerSquaresError
+from ..evaluators.narl import NarlEvaluator
+from ..game import EMPTY
+from ..harness.registry import register_player
+from ..points import AMERICAN
+from ..search.endgame import exact_values
+from ..search.halving import CrnHalving
+from .composed import SearchPlayer
+
+__all__ = ["ChampionPlayer", "champion"]
+
+
+class ChampionPlayer(SearchPlayer):
+    """A :class:`SearchPlayer` whose warm-up also compiles the exact end game (which
+    the short warm-up searches would not reach) and the learning kernel (which a
+    warm-up preparation too short to learn a game would not call)."""
+
+    def warm_up(self) -> None:
+        super().warm_up()
+        learner = self.evaluator.warm_up_copy()
+        learner.points = np.asarray(AMERICAN.points, dtype=np.int64)
+        learner.reset(0)
+        learner.learn(games=4)
+        late = np.full(25, EMPTY, dtype=np.int8)
+        late[:23] = np.arange(23)
+        exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise PokerSquaresError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+@register_player("champion", "the strongest agent: NARL table learned in the budget + Monte Carlo with common "
+                 "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
+                 "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE", cores=2)
+def champion(depth: int = 25, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
+             cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
+             games: int | None = None, load: str | None = None,
+             time_per_game: float | None = None) -> ChampionPlayer:
+    """Build the player (see the module docstring for the options)."""
+    if not isinstance(depth, int) or depth < 1:
+        raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
+    if not isinstance(cores, int) or cores < 1:
+        raise PokerSquaresError(f"cores must be a positive integer, got {cores!r}")
+    if not isinstance(stop_z, (int, float)) or stop_z <= 0:
+        raise PokerSquaresError(f"stop_z must be a positive number (inf: never stop early), got {stop_z!r}")
+    if not isinstance(time_fraction, (int, float)) or not 0 < time_fraction <= 1:
+        raise PokerSquaresError(f"time_fraction must be in (0, 1], got {time_fraction!r}")
+    if games is not None and (not isinstance(games, int) or games < 0):
+        raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
+    evaluator = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
+    if load is not None:
+        evaluator.load(str(load))
+    search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
+                        exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving))
+    return ChampionPlayer(evaluator, search, name="champion", time_per_game=time_per_game)
+
+
+champion.version = "1"

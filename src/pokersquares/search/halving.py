@@ -1,0 +1,182 @@
+"""Monte Carlo over the evaluator's policy with common random numbers and sequential
+halving at the root, exact over the last cards: the champion's search.
+
+- **Common random numbers.** Every candidate cell is judged on the same sampled
+  futures: a round's playouts use one seed for every cell, and an evaluator's
+  playouts from grids with the same undealt cards deal the same cards in the same
+  order for the same seed. Two cells' difference is then measured on paired samples,
+  whose noise is far smaller than that of two independent means.
+- **Sequential halving** (Karnin, Koren and Somekh 2013). The budget is split into
+  ``ceil(log2(cells))`` rounds; each round plays the same number of playouts for each
+  surviving cell and keeps the better half, so the close candidates get most of the
+  playouts instead of every cell getting an equal share.
+- **Truncated playouts.** A playout places ``depth`` more cards by the evaluator's
+  greedy policy and ends with the evaluator's estimate of the final score
+  (:meth:`Evaluator.limited_playouts`); near the end it reaches the full grid and
+  its exact score.
+- **Exact end game.** When the cells left are few enough for exact expectimax
+  (:mod:`pokersquares.search.endgame`) to fit in the move's time, it decides.
+- **Easy moves fast.** After each round the search stops once the leader is ahead of
+  the runner-up by ``stop_z`` paired standard errors; the time saved goes to the
+  moves still to come (the player shares the clock left among them).
+
+Playouts of a round are split over ``cores`` threads (the NARL playout kernel
+releases the GIL), each thread with its own seed shared by all cells.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..evaluators.base import Evaluator
+from ..game import EMPTY
+from .base import Search
+from .endgame import exact_cost, exact_values
+
+__all__ = ["CrnHalving"]
+
+
+def _seed(seed: int, round_: int, thread: int) -> int:
+    return (seed * 1_000_003 + round_ * 7919 + thread * 104_729) & (2**63 - 1)
+
+
+class CrnHalving(Search):
+    """Sequential halving over common-random-number playouts, exact at the end.
+
+    ``depth``: cards each playout places before the evaluator's estimate ends it (25:
+    play to the end); ``cores``: threads the playouts run on; ``time_fraction``: the
+    share of the move's budget planned for (each round is sized from the measured
+    cost of playouts, with the rest as a margin for a busy machine); ``stop_z``: the
+    paired z-score that ends the search early (``inf``: never); ``exact``: use exact
+    expectimax when it fits; ``min_playouts``: the fewest playouts per cell worth a
+    round (with less time the move is the evaluator's greedy one).
+    """
+
+    name = "crn_halving"
+
+    def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
+                 exact: bool = True, min_playouts: int = 4, crn: bool = True, halving: bool = True) -> None:
+        if depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1:
+            raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1")
+        self.depth = depth
+        self.cores = cores
+        self.time_fraction = time_fraction
+        self.stop_z = stop_z
+        self.exact = exact
+        self.min_playouts = min_playouts
+        self.crn = crn
+        self.halving = halving
+        self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
+        self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
+        self._pool = None
+        self._measured = False
+        self.last = {}            # what the last decision did (playouts per cell, rounds, ...), for reports and tests
+
+    # The thread pool is not copied into worker processes.
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_pool"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._pool = None
+
+    def _playouts(self, evaluator: Evaluator, grid: np.ndarray, children: list[np.ndarray], n: int, seed: int,
+                  round_: int) -> np.ndarray:
+        """``float64[len(children), n]``: playouts of each child grid, sample ``j`` of
+        every child on the same seed (common random numbers)."""
+        threads = min(self.cores, n)
+        shares = [n // threads + (t < n % threads) for t in range(threads)]
+
+        def work(t: int) -> np.ndarray:
+            s = _seed(seed, round_, t)
+            return np.stack([evaluator.limited_playouts(child, shares[t], self.depth,
+                                                        s if self.crn else _seed(s, 0, 1 + int(np.argmax(child != grid))))
+                             for child in children])
+
+        if threads == 1:
+            return work(0)
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self._pool = ThreadPoolExecutor(self.cores)
+        return np.concatenate(list(self._pool.map(work, range(threads))), axis=1)
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        start = time.perf_counter()
+        grid = np.asarray(grid, dtype=np.int8)
+        cells = np.flatnonzero(grid == EMPTY)
+        if len(cells) == 0:
+            raise ValueError("the grid is full")
+        self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False, "stopped_early": False}
+        if len(cells) == 1:
+            values = np.full(25, -np.inf)
+            values[cells[0]] = 0.0
+            return int(cells[0]), values
+        deadline = start + self.time_fraction * time_s
+        if self.exact:
+            cost = exact_cost(grid)
+            if cost * self.leaf_s < 0.5 * (deadline - start):
+                t = time.perf_counter()
+                values = exact_values(grid, card, points)
+                self.leaf_s = max(1e-9, (time.perf_counter() - t) / cost)
+                self.last["exact"] = True
+                return int(np.argmax(values)), values
+        greedy = evaluator.placement_values(grid, card)
+        # Best greedy candidates first: ties in the halving keep the evaluator's order.
+        alive = cells[np.argsort(-greedy[cells], kind="stable")]
+        moves = min(self.depth, len(cells) - 1)
+        total_rounds = max(1, math.ceil(math.log2(len(alive)))) if self.halving else 1
+        samples: dict[int, list[np.ndarray]] = {int(c): [] for c in alive}
+        round_ = 0
+        while len(alive) > 1:
+            left = deadline - time.perf_counter()
+            per_cell = left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s)
+            n = int(per_cell)
+            if n < self.min_playouts:
+                break
+            calibrating = not self._measured
+            if calibrating:
+                n = self.min_playouts  # a first, small batch measures what a playout costs here
+            children = []
+            for cell in alive:
+                child = grid.copy()
+                child[cell] = card
+                children.append(child)
+            t = time.perf_counter()
+            scores = self._playouts(evaluator, grid, children, n, seed, -1 if calibrating else round_)
+            spent = time.perf_counter() - t
+            self.move_s = max(1e-9, spent * self.cores / (len(alive) * n * moves))
+            self._measured = True
+            for cell, row in zip(alive, scores):
+                samples[int(cell)].append(row)
+            self.last["playouts"][alive] += n
+            if calibrating:
+                continue  # too few playouts to judge by: the rounds start now
+            round_ += 1
+            means = np.array([np.mean(np.concatenate(samples[int(c)])) for c in alive])
+            order = np.argsort(-means, kind="stable")
+            alive = alive[order]
+            if self._clearly_ahead(samples[int(alive[0])], samples[int(alive[1])]):
+                self.last["stopped_early"] = True
+                alive = alive[:1]
+                break
+            alive = alive[:max(1, math.ceil(len(alive) / 2))] if round_ < total_rounds else alive[:1]
+        self.last["rounds"] = round_
+        if round_ == 0:
+            return int(np.argmax(greedy)), greedy
+        values = np.full(25, -np.inf)
+        for cell, rows in samples.items():
+            if rows:
+                values[cell] = float(np.mean(np.concatenate(rows)))
+        return int(alive[0]), values
+
+    def _clearly_ahead(self, leader: list[np.ndarray], runner_up: list[np.ndarray]) -> bool:
+        if not math.isfinite(self.stop_z):
+            return False
+        diff = np.concatenate(leader) - np.concatenate(runner_up)  # paired: the same futures
+        if len(diff) < 8:
+            return False
+        se = diff.std(ddof=1) / math.sqrt(len(diff))
+        return bool(diff.mean() > self.stop_z * se) if se > 0 else bool(diff.mean() > 0)
