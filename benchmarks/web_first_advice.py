@@ -68,8 +68,12 @@ def main() -> None:
             def ask(name: str) -> None:  # as a page does: ask again every 0.5 s until it answers
                 with httpx.Client(base_url=url, timeout=60) as own:
                     while time.monotonic() - start < args.limit:
-                        r = own.post(f"/api/games/{game['id']}/hint", json={"agent": name, "seconds": 0.5},
-                                     headers={"X-Client": f"bench-{name}"})
+                        try:
+                            r = own.post(f"/api/games/{game['id']}/hint", json={"agent": name, "seconds": 0.5},
+                                         headers={"X-Client": f"bench-{name}"})
+                        except httpx.HTTPError as e:
+                            first[name] = f"{type(e).__name__}: {e} (server exit code {server.poll()})"
+                            return
                         if r.status_code == 200:
                             first[name] = round(time.monotonic() - start, 1)
                             return
@@ -82,7 +86,7 @@ def main() -> None:
             for t in askers:
                 t.start()
             worst_config = 0.0
-            while any(t.is_alive() for t in askers):
+            while any(t.is_alive() for t in askers) and server.poll() is None:
                 t0 = time.monotonic()
                 client.get("/api/config")
                 worst_config = max(worst_config, time.monotonic() - t0)
@@ -90,8 +94,10 @@ def main() -> None:
             out["first_hint_s"] = first
             out["slowest_config_s"] = round(worst_config, 3)
     finally:
-        server.terminate()
+        if server.poll() is None:
+            server.terminate()
         server.wait(10)
+    out["server_exit_code"] = server.returncode
     out["console"] = [f"{t:6.1f} s  {line}" for t, line in console]
     out["load_average"] = os.getloadavg()
     print(json.dumps(out, indent=1))

@@ -429,3 +429,130 @@ def test_watch_keeps_each_moves_estimates_until_the_next(context, server):
     assert not any(ord(ch) > 0x2000 for ch in button.inner_text())
     expect(page.locator("#watch-board .cell.filled")).to_have_count(25, timeout=30_000)
     expect(button).to_contain_text("Play")
+
+
+# -- layout, accessibility, screenshots at a laptop's and a phone's size -----------------------------
+
+LAPTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+def serious_violations(axe, page) -> list[str]:
+    result = axe.run(page)
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+            for v in result.response["violations"] if v["impact"] in ("critical", "serious")]
+
+
+def midgame(page, seed=21, cells=(0, 6, 12, 18, 3)):
+    deal(page, seed)
+    for cell in cells:
+        place(page, cell)
+    page.select_option("#play-agent", "greedy")
+    page.click("#play-hint")
+    expect(page.locator("#play-board .cell.choice")).to_have_count(1)
+
+
+@pytest.mark.parametrize("size", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_every_page_has_no_serious_accessibility_violation(browser, server, axe, size):
+    ctx = browser.new_context(viewport=size)
+    tag = f"{size['width']}x{size['height']}"
+    try:
+        page = open_page(ctx, server)
+        midgame(page)
+        assert serious_violations(axe, page) == []
+        shot(page, f"play-{tag}", full_page=False)
+        page.click("#how-to summary")
+        assert serious_violations(axe, page) == []
+        page.goto(server + "#watch")
+        page.wait_for_selector("body[data-ready=true]")
+        page.select_option("#watch-agent", "greedy")
+        deal(page, 8, prefix="watch")
+        page.click("#watch-step")
+        expect(page.locator("#watch-board .cell.filled")).to_have_count(1)
+        assert serious_violations(axe, page) == []
+        shot(page, f"watch-{tag}", full_page=False)
+        page.goto(server + "#results")
+        expect(page.locator("#tournament-table")).to_be_visible()
+        assert serious_violations(axe, page) == []
+        shot(page, f"results-tournament-{tag}")
+        page.locator("tr[data-run]", has_text="greedy").first.click()
+        expect(page.locator("#results-best")).to_be_visible()
+        assert serious_violations(axe, page) == []
+        shot(page, f"results-run-{tag}")
+        page.goto(server + "api/docs")
+        assert serious_violations(axe, page) == []
+        assert not page.errors
+    finally:
+        ctx.close()
+
+
+def test_a_laptop_screen_shows_the_whole_board_and_the_result(browser, server):
+    ctx = browser.new_context(viewport=LAPTOP)
+    try:
+        page = open_page(ctx, server)
+        midgame(page)
+        for what in ("#play-board .row-hand >> nth=4", "#play-board .col-hand >> nth=4", "#play-board [data-total]",
+                     "#play-legend", "#play-next .card"):
+            box = page.locator(what).bounding_box()
+            assert box and box["y"] + box["height"] <= LAPTOP["height"], what
+        assert page.evaluate("window.scrollY") == 0
+        for cell in range(25):
+            if page.locator(f"#play-board button.cell[data-cell='{cell}']").count():
+                place(page, cell)
+        expect(page.locator("#play-over")).to_be_in_viewport()
+        expect(page.locator("#replay-go")).to_be_in_viewport()
+        shot(page, "game-over-1280x800", full_page=False)
+    finally:
+        ctx.close()
+
+
+def test_a_phone_keeps_hint_within_reach_and_text_readable(browser, server):
+    ctx = browser.new_context(viewport=PHONE, has_touch=True)
+    try:
+        page = open_page(ctx, server)
+        midgame(page)
+        expect(page.locator("#play-hint")).to_be_in_viewport()
+        page.mouse.wheel(0, 600)
+        page.wait_for_timeout(200)
+        expect(page.locator("#play-hint")).to_be_in_viewport()  # the bar stays at the bottom
+        page.evaluate("window.scrollTo(0, 0)")
+        sizes = page.eval_on_selector_all("#play-board .cell .value", "vs => vs.map(v => parseFloat(getComputedStyle(v).fontSize))")
+        assert sizes and min(sizes) >= 12
+        page.tap("#play-board button.cell[data-cell='24']")
+        expect(page.locator("#play-board .cell.filled")).to_have_count(6)
+        cut = page.eval_on_selector_all("#play-board .hand-label .hand", "hs => hs.filter(h => h.scrollWidth > h.clientWidth + 1).length")
+        assert cut == 0
+        box = page.locator("#play-board").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        page.goto(server + "#results")
+        expect(page.locator("#tournament-table")).to_be_visible()
+        # Chart text is drawn at 9 px or more (the charts scroll sideways rather than shrink).
+        heights = page.eval_on_selector_all(".results-detail svg.chart text", "ts => ts.map(t => t.getBoundingClientRect().height)")
+        assert heights and min(h for h in heights if h > 0) >= 9
+        shot(page, "results-390x844-charts", full_page=False)
+    finally:
+        ctx.close()
+
+
+def test_the_keyboard_focus_stays_on_the_board(context, server):
+    page = open_page(context, server)
+    deal(page, 15)
+    page.focus("#play-board button.cell[tabindex='0']")
+    start = page.evaluate("document.activeElement.dataset.cell")
+    page.keyboard.press("ArrowRight")
+    moved = page.evaluate("document.activeElement.dataset.cell")
+    assert moved is not None and moved != start  # the focus follows the cursor
+    page.keyboard.press("Enter")
+    expect(page.locator("#play-board .cell.filled")).to_have_count(1)
+    assert page.evaluate("document.activeElement.closest('#play-board') !== null")
+    assert page.evaluate("document.activeElement.dataset.cell") != moved
+    # The focus ring (an outline) shows on the cursor's cell: the cursor draws a border instead.
+    style = page.evaluate("(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; })()")
+    assert style[0] == "solid" and style[1] != "0px"
+    assert page.locator("#play-board [role=row]").count() == 6

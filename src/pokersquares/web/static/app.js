@@ -133,12 +133,17 @@ function seedValue(kindSelect, input) {
 // ---------------------------------------------------------------------------------
 // Cards and boards
 // ---------------------------------------------------------------------------------
-function cardEl(name) {
+function cardLabel(name) {
+  return `${RANK_NAMES[name[0]] || name[0]} of ${SUIT_NAMES[name[1]]}`;
+}
+
+// ``inCell``: the cell around it names the card, so the card itself is decoration.
+function cardEl(name, inCell = false) {
   const rank = name[0], suit = name[1];
   const color = suit === "H" || suit === "D" ? "red" : "black";
   const rankText = rank === "T" ? "10" : rank;
-  const label = `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`;
-  return el("div", { class: `card ${color}`, "data-card": name, role: "img", "aria-label": label },
+  const attrs = inCell ? { "aria-hidden": "true" } : { role: "img", "aria-label": cardLabel(name) };
+  return el("div", { class: `card ${color}`, "data-card": name, ...attrs },
     el("span", { class: "corner" }, el("span", { text: rankText }), el("span", { text: SUITS[suit] })),
     el("span", { class: "pip", text: SUITS[suit] }),
     el("span", { class: "corner bottom" }, el("span", { text: rankText }), el("span", { text: SUITS[suit] })));
@@ -156,7 +161,9 @@ const HEAT_GRADIENT = `linear-gradient(90deg, ${HEAT_STOPS.map((c) => `rgb(${c.j
 
 class Board {
   // A 5x5 grid with each row's hand at its right, each column's below, and the total.
-  constructor(root, { onCell = null } = {}) {
+  // ARIA grid: five rows of cells (each ending with its row's hand) and a row of the
+  // column hands; the rows take no box of their own (display: contents).
+  constructor(root, { onCell = null, label = "the 5 by 5 grid" } = {}) {
     this.root = root;
     this.onCell = onCell;
     this.cells = [];
@@ -164,73 +171,96 @@ class Board {
     this.colLabels = [];
     root.replaceChildren();
     root.setAttribute("role", "grid");
+    root.setAttribute("aria-label", label);
     for (let r = 0; r < SIZE; r++) {
+      const row = el("div", { class: "board-line", role: "row" });
       for (let c = 0; c < SIZE; c++) {
-        const i = r * SIZE + c;
-        const cell = el("div", { class: "cell", "data-cell": i, role: "gridcell" });
+        const cell = el("div", { class: "cell", "data-cell": r * SIZE + c, role: "gridcell" });
         this.cells.push(cell);
-        root.append(cell);
+        row.append(cell);
       }
-      const label = el("div", { class: "hand-label row-hand", "data-line": `row-${r}` });
+      const label = el("div", { class: "hand-label row-hand", "data-line": `row-${r}`, role: "gridcell" });
       this.rowLabels.push(label);
-      root.append(label);
+      row.append(label);
+      root.append(row);
     }
+    const bottom = el("div", { class: "board-line", role: "row" });
     for (let c = 0; c < SIZE; c++) {
-      const label = el("div", { class: "hand-label col-hand", "data-line": `col-${c}` });
+      const label = el("div", { class: "hand-label col-hand", "data-line": `col-${c}`, role: "gridcell" });
       this.colLabels.push(label);
-      root.append(label);
+      bottom.append(label);
     }
-    this.total = el("div", { class: "total", "data-total": "" });
-    root.append(this.total);
+    this.total = el("div", { class: "total", "data-total": "", role: "gridcell" });
+    bottom.append(this.total);
+    root.append(bottom);
   }
 
   render(view, { heat = null, cursor = null, interactive = false, otherChoice = null } = {}) {
+    // Keep the keyboard focus on the board when its cells are replaced.
+    const hadFocus = this.root.contains(document.activeElement) && document.activeElement !== this.root;
     let lo = Infinity, hi = -Infinity;
     if (heat) for (const v of heat.values) if (v !== null) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
     view.cells.forEach((name, i) => {
       const old = this.cells[i];
+      const r = Math.floor(i / SIZE), c = i % SIZE;
+      const where = `row ${r + 1}, column ${c + 1}`;
       let cell;
       if (name) {
-        cell = el("div", { class: "cell filled", "data-cell": i, role: "gridcell" }, cardEl(name));
+        cell = el("div", { class: "cell filled", "data-cell": i, role: "gridcell", "aria-label": `${where}: ${cardLabel(name)}` }, cardEl(name, true));
         if (view.last_cell === i) cell.classList.add("last");
         if (heat && heat.choice === i) cell.classList.add("choice");  // the move these estimates chose
       } else {
-        const r = Math.floor(i / SIZE), c = i % SIZE;
         cell = interactive
-          ? el("button", { class: "cell", type: "button", "data-cell": i, role: "gridcell",
-            "aria-label": `row ${r + 1}, column ${c + 1}`, onclick: () => this.onCell && this.onCell(i) })
-          : el("div", { class: "cell", "data-cell": i, role: "gridcell" });
+          ? el("button", { class: "cell", type: "button", "data-cell": i, role: "gridcell", tabindex: -1,
+            "aria-label": `${where}, empty`, onclick: () => this.onCell && this.onCell(i) })
+          : el("div", { class: "cell", "data-cell": i, role: "gridcell", "aria-label": `${where}, empty` });
         if (heat) {
           const v = heat.values[i];
           if (v !== null && v !== undefined) {
             const t = hi > lo ? (v - lo) / (hi - lo) : 1;
             cell.classList.add("heat");
             cell.style.background = heatColor(t);
-            if (t > 0.6) cell.classList.add("bright");
-            cell.append(el("span", { class: "value", text: fmt(v) }));
+            if (t > 0.45) cell.classList.add("bright");
+            cell.append(el("span", { class: "value", text: fmt(v), "aria-hidden": "true" }));
             cell.dataset.value = v;
+            cell.setAttribute("aria-label", `${where}, empty, estimate ${fmt(v)}${heat.choice === i ? ", the agent's choice" : ""}`);
           }
           if (heat.choice === i) cell.classList.add("choice");
         }
         if (otherChoice === i) cell.classList.add("other-choice");
       }
-      if (cursor === i) cell.classList.add("cursor");
+      if (cursor === i) {
+        cell.classList.add("cursor");
+        if (cell.tagName === "BUTTON") cell.tabIndex = 0;
+      }
       old.replaceWith(cell);
       this.cells[i] = cell;
     });
+    // One tab stop on an interactive board: the cursor's cell (or the first empty one).
+    if (interactive && !this.cells.some((c) => c.tabIndex === 0)) {
+      const first = this.cells.find((c) => c.tagName === "BUTTON");
+      if (first) first.tabIndex = 0;
+    }
     view.lines.forEach((line, k) => {
       const label = k < SIZE ? this.rowLabels[k] : this.colLabels[k - SIZE];
+      const what = `${k < SIZE ? "row" : "column"} ${(k % SIZE) + 1}`;
       label.className = `hand-label ${k < SIZE ? "row-hand" : "col-hand"}`;
+      label.removeAttribute("title");
       if (line.cards === 0) {
         label.classList.add("empty");
         label.replaceChildren(el("span", { class: "hand", text: "—" }));
+        label.setAttribute("aria-label", `${what}: empty`);
         return;
       }
       if (line.points !== 0) label.classList.add(line.points > 0 ? "made" : "negative");
-      label.replaceChildren(el("span", { class: "hand", text: line.hand }), el("span", { class: "pts", text: line.points }));
-      label.title = `${k < SIZE ? "row" : "column"} ${(k % SIZE) + 1}: ${line.hand}, ${line.points} points`;
+      label.replaceChildren(el("span", { class: "hand" }, el("span", { class: "long", text: line.hand }), el("span", { class: "short", text: abbrev(line.hand) })),
+        el("span", { class: "pts", text: line.points }));
+      label.title = `${what}: ${line.hand}, ${line.points} points`;
+      label.setAttribute("aria-label", label.title);
     });
     this.total.replaceChildren(el("span", { class: "label", text: "total" }), el("span", { class: "pts", text: view.score }));
+    this.total.setAttribute("aria-label", `total ${view.score}`);
+    if (hadFocus) (this.cells.find((c) => c.tabIndex === 0) || this.root).focus({ preventScroll: true });
     return this;
   }
 }
@@ -238,7 +268,8 @@ class Board {
 function renderHandTable(root, view) {
   const rows = view.hand_table.slice().reverse().map((h) =>
     el("tr", { class: h.count > 0 ? "made" : "none", "data-hand": h.hand },
-      el("td", { text: h.hand }), el("td", { text: h.points }), el("td", { class: "count", text: h.count ? `× ${h.count}` : "" }),
+      el("td", {}, el("abbr", { class: "abbr", text: abbrev(h.hand), "aria-hidden": "true" }), ` ${h.hand}`), el("td", { text: h.points }),
+      el("td", { class: "count", text: h.count ? `× ${h.count}` : "" }),
       el("td", { class: "total", text: h.count ? h.total : "" })));
   root.replaceChildren(
     el("p", { class: "system-name" }, view.system.name,
@@ -257,8 +288,8 @@ function renderNextCard(root, view, extra = "") {
     extra ? el("span", { class: "turn", text: extra }) : null);
 }
 
-function renderDealInfo(root, view) {
-  root.replaceChildren("Point system ", el("strong", { text: view.system.name }), " · deal seed ",
+function renderDealInfo(root, view, prefix = "") {
+  root.replaceChildren(prefix, "Point system ", el("strong", { text: view.system.name }), " · deal seed ",
     el("strong", { "data-seed": view.seed_text, text: view.seed_text }));
 }
 
@@ -332,8 +363,9 @@ class SystemPicker {
       const { data } = await api("GET", `/api/systems?spec=${encodeURIComponent(spec)}`);
       if (spec !== this.spec()) return;
       this.preview.className = "preview";
-      this.preview.replaceChildren(el("div", { class: "points-chips" },
-        data.table.map((h) => el("span", { title: h.hand, text: `${abbrev(h.hand)} ${h.points}` }))));
+      this.preview.replaceChildren(el("ul", { class: "points-chips", "aria-label": "points per hand" },
+        data.table.map((h) => el("li", { title: h.hand }, el("abbr", { class: "abbr", text: abbrev(h.hand), "aria-hidden": "true" }),
+          ` ${h.hand} `, el("strong", { text: h.points })))));
     } catch (e) {
       this.preview.className = "preview error";
       this.preview.textContent = e.message;
@@ -400,10 +432,11 @@ const play = {
     bindRange($("play-think"), $("play-think-out"), "ps.play.think");
     $("play-think").max = config.limits.think_s;
     this.board = new Board($("play-board"), { onCell: (i) => this.place(i) });
-    this.youBoard = new Board($("replay-you"));
-    this.agentBoard = new Board($("replay-agent-board"));
+    this.youBoard = new Board($("replay-you"), { label: "your game" });
+    this.agentBoard = new Board($("replay-agent-board"), { label: "the agent's game" });
     $("play-new").addEventListener("click", () => this.confirmNewGame());
     $("play-again").addEventListener("click", () => this.newGame());
+    $("play-daily").addEventListener("click", () => this.startDaily());
     $("play-hint").addEventListener("click", () => this.askHint());
     $("play-hint-cancel").addEventListener("click", () => this.cancelHint(true));
     $("play-agent").addEventListener("change", () => { this.cancelHint(false); this.hint = null; this.render(); });
@@ -445,6 +478,16 @@ const play = {
     if (!g || g.done || g.turn === 0 || window.confirm("Abandon this game and deal a new one?")) this.newGame();
   },
 
+  // The daily deal: the same seed and point system for everyone today.
+  async startDaily() {
+    const g = this.game;
+    if (g && !g.done && g.turn > 0 && !window.confirm("Abandon this game and play the daily deal?")) return;
+    try {
+      const { data } = await api("GET", "/api/daily");
+      await this.newGame(data);
+    } catch (e) { toast(e.message); }
+  },
+
   async newGame(deal = null) {
     let seed;
     try { seed = deal ? String(deal.seed) : seedValue($("play-deal-kind"), $("play-seed")); } catch (e) { return toast(e.message); }
@@ -452,7 +495,7 @@ const play = {
     try {
       const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system }, seed));
       this.replay = null;
-      this.daily = deal;
+      store("ps.daily.game", deal ? { id: data.id, date: deal.date } : null);
       this.setGame(data);
     } catch (e) { toast(e.message); }
   },
@@ -466,6 +509,8 @@ const play = {
     this.game = view;
     if (this.hint && this.hint.turn !== view.turn) this.hint = null;
     sessionStorage.setItem("ps.play.id", view.id);
+    const daily = load("ps.daily.game");
+    this.daily = daily && daily.id === view.id ? daily : null;
     store("ps.play.last", { id: view.id, system: view.system.spec, seed: view.seed_text, moves: view.moves });
     if (view.cells[this.cursor] !== null) this.cursor = this.firstEmpty(this.cursor);
     this.render();
@@ -540,15 +585,39 @@ const play = {
     if (!g) return;
     this.board.render(g, { heat: this.hint, cursor: g.done ? null : this.cursor, interactive: !g.done });
     renderNextCard($("play-next"), g);
-    renderDealInfo($("play-info"), g);
+    renderDealInfo($("play-info"), g, this.daily ? `Daily deal ${this.daily.date} · ` : "");
     renderHandTable($("play-hands"), g);
     renderLegend($("play-legend"), this.hint, this.hint ? this.hint.agent : "");
     if (!this.hint && !this.wait && !$("play-hint-status").classList.contains("error")) $("play-hint-status").textContent = "";
     $("play-hint").disabled = g.done || Boolean(this.wait);
+    const justOver = g.done && $("play-over").hidden;
     $("play-over").hidden = !g.done;
+    if (justOver) requestAnimationFrame(() => $("play-over").scrollIntoView({ block: "nearest", behavior: "smooth" }));
+    $("daily-result").hidden = !(g.done && this.daily);
+    if (justOver && this.daily) this.dailyResult(g);
     $("play-final").textContent = g.score;
     $("replay").hidden = !(g.done && this.replay);
     if (g.done && this.replay) this.showReplayStep(this.replayStep);
+  },
+
+  // Your best on today's deal (kept in this browser) and the agents' scores on it.
+  async dailyResult(g) {
+    const date = this.daily.date, bests = load("ps.daily.best", {});
+    bests[date] = Math.max(bests[date] ?? -Infinity, g.score);
+    store("ps.daily.best", bests);
+    const root = $("daily-result"), scores = el("ul", { class: "daily-agents" });
+    root.replaceChildren(el("p", {}, `Daily deal ${date}: you scored ${g.score}; your best today is `, el("strong", { "data-daily-best": "", text: bests[date] }), "."),
+      el("p", { class: "note", text: "The agents on this deal:" }), scores);
+    const names = (window.appConfig.agents || []).map((a) => a.name).filter((n) => ["greedy", "og", "gettysburg", "tiger", "champion"].includes(n));
+    for (const agent of names) {
+      const item = el("li", { "data-agent": agent, text: `${agent}: playing…` });
+      scores.append(item);
+      try {
+        const r = await untilReady(() => api("POST", `/api/games/${g.id}/replay`, { agent }), (p) => { item.textContent = `${agent}: ${preparingText(p)}`; });
+        item.textContent = `${agent}: ${r.agent_score}`;
+      } catch (e) { item.textContent = `${agent}: ${e.message}`; }
+      if (!this.game || this.game.id !== g.id) return;
+    }
   },
 
   async replayWith(agent) {
@@ -625,7 +694,7 @@ const watch = {
     bindRange($("watch-speed"), $("watch-speed-out"), "ps.watch.speed");
     setPlayButton(false);
     $("watch-think").max = config.limits.think_s;
-    this.board = new Board($("watch-board"));
+    this.board = new Board($("watch-board"), { label: "the agent's grid" });
     $("watch-new").addEventListener("click", () => this.newDeal());
     $("watch-play").addEventListener("click", () => (this.running ? this.pause() : this.run()));
     $("watch-step").addEventListener("click", () => this.step());
@@ -885,6 +954,32 @@ function boxPlotChart(system, players, cellOf) {
   return svg;
 }
 
+// A chart in a box that scrolls sideways on a phone: keyboard users can focus it to scroll.
+const scrollable = (svg) => el("div", { class: "chart-scroll", tabindex: 0, role: "region", "aria-label": svg.getAttribute("aria-label") || "chart" }, svg);
+
+// A date and time in the reader's own zone, from epoch seconds.
+function dateText(epoch) {
+  if (!epoch) return "";
+  const d = new Date(epoch * 1000), pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+// Games played in the browser (player "human"), per point system, beside the agents' runs.
+function humanSummary(runs) {
+  const by = {};
+  for (const r of runs) {
+    if (r.player !== "human" || r.mean === null) continue;
+    (by[r.system_name] = by[r.system_name] || []).push(r.mean);
+  }
+  const systems = Object.keys(by);
+  if (!systems.length) return el("p", { class: "note", text: "Games you finish on the Play tab are recorded here as player human." });
+  return el("div", { "data-humans": "" }, el("h2", { text: "Your games" }),
+    el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "system" }), el("th", { class: "num", scope: "col", text: "games" }),
+      el("th", { class: "num", scope: "col", text: "mean" }), el("th", { class: "num", scope: "col", text: "best" }))),
+    el("tbody", {}, systems.map((sys) => el("tr", {}, el("td", { text: sys }), el("td", { class: "num", text: by[sys].length }),
+      el("td", { class: "num", text: fmt(by[sys].reduce((a, b) => a + b, 0) / by[sys].length, 1) }), el("td", { class: "num", text: Math.max(...by[sys]) }))))));
+}
+
 function legend(players) {
   return el("div", { class: "legend" }, players.map((p, j) => el("span", {}, el("span", { class: "sw", style: `background:${PALETTE[j % PALETTE.length]}` }), p)));
 }
@@ -925,19 +1020,24 @@ const results = {
   renderList() {
     const { runs, tournaments, path } = this.index;
     const pick = (kind, id) => () => this.open(kind, id);
+    const opener = (kind, id) => el("button", { type: "button", class: "link", "aria-label": `open ${kind} ${id}`, onclick: (e) => { e.stopPropagation(); this.open(kind, id); } }, String(id));
+    const th = (text, num = false) => el("th", { class: num ? "num" : null, scope: "col", text });
     const tRows = tournaments.slice().reverse().map((t) => el("tr", { class: "pick", "data-tournament": t.tournament_id, onclick: pick("tournament", t.tournament_id) },
-      el("td", { class: "num", text: t.tournament_id }), el("td", { text: t.players.join(", ") }),
-      el("td", { class: "num", text: t.system_names.length }), el("td", { class: "num", text: t.games })));
-    const rRows = runs.slice().reverse().map((r) => el("tr", { class: "pick", "data-run": r.run_id, onclick: pick("run", r.run_id) },
-      el("td", { class: "num", text: r.run_id }), el("td", { text: r.player }), el("td", { text: r.system_name }),
-      el("td", { class: "num", text: `${r.finished}/${r.games}` }), el("td", { class: "num", text: r.mean === null ? "–" : fmt(r.mean, 2) })));
+      el("td", { class: "num" }, opener("tournament", t.tournament_id)), el("td", { text: t.players.join(", ") }),
+      el("td", { class: "num", text: t.system_names.length }), el("td", { class: "num", text: t.games }), el("td", { class: "date", text: dateText(t.created) })));
+    const rRows = runs.slice().reverse().map((r) => el("tr", { class: `pick${r.player === "human" ? " human" : ""}`, "data-run": r.run_id, onclick: pick("run", r.run_id) },
+      el("td", { class: "num" }, opener("run", r.run_id)), el("td", { text: r.player }), el("td", { text: r.system_name }),
+      el("td", { class: "num", text: `${r.finished}/${r.games}` }), el("td", { class: "num", text: r.mean === null ? "–" : fmt(r.mean, 2) }),
+      el("td", { class: "date", text: dateText(r.created) })));
     this.list.replaceChildren(
       el("p", { class: "note", text: `Store: ${path}` }),
+      el("p", {}, el("a", { class: "button-link", href: "/api/results/export.csv", download: "pokersquares-games.csv" }, "Export every game (CSV)")),
+      humanSummary(runs),
       el("h2", { text: `Tournaments (${tournaments.length})` }),
-      tournaments.length ? el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { class: "num", text: "#" }), el("th", { text: "players" }), el("th", { class: "num", text: "systems" }), el("th", { class: "num", text: "games" }))), el("tbody", {}, tRows))
+      tournaments.length ? el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournaments" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("#", true), th("players"), th("systems", true), th("games", true), th("date"))), el("tbody", {}, tRows)))
         : el("p", { class: "note", text: "none yet (pokersquares tournament …)" }),
       el("h2", { text: `Runs (${runs.length})` }),
-      el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { class: "num", text: "#" }), el("th", { text: "player" }), el("th", { text: "system" }), el("th", { class: "num", text: "games" }), el("th", { class: "num", text: "mean" }))), el("tbody", {}, rRows)));
+      el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "runs" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("#", true), th("player"), th("system"), th("games", true), th("mean", true), th("date"))), el("tbody", {}, rRows))));
   },
 
   async open(kind, id) {
@@ -963,12 +1063,13 @@ const results = {
         ["games", `${r.finished} of ${r.games}`], ["mean", s.mean === null ? "–" : `${fmt(s.mean, 2)} ± ${fmt(s.stderr, 2)} (standard error)`],
         ["sd, min, max", s.mean === null ? "–" : `${fmt(s.stdev, 2)}, ${s.min}, ${s.max}`],
         ["time", `${fmt(r.time_per_game, 2)} s per game allowed, ${s.seconds_per_game === null ? "–" : fmt(s.seconds_per_game, 3)} s used; ${fmt(r.prep_time, 1)} s preparation`],
-        ["penalties", s.penalties], ["tournament", r.tournament_id === null ? "–" : r.tournament_id]]),
-      histogramChart(d.scores, `Scores of ${d.scores.length} games`),
+        ["penalties", s.penalties], ["tournament", r.tournament_id === null ? "–" : r.tournament_id], ["recorded", dateText(r.created)]]),
+      el("p", {}, el("a", { class: "button-link", href: `/api/results/export.csv?run=${r.run_id}`, download: `pokersquares-run-${r.run_id}.csv` }, "Export this run (CSV)")),
+      scrollable(histogramChart(d.scores, `Scores of ${d.scores.length} games`)),
     ];
     if (d.best) {
       const board = el("div", { class: "board compact", id: "results-best" });
-      new Board(board).render({ ...d.best, last_cell: null });
+      new Board(board, { label: "the best game" }).render({ ...d.best, last_cell: null });
       parts.push(el("h2", { text: `Best game: ${d.best.score} (game ${d.best.game_index}, seed ${d.best.seed})` }), board);
     }
     if (r.tournament_id !== null) parts.push(el("p", {}, el("button", { type: "button", onclick: () => this.open("tournament", r.tournament_id) }, `Open tournament ${r.tournament_id}`)));
@@ -993,10 +1094,10 @@ const results = {
     this.detail.replaceChildren(
       el("h2", { text: `Tournament ${t.tournament_id}${t.complete ? "" : " (incomplete)"}` }),
       el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum.` }),
-      el("div", { class: "table-scroll" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
-      rankingChart(ranking, t.scores, maxScore, players, t.score_se || {}),
+      el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournament table" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
+      scrollable(rankingChart(ranking, t.scores, maxScore, players, t.score_se || {})),
       legend(players),
-      groupedBarsChart(systems, players, (s, p) => t.normalized[s][p], "Normalised score per point system"),
+      scrollable(groupedBarsChart(systems, players, (s, p) => t.normalized[s][p], "Normalised score per point system")),
       el("h2", { text: "Score distributions per player and point system" }),
       el("div", { class: "small-multiples" }, systems.map((s) => boxPlotChart(s, players, (p) => t.cells[s][p]))));
   },
