@@ -58,7 +58,8 @@ class CrnHalving(Search):
     name = "crn_halving"
 
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
-                 exact: bool = True, min_playouts: int = 4, crn: bool = True, halving: bool = True) -> None:
+                 exact: bool = True, min_playouts: int = 4, crn: bool = True, halving: bool = True,
+                 max_playouts: int | None = None) -> None:
         if depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1:
             raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1")
         self.depth = depth
@@ -69,6 +70,7 @@ class CrnHalving(Search):
         self.min_playouts = min_playouts
         self.crn = crn
         self.halving = halving
+        self.max_playouts = max_playouts
         self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
         self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
         self._pool = None
@@ -134,6 +136,9 @@ class CrnHalving(Search):
             left = deadline - time.perf_counter()
             per_cell = left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s)
             n = int(per_cell)
+            if self.max_playouts is not None:
+                spare = self.max_playouts - int(self.last["playouts"].sum())
+                n = min(n, spare // ((total_rounds - round_) * len(alive)))
             if n < self.min_playouts:
                 break
             calibrating = not self._measured
