@@ -1,0 +1,88 @@
+"""The perfect-information optimum of a deal: the best grid its first 25 cards allow.
+
+If all 25 cards were known in advance their order would not matter, so the best
+any player can score on a deal is the best arrangement of those cards on the grid.
+:func:`solve_deal` finds a grid by local search (:mod:`.search`), then proves an
+upper bound, and optimality when it can, with an integer program (:mod:`.exact`).
+Rules-level: nothing here knows about players.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..cards import card_name, deal
+from ..errors import PokerSquaresError
+from ..points import PointSystem
+from .exact import SolverNotInstalledError, greedy_partition, line_subsets, require_solver, solve_exact
+from .search import grid_score, local_search
+
+__all__ = ["Optimum", "solve_deal", "solve_seed", "SolverNotInstalledError", "require_solver",
+           "DEFAULT_TIME_LIMIT"]
+
+DEFAULT_TIME_LIMIT = 60.0
+GREEDY_STARTS = 8  # local searches that keep the rows of a greedy split (see greedy_partition)
+
+
+@dataclass
+class Optimum:
+    """The best grid found for a deal under a point system, and what is proven."""
+
+    seed: int | None
+    system: str
+    points: tuple[int, ...]
+    score: int               # the best grid's score
+    bound: int               # a proven upper bound on every grid's score
+    proven: bool             # score == the optimum
+    grid: list[int]          # card ids, row-major
+    seconds: float
+    heuristic_score: int     # what the local search alone found
+
+    @property
+    def grid_names(self) -> list[str]:
+        return [card_name(c) for c in self.grid]
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["points"] = list(self.points)
+        out["grid"] = self.grid_names
+        return out
+
+
+def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_TIME_LIMIT,
+               seed: int | None = None) -> Optimum:
+    """The optimum of the 25 ``cards`` (ids) under ``point_system`` within ``time_limit``
+    seconds (the local search's half second included)."""
+    if not time_limit > 0:
+        raise PokerSquaresError(f"the time limit must be positive, got {time_limit}")
+    cards = [int(c) for c in cards]
+    if len(cards) != 25 or len(set(cards)) != 25:
+        raise PokerSquaresError("a deal's optimum needs 25 distinct cards")
+    require_solver()
+    t0 = time.perf_counter()
+    points = np.asarray(point_system.points, dtype=np.int64)
+    found, grid = local_search(cards, points)
+    values = line_subsets(np.asarray(cards), points)
+    rng = np.random.default_rng(0)
+    for k in range(GREEDY_STARTS):
+        rows = [cards[p] for p in greedy_partition(values, rng)]
+        score, cells = local_search(rows, points, seed=1 + k, restarts=1, within_rows=True)
+        if score > found:
+            found, grid = score, cells
+    position = {c: i for i, c in enumerate(cards)}
+    exact = solve_exact(cards, points, time_limit=max(0.01, time_limit - (time.perf_counter() - t0)),
+                        start_grid=[position[c] for c in grid], start_score=found)
+    best_grid = [cards[p] for p in exact.grid]
+    score = grid_score(best_grid, point_system.points)
+    if score != exact.score:
+        raise RuntimeError(f"the solver's grid scores {score}, not {exact.score}")
+    return Optimum(seed, point_system.name, tuple(point_system.points), score, max(exact.bound, score),
+                   exact.proven, best_grid, round(time.perf_counter() - t0, 3), found)
+
+
+def solve_seed(seed: int, point_system: PointSystem, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Optimum:
+    """The optimum of the deal of ``seed`` (its first 25 cards)."""
+    return solve_deal(deal(seed)[:25], point_system, time_limit=time_limit, seed=seed)

@@ -1,0 +1,73 @@
+"""The heuristic part: late-acceptance hill climbing over swaps of two cells.
+
+:func:`late_acceptance_reference` is the readable rule; the kernel
+:func:`pokersquares.kernels.optimum.late_acceptance` implements the same moves on the
+same random stream and is tested against it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..game import LINES
+from ..hands import classify
+from ..kernels.core import rng_below, rng_seed
+from ..kernels.optimum import best_of_restarts
+
+__all__ = ["late_acceptance_reference", "local_search", "grid_score"]
+
+# Effort of ``local_search``: ~6 million swaps, about a second on one core.
+RESTARTS = 16
+STEPS = 400_000
+HISTORY = 1000
+
+
+def grid_score(cells, points) -> int:
+    """Points of a complete grid of card ids (plain Python)."""
+    return sum(points[classify([int(cells[i]) for i in line])] for line in LINES)
+
+
+def late_acceptance_reference(cells: list[int], points, seed: int, n_steps: int, history: int,
+                              within_rows: bool = False) -> tuple[int, list[int]]:
+    """Shuffle ``cells`` (unless ``within_rows``), then ``n_steps`` times: swap two
+    random cells (two cells of one row if ``within_rows``), keep the swap if the score
+    did not drop or is at least the score ``history`` steps ago, else undo it.
+    Returns the best score seen and its grid."""
+    state = rng_seed(seed)
+    cells = list(cells)
+    if not within_rows:
+        for i in range(25):  # the kernels' shuffle_prefix
+            j = i + rng_below(state, 25 - i)
+            cells[i], cells[j] = cells[j], cells[i]
+    score = grid_score(cells, points)
+    best, best_cells = score, list(cells)
+    past = [score] * history
+    for step in range(n_steps):
+        a = rng_below(state, 25)
+        if within_rows:
+            b = rng_below(state, 4)
+            b += b >= a % 5
+            b += a - a % 5
+        else:
+            b = rng_below(state, 24)
+            b += b >= a
+        cells[a], cells[b] = cells[b], cells[a]
+        new_score = grid_score(cells, points)
+        slot = step % history
+        if new_score >= score or new_score >= past[slot]:
+            score = new_score
+            if score > best:
+                best, best_cells = score, list(cells)
+        else:
+            cells[a], cells[b] = cells[b], cells[a]
+        past[slot] = score
+    return best, best_cells
+
+
+def local_search(cards, points, *, seed: int = 0, restarts: int = RESTARTS, steps: int = STEPS,
+                 history: int = HISTORY, within_rows: bool = False) -> tuple[int, list[int]]:
+    """The best grid (card ids, row-major) of ``restarts`` late-acceptance runs from
+    ``cards`` (laid out row-major; shuffled first unless ``within_rows``)."""
+    score, cells = best_of_restarts(np.asarray(cards, dtype=np.int8), np.asarray(points, dtype=np.int64),
+                                    seed, restarts, steps, history, within_rows)
+    return int(score), [int(c) for c in cells]
