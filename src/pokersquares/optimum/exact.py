@@ -27,21 +27,30 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ..errors import PokerSquaresError
-from ..kernels.core import classify_batch
+from ..kernels.core import classify_batch, classify_cards
+from .search import local_search
 
 __all__ = ["SolverNotInstalledError", "ExactResult", "solve_exact", "greedy_partition", "line_subsets",
-           "require_solver", "SUBSETS"]
+           "require_solver", "subsets"]
 
-SUBSETS = np.array(list(itertools.combinations(range(25), 5)), dtype=np.int64)  # (53130, 5)
-_PAIR_ID = np.full((25, 25), -1, dtype=np.int64)
-for _k, (_a, _b) in enumerate(itertools.combinations(range(25), 2)):
-    _PAIR_ID[_a, _b] = _k
-_SUBSET_PAIRS = np.stack([_PAIR_ID[SUBSETS[:, i], SUBSETS[:, j]]
-                          for i, j in itertools.combinations(range(5), 2)], axis=1)  # (53130, 10)
+
+@lru_cache(maxsize=None)
+def subsets(size: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The ``size``-subsets of ``size**2`` positions in lexicographic order, and for
+    each the ids of the pairs of positions it contains. The game is ``size`` 5; the
+    model works for any square grid, and the tests check it by brute force at 3."""
+    cells = size * size
+    subs = np.array(list(itertools.combinations(range(cells), size)), dtype=np.int64)
+    pair_id = np.full((cells, cells), -1, dtype=np.int64)
+    for k, (a, b) in enumerate(itertools.combinations(range(cells), 2)):
+        pair_id[a, b] = k
+    pairs = np.stack([pair_id[subs[:, i], subs[:, j]] for i, j in itertools.combinations(range(size), 2)], axis=1)
+    return subs, pairs
 
 
 class SolverNotInstalledError(PokerSquaresError):
@@ -78,50 +87,56 @@ def _new_highs(highspy):
     return h
 
 
-def _partition_matrix(highspy, n_copies: int, with_pairs: bool):
-    """Column-wise matrix of ``n_copies`` blocks of the 53,130 subsets: block k covers
-    card rows ``25 k .. 25 k + 24``; with ``with_pairs`` every block also covers the
-    300 pair rows after them."""
-    n = len(SUBSETS)
-    blocks = []
-    for k in range(n_copies):
-        parts = [SUBSETS + 25 * k]
-        if with_pairs:
-            parts.append(25 * n_copies + _SUBSET_PAIRS)
-        blocks.append(np.concatenate(parts, axis=1))
+def _partition_matrix(highspy, size: int):
+    """Column-wise matrix of the model: the y block then the z block of subsets; card
+    rows ``0 .. cells-1`` for y, ``cells .. 2 cells-1`` for z, then the pair rows."""
+    subs, pairs = subsets(size)
+    cells = size * size
+    blocks = [np.concatenate([subs + cells * k, 2 * cells + pairs], axis=1) for k in range(2)]
     index = np.concatenate(blocks).ravel()
     width = blocks[0].shape[1]
     m = highspy.HighsSparseMatrix()
     m.format_ = highspy.MatrixFormat.kColwise
-    m.num_col_ = n_copies * n
-    m.num_row_ = 25 * n_copies + (300 if with_pairs else 0)
-    m.start_ = np.arange(0, n_copies * n * width + 1, width, dtype=np.int32)
+    m.num_col_ = 2 * len(subs)
+    m.num_row_ = 2 * cells + cells * (cells - 1) // 2
+    m.start_ = np.arange(0, 2 * len(subs) * width + 1, width, dtype=np.int32)
     m.index_ = index.astype(np.int32)
     m.value_ = np.ones(index.shape[0])
     return m
 
 
-def greedy_partition(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """5 disjoint subsets covering the 25 positions, taken greedily by value (ties in
-    random order): a start for the local search where its swaps meet plateaus
-    (single-hand systems, where most lines are worth the same)."""
-    order = np.lexsort((rng.random(values.size), -values))
-    masks = (np.int64(1) << SUBSETS).sum(axis=1)
+def greedy_partition(values: np.ndarray, rng: np.random.Generator, priority: np.ndarray | None = None) -> np.ndarray:
+    """5 disjoint subsets covering the 25 positions, concatenated: rows for the local
+    search where its swaps meet plateaus (single-hand systems, where most lines are
+    worth the same). Subsets are taken by ``priority`` (default: value), ties broken
+    first by how little the subset's cards are wanted elsewhere (so quads take a
+    spare card as their fifth, not a card another hand needs), then at random."""
+    subs, _ = subsets(5)
+    if priority is None:
+        priority = values
+    gain = np.maximum(values - values.min(), 0).astype(np.float64)
+    demand = np.bincount(subs.ravel(), weights=np.repeat(gain, 5), minlength=25)
+    order = np.lexsort((rng.random(values.size), demand[subs].sum(axis=1), -priority))
+    masks = (np.int64(1) << subs).sum(axis=1)
     used = 0
     chosen = []
     for j in order:
         if not masks[j] & used:
-            chosen.append(SUBSETS[j])
+            chosen.append(subs[j])
             used |= int(masks[j])
             if len(chosen) == 5:
                 break
     return np.concatenate(chosen)
 
 
-def line_subsets(cards: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The value of each of the 53,130 five-card subsets of ``cards`` (positions into
-    the 25 cards, in ``SUBSETS`` order)."""
-    hand_ids = classify_batch(np.asarray(cards, dtype=np.int8)[SUBSETS])
+def line_subsets(cards, points, size: int = 5) -> np.ndarray:
+    """The value of each ``size``-subset of ``cards`` (in ``subsets(size)`` order)."""
+    subs, _ = subsets(size)
+    hands = np.asarray(cards, dtype=np.int8)[subs]
+    if size == 5:
+        hand_ids = classify_batch(hands)
+    else:  # classify_batch reads exactly 5 cards per hand
+        hand_ids = np.array([classify_cards(h) for h in hands], dtype=np.int64)
     return np.asarray(points, dtype=np.int64)[hand_ids]
 
 
@@ -130,59 +145,59 @@ class ExactResult:
     score: int | None       # best grid's score the solver holds (None if it found none)
     bound: int              # proven upper bound (integer: scores are integers)
     proven: bool
-    grid: list[int] | None  # positions 0..24 into the deal's cards, row-major
+    grid: list[int] | None  # positions into the deal's cards, row-major
     seconds: float
 
 
-def _grid_from_partitions(rows: list[np.ndarray], cols: list[np.ndarray]) -> list[int]:
+def _grid_from_partitions(rows: list[np.ndarray], cols: list[np.ndarray], size: int) -> list[int]:
     where_col = {int(p): k for k, col in enumerate(cols) for p in col}
-    grid = [-1] * 25
+    grid = [-1] * (size * size)
     for r, row in enumerate(rows):
         for p in row:
-            grid[r * 5 + where_col[int(p)]] = int(p)
-    if -1 in grid:
+            grid[r * size + where_col[int(p)]] = int(p)
+    if -1 in grid or len(rows) != size or len(cols) != size:
         raise RuntimeError("the solver's rows and columns do not form a grid")
     return grid
 
 
-def _subset_index(positions) -> int:
-    """Index into ``SUBSETS`` of 5 sorted positions (the combinatorial number system)."""
+def _subset_index(positions, size: int) -> int:
+    """Index into ``subsets(size)`` of a subset: its lexicographic rank."""
     from math import comb
-    a = sorted(int(p) for p in positions)
-    # lexicographic rank of a among combinations(range(25), 5)
+    cells = size * size
     rank, prev = 0, -1
-    for i, x in enumerate(a):
+    for i, x in enumerate(sorted(int(p) for p in positions)):
         for y in range(prev + 1, x):
-            rank += comb(25 - 1 - y, 5 - 1 - i)
+            rank += comb(cells - 1 - y, size - 1 - i)
         prev = x
     return rank
 
 
 def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | None = None,
-                start_score: int | None = None) -> ExactResult:
-    """Solve the model above for the 25 ``cards`` within ``time_limit`` seconds.
+                start_score: int | None = None, size: int = 5) -> ExactResult:
+    """Solve the model above for the ``size**2`` ``cards`` within ``time_limit`` seconds.
 
-    ``start_grid`` (positions 0..24, row-major) is handed to the solver as its first
-    solution. A limit that runs out leaves ``proven`` false and the bound the solver
-    had proven by then."""
+    ``start_grid`` (positions into ``cards``, row-major) is handed to the solver as
+    its first solution. The linear relaxation is solved first (a bound in seconds,
+    often a proof already); the integer program then gets the time left. A limit
+    that runs out leaves ``proven`` false and the bound proven by then."""
     highspy = require_solver()
     t0 = time.perf_counter()
     cards = np.asarray(cards, dtype=np.int64)
-    values = line_subsets(cards, points)
-    n = len(SUBSETS)
-    # Columns 0..n-1 are y (rows), n..2n-1 are z (columns). Matrix rows: 25 card
-    # rows for y, 25 for z, 300 pair rows.
+    subs, _ = subsets(size)
+    cells = size * size
+    values = line_subsets(cards, points, size)
+    n = len(subs)
+    n_rows = 2 * cells + cells * (cells - 1) // 2
     inf = highspy.kHighsInf
     lp = highspy.HighsLp()
     lp.num_col_ = 2 * n
-    lp.num_row_ = 350
+    lp.num_row_ = n_rows
     lp.col_cost_ = -np.concatenate([values, values]).astype(np.float64)
     lp.col_lower_ = np.zeros(2 * n)
     lp.col_upper_ = np.ones(2 * n)
-    lp.row_lower_ = np.concatenate([np.ones(50), np.full(300, -inf)])
-    lp.row_upper_ = np.ones(350)
-    lp.a_matrix_ = _partition_matrix(highspy, 2, True)
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * (2 * n)
+    lp.row_lower_ = np.concatenate([np.ones(2 * cells), np.full(n_rows - 2 * cells, -inf)])
+    lp.row_upper_ = np.ones(n_rows)
+    lp.a_matrix_ = _partition_matrix(highspy, size)
     h = _new_highs(highspy)
     h.setOptionValue("presolve", "off")  # presolve of this model takes minutes and gains nothing
     h.setOptionValue("mip_abs_gap", 0.999)  # scores are integers
@@ -191,35 +206,43 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
     h.passModel(lp)
     suits = cards // 13
     n_suit = np.bincount(suits, minlength=4)
-    mono_suit = np.where((suits[SUBSETS] == suits[SUBSETS[:, :1]]).all(axis=1), suits[SUBSETS[:, 0]], -1)
+    mono_suit = np.where((suits[subs] == suits[subs[:, :1]]).all(axis=1), suits[subs[:, 0]], -1)
     for s in range(4):
         for t in range(4):
-            if s == t or n_suit[s] < 5 or n_suit[t] < 5:
+            if s == t or n_suit[s] < size or n_suit[t] < size:
                 continue
             rows_s = np.flatnonzero(mono_suit == s)
             cols_t = np.flatnonzero(mono_suit == t) + n
             idx = np.concatenate([rows_s, cols_t]).astype(np.int32)
-            val = np.concatenate([np.full(rows_s.size, 1.0 / (n_suit[s] // 5)),
-                                  np.full(cols_t.size, 1.0 / (n_suit[t] // 5))])
+            val = np.concatenate([np.full(rows_s.size, 1.0 / (n_suit[s] // size)),
+                                  np.full(cols_t.size, 1.0 / (n_suit[t] // size))])
             h.addRow(-inf, 1.0, idx.size, idx, val)
-    # The linear relaxation first: a bound in seconds, and often a proof already.
-    h.changeColsIntegrality(2 * n, np.arange(2 * n, dtype=np.int32),
-                            np.full(2 * n, highspy.HighsVarType.kContinuous))
     h.setOptionValue("time_limit", max(0.01, time_limit - (time.perf_counter() - t0)))
     h.run()
-    bound = _trivial_bound(values)
+    bound = _trivial_bound(values, size)
     if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
         bound = min(bound, int(np.floor(-h.getInfo().objective_function_value + 1e-6)))
     score, grid = start_score, start_grid
+    if size == 5 and (score is None or score < bound) and h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+        # rows from the relaxation's favourite subsets, columns by local search
+        x = np.asarray(h.getSolution().col_value)
+        weight = np.maximum(x[:n], x[n:])
+        rng = np.random.default_rng(0)
+        for k in range(4):
+            rows = greedy_partition(values, rng, priority=weight + 1e-9 * values)
+            found, cells = local_search(cards[rows], points, seed=100 + k, restarts=2, within_rows=True)
+            if score is None or found > score:
+                position = {int(c): i for i, c in enumerate(cards)}
+                score, grid = found, [position[c] for c in cells]
     left = time_limit - (time.perf_counter() - t0)
     if (score is None or score < bound) and left > 1.0:
         h.changeColsIntegrality(2 * n, np.arange(2 * n, dtype=np.int32),
                                 np.full(2 * n, highspy.HighsVarType.kInteger))
         if start_grid is not None:
             start = np.zeros(2 * n)
-            for r in range(5):
-                start[_subset_index(start_grid[r * 5:r * 5 + 5])] = 1.0
-                start[n + _subset_index(start_grid[r::5])] = 1.0
+            for r in range(size):
+                start[_subset_index(start_grid[r * size:(r + 1) * size], size)] = 1.0
+                start[n + _subset_index(start_grid[r::size], size)] = 1.0
             sol = highspy.HighsSolution()
             sol.col_value = list(start)
             sol.value_valid = True
@@ -234,13 +257,13 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
             mip_score = int(values[chosen % n].sum())
             if score is None or mip_score > score:
                 score = mip_score
-                grid = _grid_from_partitions([SUBSETS[j] for j in chosen if j < n],
-                                             [SUBSETS[j - n] for j in chosen if j >= n])
-    proven = score is not None and score >= bound
-    return ExactResult(score, max(bound, score) if score is not None else bound, proven, grid,
-                       time.perf_counter() - t0)
+                grid = _grid_from_partitions([subs[j] for j in chosen if j < n],
+                                             [subs[j - n] for j in chosen if j >= n], size)
+    if score is not None and score > bound:
+        raise RuntimeError(f"a grid scores {score}, above the proven bound {bound}: the model is wrong")
+    return ExactResult(score, bound, score is not None and score >= bound, grid, time.perf_counter() - t0)
 
 
-def _trivial_bound(values: np.ndarray) -> int:
-    """Ten lines, each worth at most the best subset."""
-    return int(10 * values.max())
+def _trivial_bound(values: np.ndarray, size: int) -> int:
+    """Every line worth at most the best subset."""
+    return int(2 * size * values.max())

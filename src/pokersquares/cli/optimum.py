@@ -1,0 +1,175 @@
+"""The ``optimum`` subcommand: a deal's perfect-information optimum, one deal or many."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..cards import card_name
+from ..errors import InvalidSeedError, PokerSquaresError
+from ..points import SPEC_HELP, parse_point_system
+from . import app
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``7``, ``0..999`` (inclusive) or ``1,5,9``."""
+    t = text.strip()
+    try:
+        if ".." in t:
+            lo, _, hi = t.partition("..")
+            a, b = int(lo), int(hi)
+        else:
+            return sorted({int(p) for p in t.split(",") if p.strip()} or {int(t)})
+    except ValueError:
+        raise InvalidSeedError(f"seeds are an integer, a range A..B or a list A,B,C; got {text!r}") from None
+    if b < a:
+        raise InvalidSeedError(f"empty seed range {text!r}: the end is below the start")
+    if b - a >= 1_000_000:
+        raise InvalidSeedError(f"seed range {text!r} is too long (at most 1,000,000 seeds)")
+    return list(range(a, b + 1))
+
+
+def _check_seed(seed: int) -> None:
+    if not -(1 << 63) <= seed < (1 << 63):
+        raise InvalidSeedError(f"a seed is a 64-bit integer, got {seed}")
+
+
+def _print_grid(grid: list[int]) -> None:
+    for r in range(5):
+        typer.echo("  " + " ".join(card_name(c) for c in grid[r * 5:r * 5 + 5]))
+
+
+@app.command("optimum")
+def optimum_cmd(
+    seed: Optional[int] = typer.Option(None, "--seed", help="The deal's seed (its first 25 cards)."),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help="Many deals: A..B (inclusive) or A,B,C; "
+                                        "solved in parallel into the result store (--db)."),
+    system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
+    time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per deal; a limit that runs out "
+                                     "reports the best grid found and the bound proven so far."),
+    db: Optional[Path] = typer.Option(None, "--db", help="Result store: optima are read from it when present "
+                                      "and written to it (needed for --seeds and --check)."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Deals solved in parallel (each uses one core)."),
+    backend: str = typer.Option("local", "--backend", help="'local' (worker processes) or 'ray' (Ray tasks)."),
+    address: Optional[str] = typer.Option(None, "--address", help="With --backend ray: the cluster's head host:port."),
+    check: bool = typer.Option(False, "--check", help="Check every stored game against its deal's stored "
+                               "optimum: no score may exceed the proven bound."),
+    json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
+) -> None:
+    """The best grid the deal's 25 cards allow if all were known in advance, a proven
+    upper bound, and whether the grid is proven optimal."""
+    from ..optimum import require_solver, solve_seed
+    from ..optimum.store import OptimaStore, solve_seeds
+
+    if not time_limit > 0:
+        raise PokerSquaresError(f"--time-limit must be positive, got {time_limit}")
+    if workers < 1:
+        raise PokerSquaresError(f"--workers must be at least 1, got {workers}")
+    if backend not in ("local", "ray"):
+        raise PokerSquaresError(f"--backend is 'local' or 'ray', got {backend!r}")
+    if check:
+        if db is None:
+            raise PokerSquaresError("--check needs --db FILE")
+        return _check(db, json_out)
+    if (seed is None) == (seeds is None):
+        raise PokerSquaresError("give one of --seed S or --seeds A..B")
+    ps = parse_point_system(system)
+    require_solver()
+    if seed is not None:
+        _check_seed(seed)
+        if db is not None:
+            with OptimaStore(db) as store:
+                opt = store.get(seed, ps.points, time_limit=time_limit)
+                if opt is None:
+                    opt = solve_seed(seed, ps, time_limit=time_limit)
+                    store.put(opt, time_limit)
+        else:
+            opt = solve_seed(seed, ps, time_limit=time_limit)
+        if json_out:
+            typer.echo(json.dumps(opt.to_json()))
+            return
+        status = "proven optimal" if opt.proven else f"not proven (upper bound {opt.bound})"
+        typer.echo(f"deal {seed} under {ps.name}: best grid scores {opt.score}, {status}; {opt.seconds:.1f} s")
+        _print_grid(opt.grid)
+        return
+    seed_list = parse_seeds(seeds)
+    for s in seed_list:
+        _check_seed(s)
+    if db is None:
+        raise PokerSquaresError("--seeds needs --db FILE (the optima are stored there, and a rerun resumes)")
+    if backend == "ray":
+        from ..harness.ray_backend import _ray
+        _ray()
+    shown = not json_out
+
+    def progress(opt, cached):
+        if shown:
+            mark = "stored" if cached else f"{opt.seconds:.1f} s"
+            typer.echo(f"deal {opt.seed}: {opt.score} (bound {opt.bound}{', proven' if opt.proven else ''}; {mark})")
+
+    done = solve_seeds(seed_list, ps, db=db, time_limit=time_limit, workers=workers, backend=backend,
+                       address=address, on_result=progress)
+    summary = summarize(list(done.values()))
+    if json_out:
+        typer.echo(json.dumps({"system": ps.name, "points": list(ps.points), **summary,
+                               "optima": [done[s].to_json() for s in seed_list]}))
+        return
+    typer.echo(format_summary(ps.name, summary))
+
+
+def summarize(optima: list) -> dict:
+    """Proven fraction, mean optimum ± SE, solve-time distribution and the mean gap."""
+    import statistics
+    n = len(optima)
+    scores = [o.score for o in optima]
+    secs = sorted(o.seconds for o in optima)
+    mean = statistics.fmean(scores)
+    se = statistics.stdev(scores) / n ** 0.5 if n > 1 else 0.0
+    return {"deals": n, "proven": sum(o.proven for o in optima), "mean_score": mean, "mean_score_stderr": se,
+            "mean_bound": statistics.fmean(o.bound for o in optima),
+            "mean_gap": statistics.fmean(o.bound - o.score for o in optima),
+            "seconds_mean": statistics.fmean(secs), "seconds_median": statistics.median(secs),
+            "seconds_p95": secs[min(n - 1, int(0.95 * n))], "seconds_max": secs[-1]}
+
+
+def format_summary(name: str, s: dict) -> str:
+    return (f"{name}: {s['deals']} deals, {s['proven']} proven optimal ({100 * s['proven'] / s['deals']:.1f}%); "
+            f"mean best grid {s['mean_score']:.2f} ± {s['mean_score_stderr']:.2f}, mean bound {s['mean_bound']:.2f} "
+            f"(mean gap {s['mean_gap']:.2f}); seconds per deal: mean {s['seconds_mean']:.1f}, median "
+            f"{s['seconds_median']:.1f}, 95th percentile {s['seconds_p95']:.1f}, max {s['seconds_max']:.1f}")
+
+
+def _check(db: Path, json_out: bool) -> None:
+    """Every stored game against its deal's stored optimum."""
+    from ..harness.store import ResultStore
+    from ..optimum.store import OptimaStore
+    checked = over_bound = beat_best = 0
+    problems = []
+    with ResultStore(db, readonly=True) as games, OptimaStore(db, readonly=True) as optima:
+        for run in games.runs():
+            records = games.games(run.run_id)
+            known = optima.many([r.seed for r in records], run.points)
+            for r in records:
+                opt = known.get(r.seed)
+                if opt is None:
+                    continue
+                checked += 1
+                if r.score > opt.bound:
+                    over_bound += 1
+                    problems.append(f"run {run.run_id} game {r.game_index} (deal {r.seed}): score {r.score} "
+                                    f"> proven bound {opt.bound}")
+                elif r.score > opt.score:
+                    beat_best += 1
+    if json_out:
+        typer.echo(json.dumps({"checked": checked, "over_bound": over_bound, "beat_best_found": beat_best,
+                               "problems": problems}))
+    else:
+        typer.echo(f"{checked} stored games have their deal's optimum stored: {over_bound} score above the proven "
+                   f"bound, {beat_best} above the best grid found")
+        for p in problems:
+            typer.echo("  " + p)
+    if over_bound:
+        raise typer.Exit(1)

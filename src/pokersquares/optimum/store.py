@@ -1,0 +1,154 @@
+"""Optima in the result store: one table, ``optima``, in the same SQLite file as the
+games, keyed by (deal seed, point system's ten points). A deal's optimum is solved
+once per point system; a later request reads it back unless it asked for a longer
+time limit than an unproven stored answer had.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Iterable
+
+from ..points import PointSystem
+from . import Optimum
+
+__all__ = ["OptimaStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS optima (
+    seed INTEGER NOT NULL,
+    points TEXT NOT NULL,           -- JSON list of 10 ints
+    system_name TEXT NOT NULL,
+    score INTEGER NOT NULL,         -- best grid found
+    bound INTEGER NOT NULL,         -- proven upper bound
+    proven INTEGER NOT NULL,
+    grid TEXT NOT NULL,             -- JSON list of 25 card ids, row-major
+    seconds REAL NOT NULL,
+    time_limit REAL NOT NULL,
+    heuristic_score INTEGER NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (seed, points)
+);
+"""
+
+
+def _points_key(points) -> str:
+    return json.dumps([int(p) for p in points])
+
+
+class OptimaStore:
+    """The ``optima`` table of a result store file (created if missing)."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        from ..harness.store import StoreError
+        self.path = Path(path)
+        try:
+            if readonly:
+                if not self.path.exists():
+                    raise StoreError(f"no result store at {self.path}")
+                self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+            else:
+                self.conn = sqlite3.connect(self.path, timeout=30)
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.executescript(_SCHEMA)
+                self.conn.commit()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path} is not a readable result store ({e})") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "OptimaStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _has_table(self) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='optima'").fetchone() is not None
+
+    def put(self, optimum: Optimum, time_limit: float) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO optima VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (optimum.seed, _points_key(optimum.points), optimum.system, optimum.score, optimum.bound,
+             int(optimum.proven), json.dumps(optimum.grid), optimum.seconds, float(time_limit),
+             optimum.heuristic_score, time.time()))
+        self.conn.commit()
+
+    def get(self, seed: int, points, *, time_limit: float | None = None) -> Optimum | None:
+        """The stored optimum of deal ``seed``, or None; with ``time_limit``, an unproven
+        answer solved under a shorter limit counts as missing."""
+        return self.many([seed], points, time_limit=time_limit).get(seed)
+
+    def many(self, seeds: Iterable[int], points, *, time_limit: float | None = None) -> dict[int, Optimum]:
+        """The stored optima of ``seeds`` under ``points`` (those present)."""
+        if not self._has_table():
+            return {}
+        wanted = set(int(s) for s in seeds)
+        rows = self.conn.execute(
+            "SELECT seed, system_name, score, bound, proven, grid, seconds, time_limit, heuristic_score "
+            "FROM optima WHERE points = ?", (_points_key(points),)).fetchall()
+        out = {}
+        for seed, name, score, bound, proven, grid, seconds, limit, heuristic in rows:
+            if seed not in wanted:
+                continue
+            if time_limit is not None and not proven and limit < time_limit:
+                continue
+            out[seed] = Optimum(seed, name, tuple(int(p) for p in points), score, bound, bool(proven),
+                                json.loads(grid), seconds, heuristic)
+        return out
+
+    def systems(self) -> list[tuple[str, tuple[int, ...], int]]:
+        """(name, points, count) of every point system with stored optima."""
+        if not self._has_table():
+            return []
+        rows = self.conn.execute(
+            "SELECT system_name, points, COUNT(*) FROM optima GROUP BY points ORDER BY system_name").fetchall()
+        return [(name, tuple(json.loads(pts)), n) for name, pts, n in rows]
+
+
+def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, time_limit: float,
+                workers: int = 1, backend: str = "local", address: str | None = None,
+                on_result=None) -> dict[int, Optimum]:
+    """The optima of ``seeds``: read from the store where present, the rest solved in
+    ``workers`` processes (or Ray tasks) and stored as each finishes, so an interrupted
+    call resumes."""
+    from . import solve_seed
+    with OptimaStore(db) as store:
+        done = store.many(seeds, point_system.points, time_limit=time_limit)
+        todo = [s for s in seeds if s not in done]
+        for s in seeds:
+            if s in done and on_result:
+                on_result(done[s], True)
+
+        def record(opt: Optimum) -> None:
+            store.put(opt, time_limit)
+            done[opt.seed] = opt
+            if on_result:
+                on_result(opt, False)
+
+        if not todo:
+            return done
+        if backend == "ray":
+            from ..harness import ray_backend
+            with ray_backend.session(address, workers):
+                ray = ray_backend._ray()
+                task = ray.remote(num_cpus=1, max_retries=1)(solve_seed)
+                pending = [task.remote(s, point_system, time_limit=time_limit) for s in todo]
+                while pending:
+                    ready, pending = ray.wait(pending, num_returns=1)
+                    record(ray.get(ready[0]))
+        elif workers <= 1:
+            for s in todo:
+                record(solve_seed(s, point_system, time_limit=time_limit))
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(solve_seed, s, point_system, time_limit=time_limit) for s in todo]
+                for f in as_completed(futures):
+                    record(f.result())
+        return done

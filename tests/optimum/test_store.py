@@ -1,0 +1,87 @@
+"""Optima in the result store: cached per (deal, point system), and never below a
+stored game's score."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pokersquares.harness.runner import RunSpec, record_run
+from pokersquares.harness.store import ResultStore
+from pokersquares.optimum import Optimum
+from pokersquares.optimum.regret import regret_summary
+from pokersquares.optimum.store import OptimaStore, solve_seeds
+from pokersquares.points import AMERICAN, single_hand_system
+
+FLUSH = single_hand_system("flush")
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    """Greedy and random games on 2 deals under single:flush, and those deals' optima."""
+    db = tmp_path_factory.mktemp("optima") / "store.sqlite"
+    with ResultStore(db) as store:
+        for player in ("greedy", "random"):
+            record_run(RunSpec(player, FLUSH, 2, seed=0, time_per_game=5, prep_time=0), store, workers=1)
+    solve_seeds([0, 1], FLUSH, db=db, time_limit=60)
+    return db
+
+
+def test_every_stored_game_is_at_most_its_optimum(small_store):
+    with ResultStore(small_store, readonly=True) as games, OptimaStore(small_store) as optima:
+        runs = games.runs()
+        assert len(runs) == 2
+        for run in runs:
+            known = optima.many([0, 1], run.points)
+            assert set(known) == {0, 1}
+            for record in games.games(run.run_id):
+                assert record.score <= known[record.seed].bound
+                assert known[record.seed].proven  # single:flush deals are proven quickly
+                assert record.score <= known[record.seed].score
+
+
+def test_second_call_answers_from_the_store(small_store, monkeypatch):
+    import pokersquares.optimum as optimum
+    monkeypatch.setattr(optimum, "solve_seed", lambda *a, **k: pytest.fail("solved again"))
+    done = solve_seeds([0, 1], FLUSH, db=small_store, time_limit=60)
+    assert sorted(done) == [0, 1]
+
+
+def test_check_command_passes_and_catches_a_score_above_the_bound(small_store, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--check", "--db", str(small_store),
+                        "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["checked"] == 4 and json.loads(r.stdout)["over_bound"] == 0
+    # a store whose optimum claims a bound below a recorded game's score must fail the check
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(small_store.read_bytes())
+    with OptimaStore(bad) as optima:
+        optima.conn.execute("UPDATE optima SET bound = -1, score = -1")
+        optima.conn.commit()
+    with ResultStore(bad) as store:
+        store.conn.execute("UPDATE games SET score = 0")
+        store.conn.commit()
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--check", "--db", str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "above the proven" in r.stdout + r.stderr or "> proven bound" in r.stdout
+
+
+def test_unproven_answers_are_resolved_under_a_longer_limit(tmp_path):
+    opt = Optimum(7, "American", AMERICAN.points, 150, 170, False, list(range(25)), 1.0, 150)
+    with OptimaStore(tmp_path / "s.sqlite") as store:
+        store.put(opt, time_limit=1.0)
+        assert store.get(7, AMERICAN.points, time_limit=1.0).score == 150
+        assert store.get(7, AMERICAN.points, time_limit=5.0) is None
+        assert store.get(7, FLUSH.points) is None
+
+
+def test_regret_summary():
+    optima = {s: Optimum(s, "x", AMERICAN.points, o, o, True, [], 0.0, o) for s, o in [(0, 100), (1, 200), (2, 300)]}
+    summary = regret_summary([(0, 50), (1, 100), (2, 150), (9, 10)], optima)
+    assert summary["deals"] == 3
+    assert summary["regret"] == pytest.approx(100.0)
+    assert summary["fraction"] == pytest.approx(0.5)
+    assert summary["fraction_stderr"] == pytest.approx(0.0)
+    assert summary["regret_stderr"] == pytest.approx(28.8675, rel=1e-4)
+    assert regret_summary([(5, 1)], optima) is None
