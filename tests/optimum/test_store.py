@@ -85,3 +85,15 @@ def test_regret_summary():
     assert summary["fraction_stderr"] == pytest.approx(0.0)
     assert summary["regret_stderr"] == pytest.approx(28.8675, rel=1e-4)
     assert regret_summary([(5, 1)], optima) is None
+
+
+def test_reports_show_regret_where_optima_exist(small_store):
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(small_store)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "greedy on Flush:" in r.stdout and "regret" in r.stdout and "2 proven" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "greedy", "--games", "2",
+                        "--system", "single:flush", "--db", str(small_store), "--json"], capture_output=True, text=True)
+    out = json.loads(r.stdout)
+    assert out["optimum"]["deals"] == 2
+    assert out["optimum"]["regret"] == pytest.approx(out["optimum"]["mean_optimum"] - out["mean"])

@@ -18,6 +18,7 @@ from ..harness.registry import list_players
 from ..harness.runner import RunSpec, backend_session, check_backend, default_workers, player_cores, record_run
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
+from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP, parse_point_system, parse_point_systems
 from . import app, fail
 
@@ -172,14 +173,26 @@ def run_cmd(
             progress.close()
         wall = time.monotonic() - t
     summary = _summary(records)
+    with ResultStore(db, readonly=True) as store:
+        optimum = run_regrets(db, [store.run(run_id)]).get(run_id)
     if json_out:
         typer.echo(json.dumps({"player": player, "system": ps.name, "points": list(ps.points), "seed": seed,
                                **summary, "run_id": run_id, "wall_s": round(wall, 3),
-                               "scores": [r.score for r in records]}))
+                               "scores": [r.score for r in records], "optimum": optimum}))
         return
     typer.echo(f"{player} on {ps.name}: mean {summary['mean']:.2f} ± {summary['stderr']:.2f} (stderr) "
                f"over {summary['games']} games, sd {summary['stdev']:.2f}, min {summary['min']}, max {summary['max']}, "
                f"{summary['seconds_per_game']:.3f} s/game, {summary['penalties']} penalties; run {run_id} in {db}")
+    if optimum:
+        typer.echo(f"  against the deals' optima: {format_regret(optimum)}")
+
+
+def _print_regret_lines(db, runs) -> None:
+    lines = regret_lines(db, runs)
+    if lines:
+        typer.echo("\nagainst the deals' perfect-information optima (pokersquares optimum):")
+        for line in lines:
+            typer.echo("  " + line)
 
 
 def print_table(table: dict) -> None:
@@ -255,10 +268,14 @@ def tournament_cmd(
                                    backend=backend, address=address)
         finally:
             progress.close()
+    with ResultStore(db, readonly=True) as store:
+        runs = store.runs(table["tournament_id"])
+    table["optimum"] = {str(k): v for k, v in run_regrets(db, runs).items()}
     if json_out:
         typer.echo(json.dumps(table))
     else:
         print_table(table)
+        _print_regret_lines(db, runs)
 
 
 @app.command("results")
@@ -290,18 +307,23 @@ def results_cmd(
             return
         if tournament is not None:
             table = table_from_store(store, tournament)
-            typer.echo(json.dumps(table)) if json_out else print_table(table)
+            tour_runs = store.runs(tournament)
+            table["optimum"] = {str(k): v for k, v in run_regrets(db, tour_runs).items()}
+            typer.echo(json.dumps(table)) if json_out else (print_table(table), _print_regret_lines(db, tour_runs))
             return
         runs = store.runs() if run is None else [store.run(run)]
         tours = store.tournaments()
     if json_out:
-        typer.echo(json.dumps({"runs": [r.to_json() for r in runs], "tournaments": tours}))
+        regrets = run_regrets(db, runs)
+        typer.echo(json.dumps({"runs": [{**r.to_json(), "optimum": regrets.get(r.run_id)} for r in runs],
+                               "tournaments": tours}))
         return
     typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'s/game':>7} tournament")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
         typer.echo(f"{r.run_id:>4} {r.player[:20]:<20} {r.system_name[:14]:<14} {r.seed:>8} "
                    f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.time_per_game:>7g} {r.tournament_id or ''}")
+    _print_regret_lines(db, runs)
     for t in tours:
         typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "
                    f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")

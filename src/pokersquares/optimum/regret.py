@@ -53,3 +53,29 @@ def format_regret(summary: dict) -> str:
             if summary["fraction"] is not None else "")
     return (f"{frac}regret {summary['regret']:.2f} ± {summary['regret_stderr']:.2f} "
             f"(optimum {summary['mean_optimum']:.2f} on {summary['deals']} deals, {summary['proven']} proven)")
+
+
+def run_regrets(db, runs) -> dict[int, dict]:
+    """Regret summaries of the result store's ``runs`` (``RunInfo``s) whose deals have
+    stored optima, by run id (runs without any are left out)."""
+    from ..harness.store import ResultStore
+    from .store import OptimaStore
+    from pathlib import Path
+    if not Path(db).exists():
+        return {}
+    out = {}
+    with ResultStore(db, readonly=True) as games, OptimaStore(db, readonly=True) as optima:
+        for run in runs:
+            records = games.games(run.run_id)
+            known = optima.many([r.seed for r in records], run.points)
+            summary = regret_summary([(r.seed, r.score) for r in records], known) if known else None
+            if summary:
+                out[run.run_id] = summary
+    return out
+
+
+def regret_lines(db, runs) -> list[str]:
+    """One line per run with stored optima: ``player on system: <format_regret>``."""
+    regrets = run_regrets(db, runs)
+    return [f"{run.player} on {run.system_name}: {format_regret(regrets[run.run_id])}"
+            for run in runs if run.run_id in regrets]

@@ -51,6 +51,8 @@ class OptimaStore:
                     raise StoreError(f"no result store at {self.path}")
                 self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
             else:
+                from ..harness.store import ResultStore
+                ResultStore(self.path).close()  # a new file becomes a result store; a foreign one is refused
                 self.conn = sqlite3.connect(self.path, timeout=30)
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.executescript(_SCHEMA)
