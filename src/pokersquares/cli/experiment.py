@@ -342,3 +342,70 @@ def beemo_cmd(
         same = row.details.get("og_on_same_deals")
         typer.echo(_show_row(row, 32, f"{row.label} ({row.run.point_system.name})")
                    + ("" if same is None else f"; OG on the same deals {same:.2f}"))
+
+
+# -- the evaluator x search matrix ---------------------------------------------------------------
+
+
+@experiment_app.command("matrix")
+def matrix_cmd(
+    evaluators: str = typer.Option("patterns,narl,possibility", "--evaluators", help="Comma-separated evaluators."),
+    searches: str = typer.Option("greedy,flat_mc,expectimax,depth_mc,flat_ucb,mcts", "--searches",
+                                 help="Comma-separated searches (each row's greedy cell is always played)."),
+    systems: str = typer.Option("american,british,random:1", "--systems", help="Comma-separated point system specs."),
+    games: int = typer.Option(20, "--games", "-n", min=2, help="Games per cell (the same deals in every cell)."),
+    time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.05, help="Decision seconds per game, every cell."),
+    prep_time: float = typer.Option(30.0, "--prep-time", min=0.0, help="Preparation seconds per cell (contest: 300)."),
+    seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
+    plot: Path = typer.Option(Path("matrix.png"), "--plot", help="Where to save the heat map (PNG)."),
+    db: Path = DB_OPT,
+    workers: Optional[int] = WORKERS_OPT,
+    backend: str = BACKEND_OPT,
+    address: Optional[str] = ADDRESS_OPT,
+    json_out: bool = JSON_OPT,
+    quiet: bool = QUIET_OPT,
+) -> None:
+    """Every evaluator with every search under equal budgets on the same deals: means ± SE,
+    each cell's paired difference against its row's greedy cell, and a heat map."""
+    from ..experiments import matrix as ex
+    from ..points import parse_point_system
+
+    ev_list, se_list = _split(evaluators), _split(searches)
+    for name, chosen, known in (("evaluator", ev_list, ex.EVALUATORS), ("search", se_list, ex.SEARCHES)):
+        if not chosen:
+            raise ExperimentOptionError(f"no {name} given")
+        for x in chosen:
+            if x not in known:
+                raise ExperimentOptionError(f"unknown {name} {x!r}; choose from {', '.join(known)}")
+    system_list = [parse_point_system(s) for s in _split(systems)]
+    if not system_list:
+        raise ExperimentOptionError("no point system given")
+    if len({s.name for s in system_list}) < len(system_list):
+        raise ExperimentOptionError("--systems names a point system twice")
+    _writable(plot, "the plot")
+    cells = ex.matrix_specs(ev_list, se_list, system_list, games, seed, time_per_game, prep_time)
+    with _recording(db, workers, backend, address, _games(cells.values()), "matrix",
+                    not (quiet or json_out)) as (store, play):
+        rows = ex.run_matrix(cells, store, **play)
+    ex.plot_matrix(rows, str(plot), f"evaluator x search: {games} games per cell, {time_per_game:g} s per game, "
+                                    f"{prep_time:g} s preparation")
+    if json_out:
+        typer.echo(json.dumps({"games": games, "time_per_game": time_per_game, "prep_time": prep_time, "seed": seed,
+                               "db": str(db), "plot": str(plot), "cells": rows}))
+        return
+    typer.echo(f"Evaluator x search: {games} games per cell (seeds {seed}..{seed + games - 1}), {time_per_game:g} s "
+               f"per game, {prep_time:g} s preparation; mean ± s.e., then the paired difference vs the row's greedy")
+    for system in dict.fromkeys(r["system"] for r in rows):
+        typer.echo(f"{system}:")
+        searches_here = list(dict.fromkeys(r["search"] for r in rows if r["system"] == system))
+        typer.echo(f"  {'':<12}" + "".join(f"{s:>22}" for s in searches_here))
+        for ev in ev_list:
+            cells_here = [r for r in rows if r["system"] == system and r["evaluator"] == ev]
+            typer.echo(f"  {ev:<12}" + "".join(f"{r['mean']:>13.2f} ± {r['se']:5.2f}" for r in cells_here))
+            typer.echo(f"  {'':<12}" + "".join(
+                (f"{r['vs_greedy']:>+13.2f} ± {r['vs_greedy_se']:5.2f}" if r["search"] != "greedy" else f"{'':>21}")
+                + ("*" if r["penalties"] else " ") for r in cells_here))
+    if any(r["penalties"] for r in rows):
+        typer.echo("* cells with penalties: " + ", ".join(
+            f"{r['system']}/{r['evaluator']}/{r['search']} ({r['penalties']})" for r in rows if r["penalties"]))
+    typer.echo(f"heat map: {plot}; results in {db}")

@@ -1,0 +1,62 @@
+"""The evaluator x search matrix: paired differences, runs in the store, the heat map."""
+
+import json
+import math
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pokersquares.experiments.matrix import paired_difference
+
+
+def test_paired_difference_uses_only_the_common_deals():
+    a = {0: 10.0, 1: 14.0, 2: 9.0, 5: 100.0}
+    b = {0: 8.0, 1: 11.0, 2: 9.0, 7: -100.0}
+    mean, se, n = paired_difference(a, b)
+    assert n == 3 and mean == pytest.approx(5 / 3)
+    assert se == pytest.approx(math.sqrt(((2 - 5 / 3) ** 2 + (3 - 5 / 3) ** 2 + (5 / 3) ** 2) / 2 / 3))
+    assert math.isnan(paired_difference({0: 1.0}, {0: 2.0})[1])
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "pokersquares", "experiment", "matrix", *args],
+                          capture_output=True, text=True)
+
+
+def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path):
+    db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
+    args = ("--evaluators", "narl,possibility", "--searches", "expectimax", "--systems", "american,single:flush",
+            "-n", "3", "--time-per-game", "0.3", "--prep-time", "1", "--db", str(db), "--plot", str(plot), "--json")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    cells = json.loads(r.stdout)["cells"]
+    # 2 systems x 2 evaluators x (greedy, expectimax): each row's greedy cell is played too.
+    assert len(cells) == 8 and {c["search"] for c in cells} == {"greedy", "expectimax"}
+    for c in cells:
+        assert c["games"] == 3 and c["paired_games"] == 3 and c["spec"].startswith("hybrid:evaluator=")
+        if c["search"] == "greedy":
+            assert c["vs_greedy"] == 0.0
+    by = {(c["system"], c["evaluator"], c["search"]): c for c in cells}
+    for (system, ev, search), c in by.items():
+        # Every deal is common to both cells: the paired mean is the difference of the means.
+        assert c["vs_greedy"] == pytest.approx(c["mean"] - by[(system, ev, "greedy")]["mean"])
+    assert plot.stat().st_size > 1000
+    games = sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    assert games == 24
+    again = run(*args)
+    assert again.returncode == 0, again.stderr
+    assert [c["mean"] for c in json.loads(again.stdout)["cells"]] == [c["mean"] for c in cells]
+    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 24  # nothing replayed
+
+
+@pytest.mark.parametrize("args", [("--evaluators", "nope"), ("--searches", "greedy,bfs"), ("--systems", "mars"),
+                                  ("--systems", "american,american"), ("--plot", "/nowhere/m.png"),
+                                  ("--workers", "0")])
+def test_bad_options_exit_2_and_record_nothing(tmp_path: Path, args):
+    db = tmp_path / "m.sqlite"
+    r = run("-n", "2", "--db", str(db), *args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
+    assert not db.exists() or sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
