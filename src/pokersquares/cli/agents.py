@@ -43,7 +43,7 @@ def _save(learner, path: Path, point_system_name: str) -> None:
 
 @app.command("train")
 def train_cmd(
-    player: str = typer.Option(..., "--player", "-p", help="A learning player, e.g. beemo or og (NAME:key=value,... accepted)."),
+    player: str = typer.Option("champion", "--player", "-p", help="A learning player, e.g. champion, beemo or og (NAME:key=value,... accepted)."),
     system: str = typer.Option(..., "--system", "-s", help=SPEC_HELP),
     prep_time: float = typer.Option(300.0, "--prep-time", min=0.0, help="Learning seconds (contest: 300)."),
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the learned table."),

@@ -104,7 +104,7 @@ def players_cmd(json_out: bool = JSON_OPT) -> None:
 
 @app.command("play")
 def play_cmd(
-    player: str = typer.Option("greedy", "--player", "-p", help="A registered player (see `players`), NAME:key=value,... or module.path:Class."),
+    player: str = typer.Option("champion", "--player", "-p", help="A registered player (see `players`), NAME:key=value,... or module.path:Class."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
     seed: int = SEED_OPT,
     time_per_game: float = TPG_OPT,
@@ -140,7 +140,7 @@ def play_cmd(
 
 @app.command("run")
 def run_cmd(
-    player: str = typer.Option(..., "--player", "-p", help="A registered player, NAME:key=value,... or module.path:Class."),
+    player: str = typer.Option("champion", "--player", "-p", help="A registered player, NAME:key=value,... or module.path:Class."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
     games: int = typer.Option(100, "--games", "-n", help="Number of games."),
     seed: int = SEED_OPT,

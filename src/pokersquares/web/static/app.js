@@ -378,7 +378,7 @@ function abbrev(hand) {
     "full house": "FH", "four of a kind": "4K", "straight flush": "SF", "royal flush": "RF" }[hand] || hand;
 }
 
-function fillAgents(select, agents, storageKey, preferred = "greedy") {
+function fillAgents(select, agents, storageKey, preferred = "champion") {
   select.replaceChildren(...agents.map((a) => el("option", { value: a.name, title: a.description, text: a.name })));
   const saved = load(storageKey);
   const names = agents.map((a) => a.name);
