@@ -27,7 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from ..errors import PokerSquaresError
 from ..hands import HAND_NAMES
 from ..points import SPEC_HELP
-from . import api_agents, api_games, api_results
+from . import api_agents, api_games, api_optimum, api_results
 from .agents import AgentBusyError, AgentError, AgentPool, AgentSpec, Preparation, TooManyRequestsError
 from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, BodyLimit, HostCheck
 from .results import ResultNotFoundError
@@ -82,6 +82,7 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     app.include_router(api_games.router)
     app.include_router(api_agents.router)
     app.include_router(api_results.router)
+    app.include_router(api_optimum.router)
     _add_config(app)
     _add_page(app)
     return app

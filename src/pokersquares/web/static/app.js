@@ -514,6 +514,7 @@ const play = {
     store("ps.play.last", { id: view.id, system: view.system.spec, seed: view.seed_text, moves: view.moves });
     if (view.cells[this.cursor] !== null) this.cursor = this.firstEmpty(this.cursor);
     this.render();
+    document.dispatchEvent(new CustomEvent("pokersquares:game", { detail: view }));  // optimum.js listens
   },
 
   firstEmpty(from = 0) {

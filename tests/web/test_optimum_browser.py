@@ -1,0 +1,75 @@
+"""The "Best possible for this deal" panel in a real headless Chromium: after a game on
+the Play page it shows the deal's optimum and, on request, its grid; the Results page
+shows runs against their deals' optima."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+
+import pytest
+
+from tests.web.test_browser import ARGS, CHROMIUM, _free_port, deal, open_page, place  # noqa: F401
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from pokersquares.optimum import solve_seed  # noqa: E402
+from pokersquares.optimum.store import OptimaStore  # noqa: E402
+from pokersquares.points import AMERICAN, single_hand_system  # noqa: E402
+from pokersquares.web import create_app  # noqa: E402
+
+FLUSH = single_hand_system("flush")
+
+
+@pytest.fixture(scope="module")
+def optimum_server(result_store, tmp_path_factory):
+    store = tmp_path_factory.mktemp("optimum-browser") / "results.sqlite"
+    shutil.copyfile(result_store, store)
+    with OptimaStore(store) as optima:
+        for seed in range(4):  # the fixture's American tournament deals
+            optima.put(solve_seed(seed, AMERICAN, time_limit=3), 3)
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(prep_s=1.0, think_s=1.0, store_path=store),
+                                        host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def page_context():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        ctx = b.new_context(viewport={"width": 1360, "height": 940})
+        yield ctx
+        b.close()
+
+
+def test_after_a_game_the_panel_shows_the_optimum_and_its_grid(page_context, optimum_server):
+    page = open_page(page_context, optimum_server)
+    page.select_option("#play-system [data-role=kind]", "single")
+    page.select_option("#play-system [data-role=hand]", "flush")
+    deal(page, 2, system="single")
+    panel = page.locator("#optimum-panel")
+    for cell in range(25):
+        expect(panel).to_be_hidden()
+        place(page, cell)
+    expect(panel.locator("[data-role=optimum-score]")).to_have_text("3", timeout=90_000)
+    expect(panel).to_contain_text("proven optimal")
+    panel.locator("[data-role=optimum-show]").click()
+    grid = panel.locator("[data-role=optimum-grid]")
+    expect(grid).to_be_visible()
+    assert grid.locator(".optimum-card").count() == 25
+    page.click("#tab-results")
+    rows = page.locator("#optimum-results tr[data-run]")
+    expect(rows.first).to_be_visible()
+    assert rows.count() >= 2
+    assert page.errors == []
