@@ -42,7 +42,7 @@ def main() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     start = time.monotonic()
-    server = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "pokersquares", "serve", "--port", str(port),
                                "--prep-time", str(args.prep_time), "--db", os.devnull + ".none"],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     console: list[tuple[float, str]] = []
@@ -88,7 +88,10 @@ def main() -> None:
             worst_config = 0.0
             while any(t.is_alive() for t in askers) and server.poll() is None:
                 t0 = time.monotonic()
-                client.get("/api/config")
+                try:
+                    client.get("/api/config")
+                except httpx.HTTPError:
+                    continue  # the server died: its exit code and console are reported
                 worst_config = max(worst_config, time.monotonic() - t0)
                 time.sleep(0.5)
             out["first_hint_s"] = first

@@ -69,6 +69,9 @@ def test_config_offers_registered_agents_only(client):
     assert names == list(registered_agents())
     assert {"greedy", "random"} <= set(names)
     assert len(config["hands"]) == 10
+    notes = {a["name"]: a["values"] for a in config["agents"]}
+    assert "not estimates of the final score" in notes["greedy"]
+    assert notes["tiger"] == "tiger's estimate of the final score if the card goes in that cell"
 
 
 def test_a_full_game_scores_as_the_library_does(client):

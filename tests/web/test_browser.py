@@ -223,7 +223,9 @@ def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
     expect(page.locator("#play-hint-status")).to_contain_text(re.compile("compiling|learning|queue"))
     expect(page.locator("#play-hint-status")).to_contain_text("gettysburg would place", timeout=240_000)
     expect(page.locator("#play-board .cell.choice")).to_have_count(1)
-    expect(page.locator("#play-legend")).to_contain_text("gettysburg's estimates")
+    expect(page.locator("#play-legend")).to_contain_text("gettysburg's values")
+    expect(page.locator("#play-legend [data-values-note]")).to_have_text(
+        "Gettysburg's estimate of the final score if the card goes in that cell.")
     values = page.eval_on_selector_all("#play-board .cell.heat", "cs => cs.map(c => Number(c.dataset.value))")
     choice = int(page.get_attribute("#play-board .cell.choice", "data-cell"))
     assert values and float(page.get_attribute(f"#play-board .cell[data-cell='{choice}']", "data-value")) == max(values)
@@ -419,7 +421,8 @@ def test_watch_keeps_each_moves_estimates_until_the_next(context, server):
     expect(page.locator("#watch-board .cell.heat")).to_have_count(24)
     page.wait_for_timeout(500)
     expect(page.locator("#watch-board .cell.heat")).to_have_count(24)
-    expect(page.locator("#watch-legend")).to_contain_text("greedy's estimates for")
+    expect(page.locator("#watch-legend")).to_contain_text("greedy's values for")
+    expect(page.locator("#watch-legend [data-values-note]")).to_contain_text("not estimates of the final score")
     # Play and pause are drawn, not emoji (an empty box without an emoji font).
     button = page.locator("#watch-play")
     assert button.locator("svg.icon").count() == 1

@@ -38,7 +38,7 @@ from ..points import PointSystem
 
 __all__ = [
     "AgentError", "UnknownAgentError", "AgentBusyError", "TooManyRequestsError", "AgentPreparing",
-    "Advice", "AgentSpec", "AgentPool", "Preparation", "registered_agents", "SERVER",
+    "Advice", "AgentSpec", "AgentPool", "Preparation", "registered_agents", "values_note", "SERVER",
 ]
 
 SERVER = "server"  # the client name of the server's own warm-up
@@ -113,6 +113,20 @@ class Preparation:
 
     def seconds(self) -> float:
         return (self.finished or time.monotonic()) - self.created
+
+
+# What an agent's numbers on the board mean, in one line. The player protocol's
+# ``cell_values`` estimates the final score; the agents below say otherwise.
+_VALUE_NOTES = {
+    "random": "random gives no estimates, only its choice",
+    "greedy": "greedy's numbers are one-ply gains (the points its placement adds to the hands so far, "
+              "plus its bonus for keeping suits to columns), not estimates of the final score",
+}
+
+
+def values_note(name: str) -> str:
+    """One line saying what ``name``'s values on the board are."""
+    return _VALUE_NOTES.get(name, f"{name}'s estimate of the final score if the card goes in that cell")
 
 
 def registered_agents() -> dict[str, AgentSpec]:
@@ -254,7 +268,7 @@ class AgentPool:
         return self._agents is not None
 
     def describe(self) -> list[dict]:
-        return [{"name": name, "description": spec.description, "cores": spec.cores}
+        return [{"name": name, "description": spec.description, "cores": spec.cores, "values": values_note(name)}
                 for name, spec in self.agents.items()]
 
     def check_name(self, name: str) -> str:

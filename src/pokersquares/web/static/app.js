@@ -293,6 +293,12 @@ function renderDealInfo(root, view, prefix = "") {
     el("strong", { "data-seed": view.seed_text, text: view.seed_text }));
 }
 
+// What an agent's numbers mean (one line from the server), e.g. "tiger's estimate of the final score ...".
+function valuesNote(agent) {
+  const a = ((window.appConfig || {}).agents || []).find((x) => x.name === agent);
+  return a && a.values ? `${a.values[0].toUpperCase()}${a.values.slice(1)}.` : "";
+}
+
 function renderLegend(root, heat, agent, what = "") {
   if (!heat) { root.hidden = true; return; }
   const vals = heat.values.filter((v) => v !== null);
@@ -301,9 +307,10 @@ function renderLegend(root, heat, agent, what = "") {
     root.replaceChildren(el("span", {}, el("span", { class: "star", text: "★" }), ` ${agent}'s choice (this agent gives no per-cell estimates)`));
     return;
   }
-  root.replaceChildren(el("span", { text: `${agent}'s estimates${what ? ` ${what}` : ""}` }), el("span", { text: fmt(Math.min(...vals)) }),
+  root.replaceChildren(el("span", { text: `${agent}'s values${what ? ` ${what}` : ""}` }), el("span", { text: fmt(Math.min(...vals)) }),
     el("span", { class: "bar", style: `background: ${HEAT_GRADIENT}` }), el("span", { text: fmt(Math.max(...vals)) }),
-    el("span", {}, el("span", { class: "star", text: "★" }), " its choice"));
+    el("span", {}, el("span", { class: "star", text: "★" }), " its choice"),
+    el("span", { class: "values-note", "data-values-note": "", text: valuesNote(agent) }));
 }
 
 // ---------------------------------------------------------------------------------
