@@ -786,3 +786,41 @@ def test_the_daily_deal_is_the_same_for_everyone_on_a_date():
         today = c.get("/api/daily").json()
         assert today == daily_deal()
         assert new_game(c, today["system"], seed=today["seed"])["seed"] == today["seed"]
+
+
+def test_a_page_goes_before_the_servers_own_warm_up():
+    from pokersquares.web.agents import AgentPool
+
+    agents = {f"a{k}": AgentSpec(_Counting, "") for k in range(4)}
+    pool = AgentPool(agents, prep_s=1.0, prep_workers=1)
+    try:
+        warm = pool.warm([AMERICAN])  # a0 starts; a1..a3 wait
+        time.sleep(0.2)
+        assert [pool.status(p)["queue_position"] for p in warm[1:]] == [1, 2, 3]
+        mine = pool.request("a3", AMERICAN, "page")  # already queued by the server: moved up
+        assert pool.status(mine)["queue_position"] == 1
+        other = pool.request("a0", BRITISH, "page")
+        assert pool.status(other)["queue_position"] == 2
+        assert pool.status(warm[1])["queue_position"] == 3
+    finally:
+        pool.close()
+
+
+def test_the_page_hears_the_agents_are_loading():
+    gate = threading.Event()
+
+    def slow_import():
+        gate.wait(10)
+        return {"quick": AgentSpec(_Quick, "learns nothing")}
+
+    with local_client(create_app(agents=slow_import)) as c:
+        config = c.get("/api/config").json()
+        assert config["agents_loading"] and config["agents"] == []
+        view = new_game(c)  # games need no agents
+        r = c.post(f"/api/games/{view['id']}/hint", json={"agent": "quick"})
+        assert r.status_code == 503 and "still loading" in r.json()["detail"]
+        gate.set()
+        time.sleep(0.3)
+        config = c.get("/api/config").json()
+        assert not config["agents_loading"] and [a["name"] for a in config["agents"]] == ["quick"]
+        assert _until_ready(c, view, "quick").status_code == 200

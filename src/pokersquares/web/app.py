@@ -41,7 +41,8 @@ STATIC_DIR = Path(str(resources.files("pokersquares.web") / "static"))
 
 def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.0,
                max_games: int = 1000, store_path: str | Path | None = None,
-               agents: Mapping[str, AgentSpec] | None = None, hosts: Iterable[str] = LOOPBACK_NAMES,
+               agents: Mapping[str, AgentSpec] | Callable[[], Mapping[str, AgentSpec]] | None = None,
+               hosts: Iterable[str] = LOOPBACK_NAMES,
                warm: Sequence[str] = (), on_event: Callable[[str], None] | None = None,
                record_games: bool = True, max_body: int = MAX_BODY_BYTES) -> FastAPI:
     """The web app.
@@ -51,8 +52,8 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     game; ``max_games``: games held before the least recently used is dropped;
     ``store_path``: the result store the Results page reads (and, with
     ``record_games``, where games played in the browser are recorded as ``human``);
-    ``agents``: the agents a page may use, by name (the registered players by
-    default, imported in the background); ``hosts``: the names the server answers
+    ``agents``: the agents a page may use, by name, or a function returning them
+    (the registered players by default), called in the background at start; ``hosts``: the names the server answers
     to; ``warm``: point system specs every agent prepares for at start, with
     progress told to ``on_event``; ``max_body``: the largest request body in bytes.
     """
