@@ -6,8 +6,10 @@ Each group of subcommands lives in its own module and registers itself on ``app`
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+import time
 
 import typer
 
@@ -38,10 +40,39 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     return typer.Exit(code)
 
 
+class PrepLine:
+    """Shows a player's preparation (:mod:`pokersquares.progress`) on one line of stderr:
+    rewritten in place on a terminal, a line at most every ``every_s`` seconds otherwise
+    (logs). stdout, where ``--json`` writes, is never touched."""
+
+    def __init__(self, stream=None, every_s: float = 10.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every_s = every_s
+        self.last = -math.inf
+        self.stage = None
+
+    def __call__(self, p) -> None:
+        now = time.monotonic()
+        if p.stage == "done":  # the preparation ended: leave the line to what follows
+            if self.tty:
+                self.stream.write("\r\x1b[K")
+        elif self.tty:
+            self.stream.write("\r\x1b[K" + p.text()[:200])
+        elif now - self.last >= self.every_s or (p.subject, p.stage) != self.stage:
+            self.stream.write(p.text() + "\n")
+            self.last = now
+        self.stage = (p.subject, p.stage)
+        self.stream.flush()
+
+
 def main() -> None:
+    from .. import progress
+
     _load_subcommands()
     try:
-        app()
+        with progress.listening(PrepLine()):
+            app()
     except PokerSquaresError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)

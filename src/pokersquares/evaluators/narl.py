@@ -39,6 +39,7 @@ from typing import Collection, Sequence
 
 import numpy as np
 
+from .. import progress
 from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
@@ -209,7 +210,28 @@ class NarlEvaluator(Evaluator):
         copy = super().warm_up_copy()
         if copy.games is not None:
             copy.games = min(copy.games, 64)  # compiling the learning kernel needs no more
+        copy.compile_learning()
         return copy
+
+    def compile_learning(self) -> None:
+        """Run every learning kernel once on scratch tables (the games, the pooling of
+        :meth:`learn_parallel`, growing the table), leaving this evaluator untouched: a
+        preparation timed in tenths of a second cannot afford to load them from numba's
+        cache, let alone compile them (on a cold cache that took 35 s of a 0.5 s budget)."""
+        from ..points import AMERICAN
+
+        scratch = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=1024, threads=1)
+        scratch.points = np.array(AMERICAN.points, dtype=np.int64)
+        scratch.reset(0)
+        helper = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=16, threads=1)
+        helper.points = scratch.points
+        helper.reset(1)
+        base = scratch._snapshot()
+        helper._start_from(base, scratch.epsilon)
+        helper.learn(games=2)
+        scratch.learn(games=2)
+        scratch._add_new(helper, base)
+        scratch._grow()
 
     def warm_up(self) -> None:
         """Call each kernel once, so that the first move does not pay for loading them."""
@@ -220,9 +242,10 @@ class NarlEvaluator(Evaluator):
         self.limited_playouts(grid, 1, 1, 0)
         self.state_value(grid)
 
-    def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
+    def learn(self, seconds: float | None = None, games: int | None = None, *, show: bool = True) -> dict:
         """Continue learning for ``seconds`` or ``games`` (whichever is given; both: the
-        first reached). Returns figures of this call."""
+        first reached). Returns figures of this call; ``show`` reports progress
+        (:mod:`pokersquares.progress`)."""
         if seconds is None and games is None:
             raise ValueError("learn needs seconds or games")
         start = time.perf_counter()
@@ -245,10 +268,15 @@ class NarlEvaluator(Evaluator):
             dt = time.perf_counter() - t0
             played += done
             score_sum += s
+            if show:
+                progress.report("learning", self.games_learned + played,
+                                deadline - time.perf_counter() if seconds is not None else None)
             if done == n and seconds is not None:
-                # Aim at about 0.1 s per call, never beyond the deadline.
+                # Aim at about 0.1 s per call, never beyond the deadline, and at most
+                # double the last call: one quick call (a busy machine's scheduler
+                # favouring this thread for a moment) once made the next one 1 s long.
                 rate = done / max(dt, 1e-6)
-                chunk = int(max(16, min(rate * 0.1, rate * (deadline - time.perf_counter()) * 0.9)))
+                chunk = int(max(16, min(2 * n, rate * 0.1, rate * (deadline - time.perf_counter()) * 0.9)))
         elapsed = time.perf_counter() - start
         self.games_learned += played
         self.learn_seconds += elapsed
@@ -278,6 +306,7 @@ class NarlEvaluator(Evaluator):
         deadline = start + seconds
         games = 0
         score_sum = 0.0
+        progress.report("learning", self.games_learned, seconds, force=True)
         with ThreadPoolExecutor(threads) as pool:
             while (left := deadline - time.perf_counter()) > 0.005:
                 if self.used[0] + 250 * threads > 0.6 * len(self.keys):
@@ -286,7 +315,7 @@ class NarlEvaluator(Evaluator):
                 for helper in helpers:
                     helper._start_from(base, self.epsilon)
                 epsilon = self.epsilon
-                parts = [f.result() for f in [pool.submit(learner.learn, min(round_s, left))
+                parts = [f.result() for f in [pool.submit(learner.learn, min(round_s, left), show=False)
                                               for learner in [self, *helpers]]]
                 for helper in helpers:
                     self._add_new(helper, base)
@@ -296,6 +325,7 @@ class NarlEvaluator(Evaluator):
                 games += round_games
                 score_sum += sum(p["mean_score"] * p["games"] for p in parts if p["games"])
                 self.epsilon = epsilon * self.decay ** round_games
+                progress.report("learning", self.games_learned, deadline - time.perf_counter())
         elapsed = time.perf_counter() - start
         return {"games": games, "seconds": elapsed, "games_per_s": games / elapsed if elapsed else 0.0,
                 "mean_score": score_sum / games if games else float("nan"), "epsilon": self.epsilon,

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import progress
 from ..errors import PokerSquaresError
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
@@ -97,6 +98,8 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
     options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
                    ucb_c=float(ucb_c) * float(max(1, points.max() - points.min())), feedback=feedback,
                    carry=carry, known_complete=known_complete, max_rounds=max_rounds, chunk=chunk)
+    options["tally"] = [0]  # games played by all threads, for progress reports
+    progress.report("learning", 0, budget_s, force=True)
     if threads <= 1:
         results = [_learn_rounds(points, deadline, np.random.default_rng(seed), **options)]
     else:
@@ -121,8 +124,8 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
 
 def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator, *, train_games: int,
                   eval_games: int, ucb_every: int, ucb_c: float, feedback: bool, carry: bool,
-                  known_complete: bool, max_rounds: int | None,
-                  chunk: int) -> tuple[np.ndarray, np.ndarray, LearningReport]:
+                  known_complete: bool, max_rounds: int | None, chunk: int,
+                  tally: list[int]) -> tuple[np.ndarray, np.ndarray, LearningReport]:
     """One sequence of learning rounds until ``deadline`` (``learn_utilities``)."""
     report = LearningReport(eval_games=eval_games)
     utilities = np.zeros(kp.NUM_PATTERNS)
@@ -154,17 +157,22 @@ def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator,
                            done)
             done += n
             per_game_train = (time.perf_counter() - t) / done
+            tally[0] += n
+            progress.report("learning", tally[0], deadline - time.perf_counter())
         report.games += done
         if done < train_games:  # the budget ran out inside the first round
             best_u, best_n = utilities.copy(), counts.copy()
             break
-        if not fits(per_game_eval * eval_games):
+        # Before the first evaluation its speed is unknown: an OG game is quicker than
+        # a training game, so the training phase's pace bounds it.
+        if not fits((per_game_eval or per_game_train) * eval_games):
             if report.rounds == 0:
                 best_u, best_n = utilities.copy(), counts.copy()
             break
         t = time.perf_counter()
         mean = float(kp.og_games(utilities, points, eval_games, int(rng.integers(2**62))).mean())
         per_game_eval = (time.perf_counter() - t) / eval_games
+        tally[0] += eval_games
         report.games += eval_games
         report.rounds += 1
         report.history.append(mean)

@@ -8,6 +8,8 @@ in the game, and answers ``(row, col)`` of an empty cell.
 
 from __future__ import annotations
 
+import pickle
+import time
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -16,7 +18,27 @@ from ..cards import Card
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
-__all__ = ["Player", "BasePlayer"]
+__all__ = ["Player", "BasePlayer", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_MARGIN_SHARE"]
+
+# What a preparation keeps back of its budget for what follows learning: pickling the
+# prepared player for the game workers (measured, see handoff_reserve_s), and a busy
+# machine's scheduler (a fixed part and a share of the budget).
+PREP_MARGIN_S = 0.06
+PREP_MARGIN_SHARE = 0.04
+
+
+def handoff_reserve_s(player, budget_s: float) -> float:
+    """Seconds of a ``budget_s`` preparation that ``player`` keeps for handing itself
+    over: three times the time pickling it takes now (its learned state grows, and the
+    parent receives the bytes), plus ``PREP_MARGIN_S`` and ``PREP_MARGIN_SHARE`` of the
+    budget; never more than half the budget."""
+    t = time.perf_counter()
+    try:
+        pickle.dumps(player)
+    except Exception:  # not picklable: the harness prepares it in each worker instead
+        pass
+    pickling = time.perf_counter() - t
+    return min(0.5 * budget_s, 3 * pickling + PREP_MARGIN_S + PREP_MARGIN_SHARE * budget_s)
 
 
 @runtime_checkable
@@ -58,12 +80,16 @@ class BasePlayer:
         self.seed = 0
 
     def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
+        """Prepare for ``point_system``: everything, handing the prepared player over
+        included, ends within ``budget_s`` seconds of this call. ``prepare`` gets what
+        is left after :func:`handoff_reserve_s`."""
+        start = time.perf_counter()
         self.point_system = point_system
         self.points = np.array(point_system.points, dtype=np.int64)
-        self.prepare(budget_s)
+        self.prepare(max(0.0, budget_s - handoff_reserve_s(self, budget_s) - (time.perf_counter() - start)))
 
     def prepare(self, budget_s: float) -> None:
-        """Learn within ``budget_s`` seconds; the default learns nothing."""
+        """Learn within ``budget_s`` seconds from now; the default learns nothing."""
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) the kernels this player uses. The

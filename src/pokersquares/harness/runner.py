@@ -14,19 +14,21 @@ import contextlib
 import multiprocessing as mp
 import os
 import pickle
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Callable, Iterable
 
+from .. import progress
 from ..errors import PokerSquaresError
 from ..points import PointSystem
 from .game_play import play_game, prepare_player
 from .registry import make_player, parse_player_spec, resolve_factory
 from .store import GameRecord, ResultStore
 
-__all__ = ["RunSpec", "PlayerFailedError", "BackendError", "BACKENDS", "check_backend", "backend_session",
+__all__ = ["RunSpec", "PlayerFailedError", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend", "backend_session",
            "default_workers", "player_cores", "run_games", "record_run", "record_runs"]
 
 # Where games run: "local" (worker processes on this machine, the default) or "ray"
@@ -100,42 +102,78 @@ def _limit_threads(cores: int) -> None:
         pass
 
 
-def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int,
-                       on_built: Callable[[], None] | None = None):
-    """Build the player, warm it up (untimed), then prepare it within ``prep_time``;
-    ``on_built`` is called when the preprocessing clock starts."""
+def _build(spec: str, seed: int):
+    """Build the player and warm it up (compile its kernels), untimed; seed it."""
     player = make_player(spec)
     if hasattr(player, "warm_up"):
+        progress.report("compiling its kernels (once: numba caches them)", force=True)
         player.warm_up()
     if hasattr(player, "set_seed"):
         player.set_seed(seed)
+    return player
+
+
+def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int,
+                       on_built: Callable[[], None] | None = None):
+    """Build and warm up the player (untimed), then prepare it within ``prep_time``;
+    ``on_built`` is called when the preprocessing clock starts."""
+    player = _build(spec, seed)
     if on_built is not None:
         on_built()
-    used = prepare_player(player, system, prep_time)
-    return player, used
+    return player, prepare_player(player, system, prep_time)
 
 
 def _prep_main(conn, spec, system, prep_time, seed, cores):
     _limit_threads((os.cpu_count() or 1))
+    lock = threading.Lock()  # learners report from several threads
+
+    def send(msg) -> None:
+        with lock:
+            conn.send(msg)
+
+    def tell(p: progress.Progress) -> None:
+        send(("progress", p.stage, p.games, p.seconds_left))
+
     try:
-        player, used = _build_and_prepare(spec, system, prep_time, seed, lambda: conn.send(("built",)))
+        with progress.listening(tell):
+            player = _build(spec, seed)
+            send(("built",))  # the preprocessing clock starts
+            used, blob = prepare_for_handoff(player, system, prep_time)
     except PokerSquaresError as e:
-        conn.send(("build-error", str(e)))
+        send(("build-error", str(e)))
         return
     except BaseException as e:  # the player's own failure, reported to the parent
-        conn.send(("prep-error", f"{type(e).__name__}: {e}"))
+        send(("prep-error", f"{type(e).__name__}: {e}"))
         return
+    send(("prepared", used, blob))
+
+
+def handoff_blob(player) -> bytes | None:
+    """The prepared player pickled for the game workers (part of its preparation budget),
+    or None when it cannot be pickled: each worker then prepares its own copy."""
     try:
-        blob = pickle.dumps(player)
+        return pickle.dumps(player)
     except Exception:
-        blob = None  # each worker prepares its own copy instead
-    conn.send(("prepared", used, blob))
+        return None
+
+
+def prepare_for_handoff(player, system: PointSystem, prep_time: float) -> tuple[float, bytes | None]:
+    """What the preparation process does once the clock starts: prepare ``player`` and
+    pickle it. Returns the seconds both took (the budget covers them) and the bytes."""
+    t = time.perf_counter()
+    prepare_player(player, system, prep_time)
+    blob = handoff_blob(player)
+    return time.perf_counter() - t, blob
 
 
 def _worker_main(conn, blob, spec, system, prep_time, time_per_game, seed, cores):
     _limit_threads(cores)
     try:
-        player = pickle.loads(blob) if blob is not None else _build_and_prepare(spec, system, prep_time, seed)[0]
+        if blob is not None:
+            player = pickle.loads(blob)
+        else:
+            player = _build(spec, seed)
+            prepare_player(player, system, prep_time)
     except BaseException as e:
         conn.send(("prep-error", f"{type(e).__name__}: {e}"))
         return
@@ -204,13 +242,20 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     child.close()
     prep_limit = spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
 
+    subject = f"preparing {spec.player} on {spec.point_system.name}"
+
     def receive(limit: float, what: str):
-        if not prep_conn.poll(limit):
-            return ("timeout", what)
-        try:
-            return prep_conn.recv()
-        except EOFError:
-            return ("prep-error", f"the player's process died during preparation (exit code {prep.exitcode})")
+        deadline = time.monotonic() + limit
+        while True:  # progress reports are passed on (pokersquares.progress) until an answer comes
+            if not prep_conn.poll(max(0.0, deadline - time.monotonic())):
+                return ("timeout", what)
+            try:
+                msg = prep_conn.recv()
+            except EOFError:
+                return ("prep-error", f"the player's process died during preparation (exit code {prep.exitcode})")
+            if msg[0] != "progress":
+                return msg
+            progress.report(*msg[1:], subject=subject, force=True)
 
     try:
         # Building and warming up (numba compilation) are not timed against the budget.
@@ -222,6 +267,7 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
             penalise_all(msg[1])
             return [results[i] for i in sorted(results)]
     finally:
+        progress.report("done", subject=subject, force=True)
         prep.join(timeout=5)
         if prep.is_alive():
             prep.kill()

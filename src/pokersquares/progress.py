@@ -1,0 +1,71 @@
+"""What a player's preparation is doing (compiling its kernels, learning), for whoever shows it.
+
+Learners call :func:`report` as they go; nothing listens by default, so a report costs
+a function call. The harness's preparation process forwards the reports it hears to
+the parent process (over its pipe), where the command line shows them on one line
+of stderr. Reports reach the listener at most every ``MIN_INTERVAL_S`` seconds
+unless forced (the first report of a stage is always forced by the caller).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+__all__ = ["Progress", "report", "listening", "MIN_INTERVAL_S"]
+
+MIN_INTERVAL_S = 0.25
+
+
+@dataclass(frozen=True)
+class Progress:
+    """``stage``: what it does, e.g. ``"learning"``, or ``"done"`` when it ended; ``games``: games learned so far;
+    ``seconds_left``: of the preparation budget; ``subject``: whose preparation (the
+    harness fills it in, e.g. ``gettysburg on British``)."""
+
+    stage: str
+    games: int | None = None
+    seconds_left: float | None = None
+    subject: str = ""
+
+    def text(self) -> str:
+        parts = [f"{self.subject}: {self.stage}" if self.subject else self.stage]
+        if self.games is not None:
+            parts.append(f"{self.games:,} games")
+        if self.seconds_left is not None:
+            parts.append(f"{max(0.0, self.seconds_left):.1f} s left")
+        return ", ".join(parts)
+
+
+_listener: Callable[[Progress], None] | None = None
+_lock = threading.Lock()
+_last = 0.0
+
+
+def report(stage: str, games: int | None = None, seconds_left: float | None = None, *,
+           subject: str = "", force: bool = False) -> None:
+    """Tell the listener (if any) what preparation is doing; safe from any thread."""
+    global _last
+    listener = _listener
+    if listener is None:
+        return
+    now = time.monotonic()
+    with _lock:
+        if not force and now - _last < MIN_INTERVAL_S:
+            return
+        _last = now
+    listener(Progress(stage, None if games is None else int(games), seconds_left, subject))
+
+
+@contextlib.contextmanager
+def listening(listener: Callable[[Progress], None] | None) -> Iterator[None]:
+    """Send reports to ``listener`` within the block (``None``: to nobody)."""
+    global _listener, _last
+    previous, _listener, _last = _listener, listener, 0.0
+    try:
+        yield
+    finally:
+        _listener = previous

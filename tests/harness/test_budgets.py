@@ -1,0 +1,66 @@
+"""Every registered player ends its preparation within its budget, pickling for the game
+workers included, while two busy processes load the machine beside it."""
+
+import subprocess
+import sys
+
+import pytest
+
+from pokersquares import AMERICAN, BRITISH
+from pokersquares.harness.player import BasePlayer
+from pokersquares.harness.registry import list_players, make_player
+from pokersquares.harness.runner import RunSpec, prepare_for_handoff, run_games
+
+BUDGETS = (0.5, 1.0)
+
+
+@pytest.fixture(scope="module")
+def busy_machine():
+    """Two processes spinning beside the test (the contest's 2 cores taken), killed after."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    yield
+    for p in spinners:
+        p.kill()
+        p.wait()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("name", [p.name for p in list_players()])
+def test_every_player_prepares_within_its_budget_on_a_busy_machine(name, busy_machine):
+    make_player(name).warm_up()  # compiling is untimed (the harness warms up before the clock)
+    for budget in BUDGETS:
+        for system in (AMERICAN, BRITISH):
+            player = make_player(name)
+            player.set_seed(3)
+            used, blob = prepare_for_handoff(player, system, budget)
+            assert blob is not None
+            assert used <= budget, f"{name} took {used:.3f} s of a {budget} s budget on {system.name}"
+
+
+class SlowToPickle(BasePlayer):
+    """Learns until its budget ends, then takes 0.3 s to pickle: the reserve measured
+    before learning must make room for it."""
+
+    name = "slow-to-pickle"
+
+    def prepare(self, budget_s):
+        import time
+        time.sleep(budget_s)
+
+    def __getstate__(self):
+        import time
+        time.sleep(0.1)
+        return self.__dict__
+
+    def choose(self, grid, card, seconds_left):
+        return int((grid == -1).argmax())
+
+
+def test_the_handoff_reserve_is_measured_from_the_pickling():
+    used, blob = prepare_for_handoff(SlowToPickle(), AMERICAN, 1.0)
+    assert blob is not None and used <= 1.0
+
+
+def test_a_small_budget_never_costs_a_game_through_the_runner():
+    records = run_games(RunSpec("gettysburg", AMERICAN, 2, 0, 2.0, 0.5), range(2), workers=1)
+    assert [r.penalty for r in records] == [None, None]
