@@ -178,3 +178,45 @@ def test_pickled_search_leaves_its_tree_behind():
     copy = pickle.loads(pickle.dumps(search))
     assert copy._tree is None and search._tree is not None
     assert copy.choose(ev, grid, card, PTS, 0.0, seed=0)[0] == search.choose(ev, grid, card, PTS, 0.0, seed=0)[0]
+
+
+def test_searches_in_two_threads_each_reach_their_own_python_evaluator():
+    """As the web app's thinking threads do: two searches at once, under different point
+    systems, each with an evaluator that has no numba kernel."""
+    import threading
+
+    from pokersquares.points import BRITISH
+
+    _, grid, card = _mid_game()
+    both_searching = threading.Barrier(2, timeout=30)
+
+    class Recording(_PythonEvaluator):
+        def __init__(self, wait: bool):
+            self.callers, self.wait = set(), wait
+
+        def state_value(self, grid):
+            self.callers.add(threading.get_ident())
+            if self.wait:  # hold the first call until the other search is running too
+                self.wait = False
+                both_searching.wait()
+            return super().state_value(grid)
+
+    def search(points, wait, out, key):
+        ev = Recording(wait)
+        ev.prepare(points, 0.0)
+        out[key] = (ev, threading.get_ident(),
+                    MCTS("prune", "best", iterations=200).choose(ev, grid, card, points, 0.0, seed=4))
+
+    systems = {"american": PTS, "british": np.array(BRITISH.points, dtype=np.int64)}
+    alone, together = {}, {}
+    for key, points in systems.items():
+        search(points, False, alone, key)
+    threads = [threading.Thread(target=search, args=(points, True, together, key)) for key, points in systems.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for key in systems:
+        ev, ident, (cell, values) = together[key]
+        assert ev.callers == {ident}  # only its own search called it
+        assert cell == alone[key][2][0] and np.array_equal(values, alone[key][2][1])

@@ -15,6 +15,8 @@ with random simulation needs no evaluator at all.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import time
 
@@ -122,18 +124,22 @@ class MCTS(Search):
                 or self.select_calc or self.simulate_calc)
 
     def _kernel(self, evaluator: Evaluator):
+        """A context giving the evaluator's ``(child_values, state_value, params, baseline)``."""
         if not self.needs_evaluator:
-            return km.no_child_values, km.no_state_value, np.zeros(1), _NO_BASELINE
+            return contextlib.nullcontext((km.no_child_values, km.no_state_value, np.zeros(1), _NO_BASELINE))
         kernel = evaluator.kernel()
         if kernel is not None:
-            return kernel.child_values, kernel.state_value, kernel.params, kernel.baseline
+            return contextlib.nullcontext((kernel.child_values, kernel.state_value, kernel.params, kernel.baseline))
         return _python_kernel(evaluator)
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
+        with self._kernel(evaluator) as (child_values, state_value, params, baseline):
+            return self._search(grid, card, points, time_s, seed, child_values, state_value, params, baseline)
+
+    def _search(self, grid, card, points, time_s, seed, child_values, state_value, params, baseline):
         grid = np.ascontiguousarray(grid, dtype=np.int8)
         points = np.asarray(points, dtype=np.int64)
         lo, hi = squash_range(self.squash, points)
-        child_values, state_value, params, baseline = self._kernel(evaluator)
         if self._tree is None:
             self._tree = km.new_tree(self.capacity)
         tree = self._tree
@@ -174,35 +180,43 @@ class MCTS(Search):
         return int(np.argmax(ranking)), means
 
 
-# Evaluators without a kernel are reached from numba through object-mode callbacks to
-# the evaluator set here for the duration of a search (one search at a time per process).
-_PY_EVALUATOR: list = [None]
+# Evaluators without a kernel are reached from numba through object-mode callbacks. Each
+# search registers its evaluator under a fresh key for its duration and passes the key
+# to the callbacks in ``params[0]``: searches in several threads at once (the web app's
+# thinking threads, each under its own point system) each reach their own evaluator.
+_PY_EVALUATORS: dict[int, Evaluator] = {}
+_KEYS = itertools.count(1)
 _NO_BASELINE = np.zeros(26)
 
 
-def _py_child_values(grid, card, out):
-    out[:] = _PY_EVALUATOR[0].placement_values(grid.copy(), int(card))
+def _py_child_values(grid, card, params, out):
+    out[:] = _PY_EVALUATORS[int(params[0])].placement_values(grid.copy(), int(card))
 
 
-def _py_state_value(grid) -> float:
-    return float(_PY_EVALUATOR[0].state_value(grid.copy()))
+def _py_state_value(grid, params) -> float:
+    return float(_PY_EVALUATORS[int(params[0])].state_value(grid.copy()))
 
 
 @njit(km.CHILD_VALUES_SIG)
 def _bridge_child_values(grid, card, params, out):
     with objmode():
-        _py_child_values(grid, card, out)
+        _py_child_values(grid, card, params, out)
 
 
 @njit(km.STATE_VALUE_SIG)
 def _bridge_state_value(grid, params):
     with objmode(value="float64"):
-        value = _py_state_value(grid)
+        value = _py_state_value(grid, params)
     return value
 
 
+@contextlib.contextmanager
 def _python_kernel(evaluator: Evaluator):
     """The evaluator's Python methods behind the kernel calling convention (about 2 us
-    of overhead per call on top of the evaluator's own time)."""
-    _PY_EVALUATOR[0] = evaluator
-    return _bridge_child_values, _bridge_state_value, np.zeros(1), _NO_BASELINE
+    of overhead per call on top of the evaluator's own time), for one search."""
+    key = next(_KEYS)
+    _PY_EVALUATORS[key] = evaluator
+    try:
+        yield _bridge_child_values, _bridge_state_value, np.array([float(key)]), _NO_BASELINE
+    finally:
+        del _PY_EVALUATORS[key]
