@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-__all__ = ["Progress", "report", "listening", "MIN_INTERVAL_S"]
+__all__ = ["Progress", "report", "listening", "with_subject", "MIN_INTERVAL_S"]
 
 MIN_INTERVAL_S = 0.25
 
@@ -69,3 +69,14 @@ def listening(listener: Callable[[Progress], None] | None) -> Iterator[None]:
         yield
     finally:
         _listener = previous
+
+
+def with_subject(subject: str) -> Callable[[Progress], None]:
+    """A listener passing reports on to the current one, naming whose they are."""
+    listener = _listener
+
+    def tell(p: Progress) -> None:
+        if listener is not None:
+            listener(Progress(p.stage, p.games, p.seconds_left, subject))
+
+    return tell

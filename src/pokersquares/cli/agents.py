@@ -15,6 +15,7 @@ from pathlib import Path
 
 import typer
 
+from .. import progress
 from ..harness.registry import make_player
 from ..points import SPEC_HELP, parse_point_system
 from . import app, fail
@@ -58,12 +59,16 @@ def train_cmd(
         raise fail(f"player {player!r} has nothing to save (it needs a save() method)")
     if out.parent and not out.parent.exists():
         raise fail(f"directory {str(out.parent)!r} does not exist")
+    subject = f"training {player} on {ps.name}"
     if hasattr(p, "warm_up"):
+        progress.report("compiling its kernels (once: numba caches them)", subject=subject, force=True)
         p.warm_up()  # compiling kernels is not learning time, as in the harness
     if hasattr(p, "set_seed"):
         p.set_seed(seed)
     t = time.perf_counter()
-    p.set_point_system(ps, prep_time)
+    with progress.listening(progress.with_subject(subject)):
+        p.set_point_system(ps, prep_time)
+    progress.report("done", subject=subject, force=True)
     seconds = time.perf_counter() - t
     learner = _learner(p)
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -11,36 +13,52 @@ import typer
 from ..harness.registry import list_players
 from ..harness.store import ResultStore
 from ..harness.tournament import run_tournament
+from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
-from ..points import AMERICAN, contest_systems
+from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP, parse_point_systems
 from . import app
 from .harness import DB_OPT, _Progress, print_table, play_cmd
+
+DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
 
 
 @app.command("demo")
 def demo_cmd(
-    games: int = typer.Option(2, "--games", "-n", min=1, help="Games per player and contest system."),
+    games: int = typer.Option(4, "--games", "-n", min=1, help="Games per player and point system."),
     players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players (default: every registered one)."),
-    prep_time: float = typer.Option(2.0, "--prep-time", min=0.0, help="Preprocessing seconds per system (the contest gave 300)."),
+    systems: str = typer.Option(DEMO_SYSTEMS, "--systems", help="Point systems of the tournament, ';'-separated, "
+                                "or 'contest' for the twelve of 2016. " + SPEC_HELP),
+    prep_time: float = typer.Option(1.0, "--prep-time", min=0.0, help="Preprocessing seconds per system (the contest gave 300)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.01, help="Decision seconds per game (the contest gave 30)."),
     db: Path = DB_OPT,
 ) -> None:
-    """A greedy game, 1,000 random games, then a short contest tournament of the registered agents."""
-    typer.echo("== One game of the greedy player, American scoring, seed 0 ==")
+    """A greedy game, 1,000 random games, then a short tournament of the registered agents."""
+    pss = parse_point_systems(systems)
+    names = [p.strip() for p in players.split(",")] if players else [p.name for p in list_players()]
+    start = time.monotonic()
+    typer.echo("== Compiling the agents' kernels (once: numba caches them for every later run) ==")
+
+    def ready(spec: str, done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\r  {done}/{total} agents ready ({spec}), {time.monotonic() - start:.0f} s{end}")
+        sys.stderr.flush()
+
+    warm_up_players(names + ["greedy"] if "greedy" not in names else names, on_ready=ready)
+    typer.echo("\n== One game of the greedy player, American scoring, seed 0 ==")
     play_cmd(player="greedy", system="american", seed=0, time_per_game=30.0, prep_time=0.0, db=db, json_out=False)
     scores = random_games(1000, 0, np.array(AMERICAN.points, dtype=np.int64))
     typer.echo(f"\n== 1,000 random games (numba kernel): mean {scores.mean():.2f}, sd {scores.std(ddof=1):.2f} "
                "(the 2013 slides: 14.4, sd 7.6) ==")
-    names = [p.strip() for p in players.split(",")] if players else [p.name for p in list_players()]
-    typer.echo(f"\n== Contest tournament: {', '.join(names)}; 12 contest systems, {games} games each, "
-               f"{prep_time:g} s preparation, {time_per_game:g} s per game ==")
-    systems = contest_systems()
+    typer.echo(f"\n== Tournament: {', '.join(names)}; {len(pss)} point systems ({', '.join(s.name for s in pss)}), "
+               f"{games} games each, {prep_time:g} s preparation, {time_per_game:g} s per game ==")
     with ResultStore(db) as store:
-        progress = _Progress(games * len(names) * len(systems), "tournament", True)
+        progress = _Progress(games * len(names) * len(pss), "tournament", True)
         try:
-            table = run_tournament(names, systems, games, 0, store, time_per_game=time_per_game,
+            table = run_tournament(names, pss, games, 0, store, time_per_game=time_per_game,
                                    prep_time=prep_time, on_result=lambda s, p, r: progress.update(r.score))
         finally:
             progress.close()
     print_table(table)
-    typer.echo(f"\n(2016 contest: BeeMo 11.821, GettysburgPlayer 11.763, Tiger 11.334; results stored in {db})")
+    typer.echo(f"\n(2016 contest, 12 systems: BeeMo 11.821, GettysburgPlayer 11.763, Tiger 11.334; "
+               f"`pokersquares demo --systems contest` plays all twelve; this took {time.monotonic() - start:.0f} s; "
+               f"results stored in {db})")

@@ -63,17 +63,19 @@ class SearchPlayer(BasePlayer):
         grid): every kernel they use gets compiled, and this player's state is untouched."""
         import copy
 
+        from .. import progress
         from ..points import AMERICAN
 
-        evaluator, search = self.evaluator.warm_up_copy(), copy.deepcopy(self.search)
-        points = np.array(AMERICAN.points, dtype=np.int64)
-        evaluator.prepare(points, 0.05, 0)
-        early = np.full(25, EMPTY, dtype=np.int8)
-        early[[0, 6, 12]] = [0, 14, 28]
-        late = np.full(25, EMPTY, dtype=np.int8)
-        late[:21] = np.arange(21)
-        for grid in (early, late):
-            search.choose(evaluator, grid, 42, points, 0.05, 0)
+        with progress.listening(None):  # the copy's learning is not the player's
+            evaluator, search = self.evaluator.warm_up_copy(), copy.deepcopy(self.search)
+            points = np.array(AMERICAN.points, dtype=np.int64)
+            evaluator.prepare(points, 0.05, 0)
+            early = np.full(25, EMPTY, dtype=np.int8)
+            early[[0, 6, 12]] = [0, 14, 28]
+            late = np.full(25, EMPTY, dtype=np.int8)
+            late[:21] = np.arange(21)
+            for grid in (early, late):
+                search.choose(evaluator, grid, 42, points, 0.05, 0)
 
     def start_game(self) -> None:
         super().start_game()
