@@ -318,11 +318,15 @@ def results_cmd(
         typer.echo(json.dumps({"runs": [{**r.to_json(), "optimum": regrets.get(r.run_id)} for r in runs],
                                "tournaments": tours}))
         return
-    typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'s/game':>7} tournament")
+    typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'s/game':>7} "
+               f"{'fallback':>8} tournament")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
         typer.echo(f"{r.run_id:>4} {r.player[:20]:<20} {r.system_name[:14]:<14} {r.seed:>8} "
-                   f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.time_per_game:>7g} {r.tournament_id or ''}")
+                   f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.time_per_game:>7g} {r.fallback_moves:>8} "
+                   f"{r.tournament_id or ''}")
+    if any(r.fallback_moves for r in runs):
+        typer.echo("(fallback: moves a search left to its greedy fallback for lack of time)")
     _print_regret_lines(db, runs)
     for t in tours:
         typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "

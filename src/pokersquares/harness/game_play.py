@@ -70,4 +70,5 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
     except Exception as e:  # the player's own error: the game scores the penalty, the run goes on
         penalty = f"error: {type(e).__name__}: {e}"
     score = point_system.penalty if penalty else grid.score(point_system)
-    return GameRecord(game_index, seed, score, placements, used, penalty)
+    return GameRecord(game_index, seed, score, placements, used, penalty,
+                      int(getattr(player, "fallback_moves", 0) or 0))

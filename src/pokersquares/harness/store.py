@@ -65,9 +65,12 @@ CREATE TABLE IF NOT EXISTS games (
     decision_s REAL NOT NULL,
     penalty TEXT,                   -- NULL, or why the game scored the penalty
     finished REAL NOT NULL,
+    fallback_moves INTEGER NOT NULL DEFAULT 0,  -- moves played by the greedy fallback for lack of time
     PRIMARY KEY (run_id, game_index)
 );
 """
+# Columns added since a store's table was created: (table, column, definition).
+_ADDED_COLUMNS = [("games", "fallback_moves", "INTEGER NOT NULL DEFAULT 0")]
 
 
 class StoreError(PokerSquaresError):
@@ -82,6 +85,7 @@ class GameRecord:
     placements: list[tuple[int, int, int]] = field(default_factory=list)
     decision_s: float = 0.0
     penalty: str | None = None
+    fallback_moves: int = 0  # moves a search left to its greedy fallback for lack of time
 
 
 @dataclass
@@ -99,6 +103,7 @@ class RunInfo:
     created: float
     finished: int = 0
     mean: float | None = None
+    fallback_moves: int = 0  # over the run's games
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -135,6 +140,9 @@ class ResultStore:
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 self.conn.executescript(_SCHEMA)
+                for table, column, definition in _ADDED_COLUMNS:
+                    if column not in {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}:
+                        self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
                 self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except StoreError:
             raise
@@ -197,22 +205,24 @@ class ResultStore:
     def add_games(self, run_id: int, records: Iterable[GameRecord]) -> None:
         """Record finished games in one transaction; a game already recorded is kept as it was."""
         rows = [(run_id, r.game_index, r.seed, r.score, json.dumps(r.placements), r.decision_s,
-                 r.penalty, time.time()) for r in records]
+                 r.penalty, time.time(), r.fallback_moves) for r in records]
         if not rows:
             return
         try:
             with self.conn:
                 self.conn.execute("BEGIN")
-                self.conn.executemany("INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?)", rows)
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
+                    " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows)
         except sqlite3.OperationalError as e:
             raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
 
     def games(self, run_id: int) -> list[GameRecord]:
         rows = self.conn.execute(
-            "SELECT game_index, seed, score, placements, decision_s, penalty FROM games"
+            "SELECT game_index, seed, score, placements, decision_s, penalty, fallback_moves FROM games"
             " WHERE run_id = ? ORDER BY game_index", (run_id,))
-        return [GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen)
-                for i, s, sc, pl, d, pen in rows]
+        return [GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen, fb)
+                for i, s, sc, pl, d, pen, fb in rows]
 
     def finished_indices(self, run_id: int) -> set[int]:
         return {r[0] for r in self.conn.execute("SELECT game_index FROM games WHERE run_id = ?", (run_id,))}
@@ -220,15 +230,16 @@ class ResultStore:
     # -- reading -------------------------------------------------------------------------
     def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
         sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"
-               " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score)"
+               " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score),"
+               " COALESCE(SUM(g.fallback_moves), 0)"
                " FROM runs r LEFT JOIN games g ON g.run_id = r.run_id")
         args: tuple = ()
         if tournament_id is not None:
             sql += " WHERE tournament_id = ?"
             args = (tournament_id,)
         sql += " GROUP BY r.run_id ORDER BY r.run_id"
-        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m)
-                for a, b, c, d, e, f, g, h, i, j, k, n, m in self.conn.execute(sql, args)]
+        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m, fb)
+                for a, b, c, d, e, f, g, h, i, j, k, n, m, fb in self.conn.execute(sql, args)]
 
     def run(self, run_id: int) -> RunInfo:
         for r in self.runs():
@@ -259,14 +270,15 @@ class ResultStore:
                 out.append({"run_id": run.run_id, "player": run.player, "system": run.system_name,
                             "points": run.points, "game_index": g.game_index, "seed": g.seed,
                             "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
-                            "placements": g.placements, "tournament_id": run.tournament_id})
+                            "placements": g.placements, "tournament_id": run.tournament_id,
+                            "fallback_moves": g.fallback_moves})
         return out
 
     def export_csv(self, run_ids: Iterable[int] | None = None) -> str:
         rows = self.export_rows(run_ids)
         buf = io.StringIO()
         fields = ["run_id", "tournament_id", "player", "system", "points", "game_index", "seed", "score",
-                  "decision_s", "penalty", "placements"]
+                  "decision_s", "penalty", "fallback_moves", "placements"]
         w = csv.DictWriter(buf, fieldnames=fields)
         w.writeheader()
         for r in rows:

@@ -53,6 +53,7 @@ class SearchPlayer(BasePlayer):
         self.time_per_game = time_per_game
         self._moves = 0
         self._overshoot = 0.02
+        self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time
 
     def prepare(self, budget_s: float) -> None:
         self.evaluator.prepare(self.points, budget_s, self.seed)
@@ -80,6 +81,7 @@ class SearchPlayer(BasePlayer):
     def start_game(self) -> None:
         super().start_game()
         self._moves = 0
+        self.fallback_moves = 0
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         empty = np.flatnonzero(grid == EMPTY)
@@ -92,6 +94,7 @@ class SearchPlayer(BasePlayer):
         # keep the largest such overshoot seen for every move still to come.
         budget = move_budget(grid, self._seconds_left(seconds_left, len(empty)), overshoot_s=self._overshoot)
         if budget <= self._overshoot:
+            self.fallback_moves += 1  # counted in the game's record
             return self.evaluator.greedy_cell(grid, card)  # no time to search: the evaluator's own move
         t = time.perf_counter()
         cell, _ = self.search.choose(self.evaluator, grid, card, self.points, budget,

@@ -1,0 +1,55 @@
+"""A search that falls back to its evaluator's greedy rule for lack of time counts those
+moves in the game's record, and the store keeps, sums and exports them."""
+
+import json
+import sqlite3
+
+from pokersquares import AMERICAN
+from pokersquares.harness.game_play import play_game
+from pokersquares.harness.registry import make_player
+from pokersquares.harness.store import GameRecord, ResultStore
+
+
+def _played(time_per_game):
+    player = make_player("gettysburg:games=2000")
+    player.warm_up()
+    player.set_point_system(AMERICAN, 5.0)
+    return play_game(player, AMERICAN, 5, time_per_game)
+
+
+def test_moves_without_time_to_search_are_counted():
+    starved = _played(0.05)
+    assert starved.penalty is None and starved.fallback_moves > 10  # no time: expectimax left to greedy
+    assert _played(5.0).fallback_moves == 0
+
+
+def test_the_store_keeps_sums_and_exports_fallback_moves(tmp_path):
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        run_id = store.open_run("x", "x", AMERICAN, 0, 2, 1.0, 0.0)
+        store.add_games(run_id, [GameRecord(0, 0, 50, [], 0.5, None, 3), GameRecord(1, 1, 60, [], 0.5, None, 4)])
+        assert [g.fallback_moves for g in store.games(run_id)] == [3, 4]
+        assert store.run(run_id).fallback_moves == 7
+        assert [r["fallback_moves"] for r in store.export_rows()] == [3, 4]
+        assert store.export_csv().splitlines()[0].split(",").count("fallback_moves") == 1
+
+
+def test_a_store_made_before_the_column_gains_it(tmp_path):
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE runs (run_id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, player TEXT NOT NULL,
+            player_name TEXT NOT NULL, system_name TEXT NOT NULL, points TEXT NOT NULL, seed INTEGER NOT NULL,
+            games INTEGER NOT NULL, time_per_game REAL NOT NULL, prep_time REAL NOT NULL,
+            tournament_id INTEGER, created REAL NOT NULL);
+        CREATE TABLE games (run_id INTEGER NOT NULL, game_index INTEGER NOT NULL, seed INTEGER NOT NULL,
+            score INTEGER NOT NULL, placements TEXT NOT NULL, decision_s REAL NOT NULL, penalty TEXT,
+            finished REAL NOT NULL, PRIMARY KEY (run_id, game_index));""")
+    conn.execute("INSERT INTO runs VALUES (1, 'k', 'greedy', 'greedy', 'American', ?, 0, 1, 1.0, 0.0, NULL, 0)",
+                 (json.dumps(list(AMERICAN.points)),))
+    conn.execute("INSERT INTO games VALUES (1, 0, 0, 70, '[]', 0.1, NULL, 0)")
+    conn.commit()
+    conn.close()
+    with ResultStore(path) as store:
+        assert [g.fallback_moves for g in store.games(1)] == [0]
+        store.add_games(1, [GameRecord(1, 1, 80, [], 0.1, None, 2)])
+        assert store.run(1).fallback_moves == 2
