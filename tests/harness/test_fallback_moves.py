@@ -53,3 +53,22 @@ def test_a_store_made_before_the_column_gains_it(tmp_path):
         assert [g.fallback_moves for g in store.games(1)] == [0]
         store.add_games(1, [GameRecord(1, 1, 80, [], 0.1, None, 2)])
         assert store.run(1).fallback_moves == 2
+
+
+def test_a_store_made_before_the_column_reads_read_only(tmp_path):
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE runs (run_id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, player TEXT NOT NULL,
+            player_name TEXT NOT NULL, system_name TEXT NOT NULL, points TEXT NOT NULL, seed INTEGER NOT NULL,
+            games INTEGER NOT NULL, time_per_game REAL NOT NULL, prep_time REAL NOT NULL,
+            tournament_id INTEGER, created REAL NOT NULL);
+        CREATE TABLE games (run_id INTEGER NOT NULL, game_index INTEGER NOT NULL, seed INTEGER NOT NULL,
+            score INTEGER NOT NULL, placements TEXT NOT NULL, decision_s REAL NOT NULL, penalty TEXT,
+            finished REAL NOT NULL, PRIMARY KEY (run_id, game_index));""")
+    conn.execute("INSERT INTO runs VALUES (1, 'k', 'greedy', 'greedy', 'American', '[]', 0, 1, 1.0, 0.0, NULL, 0)")
+    conn.execute("INSERT INTO games VALUES (1, 0, 0, 70, '[]', 0.1, NULL, 0)")
+    conn.commit()
+    conn.close()
+    with ResultStore(path, readonly=True) as store:
+        assert [g.fallback_moves for g in store.games(1)] == [0] and store.run(1).fallback_moves == 0

@@ -65,8 +65,9 @@ def test_failed_preparation_penalises_and_bad_player_raises():
 
 
 def test_same_results_for_any_number_of_workers():
-    one = run("random", n=40, workers=1)
-    two = run("random", n=40, workers=2)
+    spec = RunSpec("random", AMERICAN, 40, 100, 30.0, 5.0, secret="one run's key")
+    one = run_games(spec, range(40), workers=1)
+    two = run_games(spec, range(40), workers=2)
     assert [(r.score, r.placements) for r in one] == [(r.score, r.placements) for r in two]
 
 

@@ -33,10 +33,10 @@ def demo_cmd(
     db: Path = DB_OPT,
 ) -> None:
     """A greedy game, 1,000 random games, then a short tournament of the registered agents."""
-    pss = parse_point_systems(systems)
-    names = [p.strip() for p in players.split(",")] if players else [p.name for p in list_players()]
     start = time.monotonic()
+    pss = parse_point_systems(systems)
     typer.echo("== Compiling the agents' kernels (once: numba caches them for every later run) ==")
+    names = [p.strip() for p in players.split(",")] if players else [p.name for p in list_players()]
 
     def ready(spec: str, done: int, total: int) -> None:
         end = "\n" if done == total else ""

@@ -13,6 +13,7 @@ import time
 from ..cards import deal
 from ..game import Grid
 from ..points import PointSystem
+from . import seeds
 from .store import GameRecord
 
 __all__ = ["play_game", "prepare_player"]
@@ -38,15 +39,20 @@ def _as_cell(answer) -> tuple[int, int]:
 
 
 def play_game(player, point_system: PointSystem, seed: int, time_per_game: float,
-              game_index: int = 0) -> GameRecord:
-    """Play the game dealt by ``seed``; faults score the penalty with their reason."""
+              game_index: int = 0, player_seed: int | None = None) -> GameRecord:
+    """Play the game dealt by ``seed``; faults score the penalty with their reason.
+
+    The player is seeded with ``player_seed`` (default: :func:`~.seeds.player_seed` of
+    the deal seed under this interpreter's secret), never with the deal seed."""
     cards = deal(seed)
+    if player_seed is None:
+        player_seed = seeds.player_seed(seeds.PROCESS_SECRET, "game", seed)
     grid = Grid()
     placements: list[tuple[int, int, int]] = []
     used = 0.0
     penalty = None
     if hasattr(player, "set_seed"):
-        player.set_seed(seed)
+        player.set_seed(player_seed)
     try:
         player.start_game()
         for card in cards[:25]:

@@ -23,6 +23,7 @@ Ray is imported only here and only when asked for: the local backend never needs
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import pickle
@@ -38,6 +39,7 @@ from typing import Callable, Iterable, Iterator
 from ..errors import PokerSquaresError
 from .game_play import play_game
 from .registry import parse_player_spec, resolve_factory
+from .seeds import new_secret
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
@@ -208,18 +210,18 @@ def _load_player(key: str, blob, player: str, system, prep_time: float, seed: in
 
 
 def _game_task(clock, blob, key: str, run_no: int, index: int, attempt: int, player: str, system,
-               prep_time: float, time_per_game: float, seed: int, cores: int):
+               prep_time: float, time_per_game: float, seed: int, cores: int, prep_seed: int, seed_of_player: int):
     from .runner import _limit_threads
     node = _node_id()
     if key not in _PLAYERS:  # a player already loaded here starts playing at once
         clock.mark.remote(("load", run_no, index, attempt, node))
     _limit_threads(cores)
     try:
-        loaded = _load_player(key, blob, player, system, prep_time, seed)
+        loaded = _load_player(key, blob, player, system, prep_time, prep_seed)
     except BaseException as e:
         return ("prep-error", f"{type(e).__name__}: {e}")
     clock.mark.remote(("play", run_no, index, attempt, node))
-    return ("result", play_game(loaded, system, seed + index, time_per_game, index))
+    return ("result", play_game(loaded, system, seed + index, time_per_game, index, seed_of_player))
 
 
 _REMOTES: dict[str, object] = {}
@@ -284,6 +286,8 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
     for spec, indices in jobs:
         name, _ = parse_player_spec(spec.player)
         resolve_factory(name)  # unknown names and import errors surface here, in one line
+        if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
+            spec = dataclasses.replace(spec, secret=new_secret())
         runs.append(_Run(spec, deque(sorted(indices)), player_cores(spec.player)))
     if not any(r.todo for r in runs):
         return [[] for _ in runs]
@@ -312,12 +316,12 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
         run, s = runs[k], runs[k].spec
         if index is None:
             status_ref, run.blob_ref = remotes["prepare"].options(num_cpus=run.cores).remote(
-                clock, k, attempt, s.player, s.point_system, s.prep_time, s.seed, run.cores)
+                clock, k, attempt, s.player, s.point_system, s.prep_time, s.prep_seed(), run.cores)
             flying[status_ref] = _Task(k, None, attempt, time.monotonic())
         else:
             ref = remotes["game"].options(num_cpus=run.cores).remote(
                 clock, run.blob_ref, run.key, k, index, attempt, s.player, s.point_system, s.prep_time,
-                s.time_per_game, s.seed, run.cores)
+                s.time_per_game, s.seed, run.cores, s.prep_seed(), s.player_seed(s.seed + index))
             flying[ref] = _Task(k, index, attempt, time.monotonic())
 
     def retry_or_fail(task: _Task, why: str) -> None:

@@ -11,6 +11,7 @@ same number, so results do not depend on the number of workers.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing as mp
 import os
 import pickle
@@ -26,6 +27,7 @@ from ..errors import PokerSquaresError
 from ..points import PointSystem
 from .game_play import play_game, prepare_player
 from .registry import make_player, parse_player_spec, resolve_factory
+from .seeds import new_secret, player_seed
 from .store import GameRecord, ResultStore
 
 __all__ = ["RunSpec", "PlayerFailedError", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend", "backend_session",
@@ -76,9 +78,20 @@ class RunSpec:
     seed: int = 0
     time_per_game: float = 30.0
     prep_time: float = 300.0
+    # The key of the player's seeds (harness/seeds.py): the store keeps one per run;
+    # None: a fresh one for each call of run_games.
+    secret: str | None = None
 
     def seeds(self) -> list[int]:
         return [self.seed + i for i in range(self.games)]
+
+    def prep_seed(self) -> int:
+        """The player's seed while it prepares (not the first deal's seed)."""
+        return player_seed(self.secret, "prepare", self.seed)
+
+    def player_seed(self, game_seed: int) -> int:
+        """The player's seed in the game dealt by ``game_seed``."""
+        return player_seed(self.secret, "game", game_seed)
 
 
 def player_cores(spec: str) -> int:
@@ -185,8 +198,8 @@ def _worker_main(conn, blob, spec, system, prep_time, time_per_game, seed, cores
             return
         if msg is None:
             return
-        index, game_seed = msg
-        conn.send(("result", play_game(player, system, game_seed, time_per_game, index)))
+        index, game_seed, seed_of_player = msg
+        conn.send(("result", play_game(player, system, game_seed, time_per_game, index, seed_of_player)))
 
 
 class _Worker:
@@ -216,6 +229,8 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     todo = deque(sorted(indices))
     if not todo:
         return []
+    if spec.secret is None:
+        spec = dataclasses.replace(spec, secret=new_secret())
     name, _ = parse_player_spec(spec.player)
     resolve_factory(name)  # unknown names and import errors surface here, in one line
     cores = player_cores(spec.player)
@@ -237,7 +252,7 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     blob = None
     prep_conn, child = ctx.Pipe()
     prep = ctx.Process(target=_prep_main, args=(child, spec.player, spec.point_system, spec.prep_time,
-                                                spec.seed, cores), daemon=True)
+                                                spec.prep_seed(), cores), daemon=True)
     prep.start()
     child.close()
     prep_limit = spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
@@ -278,7 +293,7 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
         return [results[i] for i in sorted(results)]
     blob = msg[2]
 
-    args = (blob, spec.player, spec.point_system, spec.prep_time, spec.time_per_game, spec.seed, cores)
+    args = (blob, spec.player, spec.point_system, spec.prep_time, spec.time_per_game, spec.prep_seed(), cores)
     prefetch = 1 if spec.time_per_game >= 1 and cores > 1 else 2
     pool: list[_Worker] = []
     game_limit = spec.time_per_game + HANG_GRACE_S
@@ -292,7 +307,7 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
                     i = todo.popleft()
                     w.assigned.append((i, spec.seed + i))
                     try:
-                        w.conn.send((i, spec.seed + i))
+                        w.conn.send((i, spec.seed + i, spec.player_seed(spec.seed + i)))
                     except OSError:  # it died meanwhile: the watch below scores its game, requeues the rest
                         break
             ready = wait([w.conn for w in pool], timeout=0.2)
@@ -369,6 +384,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                            player_names=None if player_name is None else [player_name],
                            backend=backend, address=address)[0]
     run_id = _open_run(store, spec, player_name, tournament_id)
+    spec = dataclasses.replace(spec, secret=store.run_secret(run_id))
     done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
     pending: list[GameRecord] = []
     last_flush = time.monotonic()
@@ -402,6 +418,7 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
     place in ``specs``. The local backend plays them one after the other; Ray plays
     them all at once (preparations included), so a cluster never waits for one run."""
     check_backend(backend, address)
+    specs = list(specs)
     names = player_names or [None] * len(specs)
     if backend == "local":
         return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
@@ -409,8 +426,9 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
                 for k, (spec, name) in enumerate(zip(specs, names))]
     from . import ray_backend
     run_ids, done = [], []
-    for spec, pname in zip(specs, names):
+    for k, (spec, pname) in enumerate(zip(specs, names)):
         run_id = _open_run(store, spec, pname, tournament_id)
+        specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id))
         run_ids.append(run_id)
         done.append({g.game_index: g for g in store.games(run_id) if g.game_index < spec.games})
     pending: dict[int, list[GameRecord]] = {k: [] for k in range(len(specs))}

@@ -25,6 +25,7 @@ from typing import Iterable, Sequence
 
 from ..errors import PokerSquaresError
 from ..points import PointSystem
+from .seeds import new_secret
 
 __all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB"]
 
@@ -70,7 +71,8 @@ CREATE TABLE IF NOT EXISTS games (
 );
 """
 # Columns added since a store's table was created: (table, column, definition).
-_ADDED_COLUMNS = [("games", "fallback_moves", "INTEGER NOT NULL DEFAULT 0")]
+_ADDED_COLUMNS = [("games", "fallback_moves", "INTEGER NOT NULL DEFAULT 0"),
+                  ("runs", "secret", "TEXT")]  # the key of the players' seeds (harness/seeds.py)
 
 
 class StoreError(PokerSquaresError):
@@ -136,7 +138,11 @@ class ResultStore:
                 tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
                 if tables and not {"runs", "games"} <= tables:
                     raise StoreError(f"{self.path} is an SQLite file but not a pokersquares result store; not touching it")
+            # A read-only store made before a column was added reads it as its default.
+            self._fallback = "fallback_moves" if not existed or "fallback_moves" in {
+                r[1] for r in self.conn.execute("PRAGMA table_info(games)")} else "0"
             if not readonly:
+                self._fallback = "fallback_moves"
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 self.conn.executescript(_SCHEMA)
@@ -189,6 +195,16 @@ class ResultStore:
              time_per_game, prep_time, tournament_id, time.time()))
         return int(cur.lastrowid)
 
+    def run_secret(self, run_id: int) -> str:
+        """The key of the run's player seeds (harness/seeds.py), made when first asked for."""
+        row = self.conn.execute("SELECT secret FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no run {run_id} in {self.path}")
+        if row[0] is None:
+            self._write("UPDATE runs SET secret = ? WHERE run_id = ? AND secret IS NULL", (new_secret(), run_id))
+            row = self.conn.execute("SELECT secret FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return row[0]
+
     def open_tournament(self, players: list[str], systems: list[PointSystem], games: int, seed: int,
                         time_per_game: float, prep_time: float) -> int:
         sys_json = [s.to_json() for s in systems]
@@ -219,7 +235,7 @@ class ResultStore:
 
     def games(self, run_id: int) -> list[GameRecord]:
         rows = self.conn.execute(
-            "SELECT game_index, seed, score, placements, decision_s, penalty, fallback_moves FROM games"
+            f"SELECT game_index, seed, score, placements, decision_s, penalty, {self._fallback} FROM games"
             " WHERE run_id = ? ORDER BY game_index", (run_id,))
         return [GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen, fb)
                 for i, s, sc, pl, d, pen, fb in rows]
@@ -231,7 +247,7 @@ class ResultStore:
     def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
         sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"
                " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score),"
-               " COALESCE(SUM(g.fallback_moves), 0)"
+               f" COALESCE(SUM({'g.' if self._fallback != '0' else ''}{self._fallback}), 0)"
                " FROM runs r LEFT JOIN games g ON g.run_id = r.run_id")
         args: tuple = ()
         if tournament_id is not None:
