@@ -22,23 +22,25 @@ __all__ = ["Player", "BasePlayer", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_M
 
 # What a preparation keeps back of its budget for what follows learning: pickling the
 # prepared player for the game workers (measured, see handoff_reserve_s), and a busy
-# machine's scheduler (a fixed part and a share of the budget).
-PREP_MARGIN_S = 0.06
-PREP_MARGIN_SHARE = 0.04
+# machine's scheduler (a fixed part and a share of the budget, at most PREP_MARGIN_MAX_S).
+PREP_MARGIN_S = 0.1
+PREP_MARGIN_SHARE = 0.05
+PREP_MARGIN_MAX_S = 5.0
 
 
 def handoff_reserve_s(player, budget_s: float) -> float:
     """Seconds of a ``budget_s`` preparation that ``player`` keeps for handing itself
     over: three times the time pickling it takes now (its learned state grows, and the
     parent receives the bytes), plus ``PREP_MARGIN_S`` and ``PREP_MARGIN_SHARE`` of the
-    budget; never more than half the budget."""
+    budget (at most ``PREP_MARGIN_MAX_S``); never more than half the budget."""
     t = time.perf_counter()
     try:
         pickle.dumps(player)
     except Exception:  # not picklable: the harness prepares it in each worker instead
         pass
     pickling = time.perf_counter() - t
-    return min(0.5 * budget_s, 3 * pickling + PREP_MARGIN_S + PREP_MARGIN_SHARE * budget_s)
+    margin = PREP_MARGIN_S + min(PREP_MARGIN_SHARE * budget_s, PREP_MARGIN_MAX_S)
+    return min(0.5 * budget_s, 3 * pickling + margin)
 
 
 @runtime_checkable

@@ -184,6 +184,11 @@ def _worker_main(conn, blob, spec, system, prep_time, time_per_game, seed, cores
     try:
         if blob is not None:
             player = pickle.loads(blob)
+            if hasattr(player, "warm_up"):
+                # Load its kernels before the first game's clock starts: on a machine's
+                # first run each worker loads them from numba's fresh cache, and under
+                # load that took Tiger past every first game's limit.
+                player.warm_up()
         else:
             player = _build(spec, seed)
             prepare_player(player, system, prep_time)

@@ -1,0 +1,61 @@
+"""Learning players at small preparation budgets beside greedy, on American and British;
+JSON on stdout (one line per run on stderr as it finishes).
+
+    python benchmarks/small_budget_strength.py --games 200 --preps 1,2,10 --time-per-game 0.2 \\
+        --db small-budgets.sqlite
+
+Every run goes to the result store (``--db``), so rerunning resumes. Each row: player,
+preparation seconds, system, games, mean, its standard error, and the difference to
+greedy's mean on the same deals with the standard error of the paired differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+
+from pokersquares import AMERICAN, BRITISH
+from pokersquares.harness.runner import RunSpec, record_run
+from pokersquares.harness.store import ResultStore
+
+PLAYERS = "og,beemo,gettysburg,hybrid"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--preps", default="1,2,10")
+    parser.add_argument("--time-per-game", type=float, default=0.2)
+    parser.add_argument("--players", default=PLAYERS)
+    parser.add_argument("--db", default="small-budgets.sqlite")
+    args = parser.parse_args()
+    rows = []
+    with ResultStore(args.db) as store:
+        greedy = {system.name: [r.score for r in record_run(
+            RunSpec("greedy", system, args.games, 0, args.time_per_game, 0.0), store)[1]] for system in (AMERICAN, BRITISH)}
+        for prep in (float(p) for p in args.preps.split(",")):
+            for system in (AMERICAN, BRITISH):
+                g = greedy[system.name]
+                for player in args.players.split(","):
+                    _, recs = record_run(RunSpec(player, system, args.games, 0, args.time_per_game, prep), store)
+                    s = [r.score for r in recs]
+                    diff = [a - b for a, b in zip(s, g)]
+                    row = {"player": player, "prep_s": prep, "system": system.name, "games": len(s),
+                           "mean": round(statistics.fmean(s), 2),
+                           "stderr": round(statistics.stdev(s) / math.sqrt(len(s)), 2),
+                           "greedy_mean": round(statistics.fmean(g), 2),
+                           "minus_greedy": round(statistics.fmean(diff), 2),
+                           "minus_greedy_stderr": round(statistics.stdev(diff) / math.sqrt(len(diff)), 2),
+                           "penalties": sum(1 for r in recs if r.penalty),
+                           "fallback_moves_per_game": round(statistics.fmean(r.fallback_moves for r in recs), 2)}
+                    rows.append(row)
+                    print(json.dumps(row), file=sys.stderr, flush=True)
+    print(json.dumps({"time_per_game": args.time_per_game, "loadavg": os.getloadavg()[0], "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
