@@ -52,5 +52,5 @@ def test_player_seeds_come_from_the_runs_stored_key(tmp_path):
     assert [r.placements for r in replay] == [r.placements for r in recs]
     other = run_games(RunSpec("random", AMERICAN, 6, 3, 30.0, 0.0, secret="another key"), range(6))
     assert [r.placements for r in other] != [r.placements for r in recs]
-    assert len({player_seed(secret, "game", s) for s in range(1000)}) == 1000
+    assert len({player_seed(secret, "game", s) for s in range(1000)}) > 990  # 31 bits: almost no collisions
     assert player_seed(secret, "game", 3) != player_seed(secret, "prepare", 3)

@@ -29,7 +29,8 @@ def new_secret() -> str:
 
 def player_seed(secret: str, purpose: str, seed: int) -> int:
     """The seed a player gets for ``purpose`` (``"game"``: the game dealt by ``seed``;
-    ``"prepare"``: the preparation of a run whose first deal is ``seed``): 63 bits of
-    HMAC-SHA256 under ``secret``."""
+    ``"prepare"``: the preparation of a run whose first deal is ``seed``): 31 bits of
+    HMAC-SHA256 under ``secret`` (as small as deal seeds, so that players' own seed
+    arithmetic, such as ``seed * 31 + move`` in int64 kernels, cannot overflow)."""
     digest = hmac.new(secret.encode(), f"{purpose}:{int(seed)}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return int.from_bytes(digest[:4], "big") >> 1
