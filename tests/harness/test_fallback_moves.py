@@ -33,8 +33,8 @@ def test_the_store_keeps_sums_and_exports_fallback_moves(tmp_path):
         assert store.export_csv().splitlines()[0].split(",").count("fallback_moves") == 1
 
 
-def test_a_store_made_before_the_column_gains_it(tmp_path):
-    path = tmp_path / "old.sqlite"
+def _old_store(path):
+    """A store as made before games had fallback_moves (and runs a secret): one game."""
     conn = sqlite3.connect(path)
     conn.executescript("""
         CREATE TABLE runs (run_id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, player TEXT NOT NULL,
@@ -49,26 +49,17 @@ def test_a_store_made_before_the_column_gains_it(tmp_path):
     conn.execute("INSERT INTO games VALUES (1, 0, 0, 70, '[]', 0.1, NULL, 0)")
     conn.commit()
     conn.close()
-    with ResultStore(path) as store:
+    return path
+
+
+def test_a_store_made_before_the_column_gains_it(tmp_path):
+    with ResultStore(_old_store(tmp_path / "old.sqlite")) as store:
         assert [g.fallback_moves for g in store.games(1)] == [0]
         store.add_games(1, [GameRecord(1, 1, 80, [], 0.1, None, 2)])
         assert store.run(1).fallback_moves == 2
+        assert len(store.run_secret(1)) == 32  # made for the old run when first asked for
 
 
 def test_a_store_made_before_the_column_reads_read_only(tmp_path):
-    path = tmp_path / "old.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript("""
-        CREATE TABLE runs (run_id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, player TEXT NOT NULL,
-            player_name TEXT NOT NULL, system_name TEXT NOT NULL, points TEXT NOT NULL, seed INTEGER NOT NULL,
-            games INTEGER NOT NULL, time_per_game REAL NOT NULL, prep_time REAL NOT NULL,
-            tournament_id INTEGER, created REAL NOT NULL);
-        CREATE TABLE games (run_id INTEGER NOT NULL, game_index INTEGER NOT NULL, seed INTEGER NOT NULL,
-            score INTEGER NOT NULL, placements TEXT NOT NULL, decision_s REAL NOT NULL, penalty TEXT,
-            finished REAL NOT NULL, PRIMARY KEY (run_id, game_index));""")
-    conn.execute("INSERT INTO runs VALUES (1, 'k', 'greedy', 'greedy', 'American', '[]', 0, 1, 1.0, 0.0, NULL, 0)")
-    conn.execute("INSERT INTO games VALUES (1, 0, 0, 70, '[]', 0.1, NULL, 0)")
-    conn.commit()
-    conn.close()
-    with ResultStore(path, readonly=True) as store:
+    with ResultStore(_old_store(tmp_path / "old.sqlite"), readonly=True) as store:
         assert [g.fallback_moves for g in store.games(1)] == [0] and store.run(1).fallback_moves == 0
