@@ -559,3 +559,14 @@ def test_the_keyboard_focus_stays_on_the_board(context, server):
     style = page.evaluate("(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; })()")
     assert style[0] == "solid" and style[1] != "0px"
     assert page.locator("#play-board [role=row]").count() == 6
+
+
+def test_buttons_keep_the_focus_while_their_request_runs(context, server):
+    page = open_page(context, server)
+    deal(page, 16)
+    page.select_option("#play-agent", "greedy")
+    page.focus("#play-hint")
+    page.keyboard.press("Enter")
+    expect(page.locator("#play-board .cell.choice")).to_have_count(1)
+    assert page.evaluate("document.activeElement.id") == "play-hint"
+    expect(page.locator("#play-hint")).to_have_attribute("aria-disabled", "false")

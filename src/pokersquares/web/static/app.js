@@ -415,6 +415,13 @@ async function waitForAgents() {
   }
 }
 
+// A button whose request is under way: marked busy rather than disabled, so that it
+// keeps the keyboard focus (a disabled button loses it to the page).
+function setBusy(button, busy) {
+  button.setAttribute("aria-disabled", String(busy));
+  button.classList.toggle("busy", busy);
+}
+
 function bindRange(input, output, storageKey, unit = " s") {
   const saved = load(storageKey);
   if (saved !== null) input.value = saved;
@@ -551,7 +558,7 @@ const play = {
     this.waitFor = { agent, system };
     status.className = "note";
     status.textContent = `${agent} is thinking…`;
-    $("play-hint").disabled = true;
+    setBusy($("play-hint"), true);
     $("play-hint-cancel").hidden = false;
     try {
       const data = await untilReady(() => api("POST", `/api/games/${id}/hint`, { agent, seconds, turn }),
@@ -568,7 +575,7 @@ const play = {
     } finally {
       if (this.wait === wait) {
         this.wait = null;
-        $("play-hint").disabled = !this.game || this.game.done;
+        setBusy($("play-hint"), false);
         $("play-hint-cancel").hidden = true;
       }
     }
@@ -583,7 +590,7 @@ const play = {
     if (!wait) return;
     wait.cancel();
     this.wait = null;
-    $("play-hint").disabled = !this.game || this.game.done;
+    setBusy($("play-hint"), false);
     $("play-hint-cancel").hidden = true;
     if (tell) api("POST", "/api/agents/cancel", this.waitFor).catch(() => {});
   },
@@ -597,7 +604,7 @@ const play = {
     renderHandTable($("play-hands"), g);
     renderLegend($("play-legend"), this.hint, this.hint ? this.hint.agent : "");
     if (!this.hint && !this.wait && !$("play-hint-status").classList.contains("error")) $("play-hint-status").textContent = "";
-    $("play-hint").disabled = g.done || Boolean(this.wait);
+    $("play-hint").disabled = g.done;
     const justOver = g.done && $("play-over").hidden;
     $("play-over").hidden = !g.done;
     if (justOver) requestAnimationFrame(() => $("play-over").scrollIntoView({ block: "nearest", behavior: "smooth" }));
@@ -632,7 +639,8 @@ const play = {
     const id = this.game.id, status = $("replay-status");
     status.className = "note";
     status.textContent = `${agent} is playing this deal…`;
-    $("replay-go").disabled = true;
+    if ($("replay-go").getAttribute("aria-disabled") === "true") return;
+    setBusy($("replay-go"), true);
     try {
       this.replay = await untilReady(() => api("POST", `/api/games/${id}/replay`, { agent }), (p) => { status.textContent = preparingText(p); });
       const diff = this.replay.player_score - this.replay.agent_score;
@@ -642,7 +650,7 @@ const play = {
     } catch (e) {
       status.className = "note error";
       status.textContent = e.message;
-    } finally { $("replay-go").disabled = false; }
+    } finally { setBusy($("replay-go"), false); }
   },
 
   showReplayStep(step) {
