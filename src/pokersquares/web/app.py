@@ -156,7 +156,7 @@ def _add_config(app: FastAPI) -> None:
         """The agents, hands and limits the page needs. While the agents are still being
         imported (a first start compiles them) ``agents_loading`` is true."""
         pool: AgentPool = app.state.agents
-        for _ in range(10):  # on a warm cache the import is quick: wait for it a little
+        for _ in range(5):  # on a warm cache the import is quick: wait for it a little
             if pool.loaded:
                 break
             await asyncio.sleep(0.1)
