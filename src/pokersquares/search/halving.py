@@ -51,14 +51,16 @@ class CrnHalving(Search):
     share of the move's budget planned for (each round is sized from the measured
     cost of playouts, with the rest as a margin for a busy machine); ``stop_z``: the
     paired z-score that ends the search early (``inf``: never); ``exact``: use exact
-    expectimax when it fits; ``min_playouts``: the fewest playouts per cell worth a
-    round (with less time the move is the evaluator's greedy one).
+    expectimax when it fits; ``min_playouts``: the fewest playouts per cell and round
+    worth playing: only as many of the evaluator's best cells are searched as the time
+    gives that many (a few playouts judge a cell worse than the evaluator alone does;
+    with time for fewer than two cells, the move is the evaluator's greedy one).
     """
 
     name = "crn_halving"
 
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
-                 exact: bool = True, min_playouts: int = 4, crn: bool = True, halving: bool = True,
+                 exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,
                  max_playouts: int | None = None) -> None:
         if depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1:
             raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1")
@@ -119,7 +121,8 @@ class CrnHalving(Search):
         deadline = start + self.time_fraction * time_s
         if self.exact:
             cost = exact_cost(grid)
-            if cost * self.leaf_s < 0.5 * (deadline - start):
+            # One call that cannot stop part way: only when it fits four times over.
+            if cost * self.leaf_s < 0.25 * (deadline - start):
                 t = time.perf_counter()
                 values = exact_values(grid, card, points)
                 self.leaf_s = max(1e-9, (time.perf_counter() - t) / cost)
@@ -127,42 +130,35 @@ class CrnHalving(Search):
                 return int(np.argmax(values)), values
         greedy = evaluator.placement_values(grid, card)
         # Best greedy candidates first: ties in the halving keep the evaluator's order.
-        alive = cells[np.argsort(-greedy[cells], kind="stable")]
+        order = cells[np.argsort(-greedy[cells], kind="stable")]
         moves = min(self.depth, len(cells) - 1)
-        total_rounds = max(1, math.ceil(math.log2(len(alive)))) if self.halving else 1
+        if not self._measured:
+            # A first, small batch measures what a playout costs here (its samples are not used).
+            self._timed_playouts(evaluator, grid, card, order[:4], 4, seed, -1, moves)
+        capacity = (deadline - time.perf_counter()) * self.cores / (moves * self.move_s)
+        if self.max_playouts is not None:
+            capacity = min(capacity, self.max_playouts)
+        # Only as many of the greedy order's cells as get min_playouts each in every
+        # round: a few playouts judge a cell worse than the evaluator alone does.
+        alive = order[:self._width(len(order), capacity)]
+        total_rounds = self._rounds(len(alive))
         samples: dict[int, list[np.ndarray]] = {int(c): [] for c in alive}
         round_ = 0
         while len(alive) > 1:
             left = deadline - time.perf_counter()
-            per_cell = left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s)
-            n = int(per_cell)
+            n = int(left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s))
             if self.max_playouts is not None:
                 spare = self.max_playouts - int(self.last["playouts"].sum())
                 n = min(n, spare // ((total_rounds - round_) * len(alive)))
-            if n < self.min_playouts:
+            if n < self.min_playouts // 2:
                 break
-            calibrating = not self._measured
-            if calibrating:
-                n = self.min_playouts  # a first, small batch measures what a playout costs here
-            children = []
-            for cell in alive:
-                child = grid.copy()
-                child[cell] = card
-                children.append(child)
-            t = time.perf_counter()
-            scores = self._playouts(evaluator, grid, children, n, seed, -1 if calibrating else round_)
-            spent = time.perf_counter() - t
-            self.move_s = max(1e-9, spent * self.cores / (len(alive) * n * moves))
-            self._measured = True
+            scores = self._timed_playouts(evaluator, grid, card, alive, n, seed, round_, moves)
             for cell, row in zip(alive, scores):
                 samples[int(cell)].append(row)
             self.last["playouts"][alive] += n
-            if calibrating:
-                continue  # too few playouts to judge by: the rounds start now
             round_ += 1
             means = np.array([np.mean(np.concatenate(samples[int(c)])) for c in alive])
-            order = np.argsort(-means, kind="stable")
-            alive = alive[order]
+            alive = alive[np.argsort(-means, kind="stable")]
             if self._clearly_ahead(samples[int(alive[0])], samples[int(alive[1])]):
                 self.last["stopped_early"] = True
                 alive = alive[:1]
@@ -170,12 +166,36 @@ class CrnHalving(Search):
             alive = alive[:max(1, math.ceil(len(alive) / 2))] if round_ < total_rounds else alive[:1]
         self.last["rounds"] = round_
         if round_ == 0:
-            return int(np.argmax(greedy)), greedy
+            return int(order[0]), greedy
         values = np.full(25, -np.inf)
         for cell, rows in samples.items():
             if rows:
                 values[cell] = float(np.mean(np.concatenate(rows)))
         return int(alive[0]), values
+
+    def _rounds(self, width: int) -> int:
+        return max(1, math.ceil(math.log2(width))) if self.halving and width > 1 else 1
+
+    def _width(self, cells: int, capacity: float) -> int:
+        """The most cells (of ``cells``) whose rounds ``capacity`` playouts can fill with
+        ``min_playouts`` per cell per round; below 2 the move is the greedy one."""
+        width = cells
+        while width > 1 and capacity < self._rounds(width) * width * self.min_playouts:
+            width -= 1
+        return width
+
+    def _timed_playouts(self, evaluator, grid, card, cells, n, seed, round_, moves) -> np.ndarray:
+        """:meth:`_playouts` of ``card`` in each of ``cells``, learning the cost of a playout move."""
+        children = []
+        for cell in cells:
+            child = grid.copy()
+            child[cell] = card
+            children.append(child)
+        t = time.perf_counter()
+        scores = self._playouts(evaluator, grid, children, n, seed, round_)
+        self.move_s = max(1e-9, (time.perf_counter() - t) * self.cores / (len(cells) * n * moves))
+        self._measured = True
+        return scores
 
     def _clearly_ahead(self, leader: list[np.ndarray], runner_up: list[np.ndarray]) -> bool:
         if not math.isfinite(self.stop_z):
