@@ -236,7 +236,9 @@ _RUN_SIG = types.int64(
 )
 
 
-@njit(_RUN_SIG, cache=True)
+# nogil: a search runs for up to its whole thinking time in one call; a web server
+# thinking in a worker thread keeps answering meanwhile.
+@njit(_RUN_SIG, cache=True, nogil=True)
 def run_iterations(tree, root_grid, root_deck, n_iterations, state,
                    selection, simulation, select_calc, simulate_calc, cp, delta, squash_lo, squash_hi,
                    points, child_values, state_value, params, baseline):
