@@ -70,4 +70,6 @@ def serve_cmd(
     typer.echo(f"Poker Squares at http://{shown}:{port}/  (Ctrl+C to stop)")
     typer.echo("Loading the agents in the background" + (f" and preparing them for {', '.join(systems)}" if systems else "")
                + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
-    uvicorn.run(web_app, host=host, port=port, log_level="warning")
+    # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
+    # connection that already carries the page's next request (it would be reset).
+    uvicorn.run(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
