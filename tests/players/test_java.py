@@ -147,6 +147,10 @@ def test_bad_java_players_fail_in_one_line_before_any_game(java_classes, tmp_pat
         make_player("java:NotAPlayer")
     with pytest.raises(UnknownPlayerError, match="NoSuchPlayer is not on the classpath"):
         make_player("java:NoSuchPlayer")
+    with pytest.raises(UnknownPlayerError, match="grace must be"):
+        make_player("java:FirstEmptyPlayer:grace=-1")
+    with pytest.raises(UnknownPlayerError, match="bad parameters"):
+        make_player("java:FirstEmptyPlayer:depth=2")
     with pytest.raises(UnknownPlayerError, match="does not exist"):
         java.set_classpath(str(tmp_path / "missing.jar"))
     monkeypatch.setenv(java.CLASSPATH_ENV, str(tmp_path))

@@ -187,7 +187,11 @@ class JavaPlayer:
         if class_name is not None:
             self.class_name = class_name
         self.name = f"java:{self.class_name}"
-        self.cores = int(cores)
+        if not isinstance(cores, int) or cores < 1:
+            raise UnknownPlayerError(f"cores must be a positive integer, got {cores!r}")
+        if not isinstance(grace, (int, float)) or grace < 0:
+            raise UnknownPlayerError(f"grace must be a number of seconds >= 0, got {grace!r}")
+        self.cores = cores
         self.grace = float(grace)
         self.java_opts = java_opts.split()
         self.log = log
@@ -314,14 +318,10 @@ class JavaPlayer:
         self._call("init", INIT_LIMIT_S, "init")
 
     def get_play(self, card: Card, seconds_left: float):
-        t = time.monotonic()
         try:
             line = self._call(f"play {int(card)} {int(seconds_left * 1000)}", seconds_left + self.grace, "getPlay")
         except TimeoutError:
-            # Stopped past its time: answering late lets the harness's own clock call it a timeout.
-            while time.monotonic() - t <= seconds_left:
-                time.sleep(0.001)
-            return None
+            return None  # stopped past its time: the harness's own clock calls it a timeout
         words = line.split()
         if words[:1] != ["play"]:
             raise JavaPlayerError(f"unexpected answer from the shim: {line!r}")
