@@ -472,6 +472,7 @@ def test_results_without_a_store(tmp_path):
     with local_client(create_app(store_path=tmp_path / "none.sqlite")) as c:
         index = c.get("/api/results").json()
         assert not index["available"] and "no result store" in index["detail"]
+        assert "finish a game on the Play tab" in index["detail"]
         assert c.get("/api/results/runs/1").status_code == 404
     with local_client(create_app()) as c:
         assert not c.get("/api/results").json()["available"]

@@ -27,7 +27,7 @@ def _store_path(request: Request) -> Path:
 
 @router.get("")
 def results(request: Request) -> dict:
-    return results_index(request.app.state.store_path)
+    return results_index(request.app.state.store_path, request.app.state.record_path is not None)
 
 
 @router.get("/runs/{run_id}")

@@ -54,14 +54,17 @@ def _open(path: Path) -> ResultStore:
     return ResultStore(path, readonly=True)
 
 
-def results_index(path: Path | None) -> dict:
-    """Every run and tournament, or why there are none."""
+def results_index(path: Path | None, records_games: bool = False) -> dict:
+    """Every run and tournament, or why there are none (``records_games``: the server
+    records games played in the browser there)."""
     if path is None:
         return {"available": False, "path": None, "detail": "this server was started without a result store"}
     if not path.is_file():
         return {"available": False, "path": str(path),
-                "detail": f"no result store at {path}: record some games with 'pokersquares run' or "
-                          "'pokersquares tournament', or start the server with --db FILE"}
+                "detail": f"no result store at {path} yet: "
+                          + ("finish a game on the Play tab (it is recorded there), " if records_games else "")
+                          + "record some games with 'pokersquares run' or 'pokersquares tournament', "
+                          "or start the server with --db FILE"}
     with _open(path) as store:
         runs = [r.to_json() for r in store.runs()]
         tournaments = store.tournaments()
