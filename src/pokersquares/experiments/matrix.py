@@ -84,10 +84,10 @@ def plot_matrix(rows: list[dict], path: str, title: str) -> None:
     systems = list(dict.fromkeys(r["system"] for r in rows))
     evaluators = list(dict.fromkeys(r["evaluator"] for r in rows))
     searches = list(dict.fromkeys(r["search"] for r in rows))
-    fig, axes = plt.subplots(1, len(systems), figsize=(4.2 * len(searches) * len(systems) / 3 + 1, 1.1 * len(evaluators) + 2),
-                             squeeze=False)
+    fig, axes = plt.subplots(len(systems), 1, squeeze=False,
+                             figsize=(1.3 * len(searches) + 2.5, (0.9 * len(evaluators) + 1.4) * len(systems) + 0.6))
     by = {(r["system"], r["evaluator"], r["search"]): r for r in rows}
-    for ax, system in zip(axes[0], systems):
+    for ax, system in zip(axes[:, 0], systems):
         diff = np.array([[by[(system, e, s)]["vs_greedy"] for s in searches] for e in evaluators])
         limit = np.nanmax(np.abs(diff)) or 1.0
         image = ax.imshow(diff, cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")
@@ -98,7 +98,7 @@ def plot_matrix(rows: list[dict], path: str, title: str) -> None:
                 if s != "greedy":
                     text += f"\n{r['vs_greedy']:+.1f}±{r['vs_greedy_se']:.1f}"
                 dark = abs(r["vs_greedy"]) > 0.6 * limit if math.isfinite(r["vs_greedy"]) else False
-                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if dark else "black")
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if dark else "black")
         ax.set_xticks(range(len(searches)), searches, rotation=30, ha="right")
         ax.set_yticks(range(len(evaluators)), evaluators)
         ax.set_title(system)

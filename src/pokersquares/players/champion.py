@@ -55,18 +55,21 @@ class ChampionPlayer(SearchPlayer):
     def __init__(self, *args, reserve: float = 0.08, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.reserve = reserve
+        self._clock = None
 
     def start_game(self) -> None:
         super().start_game()
+        self._clock = None  # the game's clock at its first move
         # One slow move (a busy machine) should cost its game a margin, not every game
         # after it a search: the overshoot learned carries over, halved.
         self._overshoot = max(0.005, 0.5 * self._overshoot)
 
     def choose(self, grid: np.ndarray, card, seconds_left: float) -> int:
         """Share the clock left evenly among the moves still to search, less a reserve
-        (``reserve`` of the clock, and for each move to come the recent overshoot: how
-        far past its budget a search ended, decaying when moves end on time). Clear
-        moves end early (the search's stop rule), leaving their time to later ones."""
+        (``reserve`` of the game's clock, and for each move to come the recent overshoot:
+        how far past its budget a move ended, decaying when moves end on time), and at
+        most three even shares of the game's clock per move. Clear moves end early (the
+        search's stop rule), leaving their time to later ones."""
         t = time.perf_counter()
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
@@ -74,8 +77,14 @@ class ChampionPlayer(SearchPlayer):
         if len(empty) == 25:
             return 0  # every first placement is alike up to symmetry
         left = self._seconds_left(seconds_left, len(empty))
+        if self._clock is None:
+            self._clock = left
         moves = len(empty) - 1  # the last move is free
-        budget = (left * (1 - self.reserve) - self._overshoot * moves) / moves
+        # The reserve is a share of the whole game's clock, kept to the last move: a share
+        # of what is left shrinks to nothing just where a stalled round would cost the game.
+        budget = (left - self.reserve * self._clock - self._overshoot * moves) / moves
+        # No move takes more than three even shares: one long round cannot be stopped.
+        budget = min(budget, 3 * self._clock / 23)
         if budget < 0.003:
             return self.evaluator.greedy_cell(grid, card)
         cell, _ = self.search.choose(self.evaluator, grid, int(card), self.points, budget,
@@ -118,5 +127,6 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     return ChampionPlayer(evaluator, search, name="champion", time_per_game=time_per_game)
 
 
-champion.version = "5"  # 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
-# 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end)
+champion.version = "6"  # 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+# 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
+# 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)
