@@ -220,3 +220,24 @@ def test_searches_in_two_threads_each_reach_their_own_python_evaluator():
         ev, ident, (cell, values) = together[key]
         assert ev.callers == {ident}  # only its own search called it
         assert cell == alone[key][2][0] and np.array_equal(values, alone[key][2][1])
+
+
+@pytest.mark.parametrize("selection,simulation", [("uct", "random"), ("prune", "best"), ("prune", "prune"),
+                                                  ("best", "best"), ("uct", "best")])
+@pytest.mark.parametrize("filled", [19, 16])
+def test_kernel_matches_the_plain_python_reference(selection, simulation, filled):
+    """The whole search, iteration for iteration: the same tree statistics at the root
+    as the readable reference (same rules, same random numbers) after 400 iterations."""
+    ev, grid, card = _mid_game(filled, seed=4)
+    ev.prepare(PTS, 1.0)  # calibrated values: the baseline matters to pruning
+    search = MCTS(selection, simulation, cp=20.0, iterations=400)
+    search.choose(ev, grid, card, PTS, 0.0, seed=9)
+    visits = km.root_values(search._tree, True)
+    means = km.root_values(search._tree, False)
+    reference = km.mcts_reference(grid, card, 400, 9, search.selection, search.simulation, 20.0, 1.3, PTS, ev,
+                                  ev.offsets)
+    assert sorted(reference) == sorted(np.flatnonzero(np.isfinite(visits)).tolist())
+    for cell, (n, total) in reference.items():
+        assert visits[cell] == n
+        assert means[cell] == pytest.approx(total / n, rel=1e-12)
+    assert sum(n for n, _ in reference.values()) == 400

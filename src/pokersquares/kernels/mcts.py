@@ -18,6 +18,7 @@ using them, to measure what the computation alone costs (the paper's Table 3).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -29,7 +30,7 @@ from .possibility import CHILD_VALUES_SIG, STATE_VALUE_SIG
 __all__ = [
     "CHOICE", "CHANCE", "SELECT_UCT", "SELECT_PRUNE", "SELECT_BEST", "SIM_RANDOM", "SIM_PRUNE",
     "SIM_BEST", "Tree", "new_tree", "reset_tree", "prune_mask", "uct_value", "run_iterations",
-    "root_values", "endgame_values", "playout", "CHILD_VALUES_SIG", "STATE_VALUE_SIG", "no_child_values", "no_state_value", "rng_seed",
+    "root_values", "endgame_values", "playout", "mcts_reference", "CHILD_VALUES_SIG", "STATE_VALUE_SIG", "no_child_values", "no_state_value", "rng_seed",
 ]
 
 CHOICE = 0  # a card is in hand; children are cells
@@ -371,3 +372,140 @@ def endgame_values(grid, card, points):
         work[cell] = -1
         out[cell] = total / n
     return out
+
+
+# -- the readable reference ---------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+
+
+class _ReferenceRng:
+    """The kernels' generator (splitmix64 seeding, xorshift64*) in plain Python."""
+
+    def __init__(self, seed: int) -> None:
+        z = (seed + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        self.x = (z ^ (z >> 31)) or 1
+
+    def below(self, n: int) -> int:
+        x = self.x
+        x ^= x >> 12
+        x ^= (x << 25) & _MASK64
+        x ^= x >> 27
+        self.x = x
+        return (((x * 0x2545F4914F6CDD1D) & _MASK64) >> 32) * n >> 32
+
+    def pick(self, cells: list[int]) -> int:
+        """A uniformly random one of ``cells`` (ascending)."""
+        return cells[self.below(len(cells))]
+
+
+class _Node:
+    def __init__(self, kind: int, move: int) -> None:
+        self.kind, self.move = kind, move
+        self.children: list[_Node] = []  # newest first, as the kernel walks them
+        self.visits, self.total = 0, 0.0
+        self.allowed: set[int] | None = None
+        self.tried: set[int] = set()
+
+
+def _prune_reference(values: list[float], parent: float, delta: float) -> set[int]:
+    open_cells = [i for i in range(25) if values[i] != -math.inf]
+    kept = {i for i in open_cells if values[i] >= delta * parent}
+    if len(open_cells) - len(kept) <= MAX_PRUNED * len(open_cells):
+        return kept
+    ranked = sorted(open_cells, key=lambda i: values[i])  # stable: ties keep cell order
+    return set(ranked[int(FALLBACK_PRUNED * len(open_cells)):])
+
+
+def mcts_reference(grid, card: int, n_iterations: int, seed: int, selection: int, simulation: int,
+                   cp: float, delta: float, points, evaluator, baseline) -> dict[int, tuple[int, float]]:
+    """``run_iterations`` on a fresh tree, in plain Python: the same rules and the same
+    random numbers, without capacity limits, squashing or the "calc" switches.
+    ``evaluator`` provides ``placement_values`` and ``state_value``. Returns, per root
+    child's cell, its visits and total score."""
+    from ..game import LINES
+    from ..hands import classify
+
+    rng = _ReferenceRng(seed)
+    root = _Node(CHOICE, card)
+    on_grid = {int(c) for c in grid if c >= 0} | {card}
+    root_deck = [c for c in range(52) if c not in on_grid]
+
+    def cards_on(g):
+        return sum(1 for c in g if c >= 0)
+
+    def values_above_baseline(g, c):
+        k = cards_on(g)
+        values = [v - baseline[min(k + 1, 25)] for v in evaluator.placement_values(np.array(g, dtype=np.int8), c)]
+        return values, evaluator.state_value(np.array(g, dtype=np.int8)) - baseline[k]
+
+    def draw(deck, m):
+        j = rng.below(m)
+        deck[j], deck[m - 1] = deck[m - 1], deck[j]
+        return deck[m - 1]
+
+    def empty_cells(g):
+        return [i for i in range(25) if g[i] < 0]
+
+    for _ in range(n_iterations):
+        g = [int(c) for c in grid]
+        deck, m = list(root_deck), len(root_deck)
+        node, c, path = root, card, [root]
+        while True:
+            if node.kind == CHOICE:
+                if node.allowed is None:
+                    if selection == SELECT_UCT:
+                        node.allowed = set(empty_cells(g))
+                    elif selection == SELECT_PRUNE:
+                        node.allowed = _prune_reference(*values_above_baseline(g, c), delta)
+                    else:
+                        values = evaluator.placement_values(np.array(g, dtype=np.int8), c)
+                        node.allowed = {int(np.argmax(values))}
+                untried = sorted(node.allowed - node.tried)
+                if untried:
+                    cell = rng.pick(untried)
+                    child = _Node(CHANCE, cell)
+                    node.children.insert(0, child)
+                    node.tried.add(cell)
+                    g[cell], c = c, -1
+                    path.append(child)
+                    break
+                best, best_u = None, -math.inf
+                for child in node.children:
+                    u = child.total / child.visits + 2.0 * cp * math.sqrt(2.0 * math.log(node.visits) / child.visits)
+                    if u > best_u:
+                        best, best_u = child, u
+                g[best.move], c = c, -1
+                node = best
+                path.append(node)
+            else:
+                if not empty_cells(g):
+                    break
+                c = draw(deck, m)
+                m -= 1
+                child = next((ch for ch in node.children if ch.move == c), None)
+                if child is None:
+                    child = _Node(CHOICE, c)
+                    node.children.insert(0, child)
+                    path.append(child)
+                    break
+                node = child
+                path.append(node)
+        for _ in range(len(empty_cells(g))):
+            if c < 0:
+                c = draw(deck, m)
+                m -= 1
+            if simulation == SIM_BEST:
+                cell = int(np.argmax(evaluator.placement_values(np.array(g, dtype=np.int8), c)))
+            elif simulation == SIM_PRUNE:
+                cell = rng.pick(sorted(_prune_reference(*values_above_baseline(g, c), delta)))
+            else:
+                cell = rng.pick(empty_cells(g))
+            g[cell], c = c, -1
+        final = float(sum(points[classify([g[i] for i in line])] for line in LINES))
+        for n in path:
+            n.visits += 1
+            n.total += final
+    return {child.move: (child.visits, child.total) for child in root.children}
