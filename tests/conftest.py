@@ -42,3 +42,41 @@ def prepared_evaluators() -> dict:
     possibility = PossibilityEvaluator()
     possibility.prepare(points, 1.0, 0)
     return {"patterns": patterns, "narl": narl, "possibility": possibility}
+
+
+class FakeClock:
+    """A deterministic stand-in for ``time.perf_counter`` in a search module: it only
+    moves when work is done (``charge``), so budget tests mean the same on a busy
+    machine as on a quiet one."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.perf_counter = lambda: self.now
+        self.process_time = lambda: self.now
+
+    def charge(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    """``install(module)`` makes ``module.time`` the fake clock; ``charge_per(obj,
+    name, seconds_of)`` wraps ``obj.name`` so that each call advances the clock by
+    ``seconds_of(*args)`` (a stall: return more for one call)."""
+    clock = FakeClock()
+
+    def install(module) -> FakeClock:
+        monkeypatch.setattr(module, "time", clock)
+        return clock
+
+    def charge_per(obj, name: str, seconds_of) -> None:
+        real = getattr(obj, name)
+
+        def wrapped(*args, **kwargs):
+            clock.charge(seconds_of(*args, **kwargs))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(obj, name, wrapped)
+
+    clock.install = install
+    clock.charge_per = charge_per
+    return clock

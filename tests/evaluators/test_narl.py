@@ -188,3 +188,14 @@ def test_parallel_learning_pools_every_learner_and_plays_from_the_pooled_table()
     assert ev.state_value(grid) == pytest.approx(_reference_value(ev, grid))
     with pytest.raises(Exception, match="threads"):
         NarlEvaluator(threads=0)
+
+
+def test_greedy_learning_games_play_by_the_table():
+    """At epsilon 0 every learning move is greedy on the table learned so far (the
+    reference comparison covers epsilon 1 only). Measured over 1,500 games from an
+    empty table: 60.8 and 60.5 mean points (seeds 1, 2) greedy, 14.4 and 14.2 at
+    epsilon 1 (random moves); a greedy branch that stopped using the table would
+    fall towards the latter."""
+    ev = NarlEvaluator(epsilon0=0.0, decay=1.0, games=1500, threads=1)
+    ev.prepare(np.array(AMERICAN.points), 0.0, 1)
+    assert ev.learn_score_sum / ev.games_learned > 45

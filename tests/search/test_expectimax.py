@@ -1,6 +1,5 @@
 """Depth-2 expectimax: exact on end games, legal, within its time budget, over any evaluator."""
 
-import time
 
 import numpy as np
 import pytest
@@ -92,15 +91,24 @@ def test_works_over_any_evaluator():
     assert cell == int(np.argmax(values))
 
 
-def test_moves_are_legal_and_within_budget(narl):
+def test_moves_are_legal_and_within_budget(narl, fake_clock):
+    """On a clock that moves 20 us per chance outcome searched, the search keeps to
+    its budget within one cell's search (it stops between cells)."""
+    from pokersquares.search import expectimax
+
+    clock = fake_clock.install(expectimax)
+    fake_clock.charge_per(narl, "best_placement_values", lambda grid, cards: 2e-5 * len(cards))
     search = Expectimax()
     rng = np.random.default_rng(5)
     for k in range(30):
         grid, card = _end_game(int(rng.integers(2, 25)), 10 + k)
         budget = [0.0, 0.002, 0.05][k % 3]
-        t = time.perf_counter()
+        start = clock.now
         cell, values = search.choose(narl, grid, card, POINTS, budget, k)
-        assert time.perf_counter() - t < budget + 0.05
+        one_cell = 2e-5 * (52 - int((grid >= 0).sum()) - 1)
+        assert clock.now - start <= budget + one_cell + 1e-9
+        if budget == 0.05:
+            assert np.isfinite(values).sum() >= min(int((grid < 0).sum()), 20)
         assert grid[cell] < 0
         assert values[cell] == values.max()
 

@@ -1,6 +1,5 @@
 """Depth-limited flat Monte Carlo and flat UCB1: legal, within budget, over any evaluator."""
 
-import time
 
 import numpy as np
 import pytest
@@ -54,13 +53,23 @@ def _mid_game(cards: int, seed: int):
 
 
 @pytest.mark.parametrize("search_cls", SEARCHES)
-def test_legal_moves_within_budget(narl, search_cls):
+def test_legal_moves_within_budget(narl, search_cls, fake_clock):
+    """On a clock that moves 1 ms per pull, a search keeps to its 30 ms: flat UCB1
+    looks at the clock before every pull, flat MC starts a round only when the last
+    one's duration still fits (and always plays a first round)."""
+    from pokersquares.search import flat_ucb
+
+    clock = fake_clock.install(flat_ucb)
+    fake_clock.charge_per(narl, "limited_playouts", lambda *args, **kw: 1e-3)
     search = search_cls()
     for k, cards in enumerate([1, 8, 15, 22, 23]):
         grid, card = _mid_game(cards, k)
-        t = time.perf_counter()
+        start = clock.now
         cell, values = search.choose(narl, grid, card, POINTS, 0.03, k)
-        assert time.perf_counter() - t < 0.03 + 0.03
+        one_round = 1e-3 * (25 - cards)
+        assert clock.now - start <= max(0.03 + 1e-3, one_round) + 1e-9
+        if cards < 23:
+            assert search.last_playouts.sum() >= min(29, (25 - cards) * int(0.03 // one_round))
         assert grid[cell] < 0
         assert np.isneginf(values[grid >= 0]).all()
         assert np.isfinite(values[grid < 0]).all()

@@ -1,5 +1,4 @@
 import math
-import time
 
 import numpy as np
 import pytest
@@ -124,15 +123,25 @@ def test_same_seed_same_choice():
     assert a[0] == b[0] and np.array_equal(a[1], b[1])
 
 
-def test_time_budget_is_kept():
+def test_time_budget_is_kept(fake_clock):
+    """On a clock that moves only with the iterations run (25 us each, a stall of 0.1 s
+    in one batch), the search spends its budget and stops within one stalled batch."""
+    from pokersquares.search import mcts as search_mcts
+
     ev, grid, card = _mid_game(8)
+    clock = fake_clock.install(search_mcts)
+    calls = []
+
+    def cost(tree, grid, deck, n, *rest):
+        calls.append(n)
+        return n * 25e-6 + (0.1 if len(calls) == 3 else 0.0)
+    fake_clock.charge_per(search_mcts.km, "run_iterations", cost)
     search = MCTS("prune", "best")
-    search.choose(ev, grid, card, PTS, 0.01, seed=0)  # load compiled kernels
-    t = time.perf_counter()
-    search.choose(ev, grid, card, PTS, 0.2, seed=0)
-    elapsed = time.perf_counter() - t
-    assert 0.15 < elapsed < 0.35
-    assert search.last_iterations > 50
+    start = clock.now
+    search.choose(ev, grid, card, PTS, 0.5, seed=0)
+    elapsed = clock.now - start
+    assert 0.45 < elapsed <= 0.5 + 0.1
+    assert search.last_iterations == sum(calls) > 0.4 / 25e-6 * 0.9
 
 
 class _PythonEvaluator(Evaluator):
