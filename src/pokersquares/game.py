@@ -84,18 +84,11 @@ class Grid:
         return g
 
     @property
-    def num_cards(self) -> int:
-        return sum(1 for c in self.cells if c != EMPTY)
-
-    @property
     def is_full(self) -> bool:
         return EMPTY not in self.cells
 
     def empty_cells(self) -> list[tuple[int, int]]:
         return [cell_of(i) for i, c in enumerate(self.cells) if c == EMPTY]
-
-    def cards(self) -> list[Card]:
-        return [c for c in self.cells if c != EMPTY]
 
     def line(self, i: int) -> list[Card]:
         """The cards of hand ``i`` (rows 0..4, then columns 0..4)."""
@@ -173,9 +166,6 @@ class Game:
     @property
     def next_card(self) -> Card | None:
         return None if self.done else self.deck[self.turn]
-
-    def undealt(self) -> list[Card]:
-        return self.deck[self.turn:]
 
     def play(self, row: int, col: int) -> None:
         if self.done:

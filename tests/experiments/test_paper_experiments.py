@@ -22,8 +22,8 @@ def test_rows_are_runs_on_the_contest_deals_with_the_papers_figures():
     assert [len(v) for v in plan.values()] == [3, 1]
     assert plan["two_pair", "eps0=0.1"][0].player == "gettysburg:search=greedy,epsilon0=0.1,hand_sizes=false,games=500"
     assert plan["two_pair", "eps0=0.1"][0].prep_time == G.LEARN_LIMIT_S
-    timed = G.search_plan(["american"], ["mc"], "eps0=0.5+sizes", None, 8.0, 4, 0, 2.0)["american", "mc"]
-    assert timed.player == "gettysburg:search=mc,epsilon0=0.5,hand_sizes=true" and timed.prep_time == 8.0
+    timed = G.search_plan(["american"], ["depth_mc"], "eps0=0.5+sizes", None, 8.0, 4, 0, 2.0)["american", "depth_mc"]
+    assert timed.player == "gettysburg:search=depth_mc,epsilon0=0.5,hand_sizes=true" and timed.prep_time == 8.0
 
 
 def test_every_search_learns_the_same_table_from_the_same_run_seed():
@@ -31,7 +31,7 @@ def test_every_search_learns_the_same_table_from_the_same_run_seed():
         spec = G.narl_spec(search, "eps0=0.5", 200)
         return _build_and_prepare(spec, BRITISH, 60.0, 3)[0].evaluator
 
-    a, b = table("expectimax"), table("ucb")
+    a, b = table("expectimax"), table("flat_ucb")
     assert a.games_learned == b.games_learned == 200
     assert np.array_equal(a.keys, b.keys) and np.array_equal(a.sums, b.sums)
 

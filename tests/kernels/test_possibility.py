@@ -4,7 +4,7 @@ import pytest
 from pokersquares.cards import parse_cards
 from pokersquares.evaluators import possibility as ref
 from pokersquares.hands import HandId
-from pokersquares.kernels import possibility as kp
+from pokersquares.kernels import possibility as kpos
 from pokersquares.points import AMERICAN, BRITISH, random_system
 
 RNG = np.random.default_rng(11)
@@ -22,7 +22,7 @@ def _avail(cards):
 
 def test_papers_four_card_example():
     # 6H 6C 6S 7H with only 6D 7D 8D left: one card each for quads, full house, trips.
-    w = kp.four_card_weights(_hand("6H 6C 6S 7H"), _avail("6D 7D 8D"))
+    w = kpos.four_card_weights(_hand("6H 6C 6S 7H"), _avail("6D 7D 8D"))
     expected = np.zeros(10)
     expected[[HandId.THREE_OF_A_KIND, HandId.FULL_HOUSE, HandId.FOUR_OF_A_KIND]] = 1 / 3
     assert w == pytest.approx(expected)
@@ -30,18 +30,18 @@ def test_papers_four_card_example():
 
 def test_full_house_weight_is_the_share_of_completing_cards():
     # needs a ten or a jack for the full house; one ten among six undealt cards
-    w = kp.four_card_weights(_hand("TD TS JD JS"), _avail("TH 2S 3S 4S 5S 6S"))
+    w = kpos.four_card_weights(_hand("TD TS JD JS"), _avail("TH 2S 3S 4S 5S 6S"))
     assert w[HandId.FULL_HOUSE] == pytest.approx(1 / 6)
     assert w[HandId.TWO_PAIR] == pytest.approx(5 / 6)
 
 
 def test_papers_possibility_examples():
     # one card: high card made, everything else possible but royal flush below ten
-    assert kp.possibility_array(_hand("5H")).tolist() == [2, 1, 1, 1, 1, 1, 1, 1, 1, 0]
-    assert kp.possibility_array(_hand("AH")).tolist() == [2, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+    assert kpos.possibility_array(_hand("5H")).tolist() == [2, 1, 1, 1, 1, 1, 1, 1, 1, 0]
+    assert kpos.possibility_array(_hand("AH")).tolist() == [2, 1, 1, 1, 1, 1, 1, 1, 1, 1]
     # a pair: high card and anything with a straight or flush gone, the pair made
-    assert kp.possibility_array(_hand("5H 5C")).tolist() == [0, 2, 1, 1, 0, 0, 1, 1, 0, 0]
-    assert kp.possibility_array(_hand("6H 6C 6S 7H")).tolist() == [0, 0, 0, 2, 0, 0, 1, 1, 0, 0]
+    assert kpos.possibility_array(_hand("5H 5C")).tolist() == [0, 2, 1, 1, 0, 0, 1, 1, 0, 0]
+    assert kpos.possibility_array(_hand("6H 6C 6S 7H")).tolist() == [0, 0, 0, 2, 0, 0, 1, 1, 0, 0]
 
 
 def _random_cards(n):
@@ -52,16 +52,16 @@ def test_possibility_matches_brute_force_reference():
     for n in (1, 2, 3, 4, 5):
         for _ in range(60):
             cards = _random_cards(n)
-            assert kp.possibility_array(cards).tolist() == ref.possibility(cards.tolist()), cards
+            assert kpos.possibility_array(cards).tolist() == ref.possibility(cards.tolist()), cards
     # suited and connected short hands, where straights and flushes stay possible
     for text in ("2H 3H", "TS KS", "AD 5D 3D", "9C TC QC", "AH KH", "4S 8S"):
         cards = _hand(text)
-        assert kp.possibility_array(cards).tolist() == ref.possibility(cards.tolist()), text
+        assert kpos.possibility_array(cards).tolist() == ref.possibility(cards.tolist()), text
 
 
 def test_one_card_possibility_matches_reference():
     for text in ("AS", "9D"):
-        assert kp.possibility_array(_hand(text)).tolist() == ref.possibility(parse_cards([text]))
+        assert kpos.possibility_array(_hand(text)).tolist() == ref.possibility(parse_cards([text]))
 
 
 def test_four_card_weights_match_reference():
@@ -71,7 +71,7 @@ def test_four_card_weights_match_reference():
         undealt = cards[4:4 + int(RNG.integers(1, 48))]
         avail = np.zeros(52, dtype=np.int8)
         avail[undealt] = 1
-        assert kp.four_card_weights(hand, avail) == pytest.approx(
+        assert kpos.four_card_weights(hand, avail) == pytest.approx(
             ref.four_card_weights(hand.tolist(), undealt.tolist()))
 
 
@@ -79,7 +79,7 @@ def _params(points, apriori, sizes, made):
     pts = np.array(points, dtype=np.float64)
     ap = np.array(apriori)
     made_w = ap if made is None else np.full(10, made)
-    return kp.make_params(pts, ap * pts, made_w * pts, np.array([0.0, *sizes, 1.0]))
+    return kpos.make_params(pts, ap * pts, made_w * pts, np.array([0.0, *sizes, 1.0]))
 
 
 SETTINGS = [
@@ -101,7 +101,7 @@ def test_state_value_matches_reference(points, apriori, sizes, made):
     for _ in range(30):
         grid = _random_grid(int(RNG.integers(0, 25)))
         expected = ref.state_value(grid.tolist(), points, apriori, sizes, made)
-        assert kp.state_value(grid, params) == pytest.approx(expected)
+        assert kpos.state_value(grid, params) == pytest.approx(expected)
 
 
 def test_child_values_are_the_childrens_state_values():
@@ -111,7 +111,7 @@ def test_child_values_are_the_childrens_state_values():
         card = int(RNG.choice(np.setdiff1d(np.arange(52), grid)))
         out = np.empty(25)
         before = grid.copy()
-        kp.child_values(grid, card, params, out)
+        kpos.child_values(grid, card, params, out)
         assert (grid == before).all()
         for cell in range(25):
             if grid[cell] >= 0:
@@ -119,17 +119,17 @@ def test_child_values_are_the_childrens_state_values():
             else:
                 child = grid.copy()
                 child[cell] = card
-                assert out[cell] == pytest.approx(kp.state_value(child, params))
+                assert out[cell] == pytest.approx(kpos.state_value(child, params))
 
 
 def test_greedy_playouts_are_reproducible_and_follow_the_best_move():
     params = _params(*SETTINGS[0])
     grid = _random_grid(23)
-    a = kp.greedy_playouts(grid, 50, 3, params)
-    assert (a == kp.greedy_playouts(grid, 50, 3, params)).all()
+    a = kpos.greedy_playouts(grid, 50, 3, params)
+    assert (a == kpos.greedy_playouts(grid, 50, 3, params)).all()
     # with one empty cell every playout is a legal completed grid
     one = _random_grid(24)
-    scores = kp.greedy_playouts(one, 20, 1, params)
+    scores = kpos.greedy_playouts(one, 20, 1, params)
     cell = int(np.flatnonzero(one < 0)[0])
     possible = set()
     for c in np.setdiff1d(np.arange(52), one):

@@ -12,8 +12,8 @@ from pokersquares.players.gettysburg import gettysburg
 
 
 @pytest.mark.parametrize("spec", ["gettysburg:games=300", "gettysburg:games=300,search=greedy",
-                                  "gettysburg:games=300,search=mc,time_per_game=0.5",
-                                  "gettysburg:games=300,search=ucb,time_per_game=0.5,depth=3",
+                                  "gettysburg:games=300,search=depth_mc,time_per_game=0.5",
+                                  "gettysburg:games=300,search=flat_ucb,time_per_game=0.5,depth=3",
                                   "gettysburg:games=300,epsilon0=0.1,hand_sizes=false"])
 def test_variants_play_legal_games_within_budget(spec, play_legal):
     player = make_player(spec)
@@ -35,7 +35,7 @@ def test_learning_fills_a_share_of_the_budget():
 
 def test_names_and_bad_parameters():
     assert make_player("gettysburg:games=1").name == "gettysburg"
-    assert make_player("gettysburg:games=1,search=ucb").name == "gettysburg-ucb"
+    assert make_player("gettysburg:games=1,search=flat_ucb").name == "gettysburg-flat_ucb"
     with pytest.raises(PokerSquaresError):
         make_player("gettysburg:search=nope")
     with pytest.raises(PokerSquaresError):

@@ -57,9 +57,20 @@ def bench_cmd(
     only: list[str] = typer.Option(None, "--only", help="Run only these benchmarks (repeatable)."),
     repeats: int = typer.Option(5, "--repeats", min=1, help="Repeats per figure; the median is reported."),
     scale: float = typer.Option(1.0, "--scale", min=0.0001, help="Shrink (or grow) the work per repeat."),
+    strength: bool = typer.Option(False, "--strength", help="Playing strength instead: each agent's mean on "
+                                  "fixed deals with fixed work (deterministic; a few minutes), compared "
+                                  "with the expected figures."),
+    expected: str = typer.Option("benchmarks/strength_expected.json", "--expected",
+                                 help="With --strength: the expected figures."),
+    update: bool = typer.Option(False, "--update", help="With --strength: store the figures measured as "
+                                "the expected ones."),
     json_out: bool = JSON_OPT,
 ) -> None:
-    """Measure throughputs (median of several repeats, one core unless named otherwise)."""
+    """Measure throughputs (median of several repeats, one core unless named otherwise),
+    or with --strength each agent's playing strength at fixed work."""
+    if strength:
+        _strength(only or None, expected, update, json_out)
+        return
     from ..bench import run_benchmarks
     try:
         result = run_benchmarks(only or None, repeats=repeats, scale=scale)
@@ -70,3 +81,24 @@ def bench_cmd(
     else:
         for k, v in result.items():
             typer.echo(f"{k:>36}: {v:,}" if isinstance(v, (int, float)) else f"{k}: {v}")
+
+
+def _strength(only: list[str] | None, expected_path: str, update: bool, json_out: bool) -> None:
+    from pathlib import Path
+
+    from ..strength import compare, read_expected, run_strength
+    try:
+        measured = run_strength(only, progress=None if json_out else typer.echo)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--only") from None
+    expected = read_expected(Path(expected_path))
+    warnings = compare(measured, expected)
+    if update:
+        Path(expected_path).write_text(json.dumps({**expected, **measured}, indent=1) + "\n")
+    if json_out:
+        typer.echo(json.dumps({"strength": measured, "expected": expected, "warnings": warnings}))
+    else:
+        for w in warnings:
+            typer.echo(f"warning: {w}", err=True)
+        if not warnings and expected:
+            typer.echo(f"every figure within {2:g} standard errors of {expected_path} or above it")

@@ -178,7 +178,8 @@ def gettysburg_cmd(
     games: int = typer.Option(2000, "--games", "-n", min=2, help="Greedy games per learner and system (the paper: 2000)."),
     search_systems: str = typer.Option("american,british,ameritish:21347,hypercorner:21347", "--search-systems",
                                        help="Search comparison: point system specs, comma-separated."),
-    searches: str = typer.Option("expectimax,mc,ucb,greedy", "--searches", help="expectimax, mc, ucb, greedy."),
+    searches: str = typer.Option("expectimax,depth_mc,flat_ucb,greedy", "--searches",
+                                  help="expectimax, depth_mc, flat_ucb, greedy."),
     evaluator: str = typer.Option("best", "--evaluator",
                                   help="Learner for the searches: a variant name, or 'best' (the learning part's best "
                                        "total; eps0=0.5 when the learning part is not run)."),

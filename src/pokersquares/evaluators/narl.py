@@ -480,10 +480,6 @@ class NarlEvaluator(Evaluator):
         self.warm_up()
         return self
 
-    @classmethod
-    def from_file(cls, path) -> "NarlEvaluator":
-        return cls().load(path)
-
     # The table is mostly empty slots: pickle (e.g. to worker processes) only the entries.
     def __getstate__(self) -> dict:
         state = {k: v for k, v in self.__dict__.items()

@@ -8,8 +8,12 @@ The value ``h`` of a grid is the sum of ten hand values (one per row and column)
   This is the paper's rule: in the paper's example, 6H 6C 6S 7H with only 6D 7D 8D
   left gives 1/3 each to three of a kind, four of a kind and a full house;
 - a one-, two- or three-card hand is worth alpha, beta or gamma times the sum, over
-  the hand types its *possibility array* marks possible (1) or made (2), of an
-  a-priori probability of the type times its points (see ``APRIORI``);
+  the hand types its *possibility array* marks possible (1), of an a-priori
+  probability of the type times its points (see ``APRIORI``), plus, over the types it
+  marks made (2), ``made_weight`` times the type's points. The paper weighs made
+  types like possible ones, by their a-priori probability (``made_weight=-1``); our
+  default ``made_weight=1`` counts a made pair or trips at its full points, which
+  played better with the British-derived table (``tiger`` uses the default);
 - an empty hand is worth 0.
 
 The possibility array has one slot per hand type: 0 when the type can no longer be
@@ -44,7 +48,7 @@ from ..errors import PokerSquaresError
 from ..game import LINES
 from ..points import BRITISH
 from ..hands import NUM_HANDS, classify
-from ..kernels import possibility as kp
+from ..kernels import possibility as kpos
 from .base import Evaluator
 from .kernel import EvaluatorKernel
 
@@ -208,7 +212,7 @@ class PossibilityEvaluator(Evaluator):
         self._params = self._build_params()
         games = min(CALIBRATION_GAMES, int(0.5 * max(0.0, budget_s) / _SECONDS_PER_CALIBRATION_GAME))
         if games > 0:
-            self.offsets = kp.calibration_offsets(self._params, games, 0)
+            self.offsets = kpos.calibration_offsets(self._params, games, 0)
             self._params = self._build_params()
         self.prepare_seconds = time.perf_counter() - start
 
@@ -217,7 +221,7 @@ class PossibilityEvaluator(Evaluator):
         apriori = np.array(self.apriori)
         made = apriori if self.made_weight is None else np.full(NUM_HANDS, self.made_weight)
         size = np.array([0.0, *self.size_weights, 1.0])
-        return kp.make_params(points, apriori * points, made * points, size, self.offsets)
+        return kpos.make_params(points, apriori * points, made * points, size, self.offsets)
 
     @property
     def params(self) -> np.ndarray:
@@ -225,10 +229,10 @@ class PossibilityEvaluator(Evaluator):
         return self._params
 
     def kernel(self) -> EvaluatorKernel:
-        return EvaluatorKernel(kp.child_values, kp.state_value, self._params, self.offsets)
+        return EvaluatorKernel(kpos.child_values, kpos.state_value, self._params, self.offsets)
 
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return kp.placement_values(np.ascontiguousarray(grid, dtype=np.int8), int(card), self._params)
+        return kpos.placement_values(np.ascontiguousarray(grid, dtype=np.int8), int(card), self._params)
 
     def heuristic(self, grid: np.ndarray) -> float:
         """The paper's ``h(grid)``: a damped heuristic (empty hands count 0, short hands
@@ -238,10 +242,10 @@ class PossibilityEvaluator(Evaluator):
     def state_value(self, grid: np.ndarray) -> float:
         """``h(grid)`` plus the calibration offset for its number of cards: an estimate
         of the final score (exact for a full grid)."""
-        return float(kp.state_value(np.ascontiguousarray(grid, dtype=np.int8), self._params))
+        return float(kpos.state_value(np.ascontiguousarray(grid, dtype=np.int8), self._params))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return kp.greedy_playouts(np.ascontiguousarray(grid, dtype=np.int8), int(n), int(seed), self._params)
+        return kpos.greedy_playouts(np.ascontiguousarray(grid, dtype=np.int8), int(n), int(seed), self._params)
 
 
 # -- estimating the a-priori probabilities -------------------------------------------

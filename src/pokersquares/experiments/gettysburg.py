@@ -49,7 +49,7 @@ CONTEST_SINGLES = ("high_card", "one_pair", "two_pair", "three_of_a_kind", "stra
 SINGLES = tuple(name.replace(" ", "_") for name in HAND_NAMES)
 SAMPLED = ("ameritish", "random", "hypercorner")
 SYSTEM_TYPES = ("american", "british") + SAMPLED + SINGLES
-SEARCHES = ("expectimax", "mc", "ucb", "greedy")
+SEARCHES = ("expectimax", "depth_mc", "flat_ucb", "greedy")
 # The preparation budget of a run that learns a fixed number of games: only a
 # limit (the contest's), as such learning stops at its count, not at the clock.
 LEARN_LIMIT_S = 300.0

@@ -240,9 +240,6 @@ class ResultStore:
         return [GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen, fb)
                 for i, s, sc, pl, d, pen, fb in rows]
 
-    def finished_indices(self, run_id: int) -> set[int]:
-        return {r[0] for r in self.conn.execute("SELECT game_index FROM games WHERE run_id = ?", (run_id,))}
-
     # -- reading -------------------------------------------------------------------------
     def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
         sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"

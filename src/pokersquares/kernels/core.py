@@ -17,6 +17,9 @@ from ..game import LINES
 LINES_ARRAY = np.array(LINES, dtype=np.int64)
 
 _ROYAL_MASK = (1 << 0) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12)
+# The ranks of each straight as 13-bit masks (bit r: rank r, ace = 0): A2345 .. 9TJQK,
+# then TJQKA. Every kernel that asks about straights takes them from here.
+STRAIGHT_WINDOWS: tuple[int, ...] = tuple(0b11111 << low for low in range(9)) + (_ROYAL_MASK,)
 _NIBBLE_BIT0 = 0x1111111111111
 _NIBBLE_BIT1 = 0x2222222222222
 _NIBBLE_BIT2 = 0x4444444444444
@@ -24,9 +27,7 @@ _NIBBLE_BIT2 = 0x4444444444444
 
 def _straight_masks() -> np.ndarray:
     table = np.zeros(1 << 13, dtype=np.bool_)
-    for low in range(9):  # A2345 .. 9TJQK
-        table[0b11111 << low] = True
-    table[_ROYAL_MASK] = True
+    table[list(STRAIGHT_WINDOWS)] = True
     return table
 
 

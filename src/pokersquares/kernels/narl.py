@@ -40,8 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import (LINES_ARRAY, add_card, classify_packed, empty_mask, line_features, random_bit,
-                   rng_next, rng_seed, shuffle_prefix)
+from .core import (_ROYAL_MASK, LINES_ARRAY, STRAIGHT_WINDOWS, add_card, classify_packed, empty_mask,
+                   line_features, random_bit, rng_next, rng_seed, shuffle_prefix)
 
 __all__ = [
     "NO_KEY", "SIZE_TABLE_LEN", "new_table", "rehash", "line_key", "lookup",
@@ -53,11 +53,7 @@ NO_KEY = -1
 SIZE_TABLE_LEN = 11 ** 5
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
-_ROYAL_RANKS = (0, 9, 10, 11, 12)
-# Windows of five ranks that make a straight: A2345 .. 9TJQK, then TJQKA.
-_STRAIGHT_WINDOWS = np.array([0b11111 << low for low in range(9)]
-                             + [(1 << 0) | (0b1111 << 9)], dtype=np.int64)
-_ROYAL_MASK = (1 << 0) | (0b1111 << 9)
+_STRAIGHT_WINDOWS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 
 
 def new_table(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -492,8 +488,3 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
         played += 1
         epsilon *= decay
     return played, epsilon, score_sum
-
-
-def learn_rng(seed: int) -> np.ndarray:
-    """A generator state for :func:`learn_games` (kept by the caller between calls)."""
-    return rng_seed(seed)

@@ -28,13 +28,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, classify_packed, line_features, rng_below, rng_seed, score_grid
+from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, STRAIGHT_WINDOWS, classify_packed, line_features, rng_below, rng_seed, score_grid
 
 POINTS, POSSIBLE, MADE, SIZE, OFFSET, PARAMS_LEN = 0, 10, 20, 30, 35, 61
 CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
 STATE_VALUE_SIG = "float64(int8[::1], float64[::1])"
 
-_STRAIGHT_WINDOWS = [0b11111 << low for low in range(9)]  # A2345 .. 9TJQK
+_STRAIGHT_WINDOWS = list(STRAIGHT_WINDOWS[:-1])  # A2345 .. 9TJQK: not the royal one
 
 
 def _window_table(windows) -> np.ndarray:
@@ -195,16 +195,6 @@ def _undealt(grid, card, avail, rank_avail):
         rank_avail[r] = k
         n_avail += k
     return n_avail
-
-
-@njit(cache=True)
-def line_value(grid, line_index, params):
-    """The value of hand ``line_index`` (rows 0..4, then columns) of ``grid``."""
-    avail = np.empty(52, dtype=np.int8)
-    rank_avail = np.empty(13, dtype=np.int64)
-    flags = np.empty(10, dtype=np.int8)
-    n_avail = _undealt(grid, -1, avail, rank_avail)
-    return _line_value(grid, LINES_ARRAY[line_index], rank_avail, avail, n_avail, params, flags)
 
 
 # -- a grid -----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .composed import SearchPlayer
 
 __all__ = ["gettysburg", "make_search", "SEARCHES"]
 
-SEARCHES = ("expectimax", "greedy", "mc", "ucb")
+SEARCHES = ("expectimax", "greedy", "depth_mc", "flat_ucb")  # the names hybrid uses too
 
 
 def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Search:
@@ -29,23 +29,23 @@ def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Searc
         return Expectimax()
     if search == "greedy":
         return GreedySearch()
-    if search == "mc":
+    if search == "depth_mc":
         return DepthLimitedFlatMC(depth=depth)
-    if search == "ucb":
+    if search == "flat_ucb":
         return FlatUCB1(depth=depth, exploration=exploration)
     raise PokerSquaresError(f"unknown search {search!r}; choose one of {', '.join(SEARCHES)}")
 
 
 @register_player("gettysburg", "GettysburgPlayer (2nd in 2016): NARL learned hand abstractions + depth-2 "
-                 "expectimax; search=greedy|mc|ucb, epsilon0=, hand_sizes=, games=, threads=, load=FILE")
+                 "expectimax; search=greedy|depth_mc|flat_ucb, epsilon0=, hand_sizes=, games=, threads=, load=FILE")
 def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float = 0.999975,
                hand_sizes: bool = True, games: int | None = None, load: str | None = None,
                depth: int = 5, exploration: float = 20.0, time_per_game: float | None = None,
                budget_share: float = 0.85, threads: int = 2) -> SearchPlayer:
     """Build the player.
 
-    ``search``: expectimax (submitted), greedy, mc (flat Monte Carlo) or ucb (flat
-    UCB1), the last two with playouts of ``depth`` cards and UCB1's ``exploration``
+    ``search``: expectimax (submitted), greedy, depth_mc (flat Monte Carlo) or flat_ucb
+    (flat UCB1), the last two with playouts of ``depth`` cards and UCB1's ``exploration``
     factor. ``epsilon0``, ``decay``, ``hand_sizes``, ``games`` and ``budget_share``
     configure NARL learning (see :class:`NarlEvaluator`), ``threads`` the learners
     filling the preprocessing budget at once (default 2, the contest's 2 cores); ``load`` reads a saved

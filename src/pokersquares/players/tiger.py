@@ -28,7 +28,7 @@ from ..evaluators.possibility import TUNED, UNTUNED, PossibilityEvaluator
 from ..game import EMPTY
 from ..harness.registry import register_player
 from ..kernels import mcts as km
-from ..kernels import possibility as kp
+from ..kernels import possibility as kpos
 from ..points import AMERICAN
 from ..search.mcts import DEFAULT_CP, MCTS
 from .composed import SearchPlayer
@@ -169,5 +169,5 @@ def _possibility_evaluations(scale: float) -> float:
     grid, card, ev, _ = _mid_game()
     n = max(100, int(100_000 * scale))
     t = time.perf_counter()
-    evaluated = kp.repeat_child_values(grid, card, ev.params, n)
+    evaluated = kpos.repeat_child_values(grid, card, ev.params, n)
     return evaluated / (time.perf_counter() - t)
