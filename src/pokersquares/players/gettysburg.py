@@ -2,7 +2,7 @@
 learned evaluation with depth-2 expectimax.
 
 ``gettysburg`` is the submitted combination; parameters give the paper's other
-learners and searches, e.g. ``gettysburg:search=ucb``, ``gettysburg:epsilon0=0.1,hand_sizes=false``
+learners and searches, e.g. ``gettysburg:search=flat_ucb``, ``gettysburg:epsilon0=0.1,hand_sizes=false``
 or ``gettysburg:load=narl-american.npz`` (play from a table saved by ``pokersquares train``
 instead of learning).
 """
