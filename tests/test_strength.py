@@ -1,0 +1,25 @@
+"""The deterministic strength benchmark: its comparison with the expected figures,
+and its input checks (the figures themselves are benchmarks, not tests)."""
+
+import json
+
+import pytest
+
+from pokersquares.strength import AGENTS, compare, run_strength
+
+
+def test_a_fall_beyond_two_standard_errors_is_flagged():
+    expected = {"og": {"mean": 115.0, "se": 0.8}, "tiger": {"mean": 98.0, "se": 3.5}}
+    measured = {"og": {"mean": 113.3, "se": 0.8}, "tiger": {"mean": 91.5, "se": 3.5}}
+    warnings = compare(measured, expected)
+    assert len(warnings) == 1 and warnings[0].startswith("og: 113.30 is 1.70 below")
+    assert compare({"og": {"mean": 113.5, "se": 0.8}}, expected) == []  # 1.5 < 2 x 0.8
+    assert compare({"new": {"mean": 1.0, "se": 1.0}}, expected) == []  # nothing to compare with
+
+
+def test_every_agent_has_a_stored_expectation_and_unknown_agents_are_refused():
+    from pathlib import Path
+    stored = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "strength_expected.json").read_text())
+    assert set(stored) == {a.name for a in AGENTS}
+    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+        run_strength(["nope"])
