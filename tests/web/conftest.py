@@ -36,3 +36,13 @@ def result_store(tmp_path_factory):
         run = store.open_run("greedy", "greedy", AMERICAN, 100, 6, 1.0, 0.0)
         store.add_games(run, play_records("greedy", AMERICAN, 100, 6))
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def players_imported():
+    """Import the players once, before any app: an app imports them in the background
+    and its page says "loading" meanwhile, which a test on a cold numba cache would
+    otherwise meet first."""
+    from pokersquares.harness.registry import list_players
+
+    list_players()
