@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Iterable, TypeAlias
 
-from .errors import InvalidCardError
+from .errors import InvalidCardError, InvalidSeedError
 from .javarandom import JavaRandom, java_shuffle
 
 __all__ = [
     "Card", "RANKS", "SUITS", "DECK", "NUM_CARDS",
     "card", "rank_of", "suit_of", "parse_card", "card_name", "parse_cards",
-    "deal", "deal_names",
+    "deal", "deal_names", "check_seed", "SEED_MIN", "SEED_MAX",
 ]
 
 Card: TypeAlias = int
@@ -69,6 +69,20 @@ def parse_cards(texts: Iterable[str], *, count: int | None = None) -> list[Card]
     return cards
 
 
+# The contest's seeds are Java longs; a seed outside their range would wrap silently.
+SEED_MIN, SEED_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def check_seed(seed: int, what: str = "seed") -> int:
+    """``seed`` if it is an integer in the Java long range, else InvalidSeedError."""
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):  # int and numpy integers
+        raise InvalidSeedError(f"{what} must be an integer, got {seed!r}")
+    if not SEED_MIN <= int(seed) <= SEED_MAX:
+        raise InvalidSeedError(f"{what} {seed} is outside the contest's seed range (a Java long, "
+                               f"{SEED_MIN} to {SEED_MAX})")
+    return int(seed)
+
+
 def deal(seed: int) -> list[Card]:
     """The 52 cards in the order the contest framework deals them for ``seed``.
 
@@ -76,6 +90,7 @@ def deal(seed: int) -> list[Card]:
     ``Collections.shuffle(stack, new Random(seed))`` and pops from the end, so the
     last list element is dealt first.
     """
+    check_seed(seed)
     stack = list(DECK)
     java_shuffle(stack, JavaRandom(seed))
     stack.reverse()

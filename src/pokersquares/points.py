@@ -17,7 +17,7 @@ from .javarandom import JavaRandom
 __all__ = [
     "PointSystem", "AMERICAN", "BRITISH", "CONTEST_SEED",
     "random_system", "hypercorner_system", "single_hand_system", "random_single_hand_system",
-    "ameritish_system", "contest_systems", "parse_point_system", "parse_point_systems", "SPEC_HELP",
+    "ameritish_system", "contest_systems", "parse_point_system", "parse_point_systems", "clamped_values", "SPEC_HELP",
 ]
 
 CONTEST_SEED = 34412016
@@ -184,6 +184,19 @@ def parse_point_system(spec: str) -> PointSystem:
     if kind == "contest":
         raise InvalidPointSystemError("'contest' names twelve systems; use it where a list of systems is accepted")
     raise InvalidPointSystemError(f"unknown point system {spec!r}; accepted: {SPEC_HELP}")
+
+
+def clamped_values(spec: str, system: PointSystem) -> str:
+    """For ten integers typed by the user: which were clamped into [-128, 127] and to
+    what (``"500 -> 127"``), or '' when none was (or the spec is not ten integers)."""
+    parts = spec.split(",")
+    if len(parts) != NUM_HANDS:
+        return ""
+    try:
+        typed = [int(p.strip()) for p in parts]
+    except ValueError:
+        return ""
+    return ", ".join(f"{t} -> {p}" for t, p in zip(typed, system.points) if t != p)
 
 
 def parse_point_systems(spec: str) -> list[PointSystem]:

@@ -10,7 +10,8 @@ from pokersquares import AMERICAN, BRITISH
 from pokersquares.experiments import gettysburg as G
 from pokersquares.experiments import tiger as T
 from pokersquares.experiments.runs import Row, fill_rows, score_stats
-from pokersquares.harness.runner import RunSpec, _build_and_prepare
+from pokersquares.harness.runner import RunSpec
+from pokersquares.harness.spec import build_and_prepare as _build_and_prepare
 from pokersquares.harness.store import ResultStore
 
 

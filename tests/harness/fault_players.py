@@ -79,3 +79,53 @@ class BadPrep(BasePlayer):
 
     def choose(self, grid, card, seconds_left):
         return 0
+
+
+class Prints(GreedyPlayer):
+    """Writes to standard output, through Python and straight to file descriptor 1."""
+
+    def get_play(self, card, seconds_left):
+        print("chatter from the player")
+        os.write(1, b"raw chatter\n")
+        return super().get_play(card, seconds_left)
+
+
+class Leaks(GreedyPlayer):
+    """Keeps 40 MB more (touched, so resident) at every move."""
+
+    def start_game(self):
+        super().start_game()
+        self.hoard = getattr(self, "hoard", [])
+
+    def get_play(self, card, seconds_left):
+        self.hoard.append(bytearray(b"x" * (40 * 2 ** 20)))
+        return super().get_play(card, seconds_left)
+
+
+class SpawnsAndHangs(GreedyPlayer):
+    """Starts a long child process (its pid appended to $FAULT_PID_FILE), then hangs."""
+
+    def get_play(self, card, seconds_left):
+        import subprocess
+        child = subprocess.Popen(["sleep", "300"])
+        with open(os.environ["FAULT_PID_FILE"], "a") as f:
+            f.write(f"{child.pid}\n")
+        while True:
+            time.sleep(1)
+
+
+class Unpicklable(GreedyPlayer):
+    """Holds a lock after preparation, so it cannot be pickled into the workers."""
+
+    def prepare(self, budget_s):
+        import threading
+        self.lock = threading.Lock()
+
+
+class BrokenWhileFlagged(GreedyPlayer):
+    """Raises at its first move while $FAULT_BROKEN is set: a bug, later fixed."""
+
+    def get_play(self, card, seconds_left):
+        if os.environ.get("FAULT_BROKEN"):
+            raise RuntimeError("not fixed yet")
+        return super().get_play(card, seconds_left)

@@ -3,7 +3,8 @@ import statistics
 import pytest
 
 from pokersquares import AMERICAN, BRITISH, PointSystem, deal
-from pokersquares.harness.runner import PlayerFailedError, RunSpec, record_run, run_games
+from pokersquares.harness.registry import UnknownPlayerError
+from pokersquares.harness.runner import RunSpec, record_run, run_games
 from pokersquares.harness.store import ResultStore
 
 NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
@@ -60,7 +61,7 @@ def test_timeouts_by_the_clock_and_by_the_watchdog():
 def test_failed_preparation_penalises_and_bad_player_raises():
     recs = run("fault_players:BadPrep", n=2, system=NEG)
     assert all(r.penalty.startswith("preparation failed") and r.score == -30 for r in recs)
-    with pytest.raises(PlayerFailedError):
+    with pytest.raises(UnknownPlayerError, match="no parameter 'no_such_option'"):
         run("greedy:no_such_option=1", n=1)
 
 
@@ -82,3 +83,28 @@ def test_record_run_resumes_instead_of_replaying(tmp_path):
     assert run_id2 == run_id and len(seen) == 20 and len(recs2) == 30
     assert [r.score for r in recs2[:10]] == [r.score for r in recs]
     assert statistics.fmean(r.score for r in recs2) > 30  # greedy, British
+
+
+def test_retry_penalties_replays_only_the_penalised_games(tmp_path, monkeypatch):
+    store = ResultStore(tmp_path / "r.sqlite")
+    spec = RunSpec("fault_players:BrokenWhileFlagged", BRITISH, 3, 0, 5.0, 0.0)
+    monkeypatch.setenv("FAULT_BROKEN", "1")
+    run_id, recs = record_run(spec, store)
+    assert all(r.penalty and "not fixed yet" in r.penalty for r in recs)
+    monkeypatch.delenv("FAULT_BROKEN")  # the bug is fixed
+    assert all(r.penalty for r in record_run(spec, store)[1])  # a plain rerun resumes the stored penalties
+    again, recs = record_run(spec, store, retry_penalties=True)
+    assert again == run_id and [r.penalty for r in recs] == [None] * 3 and store.run(run_id).penalties == 0
+
+
+def test_module_players_are_keyed_by_their_source(tmp_path, monkeypatch):
+    module = tmp_path / "my_player_mod.py"
+    module.write_text("from pokersquares.players.baseline import GreedyPlayer\n\n"
+                      "class Mine(GreedyPlayer):\n    name = 'mine'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    store = ResultStore(tmp_path / "r.sqlite")
+    spec = RunSpec("my_player_mod:Mine", BRITISH, 2, 0, 5.0, 0.0)
+    first, _ = record_run(spec, store)
+    assert record_run(spec, store)[0] == first  # unchanged code resumes
+    module.write_text(module.read_text() + "    # fixed a bug\n")
+    assert record_run(spec, store)[0] != first  # changed code (no version bump) gets a run of its own

@@ -45,3 +45,18 @@ def test_small_tournament_and_its_table_from_the_store(tmp_path):
     assert table["normalized"]["American"] == {"random": 0.0, "greedy": 1.0}
     again = table_from_store(store, table["tournament_id"])
     assert again["totals"] == table["totals"] and again["complete"]
+
+
+def test_tournament_counts_penalties_and_checks_players_first(tmp_path):
+    from pokersquares.harness.registry import UnknownPlayerError
+    from pokersquares.points import AMERICAN, BRITISH
+
+    store = ResultStore(tmp_path / "t.sqlite")
+    with pytest.raises(UnknownPlayerError):
+        run_tournament(["greedy", "random:bogus=1"], [AMERICAN], 2, 0, store, time_per_game=5.0, prep_time=0.0)
+    assert store.tournaments() == [] and store.runs() == []  # nothing played, nothing recorded
+    table = run_tournament(["greedy", "fault_players:Raises"], [AMERICAN, BRITISH], 4, 0, store,
+                           time_per_game=5.0, prep_time=0.0)
+    expected = {s: {"greedy": 0, "fault_players:Raises": 2} for s in ("American", "British")}  # odd seeds fault
+    assert table["penalties"] == expected
+    assert table_from_store(store, table["tournament_id"])["penalties"] == expected

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
 import time
+import warnings
 
 import typer
 
@@ -64,21 +66,56 @@ class PrepLine:
             self.last = now
         self.stage = (p.subject, p.stage)
         self.stream.flush()
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: games stop, what finished stays recorded."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated()
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    typer.echo(f"warning: {message}", err=True)
+
+
+def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) behind an exit, if any: Typer turns Ctrl-C into a silent exit 130."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _say_interrupted(e: KeyboardInterrupt) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one message, even if a second signal follows
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    what = "terminated" if isinstance(e, Terminated) else "interrupted"
+    typer.echo(f"\n{what} (finished games are recorded; run the same command again to resume)", err=True)
+    sys.exit(143 if isinstance(e, Terminated) else 130)
 
 
 def main() -> None:
     from .. import progress
 
     _load_subcommands()
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    warnings.showwarning = _one_line_warning
     try:
         with progress.listening(PrepLine()):
             app()
     except PokerSquaresError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        typer.echo("interrupted (finished games are recorded; run the same command again to resume)", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as e:
+        _say_interrupted(e)
+    except SystemExit as e:
+        interrupted = _interruption(e)
+        if interrupted is not None:
+            _say_interrupted(interrupted)
+        raise
     except Exception as e:  # a bug of ours: still one line, with a way to see the traceback
         if os.environ.get("POKERSQUARES_DEBUG"):
             raise

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import time
 from pathlib import Path
 
 import typer
 
 from .. import progress
+from ..cards import check_seed
 from ..harness.registry import make_player
+from ..harness.spec import check_seconds
 from ..points import SPEC_HELP, parse_point_system
 from . import app, fail
 
@@ -46,7 +49,7 @@ def _save(learner, path: Path, point_system_name: str) -> None:
 def train_cmd(
     player: str = typer.Option("champion", "--player", "-p", help="A learning player, e.g. champion, beemo or og (NAME:key=value,... accepted)."),
     system: str = typer.Option(..., "--system", "-s", help=SPEC_HELP),
-    prep_time: float = typer.Option(300.0, "--prep-time", min=0.0, help="Learning seconds (contest: 300)."),
+    prep_time: float = typer.Option(300.0, "--prep-time", help="Learning seconds (contest: 300)."),
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the learned table."),
     seed: int = typer.Option(0, "--seed", help="Seed of the learning's randomness."),
     json_out: bool = JSON_OPT,
@@ -54,12 +57,18 @@ def train_cmd(
     """Learn for a point system within the preprocessing budget and save the result
     (use it with e.g. --player beemo:load=FILE)."""
     ps = parse_point_system(system)
+    check_seconds(prep_time, "--prep-time", zero_ok=True)
+    check_seed(seed, "--seed")
     p = make_player(player)
     if _learner(p) is None:
         raise fail(f"player {player!r} has nothing to save (it needs a save() method)")
     if out.parent and not out.parent.exists():
         raise fail(f"directory {str(out.parent)!r} does not exist")
     subject = f"training {player} on {ps.name}"
+    if out.is_dir():
+        raise fail(f"--out {str(out)!r} is a folder; give a file name, e.g. {str(out / 'learned.json')!r}")
+    if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise fail(f"cannot write {str(out)!r}: permission denied")
     if hasattr(p, "warm_up"):
         progress.report("compiling its kernels (once: numba caches them)", subject=subject, force=True)
         p.warm_up()  # compiling kernels is not learning time, as in the harness

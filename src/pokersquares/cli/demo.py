@@ -16,8 +16,9 @@ from ..harness.tournament import run_tournament
 from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP, parse_point_systems
-from . import app
-from .harness import DB_OPT, _Progress, print_table, play_cmd
+from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec
+from . import app, fail
+from .harness import DB_OPT, _Progress, check_player_list, print_table, play_cmd
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
 
@@ -28,15 +29,19 @@ def demo_cmd(
     players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players (default: every registered one)."),
     systems: str = typer.Option(DEMO_SYSTEMS, "--systems", help="Point systems of the tournament, ';'-separated, "
                                 "or 'contest' for the twelve of 2016. " + SPEC_HELP),
-    prep_time: float = typer.Option(1.0, "--prep-time", min=0.0, help="Preprocessing seconds per system (the contest gave 300)."),
-    time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.01, help="Decision seconds per game (the contest gave 30)."),
+    prep_time: float = typer.Option(1.0, "--prep-time", help="Preprocessing seconds per system (the contest gave 300)."),
+    time_per_game: float = typer.Option(1.0, "--time-per-game", help="Decision seconds per game (the contest gave 30)."),
     db: Path = DB_OPT,
 ) -> None:
     """A greedy game, 1,000 random games, then a short tournament of the registered agents."""
     start = time.monotonic()
     pss = parse_point_systems(systems)
+    if not pss:
+        raise fail(f"--systems names no point system: {systems!r}")
+    names = check_player_list(players, "--players") if players else [p.name for p in list_players()]
+    for system in pss:
+        RunSpec(names[0], system, games, 0, time_per_game, prep_time)  # limits checked before the first game
     typer.echo("== Compiling the agents' kernels (once: numba caches them for every later run) ==")
-    names = [p.strip() for p in players.split(",")] if players else [p.name for p in list_players()]
 
     def ready(spec: str, done: int, total: int) -> None:
         end = "\n" if done == total else ""
@@ -45,7 +50,8 @@ def demo_cmd(
 
     warm_up_players(names + ["greedy"] if "greedy" not in names else names, on_ready=ready)
     typer.echo("\n== One game of the greedy player, American scoring, seed 0 ==")
-    play_cmd(player="greedy", system="american", seed=0, time_per_game=30.0, prep_time=0.0, db=db, json_out=False)
+    play_cmd(player="greedy", system="american", seed=0, time_per_game=30.0, prep_time=0.0, db=db, json_out=False,
+             memory_limit=DEFAULT_MEMORY_MB)
     scores = random_games(1000, 0, np.array(AMERICAN.points, dtype=np.int64))
     typer.echo(f"\n== 1,000 random games (numba kernel): mean {scores.mean():.2f}, sd {scores.std(ddof=1):.2f} "
                "(the 2013 slides: 14.4, sd 7.6) ==")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 
 import typer
 
 from ..cards import card_name, deal, parse_cards
 from ..hands import HAND_NAMES, classify
-from ..points import parse_point_system
-from . import app
+from ..points import clamped_values, parse_point_system
+from . import app, fail
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -31,6 +32,9 @@ def system_cmd(
 ) -> None:
     """Print a point system as a table."""
     ps = parse_point_system(spec)
+    clamped = clamped_values(spec, ps)
+    if clamped:
+        typer.echo(f"note: point values are clamped to [-128, 127] as the contest's are: {clamped}", err=True)
     if json_out:
         typer.echo(json.dumps(ps.to_json()))
         return
@@ -56,7 +60,7 @@ def classify_cmd(
 def bench_cmd(
     only: list[str] = typer.Option(None, "--only", help="Run only these benchmarks (repeatable)."),
     repeats: int = typer.Option(5, "--repeats", min=1, help="Repeats per figure; the median is reported."),
-    scale: float = typer.Option(1.0, "--scale", min=0.0001, help="Shrink (or grow) the work per repeat."),
+    scale: float = typer.Option(1.0, "--scale", help="Shrink (or grow) the work per repeat (0.0001 to 1000)."),
     strength: bool = typer.Option(False, "--strength", help="Playing strength instead: each agent's mean on "
                                   "fixed deals with fixed work (deterministic; a few minutes), compared "
                                   "with the expected figures."),
@@ -72,6 +76,8 @@ def bench_cmd(
         _strength(only or None, expected, update, json_out)
         return
     from ..bench import run_benchmarks
+    if not (math.isfinite(scale) and 0.0001 <= scale <= 1000):
+        raise fail(f"--scale must be from 0.0001 to 1000, got {scale:g}")
     try:
         result = run_benchmarks(only or None, repeats=repeats, scale=scale)
     except ValueError as e:

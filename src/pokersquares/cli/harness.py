@@ -14,8 +14,8 @@ import typer
 
 from ..cards import card_name
 from ..game import Grid
-from ..harness.registry import list_players
-from ..harness.runner import RunSpec, backend_session, check_backend, default_workers, player_cores, record_run
+from ..harness.registry import list_players, make_player
+from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..optimum.regret import format_regret, regret_lines, run_regrets
@@ -28,8 +28,12 @@ WORKERS_HELP = ("Games played in parallel (default: cores / cores the player use
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON (no progress bar).")
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar.")
 DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store (created if missing).")
-TPG_OPT = typer.Option(30.0, "--time-per-game", min=0.001, help="Decision seconds per game (contest: 30).")
-PREP_OPT = typer.Option(300.0, "--prep-time", min=0.0, help="Preprocessing seconds per point system (contest: 300).")
+TPG_OPT = typer.Option(30.0, "--time-per-game", help="Decision seconds per game (contest: 30).")
+PREP_OPT = typer.Option(300.0, "--prep-time", help="Preprocessing seconds per point system (contest: 300).")
+MEMORY_OPT = typer.Option(DEFAULT_MEMORY_MB, "--memory-limit", help="MB of resident memory one game process may "
+                          "use; a player over it is stopped and its game scores the penalty (0: no limit).")
+RETRY_OPT = typer.Option(False, "--retry-penalties", help="Play the stored penalised games of these runs again "
+                         "(after fixing what caused them); other finished games are kept.")
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
 BACKEND_OPT = typer.Option("local", "--backend", help="Where games run: 'local' (worker processes here) or 'ray' "
                            "(Ray tasks; needs pip install 'pokersquares[ray]'). Results go to the same store.")
@@ -85,6 +89,19 @@ def use_classpath(classpath: Optional[str]) -> None:
         set_classpath(classpath)
 
 
+def check_player_list(text: str, option: str) -> list[str]:
+    """Comma-separated player specs, each built once (not prepared): a bad one fails
+    here in one line, before any game is played or the store is touched."""
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        raise fail(f"{option} needs at least one player")
+    if len(set(names)) != len(names):
+        raise fail(f"{option} lists a player twice")
+    for p in names:
+        make_player(p)
+    return names
+
+
 def _check_workers(workers: Optional[int]) -> Optional[int]:
     if workers is not None and workers < 1:
         raise fail("--workers must be at least 1")
@@ -112,13 +129,15 @@ def play_cmd(
     db: Path = DB_OPT,
     json_out: bool = JSON_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
+    memory_limit: int = MEMORY_OPT,
 ) -> None:
     """Play one game and print the moves and the final grid."""
     use_classpath(classpath)
     ps = parse_point_system(system)
-    player_cores(player)
+    spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit)
+    make_player(player)  # a bad spec fails here, before the store is touched
     with ResultStore(db) as store:
-        _, records = record_run(RunSpec(player, ps, 1, seed, time_per_game, prep_time), store, workers=1)
+        _, records = record_run(spec, store, workers=1)
     rec = records[0]
     grid = Grid()
     for c, r, col in rec.placements:
@@ -153,6 +172,8 @@ def run_cmd(
     backend: str = BACKEND_OPT,
     address: Optional[str] = ADDRESS_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
+    memory_limit: int = MEMORY_OPT,
+    retry_penalties: bool = RETRY_OPT,
 ) -> None:
     """Play N games (recorded in the result store; rerunning resumes)."""
     use_classpath(classpath)
@@ -161,14 +182,14 @@ def run_cmd(
     ps = parse_point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
-    player_cores(player)  # an unknown player fails here, before anything runs
+    spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)
+    make_player(player)  # a bad spec fails here, before the store is touched
     with ResultStore(db) as store, backend_session(backend, address):
-        spec = RunSpec(player, ps, games, seed, time_per_game, prep_time)
         progress = _Progress(games, f"{player} on {ps.name}", not (quiet or json_out))
         t = time.monotonic()
         try:
             run_id, records = record_run(spec, store, workers=workers, on_result=lambda r: progress.update(r.score),
-                                         backend=backend, address=address)
+                                         backend=backend, address=address, retry_penalties=retry_penalties)
         finally:
             progress.close()
         wall = time.monotonic() - t
@@ -219,6 +240,10 @@ def print_table(table: dict) -> None:
             m, e = table["means"][s][p], table["mean_se"][s][p]
             cells.append("-" if m is None else f"{m:.2f}" + ("" if e is None else f" ± {e:.2f}"))
         typer.echo(f"{s[:15]:<16}" + "".join(f"{c:>{wm}}" for c in cells))
+    penalties = table.get("penalties")
+    if penalties is not None:
+        per_player = {p: sum(penalties[s][p] for s in systems) for p in players}
+        typer.echo(f"{'penalties':<16}" + "".join(f"{per_player[p]:>{wm}}" for p in players))
     typer.echo("")
     leader = table["ranking"][0]
     for i, p in enumerate(table["ranking"], 1):
@@ -244,28 +269,29 @@ def tournament_cmd(
     backend: str = BACKEND_OPT,
     address: Optional[str] = ADDRESS_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
+    memory_limit: int = MEMORY_OPT,
+    retry_penalties: bool = RETRY_OPT,
 ) -> None:
     """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
     use_classpath(classpath)
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
-    names = [p.strip() for p in players.split(",") if p.strip()]
-    if not names:
-        raise fail("--players needs at least one player")
-    if len(set(names)) != len(names):
-        raise fail("--players lists a player twice")
-    for p in names:
-        player_cores(p)  # unknown players fail here, before anything runs
+    names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
     pss = parse_point_systems(systems)
+    if not pss:
+        raise fail(f"--systems names no point system: {systems!r}")
+    for ps in pss:
+        RunSpec(names[0], ps, games, seed, time_per_game, prep_time, memory_limit)  # seeds and limits, up front
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(names) * len(pss), "tournament", not (quiet or json_out))
         try:
             table = run_tournament(names, pss, games, seed, store, time_per_game=time_per_game,
                                    prep_time=prep_time, workers=workers,
                                    on_result=lambda s, p, r: progress.update(r.score),
-                                   backend=backend, address=address)
+                                   backend=backend, address=address, memory_mb=memory_limit,
+                                   retry_penalties=retry_penalties)
         finally:
             progress.close()
     with ResultStore(db, readonly=True) as store:
@@ -318,13 +344,13 @@ def results_cmd(
         typer.echo(json.dumps({"runs": [{**r.to_json(), "optimum": regrets.get(r.run_id)} for r in runs],
                                "tournaments": tours}))
         return
-    typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'s/game':>7} "
-               f"{'fallback':>8} tournament")
+    typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
+               f"{'s/game':>7} {'fallback':>8} tournament")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
         typer.echo(f"{r.run_id:>4} {r.player[:20]:<20} {r.system_name[:14]:<14} {r.seed:>8} "
-                   f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.time_per_game:>7g} {r.fallback_moves:>8} "
-                   f"{r.tournament_id or ''}")
+                   f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.penalties:>9} {r.time_per_game:>7g} "
+                   f"{r.fallback_moves:>8} {r.tournament_id or ''}")
     if any(r.fallback_moves for r in runs):
         typer.echo("(fallback: moves a search left to its greedy fallback for lack of time)")
     _print_regret_lines(db, runs)

@@ -10,12 +10,12 @@ import typer
 
 from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
 from ..harness.registry import make_player
-from ..harness.runner import backend_session, check_backend, player_cores
+from ..harness.runner import RunSpec, backend_session, check_backend
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP, parse_point_system
 from . import app, fail
-from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, SEED_OPT,
-                      TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
+from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
+                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
 
 
 @app.command("sweep")
@@ -43,6 +43,7 @@ def sweep_cmd(
     backend: str = BACKEND_OPT,
     address: Optional[str] = ADDRESS_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
+    memory_limit: int = MEMORY_OPT,
 ) -> None:
     """Play a player over a grid (or random sample) of its parameters; print the mean with
     standard error per setting (each setting is a resumable run in the result store)."""
@@ -52,7 +53,8 @@ def sweep_cmd(
     ps = parse_point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
-    player_cores(player)
+    make_player(player)
+    RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)  # seeds and limits, up front
     params = dict(parse_param(p) for p in param)
     if len(params) != len(param):
         raise fail("--param names a parameter twice")
@@ -61,12 +63,14 @@ def sweep_cmd(
         make_player(setting_spec(player, setting))  # a parameter the player does not take fails here
     if plot is not None and not plot.parent.exists():
         raise fail(f"cannot write the plot {plot}: folder {plot.parent} does not exist")
+    if plot is not None and plot.is_dir():
+        raise fail(f"cannot write the plot {plot}: it is a folder (give a file name, e.g. {plot / 'sweep.png'})")
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(grid), f"sweep {player}", not (quiet or json_out))
         try:
             rows = run_sweep(player, grid, ps, games, seed, store, time_per_game=time_per_game,
                              prep_time=prep_time, workers=workers, backend=backend, address=address,
-                             on_result=lambda k, r: progress.update(r.score))
+                             on_result=lambda k, r: progress.update(r.score), memory_mb=memory_limit)
         finally:
             progress.close()
     if plot is not None:
@@ -76,10 +80,16 @@ def sweep_cmd(
         return
     names = list(rows[0]["params"])
     width = max(10, *(len(n) for n in names)) + 2
-    typer.echo("".join(f"{n:>{width}}" for n in names) + f"{'mean':>10}{'stderr':>9}{'games':>7}{'run':>6}")
+    typer.echo("".join(f"{n:>{width}}" for n in names)
+               + f"{'mean':>10}{'stderr':>9}{'games':>7}{'penalties':>10}{'run':>6}")
     for r in rows:
         typer.echo("".join(f"{str(r['params'][n]):>{width}}" for n in names)
-                   + f"{r['mean']:>10.2f}{r['stderr']:>9.2f}{r['games']:>7}{r['run_id']:>6}")
+                   + f"{r['mean']:>10.2f}{r['stderr']:>9.2f}{r['games']:>7}{r['penalties']:>10}{r['run_id']:>6}")
     best = max(rows, key=lambda r: r["mean"])
-    typer.echo(f"best: {best['player']}  mean {best['mean']:.2f} ± {best['stderr']:.2f}"
+    typer.echo(f"best: {best['player']}  mean {best['mean']:.2f} ± {best['stderr']:.2f}, "
+               f"{best['penalties']} of {best['games']} games penalised"
                + (f"; plot in {plot}" if plot is not None else ""))
+    penalised = sum(r["penalties"] for r in rows)
+    if penalised:
+        typer.echo(f"warning: {penalised} games scored the penalty (`pokersquares results --db {db}` lists the "
+                   "runs; their reasons are in the export)", err=True)

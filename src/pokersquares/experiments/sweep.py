@@ -20,11 +20,15 @@ from typing import Any, Callable
 
 from ..errors import PokerSquaresError
 from ..harness.registry import _parse_value, make_player, parse_player_spec
-from ..harness.runner import RunSpec, record_runs
+from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, record_runs
 from ..harness.store import GameRecord, ResultStore
 from ..points import PointSystem
 
 __all__ = ["SweepError", "ParamRange", "parse_param", "settings", "setting_spec", "run_sweep", "plot_sweep"]
+
+
+# The most settings one sweep plays: beyond it a typo, not a plan (each setting is a run).
+MAX_SETTINGS = 10_000
 
 
 class SweepError(PokerSquaresError):
@@ -71,6 +75,8 @@ def parse_param(text: str) -> tuple[str, list | ParamRange]:
         n = _number(count, f"--param {name} (count after /)")
         if not isinstance(n, int) or n < 1:
             raise SweepError(f"--param {name}: the count after / must be a positive integer")
+        if n > MAX_SETTINGS:
+            raise SweepError(f"--param {name}: {n:,} values is over the limit of {MAX_SETTINGS:,} settings per sweep")
         if n == 1:
             return name, [lo]
         step = (hi - lo) / (n - 1)
@@ -91,12 +97,16 @@ def settings(params: dict[str, list | ParamRange], sample: int | None = None, se
         raise SweepError("a sweep needs at least one --param")
     names = list(params)
     ranged = [n for n in names if isinstance(params[n], ParamRange)]
+    if sample is not None and not 1 <= sample <= MAX_SETTINGS:
+        raise SweepError(f"--sample must be from 1 to {MAX_SETTINGS:,}")
+    size = math.prod(len(params[n]) for n in names if not isinstance(params[n], ParamRange))
     if sample is None:
         if ranged:
             raise SweepError(f"--param {ranged[0]} is a range: give its count (lo..hi/n) or use --sample")
+        if size > MAX_SETTINGS:
+            raise SweepError(f"the grid has {size:,} settings, over the limit of {MAX_SETTINGS:,}; "
+                             "use fewer values or --sample")
         return [dict(zip(names, combo)) for combo in itertools.product(*(params[n] for n in names))]
-    if sample < 1:
-        raise SweepError("--sample must be at least 1")
     rng = random.Random(seed)
     if not ranged:
         grid = list(itertools.product(*(params[n] for n in names)))
@@ -137,13 +147,14 @@ def _summary(setting: dict, spec: str, run_id: int, records: list[GameRecord]) -
 def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: int, seed: int,
               store: ResultStore, *, time_per_game: float = 30.0, prep_time: float = 300.0,
               workers: int | None = None, backend: str = "local", address: str | None = None,
-              on_result: Callable[[int, GameRecord], None] | None = None) -> list[dict]:
+              on_result: Callable[[int, GameRecord], None] | None = None,
+              memory_mb: int = DEFAULT_MEMORY_MB) -> list[dict]:
     """Play ``games`` games of every setting (resuming what the store holds) and return,
     per setting in order, ``{params, player, run_id, games, mean, stderr, stdev, penalties}``."""
     specs = [setting_spec(player, s) for s in grid]
     for spec in specs:
         make_player(spec)  # a parameter the player does not take fails here, before anything runs
-    runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time) for spec in specs]
+    runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb) for spec in specs]
     results = record_runs(runs, store, workers=workers, on_result=on_result, backend=backend, address=address)
     return [_summary(s, spec, run_id, recs) for s, spec, (run_id, recs) in zip(grid, specs, results)]
 
@@ -187,7 +198,7 @@ def plot_sweep(rows: list[dict], path: str, title: str) -> None:
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     try:
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, format="png")
     except OSError as e:
         raise SweepError(f"cannot write the plot {path}: {e}") from None
     finally:

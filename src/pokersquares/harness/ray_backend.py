@@ -1,6 +1,6 @@
 """Running games as Ray tasks, on a local Ray instance or on a cluster.
 
-The same contract as the local runner (:func:`pokersquares.harness.runner.run_games`):
+The same contract as the local runner (:func:`pokersquares.harness.local_backend.run_games`):
 game ``i`` of a run is dealt with seed ``seed + i``, the player is prepared once per
 run (one player on one point system) in a task of its own and handed to the game
 tasks as a pickled object in Ray's store, and every game's record reaches the
@@ -31,6 +31,7 @@ import socket
 import sys
 import time
 import uuid
+import warnings
 from collections import OrderedDict, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,8 +39,10 @@ from typing import Callable, Iterable, Iterator
 
 from ..errors import PokerSquaresError
 from .game_play import play_game
-from .registry import parse_player_spec, resolve_factory
+from .local_backend import RunnerWarning
+from .registry import make_player
 from .seeds import new_secret
+from .spec import HANG_GRACE_S, PlayerFailedError, build_and_prepare, limit_threads, player_cores
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
@@ -174,11 +177,10 @@ def _node_id() -> str:
 
 
 def _prepare_task(clock, run_no: int, attempt: int, player: str, system, prep_time: float, seed: int, cores: int):
-    from .runner import _build_and_prepare, _limit_threads
-    _limit_threads(cores)
+    limit_threads(cores)
     try:
         # The driver's preparation clock starts at the mark, after the untimed warm-up.
-        prepared, used = _build_and_prepare(player, system, prep_time, seed,
+        prepared, used = build_and_prepare(player, system, prep_time, seed,
                                             lambda: clock.mark.remote(("prep", run_no, attempt, _node_id())))
     except PokerSquaresError as e:
         return ("build-error", str(e)), None
@@ -198,11 +200,10 @@ _PLAYERS_KEPT = 4
 
 
 def _load_player(key: str, blob, player: str, system, prep_time: float, seed: int):
-    from .runner import _build_and_prepare
     if key in _PLAYERS:
         _PLAYERS.move_to_end(key)
         return _PLAYERS[key]
-    loaded = pickle.loads(blob) if blob is not None else _build_and_prepare(player, system, prep_time, seed)[0]
+    loaded = pickle.loads(blob) if blob is not None else build_and_prepare(player, system, prep_time, seed)[0]
     _PLAYERS[key] = loaded
     while len(_PLAYERS) > _PLAYERS_KEPT:
         _PLAYERS.popitem(last=False)
@@ -211,11 +212,10 @@ def _load_player(key: str, blob, player: str, system, prep_time: float, seed: in
 
 def _game_task(clock, blob, key: str, run_no: int, index: int, attempt: int, player: str, system,
                prep_time: float, time_per_game: float, seed: int, cores: int, prep_seed: int, seed_of_player: int):
-    from .runner import _limit_threads
     node = _node_id()
     if key not in _PLAYERS:  # a player already loaded here starts playing at once
         clock.mark.remote(("load", run_no, index, attempt, node))
-    _limit_threads(cores)
+    limit_threads(cores)
     try:
         loaded = _load_player(key, blob, player, system, prep_time, prep_seed)
     except BaseException as e:
@@ -270,6 +270,175 @@ def run_games(spec, indices: Iterable[int], *, workers: int | None = None,
     return run_many([(spec, indices)], workers=workers, on_result=cb, address=address)[0]
 
 
+class _Driver:
+    """The driver's side of :func:`run_many`: what is in flight, what to submit next,
+    what each answer means, and the clock over every task."""
+
+    def __init__(self, ray, runs: list[_Run], workers: int | None,
+                 on_result: Callable[[int, GameRecord], None] | None) -> None:
+        self.ray, self.runs, self.workers, self.on_result = ray, runs, workers, on_result
+        self.remotes = _remotes()
+        self.clock = self.remotes["clock"].remote()
+        self.flying: dict[object, _Task] = {}
+        self.limit_games, self.limit_checked = self.budget(), time.monotonic()
+        self.drained = 0.0
+
+    # -- outcomes ---------------------------------------------------------------------------
+    def finish(self, k: int, rec: GameRecord) -> None:
+        if rec.game_index in self.runs[k].results:
+            return  # an answer for a game already scored: counted once
+        self.runs[k].results[rec.game_index] = rec
+        if self.on_result is not None:
+            self.on_result(k, rec)
+
+    def penalty(self, k: int, i: int, reason: str) -> None:
+        s = self.runs[k].spec
+        self.finish(k, GameRecord(i, s.seed + i, s.point_system.penalty, [], 0.0, reason))
+
+    def penalise_rest(self, k: int, reason: str) -> None:
+        while self.runs[k].todo:
+            self.penalty(k, self.runs[k].todo.popleft(), reason)
+
+    # -- submitting ---------------------------------------------------------------------------
+    def submit(self, k: int, index: int | None, attempt: int = 0) -> None:
+        run, s = self.runs[k], self.runs[k].spec
+        if index is None:
+            status_ref, run.blob_ref = self.remotes["prepare"].options(num_cpus=run.cores).remote(
+                self.clock, k, attempt, s.player, s.point_system, s.prep_time, s.prep_seed(), run.cores)
+            self.flying[status_ref] = _Task(k, None, attempt, time.monotonic())
+        else:
+            ref = self.remotes["game"].options(num_cpus=run.cores).remote(
+                self.clock, run.blob_ref, run.key, k, index, attempt, s.player, s.point_system, s.prep_time,
+                s.time_per_game, s.seed, run.cores, s.prep_seed(), s.player_seed(s.seed + index))
+            self.flying[ref] = _Task(k, index, attempt, time.monotonic())
+
+    def retry_or_fail(self, task: _Task, why: str) -> None:
+        if task.attempt < MAX_RETRIES:
+            self.submit(task.run_no, task.index, task.attempt + 1)
+        elif task.index is None:
+            self.penalise_rest(task.run_no, f"preparation failed: {why}, {MAX_RETRIES + 1} times")
+        else:
+            self.penalty(task.run_no, task.index, f"crash: {why}, {MAX_RETRIES + 1} times")
+
+    def game_cost(self, k: int) -> float:
+        return 1.0 if self.workers is not None else float(self.runs[k].cores)
+
+    def budget(self) -> float:
+        if self.workers is not None:
+            return float(self.workers)
+        return 2.0 * max(1.0, self.ray.cluster_resources().get("CPU", 1.0))
+
+    def fill(self) -> None:
+        """Games, run by run, while the budget allows (always at least one)."""
+        used = sum(self.game_cost(t.run_no) for t in self.flying.values() if t.index is not None)
+        for k, run in enumerate(self.runs):
+            while run.prepared and run.todo and (used + self.game_cost(k) <= self.limit_games or not self.flying):
+                self.submit(k, run.todo.popleft())
+                used += self.game_cost(k)
+
+    # -- answers ------------------------------------------------------------------------------
+    def collect(self) -> None:
+        """Wait a moment for answers and handle every one that came."""
+        waiting = list(self.flying)
+        ready, _ = self.ray.wait(waiting, num_returns=1, timeout=_POLL_S)
+        if ready:
+            ready, _ = self.ray.wait(waiting, num_returns=len(waiting), timeout=0)
+        for ref in ready:
+            task = self.flying.pop(ref)
+            try:
+                answer = self.ray.get(ref)
+            except self.ray.exceptions.RayTaskError as e:  # a bug in the task itself: no use retrying
+                answer = ("prep-error", str(e).splitlines()[-1])
+            except self.ray.exceptions.RayError as e:  # the worker or its node died
+                self.retry_or_fail(task, f"the player's process died ({type(e).__name__})")
+                continue
+            self.handle(task, answer)
+
+    def handle(self, task: _Task, answer: tuple) -> None:
+        k, run = task.run_no, self.runs[task.run_no]
+        if task.index is None:
+            if answer[0] == "build-error":
+                raise PlayerFailedError(answer[1])
+            if answer[0] == "prep-error":
+                self.penalise_rest(k, f"preparation failed: {answer[1]}")
+            else:
+                run.prepared, run.unpicklable = True, not answer[2]
+                if run.unpicklable:
+                    warnings.warn(f"the prepared player {run.spec.player!r} cannot be pickled, so each Ray "
+                                  "worker prepares its own copy: its games then depend on the number of "
+                                  "workers", RunnerWarning, stacklevel=2)
+        elif answer[0] == "result":
+            self.finish(k, answer[1])
+        else:
+            self.penalty(k, task.index, f"preparation failed: {answer[1]}")
+
+    # -- the clock ----------------------------------------------------------------------------
+    def watch(self) -> None:
+        """Start the clocks of the tasks that began and stop those past their time (a few
+        times a second is enough)."""
+        now = time.monotonic()
+        if now - self.drained < _POLL_S:
+            return
+        self.drained = now
+        self.start_clocks(now)
+        self.stop_overdue(now)
+        if self.workers is None and now - self.limit_checked > 5.0:
+            self.limit_games, self.limit_checked = self.budget(), now  # a cluster may grow or shrink
+
+    def start_clocks(self, now: float) -> None:
+        try:
+            marks = self.ray.get(self.clock.drain.remote(), timeout=10)
+        except self.ray.exceptions.RayError:
+            marks = []
+        by_key = {(t.run_no, t.index, t.attempt): t for t in self.flying.values()}
+        for mark in marks:
+            if mark[0] == "prep":
+                task = by_key.get((mark[1], None, mark[2]))
+            else:
+                task = by_key.get((mark[1], mark[2], mark[3]))
+            if task is not None:
+                task.phase, task.since, task.node = mark[0], now, mark[-1]
+
+    def limit(self, task: _Task) -> float | None:
+        s = self.runs[task.run_no].spec
+        return {"prep": s.prep_time + max(HANG_GRACE_S, 0.1 * s.prep_time),
+                "load": LOAD_GRACE_S + (s.prep_time if self.runs[task.run_no].unpicklable else 0.0),
+                "play": s.time_per_game + HANG_GRACE_S}.get(task.phase)
+
+    def stop_overdue(self, now: float) -> None:
+        """Past their time: stop the task (and its worker) and score the penalty, unless
+        its node is gone, which is no fault of the player's."""
+        overdue = [ref for ref, task in self.flying.items()
+                   if (limit := self.limit(task)) is not None and now - task.since > limit]
+        alive = {n["NodeID"] for n in self.ray.nodes() if n.get("Alive")} if overdue else set()
+        for ref in overdue:
+            task = self.flying.pop(ref)
+            self.ray.cancel(ref, force=True)
+            s = self.runs[task.run_no].spec
+            if task.node is not None and task.node not in alive:
+                self.retry_or_fail(task, "its Ray node died")
+            elif task.index is None:
+                self.penalise_rest(task.run_no, f"preparation exceeded its budget of {s.prep_time:g} s")
+            else:
+                self.penalty(task.run_no, task.index,
+                             f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
+                             " the player's task was stopped")
+
+    def busy(self) -> bool:
+        return bool(self.flying) or any(r.prepared and r.todo for r in self.runs)
+
+    def stop(self) -> None:
+        for ref in self.flying:
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:  # finished meanwhile, or the cluster is gone: nothing to stop
+                pass
+        try:
+            self.ray.kill(self.clock)
+        except Exception:
+            pass
+
+
 def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = None,
              on_result: Callable[[int, GameRecord], None] | None = None,
              address: str | None = None) -> list[list[GameRecord]]:
@@ -280,12 +449,9 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
     (counting each game as its player's cores), so no CPU waits for the driver.
     Returns each job's records in game order.
     """
-    from .runner import HANG_GRACE_S, PlayerFailedError, player_cores
-
     runs = []
     for spec, indices in jobs:
-        name, _ = parse_player_spec(spec.player)
-        resolve_factory(name)  # unknown names and import errors surface here, in one line
+        make_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played
         if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
             spec = dataclasses.replace(spec, secret=new_secret())
         runs.append(_Run(spec, deque(sorted(indices)), player_cores(spec.player)))
@@ -293,141 +459,15 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
         return [[] for _ in runs]
     ray = _ray()
     init(address)
-    remotes = _remotes()
-    clock = remotes["clock"].remote()
-    flying: dict[object, _Task] = {}
-
-    def finish(k: int, rec: GameRecord) -> None:
-        if rec.game_index in runs[k].results:
-            return  # an answer for a game already scored: counted once
-        runs[k].results[rec.game_index] = rec
-        if on_result is not None:
-            on_result(k, rec)
-
-    def penalty(k: int, i: int, reason: str) -> None:
-        s = runs[k].spec
-        finish(k, GameRecord(i, s.seed + i, s.point_system.penalty, [], 0.0, reason))
-
-    def penalise_rest(k: int, reason: str) -> None:
-        while runs[k].todo:
-            penalty(k, runs[k].todo.popleft(), reason)
-
-    def submit(k: int, index: int | None, attempt: int = 0) -> None:
-        run, s = runs[k], runs[k].spec
-        if index is None:
-            status_ref, run.blob_ref = remotes["prepare"].options(num_cpus=run.cores).remote(
-                clock, k, attempt, s.player, s.point_system, s.prep_time, s.prep_seed(), run.cores)
-            flying[status_ref] = _Task(k, None, attempt, time.monotonic())
-        else:
-            ref = remotes["game"].options(num_cpus=run.cores).remote(
-                clock, run.blob_ref, run.key, k, index, attempt, s.player, s.point_system, s.prep_time,
-                s.time_per_game, s.seed, run.cores, s.prep_seed(), s.player_seed(s.seed + index))
-            flying[ref] = _Task(k, index, attempt, time.monotonic())
-
-    def retry_or_fail(task: _Task, why: str) -> None:
-        if task.attempt < MAX_RETRIES:
-            submit(task.run_no, task.index, task.attempt + 1)
-        elif task.index is None:
-            penalise_rest(task.run_no, f"preparation failed: {why}, {MAX_RETRIES + 1} times")
-        else:
-            penalty(task.run_no, task.index, f"crash: {why}, {MAX_RETRIES + 1} times")
-
-    def game_cost(k: int) -> float:
-        return 1.0 if workers is not None else float(runs[k].cores)
-
-    def budget() -> float:
-        if workers is not None:
-            return float(workers)
-        return 2.0 * max(1.0, ray.cluster_resources().get("CPU", 1.0))
-
+    driver = _Driver(ray, runs, workers, on_result)
     for k, run in enumerate(runs):
         if run.todo:
-            submit(k, None)
-    limit_games, limit_checked = budget(), time.monotonic()
-    drained = 0.0
+            driver.submit(k, None)
     try:
-        while flying or any(r.prepared and r.todo for r in runs):
-            # Games, run by run, while the budget allows (always at least one).
-            used = sum(game_cost(t.run_no) for t in flying.values() if t.index is not None)
-            for k, run in enumerate(runs):
-                while run.prepared and run.todo and (used + game_cost(k) <= limit_games or not flying):
-                    submit(k, run.todo.popleft())
-                    used += game_cost(k)
-            waiting = list(flying)
-            ready, _ = ray.wait(waiting, num_returns=1, timeout=_POLL_S)
-            if ready:
-                ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
-            for ref in ready:
-                task = flying.pop(ref)
-                k, run = task.run_no, runs[task.run_no]
-                try:
-                    answer = ray.get(ref)
-                except ray.exceptions.RayTaskError as e:  # a bug in the task itself: no use retrying
-                    answer = ("prep-error", str(e).splitlines()[-1])
-                except ray.exceptions.RayError as e:  # the worker or its node died
-                    retry_or_fail(task, f"the player's process died ({type(e).__name__})")
-                    continue
-                if task.index is None:
-                    if answer[0] == "build-error":
-                        raise PlayerFailedError(answer[1])
-                    if answer[0] == "prep-error":
-                        penalise_rest(k, f"preparation failed: {answer[1]}")
-                    else:
-                        run.prepared, run.unpicklable = True, not answer[2]
-                elif answer[0] == "result":
-                    finish(k, answer[1])
-                else:
-                    penalty(k, task.index, f"preparation failed: {answer[1]}")
-            # Start the clocks of the tasks that began (a few times a second is enough).
-            now = time.monotonic()
-            if now - drained < _POLL_S:
-                continue
-            drained = now
-            try:
-                marks = ray.get(clock.drain.remote(), timeout=10)
-            except ray.exceptions.RayError:
-                marks = []
-            by_key = {(t.run_no, t.index, t.attempt): t for t in flying.values()}
-            for mark in marks:
-                if mark[0] == "prep":
-                    task = by_key.get((mark[1], None, mark[2]))
-                else:
-                    task = by_key.get((mark[1], mark[2], mark[3]))
-                if task is not None:
-                    task.phase, task.since, task.node = mark[0], now, mark[-1]
-            # Past their time: stop the task (and its worker) and score the penalty,
-            # unless its node is gone, which is no fault of the player's.
-            overdue = []
-            for ref, task in flying.items():
-                s = runs[task.run_no].spec
-                limit = {"prep": s.prep_time + max(HANG_GRACE_S, 0.1 * s.prep_time),
-                         "load": LOAD_GRACE_S + (s.prep_time if runs[task.run_no].unpicklable else 0.0),
-                         "play": s.time_per_game + HANG_GRACE_S}.get(task.phase)
-                if limit is not None and now - task.since > limit:
-                    overdue.append(ref)
-            alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")} if overdue else set()
-            for ref in overdue:
-                task = flying.pop(ref)
-                ray.cancel(ref, force=True)
-                s = runs[task.run_no].spec
-                if task.node is not None and task.node not in alive:
-                    retry_or_fail(task, "its Ray node died")
-                elif task.index is None:
-                    penalise_rest(task.run_no, f"preparation exceeded its budget of {s.prep_time:g} s")
-                else:
-                    penalty(task.run_no, task.index,
-                            f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
-                            " the player's task was stopped")
-            if workers is None and now - limit_checked > 5.0:
-                limit_games, limit_checked = budget(), now  # a cluster may grow or shrink
+        while driver.busy():
+            driver.fill()
+            driver.collect()
+            driver.watch()
     finally:
-        for ref in flying:
-            try:
-                ray.cancel(ref, force=True)
-            except Exception:  # finished meanwhile, or the cluster is gone: nothing to stop
-                pass
-        try:
-            ray.kill(clock)
-        except Exception:
-            pass
+        driver.stop()
     return [[run.results[i] for i in sorted(run.results)] for run in runs]

@@ -8,13 +8,16 @@ Values are parsed as int, float, bool or left as text.
 from __future__ import annotations
 
 import importlib
+import inspect
+import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import PokerSquaresError
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
-           "parse_player_spec", "UnknownPlayerError"]
+           "parse_player_spec", "check_params", "UnknownPlayerError"]
 
 
 class UnknownPlayerError(PokerSquaresError):
@@ -119,11 +122,72 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
     return factory, int(getattr(factory, "cores", 1))
 
 
+def _kind(annotation: Any, default: Any) -> str | None:
+    """What a factory parameter takes: "bool", "int", "number", or None (anything),
+    from its annotation (text, under ``from __future__ import annotations``) or default."""
+    words = set(re.findall(r"[A-Za-z_]+", annotation if isinstance(annotation, str) else
+                           getattr(annotation, "__name__", "") if annotation is not inspect.Parameter.empty else ""))
+    words.discard("None")
+    if words == {"bool"}:
+        return "bool"
+    if words == {"int"}:
+        return "int"
+    if words and words <= {"int", "float"}:
+        return "number"
+    if words:
+        return None
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, (int, float)):
+        return "number"
+    return None
+
+
+def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
+    """Each parameter is one the factory accepts, of the kind it takes (a number where a
+    number is expected); otherwise one line naming what it accepts."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin or C factory: nothing to check against
+        return
+    accepted = {k: p for k, p in sig.parameters.items()
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and k != "self"}
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    for key, value in params.items():
+        if key not in accepted:
+            if open_ended:
+                continue
+            known = ", ".join(accepted) or "none"
+            raise UnknownPlayerError(f"player {name!r} takes no parameter {key!r}; its parameters: {known}")
+        kind = _kind(accepted[key].annotation, accepted[key].default)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if kind == "bool" and not isinstance(value, bool):
+            raise UnknownPlayerError(f"parameter {key} of player {name!r} takes true or false, got {value!r}")
+        if kind == "int" and not (number and float(value).is_integer()):
+            raise UnknownPlayerError(f"parameter {key} of player {name!r} takes an integer, got {value!r}")
+        if kind == "number" and not (number and math.isfinite(value)):
+            raise UnknownPlayerError(f"parameter {key} of player {name!r} takes a finite number, got {value!r}")
+        if kind == "int" and not isinstance(value, int):
+            params[key] = int(value)
+    cores = params.get("cores", 1)
+    if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
+        raise UnknownPlayerError(f"parameter cores of player {name!r} takes a whole number of at least 1, got {cores!r}")
+
+
 def make_player(spec: str):
-    """Build the player a spec names, with its parameters."""
+    """Build the player a spec names, with its parameters, without preparing it: a bad
+    parameter, or one its constructor refuses (a missing file to load), fails here in one line."""
     name, params = parse_player_spec(spec)
     factory, _ = resolve_factory(name)
+    check_params(name, factory, params)
     try:
         return factory(**params)
+    except PokerSquaresError:
+        raise
     except TypeError as e:
         raise UnknownPlayerError(f"bad parameters for player {name!r}: {e}") from None
+    except OSError as e:
+        what = f": {e.filename}" if e.filename else ""
+        raise UnknownPlayerError(f"player {spec!r} cannot be built: {e.strerror or e}{what}") from None
+    except Exception as e:  # the constructor refused its parameters: the user's to fix, in one line
+        raise UnknownPlayerError(f"player {spec!r} cannot be built: {type(e).__name__}: {e}") from None

@@ -1,52 +1,36 @@
-"""Running many games of a player safely and in parallel.
+"""Runs recorded in the result store: play the games a run still lacks, on the local
+backend (worker processes, :mod:`.local_backend`) or on Ray (:mod:`.ray_backend`), and
+write each record as it finishes, so an interrupted run resumes.
 
-The player is prepared once per point system in a watched process, then copied
-(pickled) into worker processes that play whole games and report each result as it
-finishes. The parent only watches the clock: a worker that overruns a game's time
-or dies is replaced, and the game it was playing scores the penalty with its
-reason. Game ``i`` is dealt with seed ``seed + i`` and the player is seeded with the
-same number, so results do not depend on the number of workers.
+Imports point one way: this module uses both backends; they use :mod:`.spec` (what a
+run is, how a player is prepared) and never this module.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing as mp
-import os
-import pickle
-import threading
+import hashlib
+import inspect
 import time
-from collections import deque
-from dataclasses import dataclass
-from multiprocessing.connection import wait
-from typing import Callable, Iterable
+from typing import Callable
 
-from .. import progress
 from ..errors import PokerSquaresError
-from ..points import PointSystem
-from .game_play import play_game, prepare_player
+from .local_backend import RunnerWarning, run_games
 from .registry import make_player, parse_player_spec, resolve_factory
-from .seeds import new_secret, player_seed
+from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
+                   RunSpecError, check_seconds, default_workers, player_cores, prepare_for_handoff)
 from .store import GameRecord, ResultStore
 
-__all__ = ["RunSpec", "PlayerFailedError", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend", "backend_session",
-           "default_workers", "player_cores", "run_games", "record_run", "record_runs"]
+__all__ = ["RunSpec", "RunSpecError", "check_seconds", "MAX_GAMES", "MAX_SECONDS", "DEFAULT_MEMORY_MB",
+           "HANG_GRACE_S", "PlayerFailedError", "RunnerWarning", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend",
+           "backend_session", "default_workers", "player_cores", "run_games", "record_run", "record_runs",
+           "run_version"]
 
 # Where games run: "local" (worker processes on this machine, the default) or "ray"
 # (Ray tasks on a local Ray instance or a cluster; see ray_backend.py).
 BACKENDS = ("local", "ray")
-
-# Slack beyond the contest limits before the watchdog kills a worker: the
-# player's own clock decides timeouts; this only catches players that never answer.
-HANG_GRACE_S = 2.0
-# How long building a player and compiling its kernels may take before preparation.
-WARM_UP_LIMIT_S = 900.0
 FLUSH_EVERY_S = 0.25
-
-
-class PlayerFailedError(PokerSquaresError):
-    """The player could not even be built (bad parameters, import error)."""
 
 
 class BackendError(PokerSquaresError):
@@ -70,325 +54,58 @@ def backend_session(backend: str = "local", address: str | None = None):
     return ray_backend.session(address)
 
 
-@dataclass(frozen=True)
-class RunSpec:
-    player: str
-    point_system: PointSystem
-    games: int
-    seed: int = 0
-    time_per_game: float = 30.0
-    prep_time: float = 300.0
-    # The key of the player's seeds (harness/seeds.py): the store keeps one per run;
-    # None: a fresh one for each call of run_games.
-    secret: str | None = None
-
-    def seeds(self) -> list[int]:
-        return [self.seed + i for i in range(self.games)]
-
-    def prep_seed(self) -> int:
-        """The player's seed while it prepares (not the first deal's seed)."""
-        return player_seed(self.secret, "prepare", self.seed)
-
-    def player_seed(self, game_seed: int) -> int:
-        """The player's seed in the game dealt by ``game_seed``."""
-        return player_seed(self.secret, "game", game_seed)
-
-
-def player_cores(spec: str) -> int:
-    """How many cores one game of this player keeps busy."""
-    name, params = parse_player_spec(spec)
-    factory, cores = resolve_factory(name)
-    return max(1, int(params.get("cores", cores)))
-
-
-def default_workers(spec: str) -> int:
-    """As many parallel games as fit the machine without sharing a core: a player that
-    searches on several cores gets fewer parallel games."""
-    return max(1, (os.cpu_count() or 1) // player_cores(spec))
-
-
-def _limit_threads(cores: int) -> None:
+def _source_hash(factory) -> str:
+    """A short hash of the source file that defines ``factory`` ('' if unreadable)."""
     try:
-        import numba
-        numba.set_num_threads(max(1, min(cores, numba.config.NUMBA_NUM_THREADS)))
-    except Exception:  # numba absent or threads already fixed: nothing to limit
-        pass
+        path = inspect.getsourcefile(factory) or inspect.getfile(factory)
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except (OSError, TypeError):
+        return ""
 
 
-def _build(spec: str, seed: int):
-    """Build the player and warm it up (compile its kernels), untimed; seed it."""
-    player = make_player(spec)
-    if hasattr(player, "warm_up"):
-        progress.report("compiling its kernels (once: numba caches them)", force=True)
-        player.warm_up()
-    if hasattr(player, "set_seed"):
-        player.set_seed(seed)
-    return player
-
-
-def _build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int,
-                       on_built: Callable[[], None] | None = None):
-    """Build and warm up the player (untimed), then prepare it within ``prep_time``;
-    ``on_built`` is called when the preprocessing clock starts."""
-    player = _build(spec, seed)
-    if on_built is not None:
-        on_built()
-    return player, prepare_player(player, system, prep_time)
-
-
-def _prep_main(conn, spec, system, prep_time, seed, cores):
-    _limit_threads((os.cpu_count() or 1))
-    lock = threading.Lock()  # learners report from several threads
-
-    def send(msg) -> None:
-        with lock:
-            conn.send(msg)
-
-    def tell(p: progress.Progress) -> None:
-        send(("progress", p.stage, p.games, p.seconds_left))
-
-    try:
-        with progress.listening(tell):
-            player = _build(spec, seed)
-            send(("built",))  # the preprocessing clock starts
-            used, blob = prepare_for_handoff(player, system, prep_time)
-    except PokerSquaresError as e:
-        send(("build-error", str(e)))
-        return
-    except BaseException as e:  # the player's own failure, reported to the parent
-        send(("prep-error", f"{type(e).__name__}: {e}"))
-        return
-    send(("prepared", used, blob))
-
-
-def handoff_blob(player) -> bytes | None:
-    """The prepared player pickled for the game workers (part of its preparation budget),
-    or None when it cannot be pickled: each worker then prepares its own copy."""
-    try:
-        return pickle.dumps(player)
-    except Exception:
-        return None
-
-
-def prepare_for_handoff(player, system: PointSystem, prep_time: float) -> tuple[float, bytes | None]:
-    """What the preparation process does once the clock starts: prepare ``player`` and
-    pickle it. Returns the seconds both took (the budget covers them) and the bytes."""
-    t = time.perf_counter()
-    prepare_player(player, system, prep_time)
-    blob = handoff_blob(player)
-    return time.perf_counter() - t, blob
-
-
-def _worker_main(conn, blob, spec, system, prep_time, time_per_game, seed, cores):
-    _limit_threads(cores)
-    try:
-        if blob is not None:
-            player = pickle.loads(blob)
-            if hasattr(player, "warm_up"):
-                # Load its kernels before the first game's clock starts: on a machine's
-                # first run each worker loads them from numba's fresh cache, and under
-                # load that took Tiger past every first game's limit.
-                player.warm_up()
-        else:
-            player = _build(spec, seed)
-            prepare_player(player, system, prep_time)
-    except BaseException as e:
-        conn.send(("prep-error", f"{type(e).__name__}: {e}"))
-        return
-    conn.send(("ready",))
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, KeyboardInterrupt):
-            return
-        if msg is None:
-            return
-        index, game_seed, seed_of_player = msg
-        conn.send(("result", play_game(player, system, game_seed, time_per_game, index, seed_of_player)))
-
-
-class _Worker:
-    def __init__(self, ctx, args, prefetch: int) -> None:
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, *args), daemon=True)
-        self.proc.start()
-        child.close()
-        self.assigned: deque[tuple[int, int]] = deque()
-        self.ready = False
-        self.started = time.monotonic()  # of preparation, then of the current game
-        self.prefetch = prefetch
-
-    def kill(self) -> None:
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join(timeout=5)
-        self.conn.close()
-
-
-def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = None,
-              on_result: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
-    """Play the games ``indices`` of ``spec`` and return their records in index order.
-
-    ``on_result`` is called as each game finishes (the caller records it).
-    """
-    todo = deque(sorted(indices))
-    if not todo:
-        return []
-    if spec.secret is None:
-        spec = dataclasses.replace(spec, secret=new_secret())
-    name, _ = parse_player_spec(spec.player)
-    resolve_factory(name)  # unknown names and import errors surface here, in one line
-    cores = player_cores(spec.player)
-    n_workers = max(1, min(workers or default_workers(spec.player), len(todo)))
-    ctx = mp.get_context("fork")
-    results: dict[int, GameRecord] = {}
-
-    def finish(rec: GameRecord) -> None:
-        results[rec.game_index] = rec
-        if on_result is not None:
-            on_result(rec)
-
-    def penalise_all(reason: str) -> None:
-        while todo:
-            i = todo.popleft()
-            finish(GameRecord(i, spec.seed + i, spec.point_system.penalty, [], 0.0, reason))
-
-    # Preparation: once, in a watched process.
-    blob = None
-    prep_conn, child = ctx.Pipe()
-    prep = ctx.Process(target=_prep_main, args=(child, spec.player, spec.point_system, spec.prep_time,
-                                                spec.prep_seed(), cores), daemon=True)
-    prep.start()
-    child.close()
-    prep_limit = spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
-
-    subject = f"preparing {spec.player} on {spec.point_system.name}"
-
-    def receive(limit: float, what: str):
-        deadline = time.monotonic() + limit
-        while True:  # progress reports are passed on (pokersquares.progress) until an answer comes
-            if not prep_conn.poll(max(0.0, deadline - time.monotonic())):
-                return ("timeout", what)
-            try:
-                msg = prep_conn.recv()
-            except EOFError:
-                return ("prep-error", f"the player's process died during preparation (exit code {prep.exitcode})")
-            if msg[0] != "progress":
-                return msg
-            progress.report(*msg[1:], subject=subject, force=True)
-
-    try:
-        # Building and warming up (numba compilation) are not timed against the budget.
-        msg = receive(WARM_UP_LIMIT_S, f"building and warming up took over {WARM_UP_LIMIT_S:g} s")
-        if msg[0] == "built":
-            msg = receive(prep_limit, f"preparation exceeded its budget of {spec.prep_time:g} s")
-        if msg[0] == "timeout":
-            prep.kill()
-            penalise_all(msg[1])
-            return [results[i] for i in sorted(results)]
-    finally:
-        progress.report("done", subject=subject, force=True)
-        prep.join(timeout=5)
-        if prep.is_alive():
-            prep.kill()
-    if msg[0] == "build-error":
-        raise PlayerFailedError(msg[1])
-    if msg[0] == "prep-error":
-        penalise_all(f"preparation failed: {msg[1]}")
-        return [results[i] for i in sorted(results)]
-    blob = msg[2]
-
-    args = (blob, spec.player, spec.point_system, spec.prep_time, spec.time_per_game, spec.prep_seed(), cores)
-    prefetch = 1 if spec.time_per_game >= 1 and cores > 1 else 2
-    pool: list[_Worker] = []
-    game_limit = spec.time_per_game + HANG_GRACE_S
-    ready_limit = (spec.prep_time if blob is None else 0.0) + 30.0
-    try:
-        while todo or any(w.assigned for w in pool):
-            while len(pool) < n_workers and todo:
-                pool.append(_Worker(ctx, args, prefetch))
-            for w in pool:
-                while w.ready and todo and len(w.assigned) < w.prefetch:
-                    i = todo.popleft()
-                    w.assigned.append((i, spec.seed + i))
-                    try:
-                        w.conn.send((i, spec.seed + i, spec.player_seed(spec.seed + i)))
-                    except OSError:  # it died meanwhile: the watch below scores its game, requeues the rest
-                        break
-            ready = wait([w.conn for w in pool], timeout=0.2)
-            now = time.monotonic()
-            for w in list(pool):
-                dead_reason = None
-                if w.conn in ready:
-                    try:
-                        msg = w.conn.recv()
-                    except (EOFError, OSError):
-                        w.proc.join(timeout=5)
-                        dead_reason = f"crash: the player's process died (exit code {w.proc.exitcode})"
-                    else:
-                        if msg[0] == "ready":
-                            w.ready, w.started = True, now
-                        elif msg[0] == "result":
-                            rec = msg[1]
-                            w.assigned.popleft()
-                            w.started = now
-                            finish(rec)
-                        elif msg[0] == "prep-error":
-                            dead_reason = f"preparation failed: {msg[1]}"
-                if dead_reason is None:
-                    limit = game_limit if w.ready else ready_limit
-                    if now - w.started > limit and (w.assigned or not w.ready):
-                        dead_reason = (f"timeout: no answer within {spec.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
-                                       " the player's process was stopped")
-                if dead_reason is not None:
-                    w.kill()
-                    pool.remove(w)
-                    if w.assigned:
-                        i, s = w.assigned.popleft()
-                        finish(GameRecord(i, s, spec.point_system.penalty, [], 0.0, dead_reason))
-                    elif todo and not w.ready:
-                        # a worker that cannot get ready would fail again: score its next game
-                        i = todo.popleft()
-                        finish(GameRecord(i, spec.seed + i, spec.point_system.penalty, [], 0.0, dead_reason))
-                    todo.extendleft(reversed([i for i, _ in w.assigned]))
-    finally:
-        for w in pool:
-            try:
-                w.conn.send(None)
-            except (OSError, BrokenPipeError):
-                pass
-        for w in pool:
-            w.proc.join(timeout=1)
-            w.kill()
-    return [results[i] for i in sorted(results)]
-
-
-def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tournament_id: int | None) -> int:
-    """The store's run for ``spec``, keyed by the code that plays it (package version and
-    the player's ``version``), so that games of a changed player are never resumed."""
+def run_version(spec: str) -> str:
+    """The code that plays ``spec``: the package version and the player's ``version``,
+    and for a user's ``module:Class`` player a hash of its module's source, so that
+    games of changed code are never resumed as if it had played them."""
     from .. import __version__
 
-    name, _ = parse_player_spec(spec.player)
+    name, _ = parse_player_spec(spec)
     factory, _ = resolve_factory(name)
     version = f"{__version__}/{getattr(factory, 'version', '1')}"
-    return store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
-                          spec.time_per_game, spec.prep_time, tournament_id, version)
+    if ":" in name:  # a user's module player: its source changes without a version bump
+        version += f"/src:{_source_hash(factory)}"
+    return version
+
+
+def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tournament_id: int | None,
+              retry_penalties: bool = False) -> int:
+    """The store's run for ``spec``, keyed by the code that plays it (:func:`run_version`);
+    with ``retry_penalties`` its penalised games are forgotten, to be played again."""
+    name, _ = parse_player_spec(spec.player)
+    run_id = store.open_run(spec.player, player_name or name, spec.point_system, spec.seed, spec.games,
+                            spec.time_per_game, spec.prep_time, tournament_id, run_version(spec.player))
+    if retry_penalties:
+        store.forget_penalised(run_id)
+    return run_id
 
 
 def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                tournament_id: int | None = None,
                on_result: Callable[[GameRecord], None] | None = None,
                player_name: str | None = None, backend: str = "local",
-               address: str | None = None) -> tuple[int, list[GameRecord]]:
+               address: str | None = None, retry_penalties: bool = False) -> tuple[int, list[GameRecord]]:
     """Play the games of ``spec`` that ``store`` does not hold yet, recording each as it
-    finishes; return the run id and all its records (old and new) in game order."""
+    finishes; return the run id and all its records (old and new) in game order.
+    ``retry_penalties`` plays the run's penalised games again (a fault since fixed)."""
     check_backend(backend, address)
     if backend != "local":
         cb = None if on_result is None else (lambda _k, rec: on_result(rec))
         return record_runs([spec], store, workers=workers, tournament_id=tournament_id, on_result=cb,
                            player_names=None if player_name is None else [player_name],
-                           backend=backend, address=address)[0]
-    run_id = _open_run(store, spec, player_name, tournament_id)
+                           backend=backend, address=address, retry_penalties=retry_penalties)[0]
+    make_player(spec.player)  # a bad spec fails here, before the store holds an empty run
+    run_id = _open_run(store, spec, player_name, tournament_id, retry_penalties)
     spec = dataclasses.replace(spec, secret=store.run_secret(run_id))
     done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
     pending: list[GameRecord] = []
@@ -418,21 +135,25 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
                 tournament_id: int | None = None,
                 on_result: Callable[[int, GameRecord], None] | None = None,
                 player_names: list[str] | None = None, backend: str = "local",
-                address: str | None = None) -> list[tuple[int, list[GameRecord]]]:
+                address: str | None = None, retry_penalties: bool = False) -> list[tuple[int, list[GameRecord]]]:
     """:func:`record_run` for several runs; ``on_result(k, record)`` names the run by its
     place in ``specs``. The local backend plays them one after the other; Ray plays
-    them all at once (preparations included), so a cluster never waits for one run."""
+    them all at once (preparations included), so a cluster never waits for one run.
+    Every spec is checked (its player built) before any game is played."""
     check_backend(backend, address)
-    specs = list(specs)
+    for spec in specs:
+        make_player(spec.player)
     names = player_names or [None] * len(specs)
     if backend == "local":
         return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
-                           on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)))
+                           on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)),
+                           retry_penalties=retry_penalties)
                 for k, (spec, name) in enumerate(zip(specs, names))]
     from . import ray_backend
+    specs = list(specs)
     run_ids, done = [], []
     for k, (spec, pname) in enumerate(zip(specs, names)):
-        run_id = _open_run(store, spec, pname, tournament_id)
+        run_id = _open_run(store, spec, pname, tournament_id, retry_penalties)
         specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id))
         run_ids.append(run_id)
         done.append({g.game_index: g for g in store.games(run_id) if g.game_index < spec.games})

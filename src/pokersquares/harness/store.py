@@ -17,8 +17,10 @@ import csv
 import hashlib
 import io
 import json
+import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -106,6 +108,7 @@ class RunInfo:
     finished: int = 0
     mean: float | None = None
     fallback_moves: int = 0  # over the run's games
+    penalties: int = 0
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -126,6 +129,13 @@ class ResultStore:
             raise StoreError(f"{self.path} is not a file")
         if not readonly and not self.path.parent.exists():
             raise StoreError(f"cannot create the result store {self.path}: folder {self.path.parent} does not exist")
+        if not readonly:
+            folder = self.path.parent if str(self.path.parent) else Path(".")
+            if not self.path.exists() and not os.access(folder, os.W_OK | os.X_OK):
+                raise StoreError(f"cannot create the result store {self.path}: folder {folder} is not writable")
+            if self.path.exists() and not (os.access(self.path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)):
+                raise StoreError(f"the result store {self.path} is read-only (the file or its folder {folder}); "
+                                 "read it with `results`, or write to another --db")
         existed = self.path.exists() and self.path.stat().st_size > 0
         try:
             uri = f"file:{self.path}?mode=ro" if readonly else str(self.path)
@@ -135,21 +145,27 @@ class ResultStore:
                 ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
                 if ok != "ok":
                     raise sqlite3.DatabaseError(ok)
-                tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-                if tables and not {"runs", "games"} <= tables:
-                    raise StoreError(f"{self.path} is an SQLite file but not a pokersquares result store; not touching it")
             # A read-only store made before a column was added reads it as its default.
             self._fallback = "fallback_moves" if not existed or "fallback_moves" in {
                 r[1] for r in self.conn.execute("PRAGMA table_info(games)")} else "0"
-            if not readonly:
+            if readonly:
+                self._check_kind()
+            else:
                 self._fallback = "fallback_moves"
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
-                self.conn.executescript(_SCHEMA)
-                for table, column, definition in _ADDED_COLUMNS:
-                    if column not in {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}:
-                        self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
-                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                # Checked and created in one write transaction: a store created by several
+                # processes at once is never seen half made.
+                with self._transaction():
+                    self._check_kind()
+                    self._check_version()
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        self.conn.execute(statement)
+                    for table, column, definition in _ADDED_COLUMNS:
+                        if column not in {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}:
+                            self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+                    self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                                      (str(SCHEMA_VERSION),))
         except StoreError:
             raise
         except sqlite3.DatabaseError as e:
@@ -157,6 +173,44 @@ class ResultStore:
             raise StoreError(f"{self.path} {what} ({e}); it was left as it is") from None
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
+
+    def _check_kind(self) -> None:
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and not {"runs", "games"} <= tables:
+            raise StoreError(f"{self.path} is an SQLite file but not a pokersquares result store; not touching it")
+
+    def _check_version(self) -> None:
+        """Refuse to write a store made by a newer pokersquares (before changing anything)."""
+        if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone():
+            return  # a new store
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            return
+        try:
+            version = int(row[0])
+        except (TypeError, ValueError):
+            version = None
+        if version is None or version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema version {row[0] if row else None!r}, newer than this "
+                             f"pokersquares knows ({SCHEMA_VERSION}); not writing to it (upgrade pokersquares)")
+
+    @contextmanager
+    def _transaction(self):
+        """One write transaction, taken at once (BEGIN IMMEDIATE), so a look-up and the
+        write that depends on it see no other writer in between."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
 
     def close(self) -> None:
         self.conn.close()
@@ -183,17 +237,18 @@ class ResultStore:
         played by other code are not resumed into this run.
         """
         key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
-        row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
-        if row:
-            if games > row[1]:
-                self._write("UPDATE runs SET games = ? WHERE run_id = ?", (games, row[0]))
-            return row[0]
-        cur = self._write(
-            "INSERT INTO runs (key, player, player_name, system_name, points, seed, games, time_per_game,"
-            " prep_time, tournament_id, created) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (key, player, player_name, system.name, json.dumps(list(system.points)), seed, games,
-             time_per_game, prep_time, tournament_id, time.time()))
-        return int(cur.lastrowid)
+        with self._transaction():
+            row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
+            if row:
+                if games > row[1]:
+                    self._write("UPDATE runs SET games = ? WHERE run_id = ?", (games, row[0]))
+                return row[0]
+            cur = self._write(
+                "INSERT INTO runs (key, player, player_name, system_name, points, seed, games, time_per_game,"
+                " prep_time, tournament_id, created) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (key, player, player_name, system.name, json.dumps(list(system.points)), seed, games,
+                 time_per_game, prep_time, tournament_id, time.time()))
+            return int(cur.lastrowid)
 
     def run_secret(self, run_id: int) -> str:
         """The key of the run's player seeds (harness/seeds.py), made when first asked for."""
@@ -209,13 +264,19 @@ class ResultStore:
                         time_per_game: float, prep_time: float) -> int:
         sys_json = [s.to_json() for s in systems]
         key = _key(players, sys_json, games, seed, time_per_game, prep_time)
-        row = self.conn.execute("SELECT tournament_id FROM tournaments WHERE key = ?", (key,)).fetchone()
-        if row:
-            return row[0]
-        cur = self._write(
-            "INSERT INTO tournaments (key, players, systems, games, seed, created) VALUES (?,?,?,?,?,?)",
-            (key, json.dumps(players), json.dumps(sys_json), games, seed, time.time()))
-        return int(cur.lastrowid)
+        with self._transaction():
+            row = self.conn.execute("SELECT tournament_id FROM tournaments WHERE key = ?", (key,)).fetchone()
+            if row:
+                return row[0]
+            cur = self._write(
+                "INSERT INTO tournaments (key, players, systems, games, seed, created) VALUES (?,?,?,?,?,?)",
+                (key, json.dumps(players), json.dumps(sys_json), games, seed, time.time()))
+            return int(cur.lastrowid)
+
+    def forget_penalised(self, run_id: int) -> int:
+        """Delete the run's penalised games, so that resuming plays them again; their number."""
+        with self._transaction():
+            return self._write("DELETE FROM games WHERE run_id = ? AND penalty IS NOT NULL", (run_id,)).rowcount
 
     # -- games ---------------------------------------------------------------------------
     def add_games(self, run_id: int, records: Iterable[GameRecord]) -> None:
@@ -244,15 +305,15 @@ class ResultStore:
     def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
         sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"
                " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score),"
-               f" COALESCE(SUM({'g.' if self._fallback != '0' else ''}{self._fallback}), 0)"
+               f" COALESCE(SUM({'g.' if self._fallback != '0' else ''}{self._fallback}), 0), COUNT(g.penalty)"
                " FROM runs r LEFT JOIN games g ON g.run_id = r.run_id")
         args: tuple = ()
         if tournament_id is not None:
             sql += " WHERE tournament_id = ?"
             args = (tournament_id,)
         sql += " GROUP BY r.run_id ORDER BY r.run_id"
-        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m, fb)
-                for a, b, c, d, e, f, g, h, i, j, k, n, m, fb in self.conn.execute(sql, args)]
+        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m, fb, p)
+                for a, b, c, d, e, f, g, h, i, j, k, n, m, fb, p in self.conn.execute(sql, args)]
 
     def run(self, run_id: int) -> RunInfo:
         for r in self.runs():
@@ -275,6 +336,9 @@ class ResultStore:
     # -- export --------------------------------------------------------------------------
     def export_rows(self, run_ids: Iterable[int] | None = None) -> list[dict]:
         wanted = None if run_ids is None else set(run_ids)
+        missing = sorted((wanted or set()) - {r.run_id for r in self.runs()})
+        if missing:
+            raise StoreError(f"no run {', '.join(map(str, missing))} in {self.path}")
         out = []
         for run in self.runs():
             if wanted is not None and run.run_id not in wanted:

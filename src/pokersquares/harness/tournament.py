@@ -8,11 +8,17 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import PokerSquaresError
 from ..points import PointSystem
-from .runner import RunSpec, check_backend, record_runs
+from .registry import make_player
+from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, record_runs
 from .store import GameRecord, ResultStore
 
-__all__ = ["normalize", "tournament_table", "bootstrap_errors", "run_tournament", "table_from_store"]
+__all__ = ["TournamentError", "normalize", "tournament_table", "bootstrap_errors", "run_tournament", "table_from_store"]
+
+
+class TournamentError(PokerSquaresError):
+    """A tournament without players or point systems."""
 
 
 def normalize(totals: dict[str, float]) -> dict[str, float]:
@@ -25,10 +31,12 @@ def normalize(totals: dict[str, float]) -> dict[str, float]:
 
 
 def tournament_table(players: list[str], systems: list[str], games: int,
-                     scores: dict[str, dict[str, list[int]]], resamples: int = 1000) -> dict:
+                     scores: dict[str, dict[str, list[int]]], resamples: int = 1000,
+                     penalties: dict[str, dict[str, int]] | None = None) -> dict:
     """The contest's table from each player's game scores per system (game ``i`` of every
     player is the same deal): totals, normalised scores, sums and ranking, plus
-    per-system means with standard errors and :func:`bootstrap_errors` of the sums."""
+    per-system means with standard errors and :func:`bootstrap_errors` of the sums,
+    and each cell's count of penalised games (``penalties``, zeros if not given)."""
     totals = {s: {p: float(sum(scores[s][p])) for p in players} for s in systems}
     normalized = {s: normalize(totals[s]) for s in systems}
     sums = {p: sum(normalized[s][p] for s in systems) for p in players}
@@ -38,6 +46,7 @@ def tournament_table(players: list[str], systems: list[str], games: int,
             "normalized": normalized, "scores": sums, "ranking": ranking,
             "means": {s: {p: m for p, (m, _) in row.items()} for s, row in means.items()},
             "mean_se": {s: {p: se for p, (_, se) in row.items()} for s, row in means.items()},
+            "penalties": {s: {p: (penalties or {}).get(s, {}).get(p, 0) for p in players} for s in systems},
             **bootstrap_errors(players, systems, scores, ranking[0] if players else None, resamples)}
 
 
@@ -89,22 +98,32 @@ def _unique_names(systems: list[PointSystem]) -> list[str]:
 def run_tournament(players: list[str], systems: list[PointSystem], games: int, seed: int, store: ResultStore,
                    *, time_per_game: float = 30.0, prep_time: float = 300.0, workers: int | None = None,
                    on_result: Callable[[str, str, GameRecord], None] | None = None,
-                   backend: str = "local", address: str | None = None) -> dict:
+                   backend: str = "local", address: str | None = None, memory_mb: int = DEFAULT_MEMORY_MB,
+                   retry_penalties: bool = False) -> dict:
     """Play every player on every system (resuming what the store holds) and return the table.
 
-    The local backend plays the runs one after the other; Ray plays them all at once."""
+    Every player is built and every run checked before the tournament is recorded or
+    a game played. The local backend plays the runs one after the other; Ray plays
+    them all at once."""
     check_backend(backend, address)
-    tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
+    if not players or not systems:
+        raise TournamentError("a tournament needs at least one player and one point system")
     names = _unique_names(systems)
     cells = [(sname, player) for sname in names for player in players]
-    specs = [RunSpec(player, system, games, seed, time_per_game, prep_time) for system in systems for player in players]
+    specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb)
+             for system in systems for player in players]
+    for player in players:
+        make_player(player)
+    tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
     cb = None if on_result is None else (lambda k, rec: on_result(cells[k][0], cells[k][1], rec))
     results = record_runs(specs, store, workers=workers, tournament_id=tid, on_result=cb, backend=backend,
-                          address=address)
+                          address=address, retry_penalties=retry_penalties)
     scores: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
+    penalties: dict[str, dict[str, int]] = {sname: {} for sname in names}
     for (sname, player), (_, records) in zip(cells, results):
         scores[sname][player] = [r.score for r in records]
-    table = tournament_table(players, names, games, scores)
+        penalties[sname][player] = sum(1 for r in records if r.penalty)
+    table = tournament_table(players, names, games, scores, penalties=penalties)
     table["tournament_id"] = tid
     return table
 
@@ -116,15 +135,17 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
     names = _unique_names(systems)
     by_key = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
     scores: dict[str, dict[str, list[int]]] = {}
+    penalties: dict[str, dict[str, int]] = {}
     finished = 0
     for system, sname in zip(systems, names):
-        scores[sname] = {}
+        scores[sname], penalties[sname] = {}, {}
         for player in t["players"]:
             run = by_key.get((tuple(system.points), player))
             records = store.games(run.run_id) if run else []
             finished += len(records)
             scores[sname][player] = [r.score for r in records]
-    table = tournament_table(t["players"], names, t["games"], scores)
+            penalties[sname][player] = sum(1 for r in records if r.penalty)
+    table = tournament_table(t["players"], names, t["games"], scores, penalties=penalties)
     table["tournament_id"] = tournament_id
     table["complete"] = finished == t["games"] * len(systems) * len(t["players"])
     return table

@@ -1,0 +1,389 @@
+"""Games in worker processes on this machine (the default backend).
+
+The player is prepared once per point system in a watched process, then copied
+(pickled) into worker processes that play whole games and report each result as it
+finishes. The parent only watches: a worker that overruns a game's time, goes over
+its memory limit or dies is stopped and replaced, and the game it was playing scores
+the penalty with its reason. Game ``i`` is dealt with seed ``seed + i`` and the
+player is seeded with the same number, so results do not depend on the number of
+workers.
+
+No process outlives the run. Each worker leads its own process group, so stopping
+it stops every process its player started; on Linux the kernel kills a worker when
+the run's process dies, even by SIGKILL (``PR_SET_PDEATHSIG``), and elsewhere a
+thread in the worker watches its parent. Workers ignore Ctrl-C (the run stops them
+and says so once) and write whatever a player prints to standard error, so the
+run's ``--json`` output stays clean.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import warnings
+from collections import deque
+from multiprocessing.connection import wait
+from typing import Callable, Iterable
+
+from .. import progress
+from ..errors import PokerSquaresError
+from .game_play import play_game, prepare_player
+from .registry import make_player
+from .seeds import new_secret
+from .spec import (HANG_GRACE_S, PlayerFailedError, RunSpec, build, default_workers, limit_threads, player_cores,
+                   prepare_and_pickle)
+from .store import GameRecord
+
+__all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S"]
+
+# How long building a player and compiling its kernels may take before preparation.
+WARM_UP_LIMIT_S = 900.0
+_POLL_S = 0.2
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+class RunnerWarning(UserWarning):
+    """Something that makes a run's results less trustworthy: reported, never swallowed."""
+
+
+# -- in the child processes ------------------------------------------------------------------
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.killpg(os.getpgid(0), signal.SIGKILL)
+
+
+def _find_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+# Looked up here, in the run's process: loading a library in a child forked from a
+# process with threads (Ray's, numba's) could deadlock on the loader's lock.
+_PRCTL = _find_prctl()
+
+
+def _die_with_parent(parent: int) -> None:
+    """The kernel kills this process when its parent dies (Linux); elsewhere a thread
+    watches the parent and kills this process's group."""
+    if _PRCTL is None or _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the watch began
+        os._exit(1)
+
+
+def _become_child(parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command line's handler, inherited by fork
+    try:
+        os.setpgid(0, 0)  # our own group: stopping it stops the processes the player starts
+    except OSError:
+        pass
+    _die_with_parent(parent)
+    try:
+        os.dup2(2, 1)  # at the descriptor level: a player's prints never reach the run's stdout
+    except OSError:  # no standard error to send them to: leave them be
+        pass
+
+
+def _prep_main(conn, parent: int, spec: RunSpec) -> None:
+    _become_child(parent)
+    lock = threading.Lock()  # learners report from several threads
+
+    def send(msg) -> None:
+        with lock:
+            conn.send(msg)
+
+    def tell(p: progress.Progress) -> None:
+        send(("progress", p.stage, p.games, p.seconds_left))
+
+    note = limit_threads(os.cpu_count() or 1)
+    if note:
+        send(("note", note))
+    try:
+        with progress.listening(tell):
+            player = build(spec.player, spec.prep_seed())
+            send(("built",))  # the preprocessing clock starts
+            used, blob, why = prepare_and_pickle(player, spec.point_system, spec.prep_time)
+    except PokerSquaresError as e:
+        send(("build-error", str(e)))
+        return
+    except BaseException as e:  # the player's own failure, reported to the parent
+        send(("prep-error", f"{type(e).__name__}: {e}"))
+        return
+    send(("prepared", used, blob, why))  # why: each worker prepares its own copy; the parent says so
+
+
+def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: int) -> None:
+    _become_child(parent)
+    note = limit_threads(cores)
+    if note:
+        conn.send(("note", note))
+    try:
+        if blob is not None:
+            player = pickle.loads(blob)
+            if hasattr(player, "warm_up"):
+                # Load its kernels before the first game's clock starts: on a machine's
+                # first run each worker loads them from numba's fresh cache, and under
+                # load that took Tiger past every first game's limit.
+                player.warm_up()
+        else:
+            player = build(spec.player, spec.prep_seed())
+            prepare_player(player, spec.point_system, spec.prep_time)
+    except BaseException as e:
+        conn.send(("prep-error", f"{type(e).__name__}: {e}"))
+        return
+    conn.send(("ready",))
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        index, game_seed, seed_of_player = msg
+        conn.send(("result", play_game(player, spec.point_system, game_seed, spec.time_per_game, index,
+                                       seed_of_player)))
+
+
+# -- in the run's process --------------------------------------------------------------------
+def _start(ctx, target, *args):
+    """A watched child process and the run's end of its pipe."""
+    sys.stdout.flush()  # a forked child must not inherit (and later write) unflushed output
+    sys.stderr.flush()
+    conn, child = ctx.Pipe()
+    proc = ctx.Process(target=target, args=(child, os.getpid(), *args), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        os.setpgid(proc.pid, proc.pid)  # also here, so no signal finds it between fork and its own call
+    except OSError:
+        pass
+    return conn, proc
+
+
+def _stop(proc, conn) -> None:
+    """Kill the child and every process of its group (what its player started)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:  # no such group (yet): the process alone
+        if proc.is_alive():
+            proc.kill()
+    proc.join(timeout=5)
+    conn.close()
+
+
+def _rss_mb(pid: int) -> float | None:
+    """Resident memory of a process in MB (Linux's /proc), None where unknown."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _over_memory(pid: int, limit_mb: int) -> str | None:
+    rss = _rss_mb(pid) if limit_mb else None
+    if rss is not None and rss > limit_mb:
+        return (f"memory: the player's process used {rss:.0f} MB, over the limit of {limit_mb} MB"
+                " (--memory-limit); it was stopped")
+    return None
+
+
+def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | None, str | None]:
+    """Prepare the player once in a watched process: ``(pickled player or None, None)``,
+    or ``(None, why every game scores the penalty)``. A player that cannot even be built
+    raises PlayerFailedError."""
+    conn, proc = _start(ctx, _prep_main, spec)
+    deadline = time.monotonic() + WARM_UP_LIMIT_S  # building and compiling are not timed
+    overdue = f"building and warming up took over {WARM_UP_LIMIT_S:g} s"
+    subject = f"preparing {spec.player} on {spec.point_system.name}"
+    try:
+        while True:
+            if not conn.poll(_POLL_S):
+                reason = _over_memory(proc.pid, spec.memory_mb)
+                if reason is None and time.monotonic() > deadline:
+                    reason = overdue
+                if reason is not None:
+                    return None, reason
+                continue
+            try:
+                msg = conn.recv()
+            except EOFError:
+                proc.join(timeout=5)
+                return None, f"preparation failed: the player's process died during preparation (exit code {proc.exitcode})"
+            if msg[0] == "progress":  # passed on (pokersquares.progress) until an answer comes
+                progress.report(*msg[1:], subject=subject, force=True)
+            elif msg[0] == "note":
+                note(msg[1])
+            elif msg[0] == "built":
+                deadline = time.monotonic() + spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
+                overdue = f"preparation exceeded its budget of {spec.prep_time:g} s"
+            elif msg[0] == "build-error":
+                raise PlayerFailedError(msg[1])
+            elif msg[0] == "prep-error":
+                return None, f"preparation failed: {msg[1]}"
+            else:
+                _, _used, blob, why = msg
+                if why is not None:
+                    note(f"the prepared player {spec.player!r} cannot be pickled ({why}), so each worker prepares "
+                         "its own copy: its games then depend on the number of workers")
+                return blob, None
+    finally:
+        progress.report("done", subject=subject, force=True)
+        _stop(proc, conn)
+
+
+class _Worker:
+    def __init__(self, ctx, spec: RunSpec, blob: bytes | None, cores: int, prefetch: int) -> None:
+        self.conn, self.proc = _start(ctx, _worker_main, spec, blob, cores)
+        self.assigned: deque[int] = deque()
+        self.ready = False
+        self.started = time.monotonic()  # of preparation, then of the current game
+        self.prefetch = prefetch
+
+
+class _Pool:
+    """The worker processes of one run, and the watch over them."""
+
+    def __init__(self, ctx, spec: RunSpec, blob: bytes | None, cores: int, size: int,
+                 finish: Callable[[GameRecord], None], note: Callable[[str], None]) -> None:
+        self.ctx, self.spec, self.blob, self.cores, self.size = ctx, spec, blob, cores, size
+        self.finish, self.note = finish, note
+        self.workers: list[_Worker] = []
+        self.prefetch = 1 if spec.time_per_game >= 1 and cores > 1 else 2
+        self.game_limit = spec.time_per_game + HANG_GRACE_S
+        self.ready_limit = (spec.prep_time if blob is None else 0.0) + 30.0
+
+    def penalty(self, index: int, reason: str) -> None:
+        self.finish(GameRecord(index, self.spec.seed + index, self.spec.point_system.penalty, [], 0.0, reason))
+
+    def play(self, todo: deque[int]) -> None:
+        """Play every game of ``todo``; return when each has a record."""
+        while todo or any(w.assigned for w in self.workers):
+            while len(self.workers) < self.size and todo:
+                self.workers.append(_Worker(self.ctx, self.spec, self.blob, self.cores, self.prefetch))
+            self._assign(todo)
+            ready = wait([w.conn for w in self.workers], timeout=_POLL_S)
+            now = time.monotonic()
+            for w in list(self.workers):
+                reason = self._receive(w, now) if w.conn in ready else None
+                if reason is None:
+                    reason = self._watch(w, now)
+                if reason is not None:
+                    self._retire(w, reason, todo)
+
+    def _assign(self, todo: deque[int]) -> None:
+        for w in self.workers:
+            while w.ready and todo and len(w.assigned) < w.prefetch:
+                i = todo.popleft()
+                w.assigned.append(i)
+                try:
+                    w.conn.send((i, self.spec.seed + i, self.spec.player_seed(self.spec.seed + i)))
+                except OSError:  # it died meanwhile: the watch scores its game, requeues the rest
+                    break
+
+    def _receive(self, w: _Worker, now: float) -> str | None:
+        """Handle one message of ``w``; the reason to stop it, if any."""
+        try:
+            msg = w.conn.recv()
+        except (EOFError, OSError):
+            w.proc.join(timeout=5)
+            return f"crash: the player's process died (exit code {w.proc.exitcode})"
+        if msg[0] == "note":
+            self.note(msg[1])
+        elif msg[0] == "ready":
+            w.ready, w.started = True, now
+        elif msg[0] == "result":
+            w.assigned.popleft()
+            w.started = now
+            self.finish(msg[1])
+        elif msg[0] == "prep-error":
+            return f"preparation failed: {msg[1]}"
+        return None
+
+    def _watch(self, w: _Worker, now: float) -> str | None:
+        """The reason to stop ``w`` (over its time or its memory), if any."""
+        limit = self.game_limit if w.ready else self.ready_limit
+        if now - w.started > limit and (w.assigned or not w.ready):
+            return (f"timeout: no answer within {self.spec.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
+                    " the player's process was stopped")
+        return _over_memory(w.proc.pid, self.spec.memory_mb)
+
+    def _retire(self, w: _Worker, reason: str, todo: deque[int]) -> None:
+        """Stop ``w``: the game it was playing scores the penalty, the rest go back to ``todo``."""
+        _stop(w.proc, w.conn)
+        self.workers.remove(w)
+        if w.assigned:
+            self.penalty(w.assigned.popleft(), reason)
+        elif todo and not w.ready:
+            self.penalty(todo.popleft(), reason)  # a worker that cannot get ready would fail again
+        todo.extendleft(reversed(w.assigned))
+
+    def stop(self) -> None:
+        for w in self.workers:
+            try:
+                w.conn.send(None)
+            except OSError:
+                pass
+        for w in self.workers:
+            w.proc.join(timeout=1)
+            _stop(w.proc, w.conn)
+        self.workers.clear()
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, RunnerWarning, stacklevel=3)
+
+
+def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = None,
+              on_result: Callable[[GameRecord], None] | None = None,
+              on_note: Callable[[str], None] | None = None) -> list[GameRecord]:
+    """Play the games ``indices`` of ``spec`` and return their records in index order.
+
+    ``on_result`` is called as each game finishes (the caller records it); ``on_note``
+    with what makes the results less trustworthy (an unpicklable player, threads that
+    cannot be capped), each message once; by default a :class:`RunnerWarning`.
+    """
+    todo = deque(sorted(indices))
+    if not todo:
+        return []
+    if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
+        spec = dataclasses.replace(spec, secret=new_secret())
+    make_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played
+    cores = player_cores(spec.player)
+    size = max(1, min(workers or default_workers(spec.player), len(todo)))
+    results: dict[int, GameRecord] = {}
+    said: set[str] = set()
+
+    def note(message: str) -> None:
+        if message not in said:
+            said.add(message)
+            (on_note or _warn)(message)
+
+    def finish(rec: GameRecord) -> None:
+        results[rec.game_index] = rec
+        if on_result is not None:
+            on_result(rec)
+
+    ctx = mp.get_context("fork")
+    blob, reason = _prepare(ctx, spec, note)
+    if reason is not None:
+        for i in todo:
+            finish(GameRecord(i, spec.seed + i, spec.point_system.penalty, [], 0.0, reason))
+    else:
+        pool = _Pool(ctx, spec, blob, cores, size, finish, note)
+        try:
+            pool.play(todo)
+        finally:
+            pool.stop()
+    return [results[i] for i in sorted(results)]

@@ -1,0 +1,169 @@
+"""What a run is (:class:`RunSpec`), checked when made, and how one player is built,
+warmed up and prepared in whichever process will play it. Both backends (local
+worker processes, Ray tasks) use these; neither imports the other.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import progress
+from ..cards import check_seed
+from ..errors import PokerSquaresError
+from ..points import PointSystem
+from .game_play import prepare_player
+from .registry import check_params, make_player, parse_player_spec, resolve_factory
+from .seeds import player_seed
+
+__all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
+           "build", "build_and_prepare", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S",
+           "DEFAULT_MEMORY_MB"]
+
+# The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
+MAX_GAMES = 10_000_000
+MAX_SECONDS = 1e6
+# Slack beyond the contest limits before the watchdog stops a player: the player's own
+# clock decides timeouts; this only catches players that never answer.
+HANG_GRACE_S = 2.0
+# Resident memory one game process may use before it is stopped and its game penalised
+# (BeeMo, the largest agent, uses about 450 MB). 0: no limit.
+DEFAULT_MEMORY_MB = 4096
+
+
+class RunSpecError(PokerSquaresError):
+    """A run's game count, seeds, time limits or memory limit out of range."""
+
+
+class PlayerFailedError(PokerSquaresError):
+    """The player could not even be built (bad parameters, import error)."""
+
+
+def check_seconds(value: float, what: str, *, zero_ok: bool) -> float:
+    """``value`` as seconds, or one line saying why not (inf, nan, negative, absurd)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RunSpecError(f"{what} must be a finite number of seconds, got {value!r}")
+    if value < 0 or (value == 0 and not zero_ok):
+        raise RunSpecError(f"{what} must be {'at least 0' if zero_ok else 'more than 0'} s, got {value:g}")
+    if value > MAX_SECONDS:
+        raise RunSpecError(f"{what} of {value:g} s is over the limit of {MAX_SECONDS:g} s")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run's settings, checked when made: every game's seed is a Java long, the
+    time limits are finite, and the run is not absurdly large. ``memory_mb`` caps each
+    game process's resident memory (0: no cap); it is a safety limit, not part of
+    what identifies the run."""
+
+    player: str
+    point_system: PointSystem
+    games: int
+    seed: int = 0
+    time_per_game: float = 30.0
+    prep_time: float = 300.0
+    memory_mb: int = DEFAULT_MEMORY_MB
+    # The key of the player's seeds (harness/seeds.py): the store keeps one per run;
+    # None: a fresh one for each call of run_games.
+    secret: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= MAX_GAMES:
+            raise RunSpecError(f"the number of games must be an integer from 0 to {MAX_GAMES:,}, got {self.games!r}")
+        check_seed(self.seed, "the first seed")
+        if self.games:
+            check_seed(self.seed + self.games - 1, "the last game's seed (seed + games - 1)")
+        check_seconds(self.time_per_game, "the time per game", zero_ok=False)
+        check_seconds(self.prep_time, "the preparation time", zero_ok=True)
+        if isinstance(self.memory_mb, bool) or not isinstance(self.memory_mb, int) or self.memory_mb < 0:
+            raise RunSpecError(f"the memory limit must be a whole number of MB (0: none), got {self.memory_mb!r}")
+
+    def seeds(self) -> list[int]:
+        return [self.seed + i for i in range(self.games)]
+
+    def prep_seed(self) -> int:
+        """The player's seed while it prepares (not the first deal's seed)."""
+        return player_seed(self.secret, "prepare", self.seed)
+
+    def player_seed(self, game_seed: int) -> int:
+        """The player's seed in the game dealt by ``game_seed``."""
+        return player_seed(self.secret, "game", game_seed)
+
+
+def player_cores(spec: str) -> int:
+    """How many cores one game of this player keeps busy."""
+    name, params = parse_player_spec(spec)
+    factory, cores = resolve_factory(name)
+    check_params(name, factory, params)
+    return max(1, int(params.get("cores", cores)))
+
+
+def default_workers(spec: str) -> int:
+    """As many parallel games as fit the machine without sharing a core: a player that
+    searches on several cores gets fewer parallel games."""
+    return max(1, (os.cpu_count() or 1) // player_cores(spec))
+
+
+def limit_threads(cores: int) -> str | None:
+    """Cap numba's threads in this process at ``cores``; the reason if that failed
+    (the caller reports it: an uncapped player oversubscribes the machine)."""
+    try:
+        import numba
+    except ImportError:
+        return None  # nothing to cap
+    try:
+        numba.set_num_threads(max(1, min(cores, numba.config.NUMBA_NUM_THREADS)))
+    except Exception as e:
+        return f"cannot cap the player's threads at {cores}: {type(e).__name__}: {e}"
+    return None
+
+
+def build(spec: str, seed: int):
+    """Build the player and warm it up (compile its kernels), untimed; seed it."""
+    player = make_player(spec)
+    if hasattr(player, "warm_up"):
+        progress.report("compiling its kernels (once: numba caches them)", force=True)
+        player.warm_up()
+    if hasattr(player, "set_seed"):
+        player.set_seed(seed)
+    return player
+
+
+def build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: int,
+                      on_built: Callable[[], None] | None = None):
+    """Build and warm up the player (untimed), then prepare it within ``prep_time``;
+    ``on_built`` is called when the preprocessing clock starts. Returns the player
+    and the seconds its preparation used."""
+    player = build(spec, seed)
+    if on_built is not None:
+        on_built()
+    return player, prepare_player(player, system, prep_time)
+
+
+def handoff_blob(player) -> tuple[bytes | None, str | None]:
+    """The prepared player pickled for the game workers (part of its preparation budget),
+    or ``(None, why)`` when it cannot be pickled: each worker then prepares its own copy."""
+    try:
+        return pickle.dumps(player), None
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}"
+
+
+def prepare_for_handoff(player, system: PointSystem, prep_time: float) -> tuple[float, bytes | None]:
+    """What the preparation process does once the clock starts: prepare ``player`` and
+    pickle it. Returns the seconds both took (the budget covers them) and the bytes."""
+    used, blob, _ = prepare_and_pickle(player, system, prep_time)
+    return used, blob
+
+
+def prepare_and_pickle(player, system: PointSystem, prep_time: float) -> tuple[float, bytes | None, str | None]:
+    """:func:`prepare_for_handoff`, also saying why the player could not be pickled."""
+    t = time.perf_counter()
+    prepare_player(player, system, prep_time)
+    blob, why = handoff_blob(player)
+    return time.perf_counter() - t, blob, why

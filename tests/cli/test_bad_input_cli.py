@@ -1,0 +1,118 @@
+"""Every bad input a careful user tries is refused in one line with exit code 2, before
+any game is played or learning second spent, and leaves nothing in the result store."""
+
+import signal
+import sqlite3
+import sys
+import warnings
+
+import pytest
+
+from pokersquares.cli import main
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run the command line in this process: (exit code, stdout, stderr)."""
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["pokersquares", *map(str, args)])
+        term, show = signal.getsignal(signal.SIGTERM), warnings.showwarning
+        try:
+            with pytest.raises(SystemExit) as e:
+                main()
+        finally:
+            signal.signal(signal.SIGTERM, term)
+            warnings.showwarning = show
+        out, err = capsys.readouterr()
+        return e.value.code, out, err
+    return run
+
+
+def stored(db) -> tuple[int, int]:
+    if not db.exists():
+        return 0, 0
+    with sqlite3.connect(db) as c:
+        return tuple(c.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("runs", "tournaments"))
+
+
+R = ["--prep-time", "0", "--time-per-game", "1", "-q"]
+
+BAD = {
+    "unknown parameter": (["run", "--player", "greedy:foo=1", "--games", "2", *R], "takes no parameter 'foo'"),
+    "missing file to load": (["run", "--player", "og:load=missing.json", "--games", "2", *R], "missing.json"),
+    "text for a number": (["run", "--player", "tiger:cp=abc", "--games", "1", *R], "cp of player 'tiger' takes a"),
+    "text for cores": (["run", "--player", "beemo:cores=abc", "--games", "1", *R], "cores of player 'beemo'"),
+    "time per game inf": (["run", "--player", "greedy", "--time-per-game", "inf", "--prep-time", "0"], "finite"),
+    "time per game nan": (["run", "--player", "greedy", "--time-per-game", "nan", "--prep-time", "0"], "finite"),
+    "time per game negative": (["run", "--player", "greedy", "--time-per-game", "-1", "--prep-time", "0"],
+                               "more than 0"),
+    "prep time inf": (["run", "--player", "greedy", "--time-per-game", "1", "--prep-time", "inf"], "finite"),
+    "prep time 1e300": (["run", "--player", "greedy", "--time-per-game", "1", "--prep-time", "1e300"],
+                        "over the limit"),
+    "last seed past a Java long": (["run", "--player", "greedy", "--games", "3", "--seed", str(2 ** 63 - 2), *R],
+                                   "the last game's seed"),
+    "games huge": (["run", "--player", "greedy", "--games", "99999999999999999999", *R], "number of games"),
+    "games a billion": (["run", "--player", "greedy", "--games", "1000000000", *R], "number of games"),
+    "tournament bad player": (["tournament", "--players", "greedy,random:bogus=1", "--systems", "american",
+                               "--games", "2", *R], "takes no parameter 'bogus'"),
+    "tournament no systems": (["tournament", "--players", "greedy", "--systems", "", "--games", "1", *R],
+                              "names no point system"),
+    "sweep huge count": (["sweep", "--player", "greedy", "--param", "flush_weight=0..1/100000000", "--games", "2",
+                          *R], "over the limit"),
+    "sweep text value": (["sweep", "--player", "greedy", "--param", "flush_weight=abc", "--games", "2", *R],
+                         "takes a finite number"),
+    "demo unknown player": (["demo", "--players", "greedy,nosuch", "--games", "1"], "unknown player 'nosuch'"),
+    "demo player twice": (["demo", "--players", "greedy,greedy", "--games", "1"], "lists a player twice"),
+    "demo prep inf": (["demo", "--prep-time", "inf"], "finite"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_input_is_one_line_exit_2_and_nothing_stored(name, cli, tmp_path):
+    args, says = BAD[name]
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli(*args, "--db", db)
+    assert code == 2, (out, err)
+    assert err.startswith("error: ") and err.count("\n") == 1 and says in err, err
+    assert "== One game" not in out  # demo: not even its first game
+    assert stored(db) == (0, 0)
+
+
+def test_deal_refuses_seeds_outside_a_java_long(cli):
+    for seed in (2 ** 63, -2 ** 63 - 1, 2 ** 64):
+        code, _, err = cli("deal", "--seed", seed)
+        assert code == 2 and "outside the contest's seed range" in err
+    assert cli("deal", "--seed", 2 ** 63 - 1)[0] == 0 and cli("deal", "--seed", -2 ** 63)[0] == 0
+
+
+def test_train_refuses_a_folder_before_learning(cli, tmp_path):
+    code, out, err = cli("train", "--player", "og", "--system", "american", "--prep-time", "300", "--out", tmp_path)
+    assert code == 2 and "is a folder" in err and err.count("\n") == 1
+
+
+def test_bench_scale_out_of_range(cli):
+    code, _, err = cli("bench", "--scale", "1e300", "--only", "random_games_per_s")
+    assert code == 2 and err.startswith("error: --scale")
+
+
+def test_export_of_a_missing_run_and_system_clamping_said_aloud(cli, tmp_path):
+    db = tmp_path / "r.sqlite"
+    assert cli("run", "--player", "random", "--games", "1", *R, "--db", db)[0] == 0
+    code, out, err = cli("results", "--export", "json", "--run", "99", "--db", db)
+    assert code == 2 and "no run 99" in err and out == ""
+    code, out, err = cli("system", "--", "0,2,5,10,15,20,25,50,75,500")
+    assert code == 0 and "500 -> 127" in err and "127" in out
+
+
+def test_sweep_reports_penalties_and_writes_the_plot_where_told(cli, tmp_path):
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("sweep", "--player", "greedy", "--param", "flush_weight=0,1", "--games", "1", *R,
+                         "--db", db, "--plot", tmp_path)
+    assert code == 2 and "is a folder" in err
+    plot = tmp_path / "adir"
+    code, out, err = cli("sweep", "--player", "greedy", "--param", "flush_weight=0,1", "--games", "2",
+                         "--prep-time", "0", "--time-per-game", "0.000001", "-q", "--db", db, "--plot", plot)
+    assert code == 0 and plot.is_file() and f"plot in {plot}" in out  # the file named, not adir.png
+    header, *rows = out.splitlines()
+    assert "penalties" in header and "2 of 2 games penalised" in out  # every game timed out
+    assert "4 games scored the penalty" in err

@@ -1,0 +1,158 @@
+"""The run's processes: none outlives a killed run, Ctrl-C and SIGTERM stop it cleanly
+with one message, a player's prints stay off standard output, a player's memory and
+child processes are bounded by its worker."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pokersquares.harness.runner import RunSpec, record_run, run_games
+from pokersquares.harness.store import ResultStore
+from pokersquares.points import AMERICAN
+
+HERE = Path(__file__).resolve().parent
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+
+
+def _ppids() -> dict[int, int]:
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if fields[0] != "Z":  # a zombie has ended; it only waits to be reaped
+                out[int(entry)] = int(fields[1])
+    return out
+
+
+def descendants(pid: int) -> set[int]:
+    ppids = _ppids()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in ppids.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids) -> set[int]:
+    living = set(_ppids())
+    return {p for p in pids if p in living}
+
+
+def start_run(tmp_path, *args, player="fault_players:SlowGames", games=400, env_extra=None):
+    db = tmp_path / "k.sqlite"
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env_extra or {}))
+    cmd = [sys.executable, "-m", "pokersquares", "run", "--player", player, "--games", str(games),
+           "--db", str(db), "--workers", "2", "--prep-time", "0", "--time-per-game", "5", *args]
+    # A new session (its own process group, as a shell job has), with Ctrl-C handled as in a terminal.
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return proc, db
+
+
+def wait_for_games(proc, db: Path, n: int, timeout: float = 90.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as c:
+                    if c.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= n:
+                        return
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.2)
+    raise AssertionError(f"fewer than {n} games recorded within {timeout} s")
+
+
+def wait_gone(pids, timeout: float = 10.0) -> set[int]:
+    deadline = time.time() + timeout
+    while alive(pids) and time.time() < deadline:
+        time.sleep(0.1)
+    return alive(pids)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_no_worker_outlives_a_killed_run(tmp_path, sig):
+    proc, db = start_run(tmp_path)
+    try:
+        wait_for_games(proc, db, 4)
+        workers = descendants(proc.pid)
+        assert len(workers) >= 2  # the two game workers
+        os.kill(proc.pid, sig)  # the run only, as a scheduler or `kill` does
+        proc.wait(timeout=30)
+        assert wait_gone(workers) == set()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    if sig == signal.SIGTERM:
+        err = proc.stderr.read()
+        assert proc.returncode == 143
+        assert err.count("run the same command again to resume") == 1 and "Traceback" not in err
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 4  # what finished was kept
+
+
+def test_ctrl_c_to_the_process_group_stops_cleanly_with_one_message(tmp_path):
+    proc, db = start_run(tmp_path)
+    try:
+        wait_for_games(proc, db, 4)
+        workers = descendants(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends: the whole foreground group
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.count("interrupted (finished games are recorded; run the same command again to resume)") == 1
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert wait_gone(workers) == set()
+
+
+def test_a_player_printing_to_stdout_does_not_corrupt_json(tmp_path):
+    proc, _ = start_run(tmp_path, "--json", player="fault_players:Prints", games=3)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    data = json.loads(out)  # the only thing on standard output
+    assert data["games"] == 3 and data["penalties"] == 0
+    assert "chatter from the player" in err and "raw chatter" in err
+
+
+def test_a_player_over_its_memory_limit_is_stopped_with_the_reason(tmp_path):
+    spec = RunSpec("fault_players:Leaks", AMERICAN, 1, 0, 20.0, 0.0, memory_mb=250)
+    rec, = run_games(spec, [0], workers=1)
+    assert rec.penalty.startswith("memory: the player's process used") and "limit of 250 MB" in rec.penalty
+    assert rec.score == AMERICAN.penalty
+    fine, = run_games(RunSpec("fault_players:Leaks", AMERICAN, 1, 0, 20.0, 0.0, memory_mb=0), [0], workers=1)
+    assert fine.penalty is None  # the same player without a limit finishes (about 1 GB)
+
+
+def test_processes_a_player_starts_die_with_its_stopped_worker(tmp_path):
+    pid_file = tmp_path / "children"
+    os.environ["FAULT_PID_FILE"] = str(pid_file)
+    try:
+        rec, = run_games(RunSpec("fault_players:SpawnsAndHangs", AMERICAN, 1, 0, 0.5, 0.0), [0], workers=1)
+    finally:
+        del os.environ["FAULT_PID_FILE"]
+    assert rec.penalty.startswith("timeout")
+    children = {int(p) for p in pid_file.read_text().split()}
+    assert children and wait_gone(children, 5.0) == set()
+
+
+def test_unpicklable_player_is_reported(tmp_path):
+    store = ResultStore(tmp_path / "u.sqlite")
+    with pytest.warns(UserWarning, match="cannot be pickled.*depend on the number of workers"):
+        _, recs = record_run(RunSpec("fault_players:Unpicklable", AMERICAN, 2, 0, 5.0, 0.0), store, workers=1)
+    assert all(r.penalty is None for r in recs)

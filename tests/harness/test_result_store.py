@@ -1,0 +1,88 @@
+"""The result store under concurrency and misuse: several processes creating one store
+and opening runs at once, newer schemas, read-only places, missing runs."""
+
+import multiprocessing as mp
+import sqlite3
+
+import pytest
+
+from pokersquares.harness import store as store_module
+from pokersquares.harness.store import GameRecord, ResultStore, StoreError
+from pokersquares.points import AMERICAN, BRITISH
+
+
+def _open_runs(path, barrier, k, out):
+    try:
+        barrier.wait()
+        with ResultStore(path) as s:  # every process creates the store at once
+            barrier.wait()  # then every process opens the same new run at once
+            shared = s.open_run("greedy", "greedy", AMERICAN, 0, 10, 1.0, 0.0)
+            own = s.open_run(f"greedy:flush_weight={k}", "greedy", BRITISH, 0, 10, 1.0, 0.0)
+            s.open_tournament(["greedy"], [AMERICAN], 10, 0, 1.0, 0.0)
+        out.put((k, shared, own, None))
+    except Exception as e:  # reported to the test, which fails on it
+        out.put((k, None, None, f"{type(e).__name__}: {e}"))
+
+
+def test_processes_creating_one_store_and_opening_runs_at_once(tmp_path):
+    ctx = mp.get_context("fork")
+    n = 8
+    for attempt in range(16):
+        path = tmp_path / f"race{attempt}.sqlite"
+        barrier, out = ctx.Barrier(n), ctx.Queue()
+        procs = [ctx.Process(target=_open_runs, args=(path, barrier, k, out)) for k in range(n)]
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(timeout=30)
+        assert [r[3] for r in results] == [None] * n  # no lock, constraint or "not a store" error
+        assert len({r[1] for r in results}) == 1  # one run for one key
+        assert len({r[2] for r in results}) == n  # one run per distinct key
+        with ResultStore(path, readonly=True) as s:
+            assert len(s.runs()) == n + 1 and len(s.tournaments()) == 1
+
+
+def test_a_store_of_a_newer_schema_is_not_written(tmp_path):
+    path = tmp_path / "new.sqlite"
+    with ResultStore(path) as s:
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 0, 50)])
+    with sqlite3.connect(path) as c:
+        c.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema version '99'.*not writing"):
+        ResultStore(path)
+    with ResultStore(path, readonly=True) as s:  # reading is still allowed
+        assert [g.score for g in s.games(run_id)] == [50]
+
+
+def test_read_only_places_are_named_as_such(tmp_path, monkeypatch):
+    existing = tmp_path / "ro.sqlite"
+    ResultStore(existing).close()
+    real_access = store_module.os.access
+    monkeypatch.setattr(store_module.os, "access", lambda p, mode: False if mode & store_module.os.W_OK
+                        else real_access(p, mode))  # as a non-root user in a read-only folder sees it
+    with pytest.raises(StoreError, match="is read-only"):
+        ResultStore(existing)
+    with pytest.raises(StoreError, match="is not writable"):
+        ResultStore(tmp_path / "fresh.sqlite")
+    with ResultStore(existing, readonly=True) as s:
+        assert s.runs() == []
+
+
+def test_export_of_a_missing_run_is_an_error(tmp_path):
+    with ResultStore(tmp_path / "e.sqlite") as s:
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)
+        assert s.export_rows([run_id]) == []
+        with pytest.raises(StoreError, match="no run 99"):
+            s.export_rows([99])
+
+
+def test_forget_penalised_and_penalty_counts(tmp_path):
+    with ResultStore(tmp_path / "p.sqlite") as s:
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 3, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 0, 50), GameRecord(1, 1, -10, penalty="timeout"),
+                             GameRecord(2, 2, -10, penalty="crash")])
+        assert s.run(run_id).penalties == 2
+        assert s.forget_penalised(run_id) == 2
+        assert [g.game_index for g in s.games(run_id)] == [0] and s.run(run_id).penalties == 0

@@ -1,0 +1,57 @@
+"""Runs and player specs are checked when made, before anything runs."""
+
+import pytest
+
+from pokersquares.cards import deal
+from pokersquares.errors import InvalidSeedError, PokerSquaresError
+from pokersquares.harness.registry import make_player
+from pokersquares.harness.spec import MAX_GAMES, RunSpec, RunSpecError, player_cores
+from pokersquares.points import AMERICAN
+
+LONG_MAX = 2 ** 63 - 1
+
+
+def test_every_seed_of_a_run_is_a_java_long():
+    RunSpec("greedy", AMERICAN, 3, LONG_MAX - 2)  # the last game's seed is the largest long
+    with pytest.raises(InvalidSeedError, match="last game's seed"):
+        RunSpec("greedy", AMERICAN, 3, LONG_MAX - 1)
+    with pytest.raises(InvalidSeedError, match="first seed"):
+        RunSpec("greedy", AMERICAN, 1, -2 ** 63 - 1)
+    with pytest.raises(InvalidSeedError):
+        deal(2 ** 64)  # no longer wraps silently to the deal of seed 0
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("time_per_game", float("inf"), "finite"), ("time_per_game", float("nan"), "finite"),
+    ("time_per_game", 0.0, "more than 0"), ("time_per_game", -1.0, "more than 0"),
+    ("prep_time", float("inf"), "finite"), ("prep_time", 1e300, "over the limit"), ("prep_time", -0.5, "at least 0"),
+    ("games", MAX_GAMES + 1, "number of games"), ("games", -1, "number of games"),
+    ("memory_mb", -1, "memory limit"),
+])
+def test_limits_out_of_range_are_refused(field, value, says):
+    args = dict(player="greedy", point_system=AMERICAN, games=2, seed=0, time_per_game=1.0, prep_time=0.0)
+    args[field] = value
+    with pytest.raises(RunSpecError, match=says):
+        RunSpec(**args)
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("greedy:foo=1", "takes no parameter 'foo'; its parameters: flush_weight"),
+    ("greedy:flush_weight=abc", "takes a finite number"),
+    ("greedy:flush_weight=nan", "takes a finite number"),
+    ("tiger:cp=abc", "cp of player 'tiger' takes a finite number"),
+    ("tiger:iterations=2.5", "takes an integer"),
+    ("tiger:rules=1", "takes true or false"),
+    ("beemo:cores=abc", "cores of player 'beemo'"),
+    ("beemo:cores=0", "cores of player 'beemo'"),
+    ("og:load=/no/such/file.json", "/no/such/file.json"),
+])
+def test_player_specs_are_checked_when_built(spec, says):
+    with pytest.raises(PokerSquaresError, match=says):
+        make_player(spec)
+
+
+def test_good_parameters_are_taken_and_integers_where_integers_go():
+    player = make_player("tiger:iterations=200.0,cp=3,rules=false")
+    assert player.search.iterations == 200 and isinstance(player.search.iterations, int)
+    assert player_cores("beemo:cores=1") == 1
