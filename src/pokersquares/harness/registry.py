@@ -158,7 +158,8 @@ def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any])
             if open_ended:
                 continue
             known = ", ".join(accepted) or "none"
-            raise UnknownPlayerError(f"player {name!r} takes no parameter {key!r}; its parameters: {known}")
+            raise UnknownPlayerError(f"bad parameters for player {name!r}: it takes no parameter {key!r}; "
+                                     f"its parameters: {known}")
         kind = _kind(accepted[key].annotation, accepted[key].default)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if kind == "bool" and not isinstance(value, bool):
