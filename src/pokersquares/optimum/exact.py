@@ -53,6 +53,11 @@ def subsets(size: int = 5) -> tuple[np.ndarray, np.ndarray]:
     return subs, pairs
 
 
+# HiGHS spends seconds setting up branch and bound on this model before it first looks
+# at its clock, so with less time left than this the relaxation's bound is final.
+MIN_MIP_SECONDS = 5.0
+
+
 class SolverNotInstalledError(PokerSquaresError):
     """The exact solver's library is missing."""
 
@@ -235,7 +240,7 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
                 position = {int(c): i for i, c in enumerate(cards)}
                 score, grid = found, [position[c] for c in cells]
     left = time_limit - (time.perf_counter() - t0)
-    if (score is None or score < bound) and left > 1.0:
+    if (score is None or score < bound) and left > MIN_MIP_SECONDS:
         h.changeColsIntegrality(2 * n, np.arange(2 * n, dtype=np.int32),
                                 np.full(2 * n, highspy.HighsVarType.kInteger))
         if start_grid is not None:
