@@ -112,7 +112,8 @@ def test_save_and_load_round_trip(learned, tmp_path):
     loaded.prepare(POINTS, 10.0)  # the same points: the loaded table is kept
     assert loaded.games_learned == learned.games_learned
     loaded.games = 20
-    loaded.prepare(np.array(BRITISH.points), 10.0)  # other points: learn afresh
+    with pytest.warns(UserWarning, match="learned for points .* learning anew"):
+        loaded.prepare(np.array(BRITISH.points), 10.0)  # other points: said, and learned afresh
     assert loaded.games_learned == 20
 
 
