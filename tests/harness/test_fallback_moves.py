@@ -63,3 +63,10 @@ def test_a_store_made_before_the_column_gains_it(tmp_path):
 def test_a_store_made_before_the_column_reads_read_only(tmp_path):
     with ResultStore(_old_store(tmp_path / "old.sqlite"), readonly=True) as store:
         assert [g.fallback_moves for g in store.games(1)] == [0] and store.run(1).fallback_moves == 0
+
+
+def test_a_greedy_search_gives_nothing_up_so_counts_nothing():
+    player = make_player("og:train_games=200,eval_games=200")
+    player.warm_up()
+    player.set_point_system(AMERICAN, 0.5)
+    assert play_game(player, AMERICAN, 5, 0.05).fallback_moves == 0

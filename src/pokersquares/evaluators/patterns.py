@@ -150,8 +150,10 @@ def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator,
         t = time.perf_counter()
         done = 0
         while done < train_games:
-            n = min(chunk, train_games - done)
-            if report.rounds == 0 and done > 0 and not fits(per_game_train * n):
+            # The very first chunk is small: its pace is not known yet, and a busy
+            # machine made a first chunk of 500 games overrun a 0.5 s budget.
+            n = min(chunk if done or report.rounds else min(chunk, 50), train_games - done)
+            if report.rounds == 0 and not fits(per_game_train * n):
                 break
             kp.train_games(utilities, counts, play_u, points, n, int(rng.integers(2**62)), ucb_every, ucb_c,
                            done)

@@ -11,7 +11,7 @@ from ..cards import Card
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
 from ..harness.player import BasePlayer
-from ..search.base import Search
+from ..search.base import GreedySearch, Search
 
 __all__ = ["SearchPlayer", "move_budget"]
 
@@ -94,8 +94,10 @@ class SearchPlayer(BasePlayer):
         # keep the largest such overshoot seen for every move still to come.
         budget = move_budget(grid, self._seconds_left(seconds_left, len(empty)), overshoot_s=self._overshoot)
         if budget <= self._overshoot:
-            self.fallback_moves += 1  # counted in the game's record
-            return self.evaluator.greedy_cell(grid, card)  # no time to search: the evaluator's own move
+            # No time to search: the evaluator's own move, counted in the game's record
+            # unless the search is that move anyway (nothing was given up).
+            self.fallback_moves += not isinstance(self.search, GreedySearch)
+            return self.evaluator.greedy_cell(grid, card)
         t = time.perf_counter()
         cell, _ = self.search.choose(self.evaluator, grid, card, self.points, budget,
                                      self.seed * 31 + self._moves)
