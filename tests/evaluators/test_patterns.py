@@ -41,13 +41,18 @@ def test_learning_respects_its_budget():
 
 
 def test_no_feedback_trains_on_random_play():
-    u, _, report = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=5000, eval_games=500, feedback=False,
-                                   ucb_every=0, max_rounds=1)
-    with_feedback, _, _ = learn_utilities(AMERICAN_POINTS, 10.0, 5, train_games=5000, eval_games=500,
-                                          ucb_every=0, max_rounds=1)
-    assert report.rounds == 1
-    assert (kp.og_games(u, AMERICAN_POINTS, 2000, 1).mean()
-            < kp.og_games(with_feedback, AMERICAN_POINTS, 2000, 1).mean())
+    # Feedback learning varies much from one seed to the next (one run in three locked
+    # into a poor policy, 85 against 110 to 116): compare means over three seeds.
+    means = {}
+    for feedback in (False, True):
+        scores = []
+        for seed in (5, 6, 7):
+            u, _, report = learn_utilities(AMERICAN_POINTS, 10.0, seed, train_games=5000, eval_games=500,
+                                           feedback=feedback, ucb_every=0, max_rounds=1)
+            assert report.rounds == 1
+            scores.append(kp.og_games(u, AMERICAN_POINTS, 2000, 1).mean())
+        means[feedback] = np.mean(scores)
+    assert means[False] < means[True]
 
 
 def test_save_load_round_trip(tmp_path, learned):

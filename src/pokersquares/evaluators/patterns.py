@@ -149,15 +149,23 @@ def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator,
         play_u = utilities if feedback else utilities.copy()
         t = time.perf_counter()
         done = 0
+        pace = 0.0  # seconds per game of the last chunk
         while done < train_games:
-            # The very first chunk is small: its pace is not known yet, and a busy
-            # machine made a first chunk of 500 games overrun a 0.5 s budget.
-            n = min(chunk if done or report.rounds else min(chunk, 50), train_games - done)
-            if report.rounds == 0 and not fits(per_game_train * n):
-                break
+            n = min(chunk, train_games - done)
+            if report.rounds == 0:
+                # The first round's chunks start at 50 games and at most double, each
+                # no longer than the time left at the last chunk's pace: a first chunk
+                # of 500 games overran 0.5 s budgets on a busy machine.
+                n = min(n, max(50, 2 * done))
+                if pace > 0:
+                    n = min(n, int((deadline - time.perf_counter()) / pace))
+                if n < 1 or not fits(0.0):
+                    break
+            c = time.perf_counter()
             kp.train_games(utilities, counts, play_u, points, n, int(rng.integers(2**62)), ucb_every, ucb_c,
                            done)
             done += n
+            pace = (time.perf_counter() - c) / n
             per_game_train = (time.perf_counter() - t) / done
             tally[0] += n
             progress.report("learning", tally[0], deadline - time.perf_counter())
