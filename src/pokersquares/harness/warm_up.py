@@ -57,28 +57,37 @@ def warm_up_players(specs: list[str], processes: int = 2,
     shares: list[list[str]] = [[] for _ in range(min(processes, len(groups)))]
     for k, group in enumerate(groups):  # the groups in turn: the costliest come first in practice
         shares[k % len(shares)].extend(group)
-    ctx = mp.get_context("fork")
-    conns, procs = [], []
+    # Spawned, not forked: a parent that already ran numba's threaded kernels cannot
+    # safely fork a process that compiles and runs them (a test run lost a child so).
+    ctx = mp.get_context("spawn")
+    pending: dict = {}
+    procs = []
     for share in shares:
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_warm_main, args=(child, share), daemon=True)
         proc.start()
         child.close()
-        conns.append(parent)
+        pending[parent] = list(share)
         procs.append(proc)
     ready = 0
+
+    def done(spec: str) -> None:
+        nonlocal ready
+        ready += 1
+        if on_ready is not None:
+            on_ready(spec, ready, len(specs))
+
     try:
-        open_conns = list(conns)
-        while open_conns:
-            for conn in wait(open_conns):
+        while pending:
+            for conn in wait(list(pending)):
                 try:
                     spec, _ = conn.recv()
-                except EOFError:
-                    open_conns.remove(conn)
+                except EOFError:  # the process died: its players' own runs will say why
+                    for spec in pending.pop(conn):
+                        done(spec)
                     continue
-                ready += 1
-                if on_ready is not None:
-                    on_ready(spec, ready, len(specs))
+                pending[conn].remove(spec)
+                done(spec)
     finally:
         for proc in procs:
             proc.join(timeout=5)
