@@ -6,7 +6,7 @@ non-zero exit.
 
 __all__ = [
     "PokerSquaresError", "InvalidCardError", "InvalidPointSystemError",
-    "IllegalPlacementError", "InvalidSeedError",
+    "IllegalPlacementError", "InvalidSeedError", "UnknownPlayerError",
 ]
 
 
@@ -28,3 +28,8 @@ class IllegalPlacementError(PokerSquaresError):
 
 class InvalidSeedError(PokerSquaresError):
     """A seed that is not an integer."""
+
+
+class UnknownPlayerError(PokerSquaresError):
+    """A player spec that names no registered player or importable class, or parameters
+    that player does not take."""

@@ -1,5 +1,10 @@
 """Named players for the command line: ``random``, ``greedy`` and the agents.
 
+The built-in players come from the catalogue of :mod:`pokersquares.players`, read the
+first time a name is needed (so commands that name no player never import the agents);
+imports point one way: this registry imports the players, no player imports it. A
+user's code may add players with :func:`register_player`.
+
 A player spec is ``NAME`` or ``NAME:key=value,key=value`` for a registered player,
 or ``package.module:ClassName[:key=value,...]`` for a class in the user's own code.
 Values are parsed as int, float, bool or left as text.
@@ -14,14 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import PokerSquaresError
+from ..errors import PokerSquaresError, UnknownPlayerError
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
            "parse_player_spec", "check_params", "UnknownPlayerError"]
-
-
-class UnknownPlayerError(PokerSquaresError):
-    """A player spec that names no registered player or importable class."""
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,16 @@ def register_player_family(prefix: str, resolve: Callable[[str], Any]) -> None:
 
 
 def _load_builtins() -> None:
+    """Register the built-in players of :mod:`pokersquares.players`' catalogue (a name a
+    user's code registered first keeps its meaning)."""
     global _BUILTINS_LOADED
     if not _BUILTINS_LOADED:
         _BUILTINS_LOADED = True
-        importlib.import_module("pokersquares.players")
+        catalog = importlib.import_module("pokersquares.players").catalog
+        for name, factory, description, cores in catalog.ENTRIES:
+            _REGISTRY.setdefault(name, PlayerInfo(name, factory, description, cores))
+        for prefix, resolve in catalog.FAMILIES:
+            _FAMILIES.setdefault(prefix, resolve)
 
 
 def list_players() -> list[PlayerInfo]:

@@ -1,5 +1,6 @@
 """Built-in players. Importing this package imports every module in it, and each
-module registers its players by name (see :mod:`pokersquares.harness.registry`)."""
+module marks its players in :mod:`.catalog`, which the harness's registry reads
+(see :mod:`pokersquares.harness.registry`); no player imports the registry."""
 
 import importlib
 import pkgutil

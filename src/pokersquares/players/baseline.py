@@ -9,7 +9,7 @@ import numpy as np
 from ..cards import Card
 from ..game import EMPTY, LINES
 from ..harness.player import BasePlayer
-from ..harness.registry import register_player
+from .catalog import register_player
 from ..hands import classify
 
 __all__ = ["RandomPlayer", "GreedyPlayer"]

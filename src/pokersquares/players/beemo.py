@@ -16,7 +16,7 @@ import numpy as np
 
 from ..bench import register_benchmark
 from ..evaluators.patterns import PatternEvaluator
-from ..harness.registry import register_player
+from .catalog import register_player
 from ..search.base import GreedySearch
 from ..search.flat_mc import FlatMonteCarlo
 from .composed import SearchPlayer

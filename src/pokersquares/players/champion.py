@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
 from ..game import EMPTY
-from ..harness.registry import register_player
+from .catalog import register_player
 from ..points import AMERICAN
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..bench import register_benchmark
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
-from ..harness.registry import register_player
+from .catalog import register_player
 from ..search.base import GreedySearch, Search
 from ..search.expectimax import Expectimax
 from ..search.flat_ucb import DepthLimitedFlatMC, FlatUCB1

@@ -15,7 +15,7 @@ from ..evaluators.base import Evaluator
 from ..evaluators.narl import NarlEvaluator
 from ..evaluators.patterns import PatternEvaluator
 from ..evaluators.possibility import PossibilityEvaluator
-from ..harness.registry import register_player
+from .catalog import register_player
 from ..search.base import GreedySearch, Search
 from ..search.expectimax import Expectimax
 from ..search.flat_mc import FlatMonteCarlo

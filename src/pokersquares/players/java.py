@@ -29,8 +29,9 @@ from importlib import resources
 from pathlib import Path
 
 from ..cards import Card
-from ..harness.registry import UnknownPlayerError, register_player_family
+from ..errors import UnknownPlayerError
 from ..points import PointSystem
+from .catalog import register_player_family
 
 __all__ = ["JavaPlayer", "JavaPlayerError", "CLASSPATH_ENV", "set_classpath", "java_player_class"]
 

@@ -21,10 +21,10 @@ import time
 import numpy as np
 
 from ..cards import Card
-from ..errors import PokerSquaresError
+from ..errors import PokerSquaresError, UnknownPlayerError
 from ..game import EMPTY
 from ..harness.player import BasePlayer
-from ..harness.registry import UnknownPlayerError, register_player, register_player_family
+from .catalog import register_player, register_player_family
 
 __all__ = ["OpenSpielMCTSPlayer"]
 

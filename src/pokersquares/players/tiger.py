@@ -26,7 +26,7 @@ from ..cards import Card, deal
 from ..errors import PokerSquaresError
 from ..evaluators.possibility import TUNED, UNTUNED, PossibilityEvaluator
 from ..game import EMPTY
-from ..harness.registry import register_player
+from .catalog import register_player
 from ..kernels import mcts as km
 from ..kernels import possibility as kpos
 from ..points import AMERICAN
