@@ -48,8 +48,10 @@ def test_fill_rows_records_once_and_reads_back(tmp_path):
     assert fill_rows([Row("b", run, None)], store)[0].mean == rows[0].mean
 
 
-def test_the_ray_backend_records_what_the_local_backend_does(tmp_path):
+def test_the_ray_backend_records_what_the_local_backend_does(tmp_path, monkeypatch):
     pytest.importorskip("ray")
+    # The two stores' runs get the same key for their players' seeds (harness/seeds.py).
+    monkeypatch.setattr("pokersquares.harness.store.new_secret", lambda: "one key for both stores")
     from typer.testing import CliRunner
 
     from pokersquares.cli import _load_subcommands, app
