@@ -65,7 +65,7 @@ def test_random_episode_scores_as_the_harness_scores_the_same_deal(system):
         # The same policy as a harness player: the same placements and the same score.
         player = PolicyPlayer(MaskedRandomPolicy())
         player.set_point_system(system, 0.0)
-        rec = play_game(player, system, seed, 30.0)
+        rec = play_game(player, system, seed, 30.0, player_seed=seed)  # seeded as the episode's policy was
         assert rec.penalty is None and rec.placements == steps and rec.score == total
     # reward="final": the same return, all of it at the last step
     final = PokerSquaresEnv(system, reward="final")
@@ -110,7 +110,7 @@ def test_a_harness_player_as_a_policy_plays_the_harness_game():
 
 def test_a_policy_by_module_path_plays_in_the_harness():
     spec = "pokersquares.envs.policies:PolicyPlayer:policy=pokersquares.envs.policies:MaskedRandomPolicy"
-    recs = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0), range(4), workers=1)
+    recs = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0, secret="k"), range(4), workers=1)
     assert all(r.penalty is None and len(r.placements) == 25 for r in recs)
-    again = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0), range(4), workers=2)
+    again = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0, secret="k"), range(4), workers=2)
     assert [r.placements for r in again] == [r.placements for r in recs]  # reseeded each game
