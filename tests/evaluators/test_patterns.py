@@ -33,11 +33,21 @@ def test_learning_keeps_the_best_round():
     assert report.rounds == 4 and report.eval_mean == max(report.history)
 
 
-def test_learning_respects_its_budget():
-    t = time.perf_counter()
-    _, counts, report = learn_utilities(AMERICAN_POINTS, 0.3, 4)
-    assert time.perf_counter() - t < 0.3 + 0.1
-    assert counts.sum() > 0  # even a budget too short for a round leaves a partly trained table
+def test_learning_respects_its_budget(fake_clock):
+    """On a clock that moves only with the games played (20 us per training game,
+    10 us per evaluation game), learning stops within its budget, for a budget of
+    several rounds and for one too short for a single round."""
+    from pokersquares.evaluators import patterns as ev_patterns
+
+    clock = fake_clock.install(ev_patterns)
+    fake_clock.charge_per(ev_patterns.kp, "train_games", lambda *args: 2e-5 * args[4])
+    fake_clock.charge_per(ev_patterns.kp, "og_games", lambda *args: 1e-5 * args[2])
+    for budget, rounds in ((0.5, 3), (0.05, 0)):
+        start = clock.now
+        _, counts, report = learn_utilities(AMERICAN_POINTS, budget, 4)
+        assert clock.now - start <= budget
+        assert report.rounds == rounds
+        assert counts.sum() > 0  # even a budget too short for a round leaves a partly trained table
 
 
 def test_no_feedback_trains_on_random_play():
