@@ -156,3 +156,14 @@ def test_unpicklable_player_is_reported(tmp_path):
     with pytest.warns(UserWarning, match="cannot be pickled.*depend on the number of workers"):
         _, recs = record_run(RunSpec("fault_players:Unpicklable", AMERICAN, 2, 0, 5.0, 0.0), store, workers=1)
     assert all(r.penalty is None for r in recs)
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_over_its_memory_between_games_costs_the_next_game_not_a_loop():
+    # 1 MB is less than any Python process's own pages: every worker is over the limit as
+    # soon as it is watched, often before it has a game. Each game must still end (with
+    # the reason) instead of the run replacing idle workers for ever.
+    spec = RunSpec("greedy", AMERICAN, 3, 0, 5.0, 0.0, memory_mb=1)
+    records = run_games(spec, [0, 1, 2], workers=1)
+    assert [r.game_index for r in records] == [0, 1, 2]
+    assert all(r.penalty and r.penalty.startswith("memory:") for r in records)

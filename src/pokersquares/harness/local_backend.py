@@ -183,7 +183,18 @@ def _stop(proc, conn) -> None:
 
 
 def _rss_mb(pid: int) -> float | None:
-    """Resident memory of a process in MB (Linux's /proc), None where unknown."""
+    """Memory of a process's own in MB (Linux's /proc), None where unknown.
+
+    A worker is forked from the run's process, so its resident set starts with every
+    page it shares with that parent (several hundred MB under a test runner): count
+    only its private pages (what it wrote itself), falling back to the resident set
+    where the kernel gives no breakdown."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            kb = sum(int(line.split()[1]) for line in f if line.startswith(("Private_Clean:", "Private_Dirty:")))
+        return kb / 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         with open(f"/proc/{pid}/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
@@ -325,8 +336,10 @@ class _Pool:
         self.workers.remove(w)
         if w.assigned:
             self.penalty(w.assigned.popleft(), reason)
-        elif todo and not w.ready:
-            self.penalty(todo.popleft(), reason)  # a worker that cannot get ready would fail again
+        elif todo:
+            # Stopped between games (it could not get ready, or outgrew its memory while
+            # idle): a new worker would fail the same way, so the next game scores it.
+            self.penalty(todo.popleft(), reason)
         todo.extendleft(reversed(w.assigned))
 
     def stop(self) -> None:
