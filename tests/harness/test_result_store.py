@@ -13,9 +13,9 @@ from pokersquares.points import AMERICAN, BRITISH
 
 def _open_runs(path, barrier, k, out):
     try:
-        barrier.wait()
+        barrier.wait(60)
         with ResultStore(path) as s:  # every process creates the store at once
-            barrier.wait()  # then every process opens the same new run at once
+            barrier.wait(60)  # then every process opens the same new run at once
             shared = s.open_run("greedy", "greedy", AMERICAN, 0, 10, 1.0, 0.0)
             own = s.open_run(f"greedy:flush_weight={k}", "greedy", BRITISH, 0, 10, 1.0, 0.0)
             s.open_tournament(["greedy"], [AMERICAN], 10, 0, 1.0, 0.0)

@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -152,7 +153,7 @@ class ResultStore:
                 self._check_kind()
             else:
                 self._fallback = "fallback_moves"
-                self.conn.execute("PRAGMA journal_mode = WAL")
+                self._set_wal()
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 # Checked and created in one write transaction: a store created by several
                 # processes at once is never seen half made.
@@ -173,6 +174,20 @@ class ResultStore:
             raise StoreError(f"{self.path} {what} ({e}); it was left as it is") from None
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
+
+    def _set_wal(self) -> None:
+        """Switch to write-ahead logging. The switch takes the file's exclusive lock and
+        SQLite does not wait for it (no busy handler) while another process is creating
+        the same new store: try again for a while instead of failing."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01 + random.random() * 0.05)
 
     def _check_kind(self) -> None:
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
