@@ -33,6 +33,7 @@ class Evaluator(ABC):
     """
 
     name: str = "evaluator"
+    learns: bool = False  # whether ``prepare`` learns (its policy is then checked, players.greedy_guard)
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn for ``points`` within ``budget_s`` seconds. The default only stores them."""

@@ -152,6 +152,7 @@ class NarlEvaluator(Evaluator):
     """
 
     name = "narl"
+    learns = True
 
     def __init__(self, epsilon0: float = 0.5, decay: float = 0.999975, hand_sizes: bool = True,
                  games: int | None = None, budget_share: float = 0.85, capacity: int = 1 << 18,

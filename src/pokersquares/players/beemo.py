@@ -65,7 +65,7 @@ def og(load: str | None = None, **learning) -> SearchPlayer:
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
-og.version = "2"  # 2: values are summed line utilities (evaluator contract), not gains
+og.version = "3"  # 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
 
 
 _BENCH_UTILITIES: np.ndarray | None = None

@@ -31,6 +31,7 @@ from .catalog import register_player
 from ..points import AMERICAN
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
+from . import greedy_guard
 from .composed import SearchPlayer
 
 __all__ = ["ChampionPlayer", "champion"]
@@ -74,6 +75,8 @@ class ChampionPlayer(SearchPlayer):
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             return int(empty[0])
+        if self.plays_greedy_rule:
+            return greedy_guard.greedy_rule_move(grid, card, self.points)
         if len(empty) == 25:
             return 0  # every first placement is alike up to symmetry
         left = self._seconds_left(seconds_left, len(empty))
@@ -127,6 +130,6 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     return ChampionPlayer(evaluator, search, name="champion", time_per_game=time_per_game)
 
 
-champion.version = "6"  # 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "7"  # 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)

@@ -12,6 +12,7 @@ from ..evaluators.base import Evaluator
 from ..game import EMPTY
 from ..harness.player import BasePlayer
 from ..search.base import GreedySearch, Search
+from . import greedy_guard
 
 __all__ = ["SearchPlayer", "move_budget"]
 
@@ -53,10 +54,26 @@ class SearchPlayer(BasePlayer):
         self.time_per_game = time_per_game
         self._moves = 0
         self._overshoot = 0.02
+        self.guard: greedy_guard.GuardReport | None = None  # the check of the last preparation
         self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time
 
     def prepare(self, budget_s: float) -> None:
-        self.evaluator.prepare(self.points, budget_s, self.seed)
+        """Learn through the evaluator; a learning evaluator then has its policy checked
+        against the greedy rule (:mod:`.greedy_guard`), within the same budget."""
+        start = time.perf_counter()
+        check_s = greedy_guard.check_budget_s(budget_s) if self.evaluator.learns else 0.0
+        self.evaluator.prepare(self.points, budget_s - check_s, self.seed)
+        self.guard = None
+        if check_s > 0:
+            left = budget_s - (time.perf_counter() - start)
+            self.guard = greedy_guard.check_against_greedy(self.evaluator, self.points, min(check_s, 0.8 * left),
+                                                           self.seed)
+
+    @property
+    def plays_greedy_rule(self) -> bool:
+        """Whether this point system's learning lost the check to the greedy rule, so
+        that the player plays that rule instead of its search."""
+        return self.guard is not None and self.guard.plays_greedy_rule
 
     def warm_up(self) -> None:
         """A tiny preparation and two short searches on copies of the evaluator and the
@@ -77,6 +94,9 @@ class SearchPlayer(BasePlayer):
             late[:21] = np.arange(21)
             for grid in (early, late):
                 search.choose(evaluator, grid, 42, points, 0.05, 0)
+            if evaluator.learns:
+                greedy_guard.check_against_greedy(evaluator, points, 0.0, 0, max_games=1)
+                greedy_guard.greedy_rule_move(early, 42, points)
 
     def start_game(self) -> None:
         super().start_game()
@@ -87,6 +107,8 @@ class SearchPlayer(BasePlayer):
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             return int(empty[0])
+        if self.plays_greedy_rule:
+            return greedy_guard.greedy_rule_move(grid, card, self.points)
         if len(empty) == 25:
             # Every first placement is alike up to symmetry: take the corner.
             return 0
@@ -112,5 +134,7 @@ class SearchPlayer(BasePlayer):
         return min(seconds_left, self.time_per_game * (empty - 1) / 23)
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
+        if self.plays_greedy_rule:
+            return greedy_guard.greedy_rule_values(grid, card, self.points, self.seed)
         _, values = self.search.choose(self.evaluator, grid, int(card), self.points, seconds, self.seed)
         return values
