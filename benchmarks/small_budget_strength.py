@@ -22,7 +22,7 @@ from pokersquares import AMERICAN, BRITISH
 from pokersquares.harness.runner import RunSpec, record_run
 from pokersquares.harness.store import ResultStore
 
-PLAYERS = "og,beemo,gettysburg,hybrid"
+PLAYERS = "og,beemo,gettysburg,hybrid,champion"
 
 
 def main() -> None:

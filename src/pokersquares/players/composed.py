@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from .. import progress
 from ..cards import Card
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
@@ -68,6 +69,10 @@ class SearchPlayer(BasePlayer):
             left = budget_s - (time.perf_counter() - start)
             self.guard = greedy_guard.check_against_greedy(self.evaluator, self.points, min(check_s, 0.8 * left),
                                                            self.seed)
+            g = self.guard
+            progress.report(f"checked against the greedy rule over {g.games:,} games a side: learned "
+                            f"{g.learned_mean:.1f}, greedy {g.greedy_mean:.1f}"
+                            + (": playing the greedy rule" if g.plays_greedy_rule else ""), force=True)
 
     @property
     def plays_greedy_rule(self) -> bool:
@@ -81,7 +86,6 @@ class SearchPlayer(BasePlayer):
         grid): every kernel they use gets compiled, and this player's state is untouched."""
         import copy
 
-        from .. import progress
         from ..points import AMERICAN
 
         with progress.listening(None):  # the copy's learning is not the player's
