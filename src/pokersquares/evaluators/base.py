@@ -33,7 +33,9 @@ class Evaluator(ABC):
     """
 
     name: str = "evaluator"
-    learns: bool = False  # whether ``prepare`` learns (its policy is then checked, players.greedy_guard)
+    # Whether ``prepare`` learns for as long as its budget allows: players then check
+    # the learned policy against the greedy rule (players.greedy_guard).
+    learns_within_budget: bool = False
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn for ``points`` within ``budget_s`` seconds. The default only stores them."""

@@ -152,7 +152,12 @@ class NarlEvaluator(Evaluator):
     """
 
     name = "narl"
-    learns = True
+
+    @property
+    def learns_within_budget(self) -> bool:
+        """True unless a fixed number of ``games`` is asked for (an experiment's table,
+        played as learned) or a table was loaded."""
+        return self.games is None and not getattr(self, "_loaded", False)
 
     def __init__(self, epsilon0: float = 0.5, decay: float = 0.999975, hand_sizes: bool = True,
                  games: int | None = None, budget_share: float = 0.85, capacity: int = 1 << 18,

@@ -206,7 +206,7 @@ class PatternEvaluator(Evaluator):
     """
 
     name = "patterns"
-    learns = True
+    learns_within_budget = True
 
     def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,
                  ucb_every: int = 3, ucb_c: float = 0.02, feedback: bool = True, carry: bool = False,

@@ -59,10 +59,11 @@ class SearchPlayer(BasePlayer):
         self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time
 
     def prepare(self, budget_s: float) -> None:
-        """Learn through the evaluator; a learning evaluator then has its policy checked
-        against the greedy rule (:mod:`.greedy_guard`), within the same budget."""
+        """Learn through the evaluator; an evaluator that learns for as long as the budget
+        allows then has its policy checked against the greedy rule (:mod:`.greedy_guard`),
+        within the same budget."""
         start = time.perf_counter()
-        check_s = greedy_guard.check_budget_s(budget_s) if self.evaluator.learns else 0.0
+        check_s = greedy_guard.check_budget_s(budget_s) if self.evaluator.learns_within_budget else 0.0
         self.evaluator.prepare(self.points, budget_s - check_s, self.seed)
         self.guard = None
         if check_s > 0:
@@ -98,7 +99,7 @@ class SearchPlayer(BasePlayer):
             late[:21] = np.arange(21)
             for grid in (early, late):
                 search.choose(evaluator, grid, 42, points, 0.05, 0)
-            if evaluator.learns:
+            if self.evaluator.learns_within_budget:
                 greedy_guard.check_against_greedy(evaluator, points, 0.0, 0, max_games=1)
                 greedy_guard.greedy_rule_move(early, 42, points)
 
