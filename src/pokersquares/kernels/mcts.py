@@ -18,6 +18,7 @@ using them, to measure what the computation alone costs (the paper's Table 3).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -102,14 +103,14 @@ def _add_node(tree, parent, kind, move):
 # -- the evaluator's part ---------------------------------------------------------
 
 
-@njit(CHILD_VALUES_SIG, cache=True)
+@njit(cache=True)  # compiled at first use, for CHILD_VALUES_SIG (nothing compiles at import)
 def no_child_values(grid, card, params, out):
     """A stand-in evaluator for plain UCT with random simulation: every child is 0."""
     for i in range(25):
         out[i] = 0.0 if grid[i] < 0 else -np.inf
 
 
-@njit(STATE_VALUE_SIG, cache=True)
+@njit(cache=True)
 def no_state_value(grid, params):
     return 0.0
 
@@ -226,20 +227,24 @@ def _ready_choice(tree, node, grid, card, selection, calc, delta, child_values, 
 
 # The evaluator's functions arrive as typed function pointers, so that this kernel is
 # compiled once for every evaluator and cached on disk (numba cannot cache a kernel
-# specialised on a particular jitted function).
-_RUN_SIG = types.int64(
-    typeof(new_tree(1)), types.int8[::1], types.int8[::1], types.int64, types.uint64[::1],
-    types.int64, types.int64, types.boolean, types.boolean, types.float64, types.float64,
-    types.float64, types.float64, types.int64[::1],
-    types.FunctionType(types.void(types.int8[::1], types.int64, types.float64[::1], types.float64[::1])),
-    types.FunctionType(types.float64(types.int8[::1], types.float64[::1])), types.float64[::1],
-    types.float64[::1],
-)
+# specialised on a particular jitted function). A signature given to ``njit`` compiles
+# at once, so the kernel is made on its first call, not when the module is imported
+# (on an empty cache that took 7 s of every command's start).
+@functools.cache
+def _run_kernel():
+    signature = types.int64(
+        typeof(new_tree(1)), types.int8[::1], types.int8[::1], types.int64, types.uint64[::1],
+        types.int64, types.int64, types.boolean, types.boolean, types.float64, types.float64,
+        types.float64, types.float64, types.int64[::1],
+        types.FunctionType(types.void(types.int8[::1], types.int64, types.float64[::1], types.float64[::1])),
+        types.FunctionType(types.float64(types.int8[::1], types.float64[::1])), types.float64[::1],
+        types.float64[::1],
+    )
+    # nogil: a search runs for up to its whole thinking time in one call; a web server
+    # thinking in a worker thread keeps answering meanwhile.
+    return njit(signature, cache=True, nogil=True)(_run_iterations)
 
 
-# nogil: a search runs for up to its whole thinking time in one call; a web server
-# thinking in a worker thread keeps answering meanwhile.
-@njit(_RUN_SIG, cache=True, nogil=True)
 def run_iterations(tree, root_grid, root_deck, n_iterations, state,
                    selection, simulation, select_calc, simulate_calc, cp, delta, squash_lo, squash_hi,
                    points, child_values, state_value, params, baseline):
@@ -249,6 +254,15 @@ def run_iterations(tree, root_grid, root_deck, n_iterations, state,
     ``squash_hi > squash_lo``. ``baseline[k]`` is what pruning subtracts from the
     value of a grid holding ``k`` cards (see ``_pruned``). Returns how many nodes the
     tree gained."""
+    return _run_kernel()(tree, root_grid, root_deck, n_iterations, state, selection, simulation, select_calc,
+                         simulate_calc, cp, delta, squash_lo, squash_hi, points, child_values, state_value,
+                         params, baseline)
+
+
+def _run_iterations(tree, root_grid, root_deck, n_iterations, state,
+                    selection, simulation, select_calc, simulate_calc, cp, delta, squash_lo, squash_hi,
+                    points, child_values, state_value, params, baseline):
+    # The kernel behind run_iterations (compiled by _run_kernel).
     grid = np.empty(25, dtype=np.int8)
     deck = np.empty(52, dtype=np.int8)
     path = np.empty(64, dtype=np.int64)

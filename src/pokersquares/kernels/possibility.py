@@ -200,7 +200,7 @@ def _undealt(grid, card, avail, rank_avail):
 # -- a grid -----------------------------------------------------------------------
 
 
-@njit(STATE_VALUE_SIG, cache=True)
+@njit(cache=True)  # compiled at first use: passed to MCTS, for STATE_VALUE_SIG
 def state_value(grid, params):
     """``h(grid) + offset[k]`` for a grid of ``k`` cards; ``h`` is the sum of the 10
     hands' values, undealt = every card not on the grid."""
@@ -214,7 +214,7 @@ def state_value(grid, params):
     return total + params[OFFSET + 52 - n_avail]
 
 
-@njit(CHILD_VALUES_SIG, cache=True)
+@njit(cache=True)  # compiled at first use: passed to MCTS, for CHILD_VALUES_SIG
 def child_values(grid, card, params, out):
     """``out[cell] = state_value(grid with card at cell)`` for each empty cell, ``-inf``
     elsewhere.

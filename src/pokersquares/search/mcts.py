@@ -16,6 +16,7 @@ with random simulation needs no evaluator at all.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 import time
@@ -197,17 +198,22 @@ def _py_state_value(grid, params) -> float:
     return float(_PY_EVALUATORS[int(params[0])].state_value(grid.copy()))
 
 
-@njit(km.CHILD_VALUES_SIG)
 def _bridge_child_values(grid, card, params, out):
     with objmode():
         _py_child_values(grid, card, params, out)
 
 
-@njit(km.STATE_VALUE_SIG)
 def _bridge_state_value(grid, params):
     with objmode(value="float64"):
         value = _py_state_value(grid, params)
     return value
+
+
+@functools.cache
+def _bridges():
+    """The two bridges compiled for the kernel signatures, on first use (a signature
+    given to ``njit`` compiles at once: not at import)."""
+    return njit(km.CHILD_VALUES_SIG)(_bridge_child_values), njit(km.STATE_VALUE_SIG)(_bridge_state_value)
 
 
 @contextlib.contextmanager
@@ -217,6 +223,6 @@ def _python_kernel(evaluator: Evaluator):
     key = next(_KEYS)
     _PY_EVALUATORS[key] = evaluator
     try:
-        yield _bridge_child_values, _bridge_state_value, np.array([float(key)]), _NO_BASELINE
+        yield (*_bridges(), np.array([float(key)]), _NO_BASELINE)
     finally:
         del _PY_EVALUATORS[key]
