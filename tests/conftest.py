@@ -1,10 +1,14 @@
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+JAVA_SOURCES = ROOT / "tests" / "players" / "java"  # stand-ins of the contest framework, and test players
 
 
 def _vectors_path() -> Path:
@@ -80,3 +84,21 @@ def fake_clock(monkeypatch):
     clock.install = install
     clock.charge_per = charge_per
     return clock
+
+
+@pytest.fixture(scope="session")
+def java_classes(tmp_path_factory):
+    """The stand-in framework and the test players, compiled; the classpath is set for the
+    session as `--classpath` sets it."""
+    if shutil.which("javac") is None:
+        message = "javac not found: the Java player tests need a JDK (.ci/run installs default-jdk-headless)"
+        if os.environ.get("CI", "").lower() == "true" or os.environ.get("POKERSQUARES_REQUIRE_JAVA"):
+            pytest.fail(message)  # CI must run these tests, never skip them
+        pytest.skip(message)
+    out = tmp_path_factory.mktemp("java-classes")
+    subprocess.run(["javac", "-d", str(out), *map(str, sorted(JAVA_SOURCES.glob("*.java")))], check=True)
+    with pytest.MonkeyPatch.context() as mp:
+        from pokersquares.players import java
+
+        mp.setenv(java.CLASSPATH_ENV, str(out))
+        yield out

@@ -80,3 +80,23 @@ def test_serve_refuses_a_bad_warm_system():
     r = subprocess.run([sys.executable, "-m", "pokersquares", "serve", "--warm", "american;bogus"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--warm" in r.stderr and "bogus" in r.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--java-player", "FirstEmptyPlayer"], "needs --classpath"),
+    (["--java-player", "FirstEmptyPlayer", "--classpath", "/no/such/dir"], "does not exist"),
+    (["--java-player", "NoSuchPlayer", "--classpath", "{classes}"], "NoSuchPlayer"),
+    (["--java-player", "NotAPlayer", "--classpath", "{classes}"], "NotAPlayer"),
+    (["--java-player", "not a class", "--classpath", "{classes}"], "not a Java class name"),
+])
+def test_serve_refuses_a_bad_java_player_in_one_line_before_it_starts(java_classes, monkeypatch, args, says):
+    from pokersquares.players import java
+
+    monkeypatch.delenv(java.CLASSPATH_ENV, raising=False)
+    args = [a.replace("{classes}", str(java_classes)) for a in args]
+    out = subprocess.run([sys.executable, "-m", "pokersquares", "serve", "--port", str(_free_port()), *args],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in out.stderr
+    assert "Poker Squares at" not in out.stdout  # never started

@@ -2,7 +2,6 @@
 contest framework's types compiled from tests/players/java/ once per session."""
 
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -19,22 +18,6 @@ from pokersquares.players import java
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # first_empty_player, for forked workers
 NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
-
-
-@pytest.fixture(scope="session")
-def java_classes(tmp_path_factory):
-    """The stand-in framework and the test players, compiled; the classpath is set for the
-    session as `--classpath` sets it."""
-    if shutil.which("javac") is None:
-        message = "javac not found: the Java player tests need a JDK (.ci/run installs default-jdk-headless)"
-        if os.environ.get("CI", "").lower() == "true" or os.environ.get("POKERSQUARES_REQUIRE_JAVA"):
-            pytest.fail(message)  # CI must run these tests, never skip them
-        pytest.skip(message)
-    out = tmp_path_factory.mktemp("java-classes")
-    subprocess.run(["javac", "-d", str(out), *map(str, sorted((HERE / "java").glob("*.java")))], check=True)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(java.CLASSPATH_ENV, str(out))
-        yield out
 
 
 def run(player, n=4, system=NEG, tpg=5.0, workers=2, seed=100):

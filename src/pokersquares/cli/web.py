@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -20,6 +21,19 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _with_java_players(class_names: list[str], classpath: Optional[str], game_s: float):
+    """The registered agents and the Java players, checked now (one line on any fault)."""
+    from ..players.java import set_classpath
+    from ..web.agents import registered_agents
+    from ..web.java_agents import java_agents
+
+    if classpath is None:
+        raise PokerSquaresError("needs --classpath (the contest framework's classes and the player's)")
+    set_classpath(classpath)
+    java = java_agents(class_names, game_s)
+    return lambda: {**registered_agents(), **java}
 
 
 @app.command("serve")
@@ -42,6 +56,12 @@ def serve_cmd(
                                          help="Another host name the server answers to (repeatable); by default "
                                               "only its own address and the loopback names, against DNS rebinding."),
     record: bool = typer.Option(True, "--record/--no-record", help="Record games played in the browser in --db."),
+    java_player: list[str] = typer.Option([], "--java-player",
+                                          help="A contest Java player's class (repeatable) to watch and replay deals "
+                                               "with, as agent java-NAME; needs --classpath."),
+    classpath: Optional[str] = typer.Option(None, "--classpath",
+                                            help="For --java-player: the contest framework's classes and the "
+                                                 "player's, separated by ':'."),
 ) -> None:
     """Start the local web app: play, get advice, watch agents, browse results."""
     try:
@@ -57,10 +77,16 @@ def serve_cmd(
         typer.echo(f"  [{time.monotonic() - started:5.1f} s] {message}", err=True)
 
     systems = [s.strip() for s in warm.split(";") if s.strip()]
+    agents = None
+    if java_player:
+        try:
+            agents = _with_java_players(java_player, classpath, game_time)
+        except PokerSquaresError as e:
+            raise fail(f"--java-player: {e}") from None
     try:
         web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db,
                              hosts=allowed_hosts(host, allow_host), warm=systems, on_event=say,
-                             record_games=record)
+                             record_games=record, agents=agents)
     except PokerSquaresError as e:
         raise fail(f"--warm: {e}") from None
     if not _is_loopback(host):

@@ -81,6 +81,7 @@ class AgentSpec:
     factory: Callable[[], Any]
     description: str
     cores: int = 1
+    advises: bool = True  # False: plays whole games only (Watch, Replay), no hints (web.java_agents)
 
 
 # The phases of a preparation, in order, and what the page is told of each.
@@ -268,7 +269,8 @@ class AgentPool:
         return self._agents is not None
 
     def describe(self) -> list[dict]:
-        return [{"name": name, "description": spec.description, "cores": spec.cores, "values": values_note(name)}
+        return [{"name": name, "description": spec.description, "cores": spec.cores, "values": values_note(name),
+                 "advises": spec.advises}
                 for name, spec in self.agents.items()]
 
     def check_name(self, name: str) -> str:

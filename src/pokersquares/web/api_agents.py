@@ -40,6 +40,8 @@ async def _advice(request: Request, game_id: str, body: Think, play: bool):
     """The agent's advice on the current card (and, with ``play``, its choice played)."""
     pool = pool_of(request)
     _check_think(pool, body)
+    if not play and not pool.agents[body.agent].advises:
+        raise PokerSquaresError(f"{body.agent} plays whole games only (Watch, Replay): it gives no hints")
     game = games_of(request).get(game_id)
     grid, card, turn = game.snapshot()
     if card is None:

@@ -407,7 +407,7 @@ async function waitForAgents() {
     try { ({ data: config } = await api("GET", "/api/config")); } catch (e) { continue; }
     if (config.agents_loading) continue;
     window.appConfig = config;
-    fillAgents($("play-agent"), config.agents, "ps.play.agent");
+    fillAgents($("play-agent"), config.agents.filter((a) => a.advises !== false), "ps.play.agent");
     fillAgents($("replay-agent"), config.agents, "ps.replay.agent");
     fillAgents($("watch-agent"), config.agents, "ps.watch.agent");
     for (const n of notes) n.textContent = "";
@@ -441,7 +441,7 @@ const play = {
 
   init(config) {
     this.picker = new SystemPicker($("play-system"), config.hands, "ps.play.system");
-    fillAgents($("play-agent"), config.agents, "ps.play.agent");
+    fillAgents($("play-agent"), config.agents.filter((a) => a.advises !== false), "ps.play.agent");
     fillAgents($("replay-agent"), config.agents, "ps.replay.agent");
     bindRange($("play-think"), $("play-think-out"), "ps.play.think");
     $("play-think").max = config.limits.think_s;

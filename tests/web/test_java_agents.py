@@ -1,0 +1,69 @@
+"""Contest Java players in the web app (`serve --java-player`): offered for Watch and
+Replay, never for hints; their games follow the contest protocol on their game clock."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from pokersquares.web import create_app  # noqa: E402
+from pokersquares.web.java_agents import java_agents  # noqa: E402
+
+from .test_api import local_client, new_game, place  # noqa: E402
+
+
+def _wait(c, url, body, limit=60.0):
+    r = c.post(url, json=body)
+    deadline = time.monotonic() + limit
+    while r.status_code == 202 and time.monotonic() < deadline:  # the JVM starting
+        time.sleep(0.2)
+        r = c.post(url, json=body)
+    return r
+
+
+@pytest.fixture
+def java_client(java_classes):
+    agents = java_agents(["FirstEmptyPlayer", "OccupiedPlayer"], game_s=10.0)
+    with local_client(create_app(agents=agents, prep_s=1.0, think_s=2.0, game_s=10.0)) as c:
+        yield c
+
+
+def test_the_java_player_is_listed_for_watching_but_not_for_hints(java_client):
+    config = java_client.get("/api/config").json()
+    java = {a["name"]: a for a in config["agents"]}
+    assert java["java-FirstEmptyPlayer"]["advises"] is False
+    game = new_game(java_client)
+    r = java_client.post(f"/api/games/{game['id']}/hint", json={"agent": "java-FirstEmptyPlayer", "seconds": 0.5})
+    assert r.status_code == 400 and "gives no hints" in r.json()["detail"]
+
+
+def test_watching_the_java_player_plays_a_whole_deal_by_its_own_moves(java_client):
+    game = new_game(java_client, seed=7)
+    for turn in range(25):
+        r = _wait(java_client, f"/api/games/{game['id']}/agent-move",
+                  {"agent": "java-FirstEmptyPlayer", "seconds": 1.0, "turn": turn})
+        assert r.status_code == 200, r.text
+        assert r.json()["choice"] == turn  # first empty cell in reading order
+    view = r.json()["game"]
+    assert view["done"] and view["moves"] == list(range(25))
+
+
+def test_a_java_player_refuses_a_position_it_did_not_reach_itself(java_client):
+    game = place(java_client, new_game(java_client), 12)  # a human's first card
+    r = _wait(java_client, f"/api/games/{game['id']}/agent-move",
+              {"agent": "java-FirstEmptyPlayer", "seconds": 1.0, "turn": 1})
+    assert r.status_code in (400, 409, 500, 503) and "whole games of its own" in r.json()["detail"]
+
+
+def test_replay_with_the_java_player_and_its_illegal_play_reported(java_client):
+    game = new_game(java_client, seed=5)  # OccupiedPlayer answers (0, 0) again at move 3 when the first card is odd
+    for cell in range(25):
+        game = place(java_client, game, 24 - cell)
+    r = _wait(java_client, f"/api/games/{game['id']}/replay", {"agent": "java-FirstEmptyPlayer"})
+    assert r.status_code == 200, r.text
+    assert [step["last_cell"] for step in r.json()["agent_steps"][1:]] == list(range(25))
+    r = _wait(java_client, f"/api/games/{game['id']}/replay", {"agent": "java-OccupiedPlayer"})
+    assert r.status_code >= 400 and "illegal play" in r.json()["detail"]
