@@ -295,6 +295,44 @@ def test_watch_an_agent_play_a_deal(context, server):
     assert not page.errors
 
 
+@pytest.fixture(scope="module")
+def java_server(java_classes):
+    """A server started as ``serve --java-player FirstEmptyPlayer`` would start it."""
+    from pokersquares.web.agents import registered_agents
+    from pokersquares.web.java_agents import java_agents
+
+    agents = {**registered_agents(), **java_agents(["FirstEmptyPlayer"], game_s=10.0)}
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(agents=agents, prep_s=1.0, think_s=1.0, game_s=10.0),
+                                        host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    srv.should_exit = True
+    thread.join(10)
+
+
+def test_watch_a_contest_java_player_play_a_deal(context, java_server):
+    page = open_page(context, java_server + "#watch")
+    assert "java-FirstEmptyPlayer" not in page.eval_on_selector_all("#play-agent option", "os => os.map(o => o.value)")
+    page.select_option("#watch-agent", "java-FirstEmptyPlayer")
+    page.eval_on_selector("#watch-speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')); }")
+    deal(page, 3, prefix="watch")
+    page.click("#watch-play")
+    expect(page.locator("#watch-board .cell.filled")).to_have_count(25, timeout=60_000)
+    game = Game.from_seed(3, AMERICAN)
+    for cell, card in enumerate(game.deck[:25]):  # the first empty cell, in reading order
+        game.play(*cell_of(cell))
+    expect(page.locator("#watch-status")).to_contain_text(f"finished with {game.score()} points")
+    assert board_cells(page, "#watch-board") == [card_name(c) for c in game.grid.cells]
+    shot(page, "watch-java-player")
+    assert not page.errors
+
+
 def test_results_show_a_tournament_and_a_run(context, server):
     page = open_page(context, server + "#results")
     table = page.locator("#tournament-table")
