@@ -825,3 +825,21 @@ def test_the_page_hears_the_agents_are_loading():
         config = c.get("/api/config").json()
         assert not config["agents_loading"] and [a["name"] for a in config["agents"]] == ["quick"]
         assert _until_ready(c, view, "quick").status_code == 200
+
+
+def test_warm_up_compiles_in_processes_then_prepares_each_agent_as_its_kernels_are_ready():
+    events = []
+    registered = registered_agents()
+    agents = {"greedy": registered["greedy"], "random": registered["random"],
+              "slow": AgentSpec(_SlowToLearn, "not a registered player: prepared at once")}
+    with local_client(create_app(agents=agents, prep_s=0.5, warm=["american"], on_event=events.append,
+                                 compile_processes=1)) as c:
+        deadline = time.monotonic() + 120  # a spawned process imports the package
+        while not any(e.startswith("all agents prepared") for e in events):
+            assert time.monotonic() < deadline, events
+            time.sleep(0.1)
+        phases = {p["agent"]: p["phase"] for p in c.get("/api/agents/status").json()["preparations"]}
+    assert phases == {"greedy": "ready", "random": "ready", "slow": "ready"}
+    compiled = [e for e in events if e.startswith("kernels of ")]
+    assert sorted(e.split()[2] for e in compiled) == ["greedy", "random"]  # the registered ones, in a process
+    assert events.index(compiled[0]) < next(i for i, e in enumerate(events) if "greedy on American: ready" in e)

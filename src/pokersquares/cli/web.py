@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import time
 from pathlib import Path
 from typing import Optional
@@ -86,7 +87,8 @@ def serve_cmd(
     try:
         web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db,
                              hosts=allowed_hosts(host, allow_host), warm=systems, on_event=say,
-                             record_games=record, agents=agents)
+                             record_games=record, agents=agents,
+                             compile_processes=max(1, min(2, os.cpu_count() or 1)))
     except PokerSquaresError as e:
         raise fail(f"--warm: {e}") from None
     if not _is_loopback(host):

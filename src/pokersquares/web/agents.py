@@ -411,7 +411,12 @@ class AgentPool:
              on_ready: Callable[[Preparation], None] | None = None) -> list[Preparation]:
         """Queue every agent's preparation for each of ``point_systems`` (the server's
         own requests, behind any page's); ``on_ready`` is called as each ends."""
-        preps = [self.request(name, system) for system in point_systems for name in self.agents]
+        return [prep for name in self.agents for prep in self.warm_agent(name, point_systems, on_ready)]
+
+    def warm_agent(self, name: str, point_systems: Sequence[PointSystem],
+                   on_ready: Callable[[Preparation], None] | None = None) -> list[Preparation]:
+        """:meth:`warm` for the agent ``name`` only."""
+        preps = [self.request(name, system) for system in point_systems]
         if on_ready is not None:
             for prep in preps:
                 prep.done.add_done_callback(lambda _f, p=prep: on_ready(p))

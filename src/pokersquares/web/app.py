@@ -44,7 +44,7 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
                agents: Mapping[str, AgentSpec] | Callable[[], Mapping[str, AgentSpec]] | None = None,
                hosts: Iterable[str] = LOOPBACK_NAMES,
                warm: Sequence[str] = (), on_event: Callable[[str], None] | None = None,
-               record_games: bool = True, max_body: int = MAX_BODY_BYTES) -> FastAPI:
+               record_games: bool = True, max_body: int = MAX_BODY_BYTES, compile_processes: int = 0) -> FastAPI:
     """The web app.
 
     ``prep_s``: learning budget of an agent per point system; ``think_s``: most seconds
@@ -55,14 +55,15 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     ``agents``: the agents a page may use, by name, or a function returning them
     (the registered players by default), called in the background at start; ``hosts``: the names the server answers
     to; ``warm``: point system specs every agent prepares for at start, with
-    progress told to ``on_event``; ``max_body``: the largest request body in bytes.
+    progress told to ``on_event``, their kernels compiled first in ``compile_processes``
+    processes (0: by the preparations themselves); ``max_body``: the largest request body in bytes.
     """
     warm_systems = [parse_system(spec) for spec in warm]  # bad specs fail before the server starts
     pool = AgentPool(agents, prep_s=prep_s, think_s=think_s, game_s=game_s)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        loader = threading.Thread(target=_load_and_warm, args=(pool, warm_systems, on_event),
+        loader = threading.Thread(target=_load_and_warm, args=(pool, warm_systems, on_event, compile_processes),
                                   name="agent-loader", daemon=True)
         loader.start()
         yield
@@ -89,7 +90,8 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     return app
 
 
-def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], None] | None) -> None:
+def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], None] | None,
+                   compile_processes: int = 0) -> None:
     """Import the agents (compiling on a cold cache), then prepare each for ``systems``,
     telling ``on_event`` how it goes."""
     say = on_event or (lambda _message: None)
@@ -116,7 +118,31 @@ def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], Non
         if n == total:
             say(f"all agents prepared in {time.monotonic() - start:.1f} s")
 
-    pool.warm(systems, ready)
+    if compile_processes < 1:
+        pool.warm(systems, ready)
+        return
+    # Compiling holds the interpreter's lock, so the preparation threads compile one
+    # agent at a time: compile in processes instead (one per core, agents sharing an
+    # evaluator together), and prepare each agent as soon as its kernels are in
+    # numba's cache, where loading them takes a fraction of a second.
+    from ..harness.registry import list_players
+    from ..harness.warm_up import warm_up_players
+
+    registered = {info.name for info in list_players()}
+    compiled = [name for name in agents if name in registered]
+    for name in agents:
+        if name not in registered:  # e.g. a contest Java player: nothing to compile
+            pool.warm_agent(name, systems, ready)
+
+    def compiled_one(name: str, n: int, of: int) -> None:
+        say(f"kernels of {name} ready ({n}/{of} agents, {time.monotonic() - start:.1f} s)")
+        pool.warm_agent(name, systems, ready)
+
+    try:
+        warm_up_players(compiled, processes=compile_processes, on_ready=compiled_one)
+    except Exception as e:  # noqa: BLE001 - the preparations compile in process instead
+        say(f"compiling in separate processes failed ({type(e).__name__}: {e}); compiling here")
+        pool.warm(systems, ready)
 
 
 def _add_error_handlers(app: FastAPI) -> None:
