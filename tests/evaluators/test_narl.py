@@ -85,7 +85,11 @@ def test_playouts_reach_full_grids_and_limited_playouts_stop(learned):
     grid = np.full(25, -1, dtype=np.int8)
     scores = learned.playouts(grid, 50, seed=1)
     assert scores.dtype == np.int64 and len(scores) == 50
-    assert scores.mean() > 40  # far above random play (about 14) after a few hundred games
+    # Fixed work and seeds: 400 learning games (seed 5), then these 50 playouts score
+    # 51.64 (measured; ± 3.0). A random policy scores about 14 (13.56 for
+    # limited_playouts(..., random_policy=True) from the same seed), as does a greedy
+    # branch that never reads the table.
+    assert scores.mean() > 45
     assert np.array_equal(scores, learned.playouts(grid, 50, seed=1))
     grid, _ = next(_random_grids(1, 5))
     assert learned.limited_playouts(grid, 3, 0, seed=2) == pytest.approx([learned.state_value(grid)] * 3)

@@ -16,7 +16,7 @@ def test_normalisation_hand_computed():
     assert normalize({"p": 3, "q": 3}) == {"p": 1.0, "q": 1.0}
 
 
-def test_published_2016_ordering_is_reproducible_by_the_formula():
+def test_ranking_orders_players_by_normalised_total_not_by_name_or_given_order():
     scores = {"S": {"a": [10], "b": [7], "c": [4]}}
     assert tournament_table(["c", "b", "a"], ["S"], 1, scores)["ranking"] == ["a", "b", "c"]
 

@@ -12,6 +12,7 @@ from pokersquares.harness.registry import list_players, make_player
 from pokersquares.harness.runner import player_cores
 from pokersquares.hands import classify
 from pokersquares.kernels import patterns as kp
+from pokersquares.players.baseline import GreedyPlayer
 from pokersquares.players.beemo import og
 
 POINTS = np.array(AMERICAN.points, dtype=np.int64)
@@ -83,7 +84,13 @@ def test_og_plays_well_fast(table, play_legal):
     og = make_player(f"og:load={table}")
     og.set_point_system(AMERICAN, 0.0)
     scores = [play_legal(og, seed).score for seed in range(30)]
-    assert np.mean(scores) > 80
+    greedy = GreedyPlayer()
+    greedy.set_point_system(AMERICAN, 0.0)
+    plain = [play_legal(greedy, seed).score for seed in range(30)]
+    # Measured: OG on this table (learned by fixed rounds, so the same every time) 110.13
+    # on these 30 deals, greedy 80.63, paired +29.5 ± 6.6. OG that stopped reading its
+    # utilities, or played greedy's rule, would be within noise of greedy.
+    assert np.mean(scores) > np.mean(plain) + 15
 
 
 def test_beemo_plays_legal_games_within_its_clock(table, play_legal):
@@ -91,7 +98,7 @@ def test_beemo_plays_legal_games_within_its_clock(table, play_legal):
     beemo.set_point_system(AMERICAN, 0.0)
     for seed in range(2):
         game = play_legal(beemo, seed, 1.0)
-        assert game.decision_s < 1.0 and game.score >= 0
+        assert game.decision_s < 1.0
 
 
 def test_beemo_learns_when_given_no_table(play_legal):

@@ -20,7 +20,6 @@ def test_variants_play_legal_games_within_budget(spec, play_legal):
     player.set_point_system(BRITISH, 10.0)
     assert player.evaluator.games_learned == 300
     game = play_legal(player, 7)
-    assert game.score >= 0
     assert game.decision_s < 1.5
 
 

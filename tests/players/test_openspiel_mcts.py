@@ -25,7 +25,7 @@ def test_plays_legal_games_within_a_small_budget(play_legal, spec):
     for seed in (1, 2):
         record = play_legal(player, seed, time_per_game=0.3)
         assert record.decision_s <= 0.3
-    assert player.simulations >= 0
+    assert player.simulations > 0  # it searched, within the clock
 
 
 def test_through_the_harness_workers():
