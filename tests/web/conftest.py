@@ -3,6 +3,11 @@ systems and one run outside it, the games played here by the players themselves.
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
+
 import pytest
 
 from pokersquares import AMERICAN, BRITISH, Game
@@ -46,3 +51,25 @@ def players_imported():
     from pokersquares.harness.registry import list_players
 
     list_players()
+
+
+@contextlib.contextmanager
+def serving(app):
+    """``app`` served by uvicorn on a free loopback port in a thread; yields its URL."""
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        srv.should_exit = True
+        thread.join(10)

@@ -843,3 +843,26 @@ def test_warm_up_compiles_in_processes_then_prepares_each_agent_as_its_kernels_a
     compiled = [e for e in events if e.startswith("kernels of ")]
     assert sorted(e.split()[2] for e in compiled) == ["greedy", "random"]  # the registered ones, in a process
     assert events.index(compiled[0]) < next(i for i, e in enumerate(events) if "greedy on American: ready" in e)
+
+
+def test_a_held_agent_waits_for_its_kernels_then_prepares_and_can_be_cancelled_meanwhile():
+    from pokersquares.web.agents import AgentPool
+
+    pool = AgentPool({"slow": AgentSpec(_SlowToLearn, "learns"), "other": AgentSpec(_SlowToLearn, "learns")},
+                     prep_s=0.2)
+    try:
+        pool.hold(["slow", "other"])
+        prep = pool.request("slow", AMERICAN, "page")
+        time.sleep(0.3)
+        assert prep.started is None  # not on a preparation thread: another process compiles
+        status = pool.status(prep)
+        assert status["phase"] == "compiling" and "separate process" in status["detail"]
+        cancelled = pool.request("other", AMERICAN, "page")
+        assert pool.cancel("other", AMERICAN, "page") == "cancelled" and cancelled.done.done()
+        pool.release("slow")
+        prep.done.result(timeout=10)
+        assert prep.phase == "ready"
+        pool.release("other")  # nothing left to queue for it
+        assert cancelled.started is None
+    finally:
+        pool.close()

@@ -11,9 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -37,35 +34,20 @@ if not IN_CI:
                     allow_module_level=True)
     pytest.importorskip("playwright", reason="browser tests need Playwright's Python client (.ci/install-web-deps)")
 
-import uvicorn  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from pokersquares.web import create_app  # noqa: E402
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from .conftest import serving  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def server(result_store, tmp_path_factory):
-    port = _free_port()
     # A copy of the store: games played here are recorded in it.
     store = tmp_path_factory.mktemp("browser-store") / "results.sqlite"
     shutil.copyfile(result_store, store)
-    app = create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=store)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    srv.should_exit = True
-    thread.join(10)
+    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=store)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -302,18 +284,8 @@ def java_server(java_classes):
     from pokersquares.web.java_agents import java_agents
 
     agents = {**registered_agents(), **java_agents(["FirstEmptyPlayer"], game_s=10.0)}
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(agents=agents, prep_s=1.0, think_s=1.0, game_s=10.0),
-                                        host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    srv.should_exit = True
-    thread.join(10)
+    with serving(create_app(agents=agents, prep_s=1.0, think_s=1.0, game_s=10.0)) as url:
+        yield url
 
 
 def test_watch_a_contest_java_player_play_a_deal(context, java_server):

@@ -5,14 +5,11 @@ shows runs against their deals' optima."""
 from __future__ import annotations
 
 import shutil
-import threading
-import time
 
 import pytest
 
-from tests.web.test_browser import ARGS, CHROMIUM, _free_port, deal, open_page, place  # noqa: F401
+from tests.web.test_browser import ARGS, CHROMIUM, deal, open_page, place  # noqa: F401
 
-import uvicorn  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from pokersquares.cards import deal as deal_cards  # noqa: E402
@@ -21,6 +18,8 @@ from pokersquares.optimum.search import local_search  # noqa: E402
 from pokersquares.optimum.store import OptimaStore  # noqa: E402
 from pokersquares.points import AMERICAN, single_hand_system  # noqa: E402
 from pokersquares.web import create_app  # noqa: E402
+
+from .conftest import serving  # noqa: E402
 
 FLUSH = single_hand_system("flush")
 
@@ -33,18 +32,8 @@ def optimum_server(result_store, tmp_path_factory):
         for seed in range(4):  # the fixture's American tournament deals: a quick best grid, unproven
             score, grid = local_search(deal_cards(seed)[:25], AMERICAN.points, restarts=1, steps=20_000)
             optima.put(Optimum(seed, "American", AMERICAN.points, score, 10 * 100, False, grid, 0.1, score), 1)
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(prep_s=1.0, think_s=1.0, store_path=store),
-                                        host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    srv.should_exit = True
-    thread.join(10)
+    with serving(create_app(prep_s=1.0, think_s=1.0, store_path=store)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

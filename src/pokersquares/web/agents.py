@@ -249,6 +249,9 @@ class AgentPool:
         self._think_pool = ThreadPoolExecutor(think_queue, thread_name_prefix="agent-think")
         self._thinking: dict[str, int] = {}
         self._waiting = 0
+        # Agents whose kernels another process is compiling: their preparations wait here,
+        # off the preparation threads, rather than compile the same kernels a second time.
+        self._held: dict[str, list[Preparation]] = {}
 
     def close(self) -> None:
         self._preparer.close()
@@ -298,7 +301,10 @@ class AgentPool:
                 spec = self.agents[name]
                 prep = Preparation(name, point_system, spec.cores, 1 if client == SERVER else 0, {client})
                 self._prepared[key] = prep
-                self._preparer.submit(prep)
+                if name in self._held:
+                    self._held[name].append(prep)
+                else:
+                    self._preparer.submit(prep)
                 self._evict()
             else:
                 prep.clients.add(client)
@@ -315,7 +321,11 @@ class AgentPool:
             self._drop(prep)
 
     def _drop(self, prep: Preparation) -> None:
-        if self._preparer.withdraw(prep):
+        held = self._held.get(prep.agent, [])
+        was_held = prep in held
+        if was_held:
+            held.remove(prep)
+        if was_held or self._preparer.withdraw(prep):
             prep.phase = CANCELLED
             prep.finished = time.monotonic()
             prep.done.set_result(None)
@@ -367,6 +377,19 @@ class AgentPool:
                 if not prep.done.done():
                     prep.done.set_result(None)
 
+    def hold(self, names: Sequence[str]) -> None:
+        """Preparations of ``names`` wait until :meth:`release`: their kernels are being
+        compiled in another process (the server's warm-up)."""
+        with self._lock:
+            for name in names:
+                self._held.setdefault(name, [])
+
+    def release(self, name: str) -> None:
+        """``name``'s kernels are ready: queue the preparations that waited for them."""
+        with self._lock:
+            for prep in self._held.pop(name, []):
+                self._preparer.submit(prep)
+
     def status(self, prep: Preparation) -> dict:
         """What the page shows while it waits: the phase, its seconds, the queue position."""
         now = time.monotonic()
@@ -374,7 +397,11 @@ class AgentPool:
         out = {"status": "preparing", "agent": prep.agent, "phase": prep.phase, "budget": self.prep_s,
                "waited": round(now - prep.created, 2), "queue_position": position,
                "elapsed": round(now - prep.learning_started, 2) if prep.learning_started else 0.0}
-        if prep.phase == QUEUED:
+        if prep.phase == QUEUED and prep.agent in self._held:
+            out["phase"] = COMPILING
+            out["detail"] = (f"{prep.agent} is compiling its kernels in a separate process ({now - prep.created:.0f} s "
+                             "so far; up to a minute or two on a fresh install, then cached)")
+        elif prep.phase == QUEUED:
             out["detail"] = f"{prep.agent} waits for a preparation slot (number {position} in the queue)"
         elif prep.phase == COMPILING:
             out["detail"] = (f"{prep.agent} is compiling its kernels ({now - prep.started:.0f} s so far; "

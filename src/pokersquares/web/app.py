@@ -136,12 +136,16 @@ def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], Non
 
     def compiled_one(name: str, n: int, of: int) -> None:
         say(f"kernels of {name} ready ({n}/{of} agents, {time.monotonic() - start:.1f} s)")
+        pool.release(name)
         pool.warm_agent(name, systems, ready)
 
+    pool.hold(compiled)  # a page's request meanwhile waits for the kernels, not compiles them again
     try:
         warm_up_players(compiled, processes=compile_processes, on_ready=compiled_one)
     except Exception as e:  # noqa: BLE001 - the preparations compile in process instead
         say(f"compiling in separate processes failed ({type(e).__name__}: {e}); compiling here")
+        for name in compiled:
+            pool.release(name)
         pool.warm(systems, ready)
 
 
