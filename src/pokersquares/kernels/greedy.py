@@ -17,7 +17,7 @@ from .core import LINES_ARRAY, classify_packed, line_features, score_grid
 __all__ = ["greedy_rule_cell", "greedy_rule_games"]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _line_value(grid, line, is_column, points, flush_weight):
     n, counts, rank_mask, _, suited = line_features(grid, line)
     value = np.float64(points[classify_packed(n, counts, rank_mask, suited)])

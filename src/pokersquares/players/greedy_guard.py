@@ -83,7 +83,8 @@ def check_against_greedy(evaluator: Evaluator, points: np.ndarray, seconds: floa
 
 def greedy_rule_move(grid: np.ndarray, card: int, points: np.ndarray) -> int:
     """The greedy baseline's move (its kernel)."""
-    return int(greedy_rule_cell(np.array(grid, dtype=np.int8), int(card), np.asarray(points, dtype=np.int64),
+    # An int8 card, as the games kernel passes its deal's cards: one compiled specialisation.
+    return int(greedy_rule_cell(np.array(grid, dtype=np.int8), np.int8(card), np.asarray(points, dtype=np.int64),
                                 FLUSH_WEIGHT))
 
 
