@@ -113,7 +113,16 @@ class OpenSpielMCTSPlayer(BasePlayer):
         self.simulations = 0  # in the last search, for benchmarks
 
     def warm_up(self) -> None:
+        from ..openspiel import load
         from ..points import AMERICAN
+
+        # One game to its end through the game object, as the search's rollouts play:
+        # its returns are scored by a kernel, whose first call in a process loads numba
+        # itself (half a second that must not fall inside a game's clock).
+        state = load(AMERICAN).new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[0])
+        state.returns()
         if self._toolkit is not None:
             import copy
             ev = copy.deepcopy(self._toolkit)
