@@ -56,7 +56,12 @@ def test_best_move_policy_plays_far_better_than_random():
     ev = _evaluator()
     scores = ev.playouts(np.full(25, -1, dtype=np.int8), 300, seed=1)
     rand = random_games(300, 1, PTS)
-    assert scores.mean() > rand.mean() + 10 * np.hypot(scores.std(), rand.std()) / np.sqrt(300)
+    assert rand.mean() < 20  # 14.16 measured: random play, for scale
+    # Fixed work, so the figure is exact for this code: 92.11 (SE 1.63) measured. Broken
+    # on purpose: valuing a card's column by a row's cells 41.0, dropping the hand-size
+    # weights 57.0; a heuristic that lost a mechanism falls well below this bound, while
+    # a change of random stream moves the figure by its SE only.
+    assert scores.mean() > 85
 
 
 def test_bad_options_are_user_errors():

@@ -17,8 +17,9 @@ def test_normalisation_hand_computed():
 
 
 def test_ranking_orders_players_by_normalised_total_not_by_name_or_given_order():
-    scores = {"S": {"a": [10], "b": [7], "c": [4]}}
-    assert tournament_table(["c", "b", "a"], ["S"], 1, scores)["ranking"] == ["a", "b", "c"]
+    # The score order (b, c, a) is neither the names' order nor the order given.
+    scores = {"S": {"a": [4], "b": [10], "c": [7]}, "T": {"a": [5], "b": [9], "c": [6]}}
+    assert tournament_table(["a", "c", "b"], ["S", "T"], 1, scores)["ranking"] == ["b", "c", "a"]
 
 
 def test_means_and_bootstrap_errors():
