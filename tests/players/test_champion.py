@@ -46,32 +46,3 @@ def test_bad_parameters_fail_in_one_line():
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
 
-
-def test_clock_sharing_keeps_a_reserve_of_the_whole_game_to_the_last_move():
-    """A search that spends exactly the budget it is given: the budgets of a game add up
-    to at most the clock less the reserve, and none exceeds three even shares."""
-    from pokersquares.cards import deal
-    from pokersquares.search.base import Search
-
-    budgets = []
-
-    class Spender(Search):
-        def choose(self, evaluator, grid, card, points, time_s, seed):
-            budgets.append(time_s)
-            return int(np.flatnonzero(grid == -1)[0]), np.zeros(25)
-
-    player = make_player("champion:games=50")
-    player.set_point_system(AMERICAN, 5.0)
-    player.search = Spender()
-    clock = 5.0
-    player.start_game()
-    left = clock
-    for card in deal(1)[:25]:
-        budgets_before = len(budgets)
-        player.get_play(int(card), left)
-        if len(budgets) > budgets_before:
-            left -= budgets[-1]  # the move took its whole budget
-    assert len(budgets) == 23  # every move but the first and the last searched
-    assert max(budgets) <= 3 * clock / 23 + 1e-9
-    assert sum(budgets) <= clock * (1 - player.reserve) + 1e-9
-    assert left >= clock * player.reserve - 1e-9  # the reserve is still there at the end

@@ -28,26 +28,6 @@ def _evaluator(load, learning) -> PatternEvaluator:
     return PatternEvaluator(load=load, **learning)
 
 
-class ReservePlayer(SearchPlayer):
-    """A ``SearchPlayer`` that never plans with the last ``reserve`` share of its game
-    clock: on a busy machine a search batch can stall, and one stall at the end of
-    a game must not cost the whole game (the harness scores a timeout as a penalty)."""
-
-    def __init__(self, *args, reserve: float = 0.08, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.reserve = reserve
-        self._clock: float | None = None
-
-    def start_game(self) -> None:
-        super().start_game()
-        self._clock = None
-
-    def _seconds_left(self, seconds_left: float, empty: int) -> float:
-        if self._clock is None:
-            self._clock = seconds_left
-        return max(0.0, super()._seconds_left(seconds_left, empty) - self.reserve * self._clock)
-
-
 @register_player("beemo", "BeeMo (2016 winner): flat Monte Carlo over optimized-greedy playouts on learned "
                  "hand patterns; beemo:load=FILE uses a trained table, playouts=N caps playouts per cell",
                  cores=2)
@@ -55,8 +35,11 @@ def beemo(load: str | None = None, playouts: int | None = None, time_per_game: f
           cores: int = 2, **learning) -> SearchPlayer:
     """``learning`` takes the options of ``PatternEvaluator`` (train_games, eval_games,
     ucb_every, ucb_c, feedback, carry)."""
-    return ReservePlayer(_evaluator(load, learning), FlatMonteCarlo(playouts=playouts, cores=cores),
-                         name="beemo", time_per_game=time_per_game)
+    return SearchPlayer(_evaluator(load, learning), FlatMonteCarlo(playouts=playouts, cores=cores),
+                        name="beemo", time_per_game=time_per_game)
+
+
+beemo.version = "2"  # 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
 
 
 @register_player("og", "BeeMo's optimized greedy on learned hand patterns, no search; og:load=FILE "
@@ -65,7 +48,7 @@ def og(load: str | None = None, **learning) -> SearchPlayer:
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
-og.version = "3"  # 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
+og.version = "4"  # 4: the shared MoveClock; 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
 
 
 _BENCH_UTILITIES: np.ndarray | None = None

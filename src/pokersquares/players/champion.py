@@ -20,8 +20,6 @@ budget unless the file was.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..errors import PokerSquaresError
@@ -31,7 +29,6 @@ from .catalog import register_player
 from ..points import AMERICAN
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
-from . import greedy_guard
 from .composed import SearchPlayer
 
 __all__ = ["ChampionPlayer", "champion"]
@@ -40,7 +37,9 @@ __all__ = ["ChampionPlayer", "champion"]
 class ChampionPlayer(SearchPlayer):
     """A :class:`SearchPlayer` whose warm-up also compiles the exact end game (which
     the short warm-up searches would not reach) and the learning kernel (which a
-    warm-up preparation too short to learn a game would not call)."""
+    warm-up preparation too short to learn a game would not call). Its clock is the
+    :class:`~.move_clock.MoveClock` every player shares its game with; clear moves end
+    early (the search's stop rule), leaving their time to later ones."""
 
     def warm_up(self) -> None:
         super().warm_up()
@@ -51,51 +50,6 @@ class ChampionPlayer(SearchPlayer):
         late = np.full(25, EMPTY, dtype=np.int8)
         late[:23] = np.arange(23)
         exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))
-
-
-    def __init__(self, *args, reserve: float = 0.08, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.reserve = reserve
-        self._clock = None
-
-    def start_game(self) -> None:
-        super().start_game()
-        self._clock = None  # the game's clock at its first move
-        # One slow move (a busy machine) should cost its game a margin, not every game
-        # after it a search: the overshoot learned carries over, halved.
-        self._overshoot = max(0.005, 0.5 * self._overshoot)
-
-    def choose(self, grid: np.ndarray, card, seconds_left: float) -> int:
-        """Share the clock left evenly among the moves still to search, less a reserve
-        (``reserve`` of the game's clock, and for each move to come the recent overshoot:
-        how far past its budget a move ended, decaying when moves end on time), and at
-        most three even shares of the game's clock per move. Clear moves end early (the
-        search's stop rule), leaving their time to later ones."""
-        t = time.perf_counter()
-        empty = np.flatnonzero(grid == EMPTY)
-        if len(empty) == 1:
-            return int(empty[0])
-        if self.plays_greedy_rule:
-            return greedy_guard.greedy_rule_move(grid, card, self.points)
-        if len(empty) == 25:
-            return 0  # every first placement is alike up to symmetry
-        left = self._seconds_left(seconds_left, len(empty))
-        if self._clock is None:
-            self._clock = left
-        moves = len(empty) - 1  # the last move is free
-        # The reserve is a share of the whole game's clock, kept to the last move: a share
-        # of what is left shrinks to nothing just where a stalled round would cost the game.
-        budget = (left - self.reserve * self._clock - self._overshoot * moves) / moves
-        # No move takes more than three even shares: one long round cannot be stopped.
-        budget = min(budget, 3 * self._clock / 23)
-        if budget < 0.003:
-            return self.evaluator.greedy_cell(grid, card)
-        cell, _ = self.search.choose(self.evaluator, grid, int(card), self.points, budget,
-                                     self.seed * 31 + self._moves)
-        late = time.perf_counter() - t - budget  # the whole move's, not only the search's
-        self._overshoot = max(0.005, late, 0.9 * self._overshoot)
-        self._moves += 1
-        return cell
 
 
 def _flag(name: str, value) -> bool:
@@ -130,6 +84,6 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     return ChampionPlayer(evaluator, search, name="champion", time_per_game=time_per_game)
 
 
-champion.version = "7"  # 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "8"  # 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)

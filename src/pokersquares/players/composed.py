@@ -3,6 +3,7 @@ other pairing are one line each, e.g. ``SearchPlayer(PatternEvaluator(), FlatMon
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -14,47 +15,30 @@ from ..game import EMPTY
 from ..harness.player import BasePlayer
 from ..search.base import GreedySearch, Search
 from . import greedy_guard
+from .move_clock import MoveClock
 
-__all__ = ["SearchPlayer", "move_budget"]
-
-
-def move_budget(grid: np.ndarray, seconds_left: float, per_move_cap: float | None = None,
-                reserve: float = 0.1, overshoot_s: float = 0.02) -> float:
-    """Seconds to spend on the current move.
-
-    The first move (every cell is alike up to symmetry) and the last (one empty cell)
-    need no search; the time left is shared evenly among the moves still to be
-    searched, keeping a reserve (a share of the clock, and ``overshoot_s`` for each
-    move to come, as a search may finish its last batch past its budget) so that
-    the game never runs out.
-    """
-    empty = int((grid == EMPTY).sum())
-    if empty <= 1 or empty == 25:
-        return 0.0
-    searched_moves_left = empty - 1  # the last move is free
-    budget = max(0.0, seconds_left * (1 - reserve) - overshoot_s * searched_moves_left) / searched_moves_left
-    if per_move_cap is not None:
-        budget = min(budget, per_move_cap)
-    return budget
+__all__ = ["SearchPlayer"]
 
 
 class SearchPlayer(BasePlayer):
     """Plays by ``search`` over ``evaluator``; learns in ``prepare`` through the evaluator.
 
+    The game's clock is shared among the moves by ``self.clock``, a
+    :class:`~.move_clock.MoveClock` keeping back ``reserve`` of it;
     ``time_per_game`` caps the decision time this player allows itself per game
     (below the harness's limit, e.g. to run 500 games in an hour).
     """
 
     def __init__(self, evaluator: Evaluator, search: Search, name: str | None = None,
-                 time_per_game: float | None = None) -> None:
+                 time_per_game: float | None = None, reserve: float = 0.08,
+                 reserve_max_s: float = math.inf) -> None:
         super().__init__()
         self.evaluator = evaluator
         self.search = search
         self.name = name or f"{evaluator.name}+{search.name}"
         self.cores = search.cores
-        self.time_per_game = time_per_game
+        self.clock = MoveClock(reserve, reserve_max_s, time_per_game)
         self._moves = 0
-        self._overshoot = 0.02
         self.guard: greedy_guard.GuardReport | None = None  # the check of the last preparation
         self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time
 
@@ -105,6 +89,7 @@ class SearchPlayer(BasePlayer):
 
     def start_game(self) -> None:
         super().start_game()
+        self.clock.start_game()
         self._moves = 0
         self.fallback_moves = 0
 
@@ -117,26 +102,22 @@ class SearchPlayer(BasePlayer):
         if len(empty) == 25:
             # Every first placement is alike up to symmetry: take the corner.
             return 0
-        # Searches stop between batches, so each may end a little past its budget:
-        # keep the largest such overshoot seen for every move still to come.
-        budget = move_budget(grid, self._seconds_left(seconds_left, len(empty)), overshoot_s=self._overshoot)
-        if budget <= self._overshoot:
+        return self._searched_move(grid, card, seconds_left, len(empty) - 1)  # the last move is free
+
+    def _searched_move(self, grid: np.ndarray, card: Card, seconds_left: float, moves: int) -> int:
+        """The search's move, in the budget the clock gives it with ``moves`` (this one
+        included) still to search."""
+        budget = self.clock.budget(seconds_left, moves)
+        if budget == 0.0:
             # No time to search: the evaluator's own move, counted in the game's record
             # unless the search is that move anyway (nothing was given up).
             self.fallback_moves += not isinstance(self.search, GreedySearch)
-            return self.evaluator.greedy_cell(grid, card)
-        t = time.perf_counter()
-        cell, _ = self.search.choose(self.evaluator, grid, card, self.points, budget,
+            return self.evaluator.greedy_cell(grid, int(card))
+        cell, _ = self.search.choose(self.evaluator, grid, int(card), self.points, budget,
                                      self.seed * 31 + self._moves)
-        self._overshoot = max(self._overshoot, time.perf_counter() - t - budget)
+        self.clock.move_done()
         self._moves += 1
         return cell
-
-    def _seconds_left(self, seconds_left: float, empty: int) -> float:
-        if self.time_per_game is None:
-            return seconds_left
-        # Scale the cap by the share of moves still to play, and never exceed the harness's clock.
-        return min(seconds_left, self.time_per_game * (empty - 1) / 23)
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
         if self.plays_greedy_rule:

@@ -58,4 +58,4 @@ def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
     return SearchPlayer(ev, se, name=f"{evaluator}+{search}", time_per_game=time_per_game)
 
 
-hybrid.version = "3"  # 2: every evaluator's values estimate the final score; 3: the small-budget guard
+hybrid.version = "4"  # 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard

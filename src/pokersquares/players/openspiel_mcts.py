@@ -5,9 +5,9 @@ The bot searches the OpenSpiel game, chance nodes included. Its leaves are judge
 OpenSpiel's ``RandomRolloutEvaluator`` (``evaluator=random``, the default) or by greedy
 playouts of one of this toolkit's evaluators wrapped as an OpenSpiel evaluator
 (``evaluator=possibility|narl|patterns``): both return final scores, the scale of the
-game's returns. Each move gets an equal share of the game's time left; the search
-stops at that deadline (checked before every simulation), keeping back the largest
-overshoot seen so far, so the game's clock is never overrun.
+game's returns. Each move's time is given by the :class:`~.move_clock.MoveClock`
+every player shares its game's clock with; the search stops at that deadline
+(checked before every simulation).
 
 Needs the ``openspiel`` extra (``pip install 'pokersquares[openspiel]'``).
 """
@@ -25,6 +25,7 @@ from ..errors import PokerSquaresError, UnknownPlayerError
 from ..game import EMPTY
 from ..harness.player import BasePlayer
 from .catalog import register_player, register_player_family
+from .move_clock import MoveClock
 
 __all__ = ["OpenSpielMCTSPlayer"]
 
@@ -93,7 +94,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
     (default: a fifth of the point system's largest absolute value, 20 for American)."""
 
     name = "openspiel:mcts"
-    version = "1"
+    version = "2"  # 2: the shared MoveClock (was: 90% of an even share of the time left, less the largest overshoot)
 
     def __init__(self, evaluator: str = "random", rollouts: int = 1, uct_c: float | None = None) -> None:
         super().__init__()
@@ -109,7 +110,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
         self.uct_c = uct_c
         self._toolkit = None if evaluator == "random" else EVALUATORS[evaluator]()
         self._bot = None
-        self._overshoot = 0.0
+        self.clock = MoveClock()
         self.simulations = 0  # in the last search, for benchmarks
 
     def warm_up(self) -> None:
@@ -152,7 +153,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
 
     def start_game(self) -> None:
         super().start_game()
-        self._overshoot = 0.0
+        self.clock.start_game()
 
     def _state(self, grid: np.ndarray, card: Card):
         """The OpenSpiel state of this position: the grid's cards dealt and placed, then ``card`` dealt."""
@@ -164,27 +165,27 @@ class OpenSpielMCTSPlayer(BasePlayer):
         return state
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
-        start = time.perf_counter()
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             return int(empty[0])
-        state = self._state(grid, card)
-        share = 0.9 * seconds_left / len(empty) - self._overshoot
-        bot = self._bot
-        bot.deadline = start + share
-        bot.root = None
-        try:
-            root = bot.mcts_search(state)
-        except _TimeUp:
-            root = bot.root
+        budget = self.clock.budget(seconds_left, len(empty) - 1)  # the last move is free
+        root = None
+        if budget > 0.0:
+            bot = self._bot
+            bot.deadline = time.perf_counter() + budget
+            bot.root = None
+            try:
+                root = bot.mcts_search(self._state(grid, card))
+            except _TimeUp:
+                root = bot.root
         self.simulations = 0 if root is None else root.explore_count
         if root is None or not root.children or root.explore_count == 0:
             cell = (self._toolkit.greedy_cell(grid, card) if self._toolkit is not None else int(empty[0]))
         else:
             cell = int(root.best_child().action)
-        self._overshoot = max(self._overshoot, time.perf_counter() - start - share)
+        if budget > 0.0:
+            self.clock.move_done()
         return cell
-
 
 if AVAILABLE:
     register_player("openspiel:mcts", DESCRIPTION)(OpenSpielMCTSPlayer)

@@ -1,0 +1,101 @@
+"""How a player shares its game's clock among its moves: one mechanism for every player.
+
+The harness tells a player the seconds left in its game at each move; a
+:class:`MoveClock` turns that into the seconds for the move at hand:
+
+- the time left, less a *reserve* (a share of the whole game's clock, kept to the
+  last move), is shared evenly among the moves still to be searched;
+- for each of those moves it also keeps back the recent *overshoot*: how far past
+  its budget a move ended (a search stops between batches, and a busy machine can
+  stall one), decaying when moves end on time;
+- no move gets more than three even shares of the game's clock, because a long
+  round cannot be stopped part way, and searches that stop early on clear moves
+  would otherwise hand one late move most of the game;
+- ``time_per_game`` caps the clock below the harness's (to run many games in an
+  hour): it counts what this game's moves actually took, so overshoots are paid back.
+
+A budget too small to search is returned as ``0.0``; the player then plays its
+evaluator's greedy move (and counts it as a fallback move).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+__all__ = ["MoveClock"]
+
+# Searches stop between batches; the smallest overshoot kept back per move to come
+# (the champion's, measured on a loaded machine; docs/results.md, champion v4).
+OVERSHOOT_FLOOR_S = 0.005
+# When moves end on time the overshoot kept back shrinks by this factor per move, and
+# a new game starts from half of it: one slow move (a busy machine, a first call that
+# loaded numba) should cost its game a margin, not every move and game after it a search.
+OVERSHOOT_DECAY = 0.9
+OVERSHOOT_CARRY = 0.5
+# The most a move may take, in even shares of the game's clock.
+MAX_SHARES = 3.0
+
+
+class MoveClock:
+    """Seconds for each move of a game, from the seconds left in it.
+
+    ``reserve``: the share of the game's clock never planned for (overheads outside
+    the search, moves played by rule, the scheduler on a busy machine), at most
+    ``reserve_max_s`` seconds; ``time_per_game``: a cap on the game's clock below the
+    harness's. Call :meth:`start_game` before each game, :meth:`budget` when a move
+    is to be searched and :meth:`move_done` when it has been.
+    """
+
+    def __init__(self, reserve: float = 0.08, reserve_max_s: float = math.inf,
+                 time_per_game: float | None = None) -> None:
+        if not 0 <= reserve < 1 or reserve_max_s < 0:
+            raise ValueError("MoveClock needs 0 <= reserve < 1 and reserve_max_s >= 0")
+        self.reserve = reserve
+        self.reserve_max_s = reserve_max_s
+        self.time_per_game = time_per_game
+        self.overshoot_s = OVERSHOOT_FLOOR_S
+        self.start_game()
+
+    def start_game(self) -> None:
+        self.game_s: float | None = None  # the game's clock at its first planned move
+        self.share_s = 0.0                # one even share of it
+        self.spent_s = 0.0                # what this game's searched moves took
+        self.overshoot_s = max(OVERSHOOT_FLOOR_S, OVERSHOOT_CARRY * self.overshoot_s)
+        self._move_start: float | None = None
+        self._budget = 0.0
+
+    def reserve_s(self) -> float:
+        """Seconds of this game's clock never planned for."""
+        return min(self.reserve * (self.game_s or 0.0), self.reserve_max_s)
+
+    def budget(self, seconds_left: float, moves: int) -> float:
+        """Seconds for this move, ``moves`` being the moves still to search, this one
+        included; ``0.0`` when that is too little to search."""
+        self._move_start = time.perf_counter()
+        if moves < 1:
+            raise ValueError("moves must be at least 1")
+        if self.time_per_game is not None:
+            seconds_left = min(seconds_left, self.time_per_game - self.spent_s)
+        if self.game_s is None:
+            self.game_s = max(0.0, seconds_left)
+            self.share_s = self.game_s / moves
+        budget = (seconds_left - self.reserve_s() - self.overshoot_s * moves) / moves
+        budget = min(budget, MAX_SHARES * self.share_s)
+        if budget <= OVERSHOOT_FLOOR_S:
+            # Not worth a search: a move ends about that far past any budget. The
+            # greedy move is on time, so the overshoot kept back decays.
+            self.overshoot_s = max(OVERSHOOT_FLOOR_S, OVERSHOOT_DECAY * self.overshoot_s)
+            self._move_start = None
+            return 0.0
+        self._budget = budget
+        return budget
+
+    def move_done(self) -> None:
+        """The move :meth:`budget` was asked for has been chosen: learn how long it took."""
+        if self._move_start is None:
+            raise RuntimeError("move_done without a budget to search")
+        took = time.perf_counter() - self._move_start
+        self._move_start = None
+        self.spent_s += took
+        self.overshoot_s = max(OVERSHOOT_FLOOR_S, took - self._budget, OVERSHOOT_DECAY * self.overshoot_s)

@@ -1,0 +1,139 @@
+"""The clock every player shares its game with (players/move_clock.py), on a fake
+clock that moves only when a test says a move took time: the figures are exact."""
+
+import numpy as np
+import pytest
+
+from pokersquares.cards import deal
+from pokersquares.harness.registry import make_player
+from pokersquares.players import move_clock
+from pokersquares.players.move_clock import MAX_SHARES, OVERSHOOT_FLOOR_S, MoveClock
+from pokersquares.points import AMERICAN
+from pokersquares.search.base import Search
+
+FLOOR = OVERSHOOT_FLOOR_S
+
+
+def play(clock, fake, game_s, moves=23, late=lambda move, budget: 0.0, took=None):
+    """One game of ``moves`` searched moves on the fake clock: each takes its whole
+    budget plus ``late(move, budget)`` (or ``took(move, budget)`` seconds instead).
+    Returns the budgets and the seconds left at the end."""
+    clock.start_game()
+    left, budgets = game_s, []
+    for move in range(moves):
+        budget = clock.budget(left, moves - move)
+        budgets.append(budget)
+        if budget > 0:
+            spent = took(move, budget) if took else budget + late(move, budget)
+            fake.charge(spent)
+            left -= spent
+            clock.move_done()
+    return budgets, left
+
+
+@pytest.fixture
+def fake(fake_clock):
+    fake_clock.install(move_clock)
+    return fake_clock
+
+
+def test_even_shares_keep_the_reserve_of_the_whole_game_to_the_last_move(fake):
+    clock = MoveClock(reserve=0.08)
+    budgets, left = play(clock, fake, 5.0)
+    # Each move takes its budget exactly, so the overshoot kept back stays at its floor:
+    # the first move gets (5 - 0.4 - 23 * floor) / 23, later ones a little more as the
+    # floors kept for them are released, and the game ends with the reserve and one
+    # move's floor unspent. (Dropping the reserve leaves 0.005 s: this fails.)
+    assert budgets[0] == pytest.approx((5.0 - 0.4 - 23 * FLOOR) / 23)
+    assert budgets == sorted(budgets)
+    assert left == pytest.approx(0.4 + FLOOR)
+
+
+def test_the_reserve_is_capped(fake):
+    _, left = play(MoveClock(reserve=0.07, reserve_max_s=0.5), fake, 30.0)
+    assert left == pytest.approx(0.5 + FLOOR)  # not 7% of 30 s
+
+
+def test_an_overshoot_is_kept_back_for_every_move_to_come_and_decays(fake):
+    clock = MoveClock(reserve=0.08)
+    # The fourth move ends 0.05 s late; the others on time.
+    budgets, left = play(clock, fake, 5.0, late=lambda move, budget: 0.05 if move == 3 else 0.0)
+    # The next move keeps back 0.05 s for each of the 19 moves to come (itself included) ...
+    assert budgets[4] == pytest.approx((5.0 - sum(budgets[:4]) - 0.05 - 0.4 - 0.05 * 19) / 19)
+    # ... and 0.9 of it less after each of the 19 moves that end on time.
+    assert clock.overshoot_s == pytest.approx(max(FLOOR, 0.05 * 0.9 ** 19))
+    # The late move was paid for by the moves after it: the game ends with the reserve
+    # and what the last move kept back.
+    assert left == pytest.approx(0.4 + 0.05 * 0.9 ** 18)
+    # A new game starts from half of what was kept back.
+    kept = clock.overshoot_s
+    clock.start_game()
+    assert clock.overshoot_s == pytest.approx(max(FLOOR, kept / 2))
+
+
+def test_stalls_never_run_the_game_out_of_time(fake):
+    """Every third move stalls for 40% past its budget, and the last move of the
+    game stalls for 0.2 s (4% of the clock): the reserve still covers it."""
+    def late(move, budget):
+        return 0.2 if move == 22 else (0.4 * budget if move % 3 == 0 else 0.0)
+    budgets, left = play(MoveClock(reserve=0.08), fake, 5.0, late=late)
+    assert all(b > 0 for b in budgets)
+    assert left > 0.1
+
+
+def test_no_move_takes_more_than_three_even_shares(fake):
+    # Moves that end at once (a search's early stop) leave their time to later ones,
+    # but no later move gets more than three shares of the game's clock.
+    budgets, _ = play(MoveClock(reserve=0.08), fake, 5.0, took=lambda move, budget: 0.0)
+    assert max(budgets) == pytest.approx(MAX_SHARES * 5.0 / 23)
+    assert budgets[-1] == pytest.approx(MAX_SHARES * 5.0 / 23)
+
+
+def test_too_little_time_is_no_search(fake):
+    clock = MoveClock(reserve=0.08)
+    clock.start_game()
+    clock.overshoot_s = 1.0
+    assert clock.budget(5.0, 10) == 0.0  # 5 s less 10 moves x 1 s of overshoot
+    assert clock.overshoot_s == pytest.approx(0.9)  # a greedy move is on time: it decays
+    with pytest.raises(RuntimeError):
+        clock.move_done()
+
+
+def test_time_per_game_counts_what_the_moves_took(fake):
+    clock = MoveClock(reserve=0.08, time_per_game=1.0)
+    # The harness gives 30 s; the cap of 1 s binds, and the late moves are paid back.
+    budgets, left = play(clock, fake, 30.0, late=lambda move, budget: 0.01 if move < 5 else 0.0)
+    spent = 30.0 - left
+    assert spent == pytest.approx(clock.spent_s)
+    assert 1.0 - 0.08 - 0.05 <= spent <= 1.0 - 0.08
+
+
+def test_every_player_shares_its_clock_through_a_move_clock():
+    for spec in ("champion", "beemo", "og", "gettysburg", "tiger", "hybrid:evaluator=possibility,search=flat_mc"):
+        assert isinstance(make_player(spec).clock, MoveClock), spec
+
+
+def test_champion_budgets_keep_the_reserve_through_a_real_game():
+    """Through the player: a search that spends exactly the budget it is given (the
+    harness's clock runs down by it) sees 23 budgets, every one within three even
+    shares, and the game ends with the reserve."""
+    budgets = []
+
+    class Spender(Search):
+        def choose(self, evaluator, grid, card, points, time_s, seed):
+            budgets.append(time_s)
+            return int(np.flatnonzero(grid == -1)[0]), np.zeros(25)
+
+    player = make_player("champion:games=50")
+    player.set_point_system(AMERICAN, 5.0)
+    player.search = Spender()
+    player.start_game()
+    left = 5.0
+    for card in deal(1)[:25]:
+        before = len(budgets)
+        player.get_play(int(card), left)
+        if len(budgets) > before:
+            left -= budgets[-1]
+    assert len(budgets) == 23  # every move but the first and the last searched
+    assert max(budgets) <= MAX_SHARES * 5.0 / 23 + 1e-9
+    assert left >= 5.0 * player.clock.reserve - 1e-9
