@@ -26,21 +26,55 @@ def test_variants_are_selectable_by_spec(spec, play_legal):
     assert play_legal(player, 1).score == play_legal(player, 1).score  # seeded: the same game twice
 
 
-def test_tiger_keeps_to_its_clock(play_legal):
+def _on_a_fake_clock(fake_clock, last_move_stall_s=0.0):
+    """The game's clock, the player's and the search's on the fake clock: an MCTS
+    iteration costs 25 us (the benchmark's 71,200 per second, rounded down) and
+    nothing else costs time, so a game's decision time is exact for the code. The
+    first batch of the last searched move (three empty cells) stalls for
+    ``last_move_stall_s``: where a stall costs the game unless the reserve is kept."""
+    from pokersquares.harness import game_play
+    from pokersquares.players import move_clock
+    from pokersquares.search import mcts as search_mcts
+
+    for module in (game_play, move_clock, search_mcts):
+        fake_clock.install(module)
+    stalled = []
+
+    def cost(tree, grid, deck, n, *rest):
+        stall = last_move_stall_s if (grid == -1).sum() == 3 and not stalled else 0.0
+        stalled.append(stall)
+        return n * 25e-6 + stall
+    fake_clock.charge_per(search_mcts.km, "run_iterations", cost)
+
+
+def test_tiger_keeps_to_its_clock(play_legal, fake_clock):
     player = make_player("tiger")
     player.set_point_system(AMERICAN, 1.0)
-    play_legal(player, 0, 0.5)  # loads compiled kernels
+    _on_a_fake_clock(fake_clock)
     used = play_legal(player, 1, 1.0).decision_s
-    assert 0.7 < used < 1.0
-    assert player.iterations_per_move > 10
+    # Measured: 0.9250 s of the 1 s clock (the reserve is 0.07 s; each move's search
+    # stops within a batch of half its time left). Without the reserve: 0.9950.
+    assert 0.915 < used < 0.93
+    # 0.925 s / 21 moves / 25 us: measured 1,761.8 iterations a move.
+    assert player.iterations_per_move > 1700
 
 
-def test_time_per_game_caps_the_clock(play_legal):
+def test_a_stall_on_the_last_searched_move_is_covered_by_the_reserve(play_legal, fake_clock):
+    player = make_player("tiger")
+    player.set_point_system(AMERICAN, 1.0)
+    _on_a_fake_clock(fake_clock, last_move_stall_s=0.1)
+    # Measured: 0.968 s. Without the reserve the game times out (1.035 s).
+    assert play_legal(player, 1, 1.0).decision_s < 0.98
+
+
+def test_time_per_game_caps_the_clock(play_legal, fake_clock):
     player = make_player("tiger:time_per_game=0.4")
     player.set_point_system(AMERICAN, 1.0)
-    play_legal(player, 0, 0.5)
+    _on_a_fake_clock(fake_clock)
     used = play_legal(player, 2, 30.0).decision_s
-    assert 0.3 < used < 0.5
+    # Measured: 0.3670 s (the cap's reserve is 7% of 0.4 s). A cap that forgot what
+    # the game's moves took (the time left under the cap always 0.4 s): 0.7116 s.
+    assert 0.36 < used < 0.375
 
 
 def test_bad_variants_are_user_errors():
