@@ -112,6 +112,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
         self._bot = None
         self.clock = MoveClock()
         self.simulations = 0  # in the last search, for benchmarks
+        self.fallback_moves = 0  # this game's moves left unsearched for lack of time
 
     def warm_up(self) -> None:
         from ..openspiel import load
@@ -154,6 +155,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
     def start_game(self) -> None:
         super().start_game()
         self.clock.start_game()
+        self.fallback_moves = 0
 
     def _state(self, grid: np.ndarray, card: Card):
         """The OpenSpiel state of this position: the grid's cards dealt and placed, then ``card`` dealt."""
@@ -180,6 +182,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
                 root = bot.root
         self.simulations = 0 if root is None else root.explore_count
         if root is None or not root.children or root.explore_count == 0:
+            self.fallback_moves += 1
             cell = (self._toolkit.greedy_cell(grid, card) if self._toolkit is not None else int(empty[0]))
         else:
             cell = int(root.best_child().action)
