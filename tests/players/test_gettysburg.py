@@ -1,7 +1,5 @@
 """The gettysburg player: registered, its variants, legal games within budget, saved tables."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -23,13 +21,21 @@ def test_variants_play_legal_games_within_budget(spec, play_legal):
     assert game.decision_s < 1.5
 
 
-def test_learning_fills_a_share_of_the_budget():
-    player = make_player("gettysburg:budget_share=0.5")
-    t = time.perf_counter()
-    player.set_point_system(AMERICAN, 0.6)
-    elapsed = time.perf_counter() - t
-    assert elapsed < 0.6
-    assert player.evaluator.games_learned > 100
+def test_learning_fills_a_share_of_the_budget(fake_clock):
+    """On a clock that moves only with the games learned (0.1 ms each), learning takes
+    ``budget_share`` of the budget less 0.1 s: 0.5 x 0.6 - 0.1 = 0.2 s. One learner
+    (threads=1), so that the figures are exact for the code."""
+    from pokersquares.evaluators import narl as ev_narl
+
+    clock = fake_clock.install(ev_narl)
+    fake_clock.charge_per(ev_narl.K, "learn_games", lambda n, *rest: 1e-4 * n)
+    player = make_player("gettysburg:budget_share=0.5,threads=1")
+    start = clock.now
+    player.evaluator.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.6, 0)
+    # Measured: 0.2005 s and 2,005 games (the last call ends 5 games past the deadline).
+    # A learner that ignored budget_share took 0.5005 s.
+    assert 0.195 < clock.now - start <= 0.201
+    assert 1950 <= player.evaluator.games_learned <= 2010
 
 
 def test_names_and_bad_parameters():
