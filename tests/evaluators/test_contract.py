@@ -39,17 +39,25 @@ def test_placement_values_are_the_state_values_of_the_grids_they_lead_to(case):
                 assert values[cell] == pytest.approx(ev.state_value(after), rel=1e-9, abs=1e-9)
 
 
+# Measured (American, 40 greedy games of seed 5 on the session's fixed-work tables):
+# the mean value after 10 and 20 cards against the mean final score, patterns +14.7%
+# and +20.4%, NARL -30.0% and -5.4%, possibility +0.3% and -1.4%. Each bound leaves a
+# few points above its evaluator's figure. Broken on purpose: the possibility
+# heuristic without its calibration offsets (its raw h) is off by -74.7% and -19.1%,
+# which the 5% bound catches at both depths (35% for every evaluator caught only the first).
+TOLERANCE = {"patterns": 0.25, "narl": 0.35, "possibility": 0.05}
+
+
 def test_values_estimate_the_final_score(case):
     """Mean value along greedy games against their mean final score. A search that
     averages values over chance or stops at any depth needs this; OG's gains
     (about 0 to 20) or Tiger's raw heuristic (27 of 90 points after 10 cards)
-    break it. Measured (American, 40 games, short learning): patterns within 19%,
-    possibility 3%, NARL 20% after 10 cards; 35% leaves room for the learners' noise."""
+    break it."""
     ev, games = case
     final = np.mean([f for _, f in games])
     for k in (10, 20):
         mean_value = np.mean([ev.state_value(grids[k]) for grids, _ in games])
-        assert abs(mean_value - final) <= 0.35 * final, (k, mean_value, final)
+        assert abs(mean_value - final) <= TOLERANCE[ev.name] * final, (k, mean_value, final)
 
 
 def test_the_kernel_form_keeps_the_contract(case):
