@@ -97,8 +97,7 @@ def test_beemo_plays_legal_games_within_its_clock(table, play_legal):
     beemo = make_player(f"beemo:load={table}")
     beemo.set_point_system(AMERICAN, 0.0)
     for seed in range(2):
-        game = play_legal(beemo, seed, 1.0)
-        assert game.decision_s < 1.0
+        play_legal(beemo, seed, 1.0)  # any timeout or illegal cell fails here
 
 
 def test_beemo_learns_when_given_no_table(play_legal, fake_clock):

@@ -21,8 +21,7 @@ def test_legal_games_within_the_clock_under_every_kind_of_system(system, play_le
     player = make_player("champion:games=400")
     player.warm_up()  # as the harness does, untimed: loading kernels is not the game's time
     player.set_point_system(system, 5.0)
-    game = play_legal(player, 3, time_per_game=1.5)  # any timeout or illegal cell fails here
-    assert game.decision_s <= 1.5
+    play_legal(player, 3, time_per_game=1.5)  # any timeout or illegal cell fails here
 
 
 def test_beats_greedy_at_a_shrunken_budget(play_legal):

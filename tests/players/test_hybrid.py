@@ -15,8 +15,8 @@ def test_every_evaluator_plays_legally_with_every_search(evaluator, search):
     player.warm_up()  # as the harness does before the clocks start
     player.set_point_system(BRITISH if search == "mcts" else AMERICAN, 0.2)
     record = play_game(player, player.point_system, seed=3, time_per_game=2.0)
-    assert record.penalty is None, record.penalty
-    assert len(record.placements) == 25 and record.decision_s <= 2.0
+    assert record.penalty is None, record.penalty  # a timeout is a penalty
+    assert len(record.placements) == 25
 
 
 def test_unknown_parts_are_named():
