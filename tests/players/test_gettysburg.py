@@ -13,12 +13,27 @@ from pokersquares.players.gettysburg import gettysburg
                                   "gettysburg:games=300,search=depth_mc,time_per_game=0.5",
                                   "gettysburg:games=300,search=flat_ucb,time_per_game=0.5,depth=3",
                                   "gettysburg:games=300,epsilon0=0.1,hand_sizes=false"])
-def test_variants_play_legal_games_within_budget(spec, play_legal):
+def test_variants_play_legal_games_within_budget(spec, play_legal, fake_clock):
+    """On a clock that moves only with the search's work (20 us per chance outcome of
+    expectimax, 1 ms per depth-limited pull), so that the game's time is exact for the code."""
+    from pokersquares.harness import game_play
+    from pokersquares.players import move_clock
+    from pokersquares.search import expectimax, flat_ucb
+
     player = make_player(spec)
     player.set_point_system(BRITISH, 10.0)
     assert player.evaluator.games_learned == 300
+    for module in (game_play, move_clock, expectimax, flat_ucb):
+        fake_clock.install(module)
+    fake_clock.charge_per(player.evaluator, "best_placement_values", lambda grid, cards: 2e-5 * len(cards))
+    fake_clock.charge_per(player.evaluator, "limited_playouts", lambda *args: 1e-3)
     game = play_legal(player, 7)
-    assert game.decision_s < 1.5
+    # Measured: expectimax searches every cell of every move in 0.2535 s of its 30 s
+    # (no fallback); greedy takes no searched time; the two with time_per_game=0.5 keep
+    # under that cap, not the harness's 30 s: depth_mc 0.454 s, flat_ucb 0.456 s (a clock
+    # that ignored the cap: 27.6 s each).
+    low, high = {"expectimax": (0.25, 0.26), "greedy": (0.0, 0.0)}.get(player.search.name, (0.44, 0.5))
+    assert low <= game.decision_s <= high
 
 
 def test_learning_fills_a_share_of_the_budget(fake_clock):
