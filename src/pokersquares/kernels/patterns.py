@@ -65,8 +65,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-import os
-
 import numpy as np
 from numba import njit, prange
 
@@ -79,8 +77,7 @@ __all__ = [
 ]
 
 ENCODING_VERSION = 1
-_TIME = bool(int(os.environ.get("PS_OG_RULES", "0")) & 256)  # screening only
-NUM_PATTERNS = 1 << (18 if _TIME else 16)
+NUM_PATTERNS = 1 << 16
 SHAPE_MASK = (1 << 10) - 1  # bits 0-9: the pattern without deck context
 
 COLUMN_BIT = 1 << 0
@@ -96,15 +93,6 @@ FLUSH_CONTEXT_SHIFT = 14
 _REPEATS_BITS = (3 << PAIRS_SHIFT) | TRIPS_BIT | QUADS_BIT
 
 _WINDOWS = STRAIGHT_WINDOWS
-
-_RULES = int(os.environ.get("PS_OG_RULES", "0"))  # screening only
-_FIRST_TIE = bool(_RULES & 1)
-_HAND_UNDEALT = bool(_RULES & 2)
-_NO_DEDUP = bool(_RULES & 4)
-_COMPLETE_CONTEXT = bool(_RULES & 8)
-_PLACED_ONLY = bool(_RULES & 32)
-_RANK_ORDER_TIE = bool(_RULES & 64)
-_EMPTY_CONTEXT = bool(_RULES & 16)
 
 
 def _straight_possible_table() -> np.ndarray:
@@ -236,48 +224,27 @@ def og_values_reference(grid: Sequence[int], card: int, utilities: np.ndarray) -
 @njit(cache=True, inline="always")
 def _code(is_col, n, counts, mask, suit, shape, left):
     """The pattern of a line in the given state (see ``encode_hand``)."""
-    tb = 0
-    if _TIME:
-        dealt = 52 - left[SUIT_LEFT] - left[SUIT_LEFT + 1] - left[SUIT_LEFT + 2] - left[SUIT_LEFT + 3]
-        tb = min(3, (dealt - 1) // 6) << 16
     if n == 0:
-        if _TIME:
-            return is_col | FLUSH_BIT | STRAIGHT_BIT | tb
-        if _EMPTY_CONTEXT:
-            e = is_col | FLUSH_BIT | STRAIGHT_BIT | (min(3, left[0]) << PRIMARY_SHIFT) | (min(3, left[1]) << SECONDARY_SHIFT)
-            if left[SUIT_LEFT] == 5:
-                e |= 1 << FLUSH_CONTEXT_SHIFT
-            elif left[SUIT_LEFT] > 5:
-                e |= 2 << FLUSH_CONTEXT_SHIFT
-            return e
         return is_col | FLUSH_BIT | STRAIGHT_BIT
     code = is_col | shape
     if suit != MIXED:
         code |= FLUSH_BIT
     if (shape & _REPEATS_BITS) == 0 and _STRAIGHT_POSSIBLE[mask]:
         code |= STRAIGHT_BIT
-    if n == 5 and not _COMPLETE_CONTEXT:
+    if n == 5:
         return code
-    code |= tb
     top1 = -1
     top2 = -1
     m = mask
     while m:
         r = _LOWEST_BIT[m]
         m &= m - 1
-        if _RANK_ORDER_TIE:
-            key = ((counts >> (4 * r)) & 15) * 16 + (15 - r)
-        else:
-            key = ((counts >> (4 * r)) & 15) * 4 + left[r]
+        key = ((counts >> (4 * r)) & 15) * 4 + left[r]
         if key > top1:
             top2 = top1
             top1 = key
         elif key > top2:
             top2 = key
-    if _RANK_ORDER_TIE:
-        top1 = left[15 - (top1 & 15)]
-        if top2 >= 0:
-            top2 = left[15 - (top2 & 15)]
     code |= (top1 & 3) << PRIMARY_SHIFT
     if top2 >= 0 and _POPCOUNT13[mask] <= 3:
         code |= (top2 & 3) << SECONDARY_SHIFT
@@ -393,7 +360,7 @@ def _best_empty(empties, n_empty, gains, state):
             best = v
             best_i = i
             ties = 1
-        elif v == best and not _FIRST_TIE:
+        elif v == best:
             ties += 1
             if rng_below(state, ties) == 0:
                 best_i = i
@@ -481,14 +448,12 @@ def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, poin
         card = deck[t]
         rank = card % 13
         suit = card // 13
-        if not _HAND_UNDEALT:
-            left[rank] -= 1
-            left[SUIT_LEFT + suit] -= 1
-            for l in range(10):
-                n = lines[L_N, l]
-                if (0 < n < 5 and (((lines[L_MASK, l] >> rank) & 1) != 0 or lines[L_SUIT, l] == suit)) or (
-                        _EMPTY_CONTEXT and n == 0) or (_TIME and n < 5):
-                    before[l] = _line_code(lines, l, left)
+        left[rank] -= 1
+        left[SUIT_LEFT + suit] -= 1
+        for l in range(10):
+            n = lines[L_N, l]
+            if 0 < n < 5 and (((lines[L_MASK, l] >> rank) & 1) != 0 or lines[L_SUIT, l] == suit):
+                before[l] = _line_code(lines, l, left)
         for l in range(10):
             if lines[L_N, l] < 5:
                 after = _line_code_with(lines, l, rank, suit, left)
@@ -501,21 +466,10 @@ def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, poin
         i = _best_empty(empties, n_empty, gains, state)
         cell = empties[i]
         n_empty = _place(grid, lines, empties, n_empty, i, card)
-        if _HAND_UNDEALT:
-            left[rank] -= 1
-            left[SUIT_LEFT + suit] -= 1
-            for l in range(10):
-                n = lines[L_N, l]
-                if 0 < n and (((lines[L_MASK, l] >> rank) & 1) != 0 or lines[L_SUIT, l] == suit):
-                    before[l] = _line_code(lines, l, left)
         before[cell // 5] = _line_code(lines, cell // 5, left)
         before[5 + cell % 5] = _line_code(lines, 5 + cell % 5, left)
         if record.shape[0] > 0:
             record[t + 1, :] = before
-            if _PLACED_ONLY:
-                for l in range(10):
-                    if l != cell // 5 and l != 5 + cell % 5:
-                        record[t + 1, l] = record[t, l]
     return _final_score(lines, points)
 
 
@@ -675,7 +629,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
             previous = -1
             for t in range(26):
                 code = record[t, l]
-                if code != previous or _NO_DEDUP:  # each pattern a line passed through, once
+                if code != previous:  # each pattern a line passed through, once
                     previous = code
                     counts[code] += 1
                     utilities[code] += (final - utilities[code]) / counts[code]
