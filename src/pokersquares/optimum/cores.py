@@ -210,6 +210,7 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
             for b, mb in full:
                 if not ma & mb:  # a full row and a full column share a cell
                     m.add_bool_or([x[0][a].Not(), x[1][b].Not()])
+        _counting_cuts(m, x, cores, cards, size)
         for cut in cuts:
             m.add_bool_or([x[o][index[core]].Not() for o, core in cut])
         value = [sum(v * x[o][j] for j, (_, v) in enumerate(cores)) for o in range(2)]
@@ -245,6 +246,35 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
             break
     bound = max(bound, score)
     return CoresResult(score, bound, score >= bound, grid, time.perf_counter() - t0, rounds)
+
+
+def _counting_cuts(m, x, cores, cards, size):
+    """Cliques the at-most-ones leave fractional: lines of one orientation with two
+    or more cards of rank r number at most floor(m_r / 2); flush lines of suit s at
+    most floor(n_s / 5) one way; flush rows of one suit exclude flush columns of another,
+    and of their own suit unless it has the 9 cards a crossing row and column need."""
+    ranks = [int(c) % 13 for c in cards]
+    suits = [int(c) // 13 for c in cards]
+    n_rank = np.bincount(ranks, minlength=13)
+    n_suit = np.bincount(suits, minlength=4)
+    for r in range(13):
+        js = [j for j, (core, _) in enumerate(cores) if sum(ranks[p] == r for p in core) >= 2]
+        if js and n_rank[r] // 2 < len(js):
+            for o in range(2):
+                m.add(sum(x[o][j] for j in js) <= int(n_rank[r] // 2))
+    if size != 5:
+        return
+    flush = {s: [j for j, (core, _) in enumerate(cores) if len(core) == 5 and all(suits[p] == s for p in core)]
+             for s in range(4)}
+    for s in range(4):
+        if flush[s]:
+            for o in range(2):
+                m.add(sum(x[o][j] for j in flush[s]) <= int(n_suit[s] // 5))
+    for s in range(4):
+        for t in range(4):
+            if (s != t or n_suit[s] < 9) and flush[s] and flush[t]:
+                a, b = int(n_suit[s] // 5), int(n_suit[t] // 5)
+                m.add(b * sum(x[0][j] for j in flush[s]) + a * sum(x[1][j] for j in flush[t]) <= a * b)
 
 
 def _lines(size: int) -> list[list[int]]:
