@@ -93,3 +93,17 @@ def test_missing_cp_sat_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "ortools.sat.python.cp_model", None)
     with pytest.raises(CpSatNotInstalledError, match=r"pokersquares\[optimum\]"):
         require_cp_sat()
+
+
+@pytest.mark.parametrize("seed, system", [(0, "single:flush"), (1, "single:flush"), (3, "single:full_house")])
+def test_core_model_agrees_with_the_line_model(seed, system):
+    # two exact models with nothing in common but the rules: the same optimum on 5x5 deals
+    # (systems where HiGHS proves the line model in seconds; single:straight it does not)
+    from pokersquares.cards import deal
+    from pokersquares.optimum.exact import solve_exact
+    cards = deal(seed)[:25]
+    points = np.array(parse_point_system(system).points)
+    lines = solve_exact(cards, points, time_limit=120)
+    cores = solve_cores(cards, points, time_limit=120)
+    assert lines.proven and cores.proven
+    assert lines.score == cores.score

@@ -4,8 +4,8 @@ If all 25 cards were known in advance their order would not matter, so the best
 any player can score on a deal is the best arrangement of those cards on the grid.
 :func:`solve_deal` finds a grid by local search (:mod:`.search`), then proves an
 upper bound, and optimality when it can: with the core model and CP-SAT
-(:mod:`.cores`) for monotone point systems (American, British, the single-hand
-systems), with the integer program over all five-card lines and HiGHS
+(:mod:`.cores`) for monotone point systems (American, British, single-hand
+systems from straight up), with the integer program over all five-card lines and HiGHS
 (:mod:`.exact`) for the others.
 Rules-level: nothing here knows about players.
 """
