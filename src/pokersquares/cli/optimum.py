@@ -77,7 +77,7 @@ def optimum_cmd(
     if (seed is None) == (seeds is None):
         raise PokerSquaresError("give one of --seed S or --seeds A..B")
     ps = parse_point_system(system)
-    require_solver()
+    require_solver(ps.points)
     if seed is not None:
         _check_seed(seed)
         if db is not None:
@@ -132,14 +132,27 @@ def summarize(optima: list) -> dict:
             "mean_bound": statistics.fmean(o.bound for o in optima),
             "mean_gap": statistics.fmean(o.bound - o.score for o in optima),
             "seconds_mean": statistics.fmean(secs), "seconds_median": statistics.median(secs),
-            "seconds_p95": secs[min(n - 1, int(0.95 * n))], "seconds_max": secs[-1]}
+            "seconds_p95": secs[min(n - 1, int(0.95 * n))], "seconds_max": secs[-1], **_cpu(optima)}
+
+
+def _cpu(optima: list) -> dict:
+    """The CPU-time distribution, where every optimum recorded it (older stores did not)."""
+    import statistics
+    cpu = sorted(o.cpu_seconds for o in optima if o.cpu_seconds is not None)
+    if len(cpu) != len(optima) or not cpu:
+        return {}
+    n = len(cpu)
+    return {"cpu_seconds_mean": statistics.fmean(cpu), "cpu_seconds_median": statistics.median(cpu),
+            "cpu_seconds_p95": cpu[min(n - 1, int(0.95 * n))], "cpu_seconds_max": cpu[-1]}
 
 
 def format_summary(name: str, s: dict) -> str:
     return (f"{name}: {s['deals']} deals, {s['proven']} proven optimal ({100 * s['proven'] / s['deals']:.1f}%); "
             f"mean best grid {s['mean_score']:.2f} ± {s['mean_score_stderr']:.2f}, mean bound {s['mean_bound']:.2f} "
             f"(mean gap {s['mean_gap']:.2f}); seconds per deal: mean {s['seconds_mean']:.1f}, median "
-            f"{s['seconds_median']:.1f}, 95th percentile {s['seconds_p95']:.1f}, max {s['seconds_max']:.1f}")
+            f"{s['seconds_median']:.1f}, 95th percentile {s['seconds_p95']:.1f}, max {s['seconds_max']:.1f}"
+            + (f"; CPU seconds: mean {s['cpu_seconds_mean']:.1f}, median {s['cpu_seconds_median']:.1f}, 95th "
+               f"percentile {s['cpu_seconds_p95']:.1f}, max {s['cpu_seconds_max']:.1f}" if "cpu_seconds_mean" in s else ""))
 
 
 def _check(db: Path, json_out: bool) -> None:

@@ -3,7 +3,10 @@
 If all 25 cards were known in advance their order would not matter, so the best
 any player can score on a deal is the best arrangement of those cards on the grid.
 :func:`solve_deal` finds a grid by local search (:mod:`.search`), then proves an
-upper bound, and optimality when it can, with an integer program (:mod:`.exact`).
+upper bound, and optimality when it can: with the core model and CP-SAT
+(:mod:`.cores`) for monotone point systems (American, British, single-hand
+systems from straight up), with the integer program over all five-card lines and HiGHS
+(:mod:`.exact`) for the others.
 Rules-level: nothing here knows about players.
 """
 
@@ -17,11 +20,22 @@ import numpy as np
 from ..cards import card_name, deal
 from ..errors import PokerSquaresError
 from ..points import PointSystem
-from .exact import SolverNotInstalledError, greedy_partition, line_subsets, require_solver, solve_exact
+from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
+from .exact import SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
+from .exact import require_solver as require_highs
 from .search import grid_score, local_search
 
-__all__ = ["Optimum", "solve_deal", "solve_seed", "SolverNotInstalledError", "require_solver",
-           "DEFAULT_TIME_LIMIT"]
+__all__ = ["Optimum", "solve_deal", "solve_seed", "SolverNotInstalledError", "CpSatNotInstalledError",
+           "require_solver", "DEFAULT_TIME_LIMIT"]
+
+
+def require_solver(points=None):
+    """The exact solver ``points`` needs (both without ``points``), or a one-line error
+    naming the extra to install."""
+    if points is None or not is_monotone(points):
+        require_highs()
+    if points is None or is_monotone(points):
+        require_cp_sat()
 
 DEFAULT_TIME_LIMIT = 60.0
 GREEDY_STARTS = 8  # local searches that keep the rows of a greedy split (see greedy_partition)
@@ -38,8 +52,10 @@ class Optimum:
     bound: int               # a proven upper bound on every grid's score
     proven: bool             # score == the optimum
     grid: list[int]          # card ids, row-major
-    seconds: float
+    seconds: float           # wall clock
     heuristic_score: int     # what the local search alone found
+    cpu_seconds: float | None = None  # this process's CPU time (the figure on a shared machine)
+    method: str = ""         # "cores" (CP-SAT) or "lines" (HiGHS), see the module docstring
 
     @property
     def grid_names(self) -> list[str]:
@@ -61,8 +77,9 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
     cards = [int(c) for c in cards]
     if len(cards) != 25 or len(set(cards)) != 25:
         raise PokerSquaresError("a deal's optimum needs 25 distinct cards")
-    require_solver()
+    require_solver(point_system.points)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     points = np.asarray(point_system.points, dtype=np.int64)
     found, grid = local_search(cards, points)
     values = line_subsets(np.asarray(cards), points)
@@ -73,14 +90,21 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
         if score > found:
             found, grid = score, cells
     position = {c: i for i, c in enumerate(cards)}
-    exact = solve_exact(cards, points, time_limit=max(0.01, time_limit - (time.perf_counter() - t0)),
-                        start_grid=[position[c] for c in grid], start_score=found)
+    left = max(0.01, time_limit - (time.perf_counter() - t0))
+    start = [position[c] for c in grid]
+    if is_monotone(point_system.points):
+        exact = solve_cores(cards, points, time_limit=left, start_grid=start, start_score=found)
+        method = "cores"
+    else:
+        exact = solve_exact(cards, points, time_limit=left, start_grid=start, start_score=found)
+        method = "lines"
     best_grid = [cards[p] for p in exact.grid]
     score = grid_score(best_grid, point_system.points)
     if score != exact.score:
         raise RuntimeError(f"the solver's grid scores {score}, not {exact.score}")
     return Optimum(seed, point_system.name, tuple(point_system.points), score, max(exact.bound, score),
-                   exact.proven, best_grid, round(time.perf_counter() - t0, 3), found)
+                   exact.proven, best_grid, round(time.perf_counter() - t0, 3), found,
+                   round(time.process_time() - c0, 3), method)
 
 
 def solve_seed(seed: int, point_system: PointSystem, *, time_limit: float = DEFAULT_TIME_LIMIT) -> Optimum:

@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS optima (
     time_limit REAL NOT NULL,
     heuristic_score INTEGER NOT NULL,
     created REAL NOT NULL,
+    cpu_seconds REAL,               -- NULL in stores written before it was recorded
+    method TEXT,
     PRIMARY KEY (seed, points)
 );
 """
@@ -56,6 +58,10 @@ class OptimaStore:
                 self.conn = sqlite3.connect(self.path, timeout=30)
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.executescript(_SCHEMA)
+                have = {row[1] for row in self.conn.execute("PRAGMA table_info(optima)")}
+                for column, kind in (("cpu_seconds", "REAL"), ("method", "TEXT")):
+                    if column not in have:
+                        self.conn.execute(f"ALTER TABLE optima ADD COLUMN {column} {kind}")
                 self.conn.commit()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a readable result store ({e})") from None
@@ -75,10 +81,11 @@ class OptimaStore:
 
     def put(self, optimum: Optimum, time_limit: float) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO optima VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
+            "time_limit, heuristic_score, created, cpu_seconds, method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (optimum.seed, _points_key(optimum.points), optimum.system, optimum.score, optimum.bound,
              int(optimum.proven), json.dumps(optimum.grid), optimum.seconds, float(time_limit),
-             optimum.heuristic_score, time.time()))
+             optimum.heuristic_score, time.time(), optimum.cpu_seconds, optimum.method))
         self.conn.commit()
 
     def get(self, seed: int, points, *, time_limit: float | None = None) -> Optimum | None:
@@ -92,16 +99,16 @@ class OptimaStore:
             return {}
         wanted = set(int(s) for s in seeds)
         rows = self.conn.execute(
-            "SELECT seed, system_name, score, bound, proven, grid, seconds, time_limit, heuristic_score "
-            "FROM optima WHERE points = ?", (_points_key(points),)).fetchall()
+            "SELECT seed, system_name, score, bound, proven, grid, seconds, time_limit, heuristic_score, "
+            "cpu_seconds, method FROM optima WHERE points = ?", (_points_key(points),)).fetchall()
         out = {}
-        for seed, name, score, bound, proven, grid, seconds, limit, heuristic in rows:
+        for seed, name, score, bound, proven, grid, seconds, limit, heuristic, cpu, method in rows:
             if seed not in wanted:
                 continue
             if time_limit is not None and not proven and limit < time_limit:
                 continue
             out[seed] = Optimum(seed, name, tuple(int(p) for p in points), score, bound, bool(proven),
-                                json.loads(grid), seconds, heuristic)
+                                json.loads(grid), seconds, heuristic, cpu, method or "")
         return out
 
     def systems(self) -> list[tuple[str, tuple[int, ...], int]]:

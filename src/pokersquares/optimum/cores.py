@@ -1,0 +1,286 @@
+"""The exact part for most point systems: which scoring *core* each line holds, solved
+by CP-SAT, with cuts for choices no grid can realise.
+
+A line's hand is decided by a few of its cards, its core: the two cards of a pair, the
+four of two pair, three of trips, four of quads, and all five of a straight, flush,
+full house or straight flush. A grid gives each of its rows and columns at most one
+core (its own hand's, if that scores above high card). Choosing cores for rows and
+columns, with binaries ``x_K`` (K is a row's core) and ``y_K`` (a column's), is a
+relaxation of the grid:
+
+    maximise  sum_K (v_K - points[0]) (x_K + y_K)  +  2 size points[0]
+    s.t.      sum_K x_K <= size,  sum_K y_K <= size
+              sum_{K ∋ c} x_K <= 1,  sum_{K ∋ c} y_K <= 1          for each card c
+              sum_{K ⊇ {c,d}} (x_K + y_K) <= 1                      for each pair {c, d}
+              x_R + y_C <= 1                          for full lines R, C with no common card
+              sum_K v_K x_K >= sum_K v_K y_K                        (a grid and its transpose)
+
+Its optimum is an upper bound for every point system. A choice is *realised* by a
+grid that keeps each chosen row core within one row and each column core within one
+column: a perfect matching of cards to cells, a card of row core ``i`` allowed only
+in row ``i`` and so on. If the solver's choice has no such grid, a smallest set of
+its cores that has none is cut off (and its transpose) and the model solved again.
+If it has one, that grid scores at least the choice's value when the point system
+is *monotone* (``points[0]`` the least, and a hand worth at least every hand whose
+core it contains: a full house at least trips, two pair and a pair, and so on), so
+the choice is an optimum. :func:`is_monotone` tells; other systems use
+:mod:`.exact`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import PokerSquaresError
+from ..hands import classify
+
+__all__ = ["CpSatNotInstalledError", "require_cp_sat", "is_monotone", "line_cores", "realise", "solve_cores",
+           "CoresResult"]
+
+
+class CpSatNotInstalledError(PokerSquaresError):
+    """OR-Tools (CP-SAT) is missing."""
+
+
+def require_cp_sat():
+    """The ``ortools.sat.python.cp_model`` module, or a one-line error naming the extra."""
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:
+        raise CpSatNotInstalledError(
+            "the optimum's exact solver needs OR-Tools: pip install 'pokersquares[optimum]' (or pip install ortools)"
+        ) from None
+    return cp_model
+
+
+# hand ids: 1 pair, 2 two pair, 3 trips, 6 full house, 7 quads; each pair (a, b):
+# a line whose hand is b contains a core of hand a
+_CONTAINS = ((1, 2), (1, 3), (1, 6), (1, 7), (2, 6), (3, 6), (3, 7))
+
+
+def is_monotone(points) -> bool:
+    """Whether a realised choice of cores scores its value: high card worth least, and
+    each hand worth at least the hands whose cores it contains."""
+    p = [int(v) for v in points]
+    return p[0] == min(p) and all(p[a] <= p[b] for a, b in _CONTAINS)
+
+
+def line_cores(cards, points, size: int = 5) -> list[tuple[tuple[int, ...], int]]:
+    """(positions into ``cards``, points above ``points[0]``) of every core worth more
+    than high card. Lines hold ``size`` cards; straights and flushes need 5."""
+    cards = [int(c) for c in cards]
+    base = int(points[0])
+    by_rank: dict[int, list[int]] = {}
+    for i, c in enumerate(cards):
+        by_rank.setdefault(c % 13, []).append(i)
+    out = []
+
+    def add(pos, hand):
+        if len(pos) <= size and int(points[hand]) > base:
+            out.append((tuple(sorted(pos)), int(points[hand]) - base))
+
+    pairs = []
+    for r, ps in sorted(by_rank.items()):
+        for k, hand in ((2, 1), (3, 3), (4, 7)):
+            for sub in itertools.combinations(ps, k):
+                add(sub, hand)
+                if k == 2:
+                    pairs.append((r, sub))
+    for (r1, p1), (r2, p2) in itertools.combinations(pairs, 2):
+        if r1 != r2:
+            add(p1 + p2, 2)
+    if size != 5:
+        return out
+    for r1, ps in sorted(by_rank.items()):
+        for t in itertools.combinations(ps, 3):
+            for r2, qs in sorted(by_rank.items()):
+                if r2 != r1:
+                    for p in itertools.combinations(qs, 2):
+                        add(t + p, 6)
+    for s in range(4):
+        ps = [i for i, c in enumerate(cards) if c // 13 == s]
+        for sub in itertools.combinations(ps, 5):
+            add(sub, int(classify([cards[i] for i in sub])))  # flush, straight flush, royal
+    for low in range(10):
+        ranks = [(low + k) % 13 if low < 9 else (9, 10, 11, 12, 0)[k] for k in range(5)]
+        for sub in itertools.product(*(by_rank.get(r, []) for r in ranks)):
+            if len({cards[i] // 13 for i in sub}) > 1:  # one suit is a flush core already
+                add(sub, 4)
+    return out
+
+
+def realise(row_cores, col_cores, size: int = 5) -> list[int] | None:
+    """A grid (positions, row-major) with row core ``i`` in row ``i`` and column core
+    ``j`` in column ``j``, or None: a perfect matching of cards to allowed cells."""
+    cells = size * size
+    row_of = [None] * cells
+    col_of = [None] * cells
+    for i, core in enumerate(row_cores):
+        for p in core:
+            row_of[p] = i
+    for j, core in enumerate(col_cores):
+        for p in core:
+            col_of[p] = j
+    allowed = []
+    for p in range(cells):
+        rs = range(size) if row_of[p] is None else (row_of[p],)
+        cs = range(size) if col_of[p] is None else (col_of[p],)
+        allowed.append([size * r + k for r in rs for k in cs])
+    owner = [-1] * cells
+
+    def augment(p, seen):
+        for cell in allowed[p]:
+            if not seen[cell]:
+                seen[cell] = True
+                if owner[cell] < 0 or augment(owner[cell], seen):
+                    owner[cell] = p
+                    return True
+        return False
+
+    for p in sorted(range(cells), key=lambda q: len(allowed[q])):
+        if not augment(p, [False] * cells):
+            return None
+    return owner
+
+
+def _smallest_conflict(rows, cols, size):
+    """A subset of the chosen (orientation, core) that no grid realises, from which no
+    core can be dropped (a deletion filter)."""
+    keep = [(0, k) for k in rows] + [(1, k) for k in cols]
+    for item in list(keep):
+        trial = [x for x in keep if x is not item]
+        if realise([k for o, k in trial if o == 0], [k for o, k in trial if o == 1], size) is None:
+            keep = trial
+    return keep
+
+
+@dataclass
+class CoresResult:
+    score: int | None       # best grid's score (None if none better than ``start_score`` was found)
+    bound: int              # proven upper bound
+    proven: bool
+    grid: list[int] | None  # positions into the deal's cards, row-major
+    seconds: float
+    rounds: int             # models solved (one more per cut-off choice)
+
+
+def solve_cores(cards, points, *, time_limit: float, start_score: int | None = None,
+                start_grid: list[int] | None = None, size: int = 5) -> CoresResult:
+    """Prove ``start_score`` (a grid's score) optimal or find a better grid, within
+    ``time_limit`` seconds. The model above asks for a choice worth more than the
+    start; none means the start is optimal. A limit that runs out leaves ``proven``
+    false and the bound proven by then. Exact for monotone point systems."""
+    cp_model = require_cp_sat()
+    t0 = time.perf_counter()
+    if not is_monotone(points):
+        raise PokerSquaresError("the core model is exact only for monotone point systems (is_monotone)")
+    points = [int(p) for p in points]
+    base = 2 * size * points[0]
+    cores = line_cores(cards, points, size)
+    index = {core: j for j, (core, _) in enumerate(cores)}
+    score, grid = start_score, start_grid
+    if score is None:
+        grid = list(range(size * size))
+        score = _grid_score(cards, grid, points, size)
+    cuts: list[list[tuple[int, tuple[int, ...]]]] = []
+    bound = 2 * size * max(points)  # every line at most the best hand, until a model says more
+    rounds = 0
+    while True:
+        left = time_limit - (time.perf_counter() - t0)
+        if left <= 0.01:
+            break
+        m = cp_model.CpModel()
+        x = [[m.new_bool_var(f"{'rc'[o]}{j}") for j in range(len(cores))] for o in range(2)]
+        for o in range(2):
+            m.add(sum(x[o]) <= size)
+            for p in range(size * size):
+                m.add_at_most_one([x[o][j] for j, (core, _) in enumerate(cores) if p in core])
+        with_pair: dict[tuple[int, int], list[int]] = {}
+        for j, (core, _) in enumerate(cores):
+            for pair in itertools.combinations(core, 2):
+                with_pair.setdefault(pair, []).append(j)
+        for js in with_pair.values():
+            m.add_at_most_one([x[o][j] for j in js for o in range(2)])
+        full = [(j, sum(1 << p for p in core)) for j, (core, _) in enumerate(cores) if len(core) == size]
+        for a, ma in full:
+            for b, mb in full:
+                if not ma & mb:  # a full row and a full column share a cell
+                    m.add_bool_or([x[0][a].Not(), x[1][b].Not()])
+        _counting_cuts(m, x, cores, cards, size)
+        for cut in cuts:
+            m.add_bool_or([x[o][index[core]].Not() for o, core in cut])
+        value = [sum(v * x[o][j] for j, (_, v) in enumerate(cores)) for o in range(2)]
+        m.add(value[0] >= value[1])
+        m.add(value[0] + value[1] >= score - base + 1)
+        m.maximize(value[0] + value[1])
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_time_in_seconds = left
+        status = solver.solve(m)
+        rounds += 1
+        if status == cp_model.INFEASIBLE:
+            bound = score
+            break
+        # no grid above ``score`` is worth more than this round's bound
+        bound = min(bound, max(score, int(np.floor(solver.best_objective_bound + 1e-6)) + base))
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break
+        rows = [core for j, (core, _) in enumerate(cores) if solver.value(x[0][j])]
+        cols = [core for j, (core, _) in enumerate(cores) if solver.value(x[1][j])]
+        placed = realise(rows, cols, size)
+        if placed is None:
+            conflict = _smallest_conflict(rows, cols, size)
+            cuts.append(conflict)
+            cuts.append([(1 - o, core) for o, core in conflict])
+            continue
+        found = _grid_score(cards, placed, points, size)
+        if found < int(round(solver.objective_value)) + base:
+            raise RuntimeError("a realised choice of cores scores below its value: the point system is not monotone")
+        score, grid = found, placed
+        if status == cp_model.OPTIMAL:
+            bound = score
+            break
+    bound = max(bound, score)
+    return CoresResult(score, bound, score >= bound, grid, time.perf_counter() - t0, rounds)
+
+
+def _counting_cuts(m, x, cores, cards, size):
+    """Cliques the at-most-ones leave fractional: lines of one orientation with two
+    or more cards of rank r number at most floor(m_r / 2); flush lines of suit s at
+    most floor(n_s / 5) one way; flush rows of one suit exclude flush columns of another,
+    and of their own suit unless it has the 9 cards a crossing row and column need."""
+    ranks = [int(c) % 13 for c in cards]
+    suits = [int(c) // 13 for c in cards]
+    n_rank = np.bincount(ranks, minlength=13)
+    n_suit = np.bincount(suits, minlength=4)
+    for r in range(13):
+        js = [j for j, (core, _) in enumerate(cores) if sum(ranks[p] == r for p in core) >= 2]
+        if js and n_rank[r] // 2 < len(js):
+            for o in range(2):
+                m.add(sum(x[o][j] for j in js) <= int(n_rank[r] // 2))
+    if size != 5:
+        return
+    flush = {s: [j for j, (core, _) in enumerate(cores) if len(core) == 5 and all(suits[p] == s for p in core)]
+             for s in range(4)}
+    for s in range(4):
+        if flush[s]:
+            for o in range(2):
+                m.add(sum(x[o][j] for j in flush[s]) <= int(n_suit[s] // 5))
+    for s in range(4):
+        for t in range(4):
+            if (s != t or n_suit[s] < 9) and flush[s] and flush[t]:
+                a, b = int(n_suit[s] // 5), int(n_suit[t] // 5)
+                m.add(b * sum(x[0][j] for j in flush[s]) + a * sum(x[1][j] for j in flush[t]) <= a * b)
+
+
+def _lines(size: int) -> list[list[int]]:
+    return [[r * size + k for k in range(size)] for r in range(size)] + \
+           [[r * size + k for r in range(size)] for k in range(size)]
+
+
+def _grid_score(cards, grid, points, size):
+    return sum(points[classify([int(cards[grid[q]]) for q in line])] for line in _lines(size))

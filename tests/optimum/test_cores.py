@@ -1,0 +1,109 @@
+"""The core model (CP-SAT): brute force on 3x3 grids, hand-proven 5x5 deals, realisation."""
+
+import numpy as np
+import pytest
+
+from pokersquares.cards import parse_cards
+from pokersquares.hands import classify
+from pokersquares.optimum import CpSatNotInstalledError, solve_deal
+from pokersquares.optimum.cores import is_monotone, line_cores, realise, require_cp_sat, solve_cores
+from pokersquares.points import AMERICAN, BRITISH, PointSystem, parse_point_system
+
+from test_exact import brute_force_3x3
+
+
+def monotone_points(rng) -> tuple[int, ...]:
+    p = [int(v) for v in rng.integers(-128, 128, 10)]
+    p[0] = min(p)
+    for a, b in ((1, 2), (1, 3), (1, 6), (1, 7), (2, 6), (3, 6), (3, 7)):
+        p[b] = max(p[b], p[a])
+    assert is_monotone(p)
+    return tuple(p)
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_core_model_agrees_with_brute_force_on_3x3(trial):
+    rng = np.random.default_rng(100 + trial)
+    pool = [s * 13 + r for s in range(4) for r in (0, 5, 9)]  # 3 ranks: pairs and trips abound
+    cards = [int(c) for c in rng.choice(pool, 9, replace=False)]
+    points = monotone_points(rng)
+    result = solve_cores(cards, np.array(points), time_limit=60, size=3)
+    expected = brute_force_3x3(cards, points)
+    assert result.proven
+    assert result.score == result.bound == expected
+    grid_cards = [cards[p] for p in result.grid]
+    lines = [grid_cards[r * 3:r * 3 + 3] for r in range(3)] + [grid_cards[c::3] for c in range(3)]
+    assert sum(points[classify(line)] for line in lines) == expected
+
+
+def test_monotone_systems():
+    assert is_monotone(AMERICAN.points) and is_monotone(BRITISH.points)
+    assert is_monotone(parse_point_system("single:flush").points)
+    assert not is_monotone(parse_point_system("random:1").points)  # high card is worth 59 there
+    assert not is_monotone((0, 5, 1, 0, 0, 0, 0, 0, 0, 0))  # two pair below a pair
+
+
+def test_cores_of_a_small_deal():
+    cards = parse_cards("AC AD AH 2C 3C".split())
+    cores = dict(line_cores(cards, AMERICAN.points))
+    # three pairs and the trips of aces; no five-card core (AAA23 is trips, its trips core)
+    assert cores == {(0, 1): 2, (0, 2): 2, (1, 2): 2, (0, 1, 2): 10}
+
+
+def test_realise_needs_full_lines_to_meet():
+    row = tuple(range(5))
+    assert realise([row], [tuple(range(5, 10))]) is None   # a full row and a full column share a cell
+    grid = realise([row], [(0, 5, 10, 15, 20)])
+    assert grid is not None and sorted(grid) == list(range(25))
+    assert set(grid[:5]) == set(row) and {grid[5 * r] for r in range(5)} == {0, 5, 10, 15, 20}
+
+
+FLUSHY = parse_cards("2C 4C 6C 8C TC QC AC 3D 5D 7D 9D JD KD 2H 4H 6H 8H TH QH 3S 5S 7S 9S JS KS".split())
+
+
+def test_hand_proven_optimum_of_single_flush():
+    # Suits 7, 6, 6, 6. A flush row and a flush column share a cell, so both in one suit
+    # need 9 cards of it, and in two suits are impossible: all flushes lie one way,
+    # at most floor(7/5) + 1 + 1 + 1 = 4 of them; four flush rows and a fifth row make 4.
+    opt = solve_deal(FLUSHY, parse_point_system("single:flush"), time_limit=60)
+    assert (opt.score, opt.bound, opt.proven, opt.method) == (4, 4, True, "cores")
+
+
+def test_hand_proven_optimum_of_five_quads_with_cores():
+    from test_exact import FOUR_QUADS  # each rank makes at most one quads line: 5
+    opt = solve_deal(FOUR_QUADS, PointSystem((0, 0, 0, 0, 0, 0, 0, 1, 0, 0), "quads"), time_limit=60)
+    assert (opt.score, opt.bound, opt.proven, opt.method) == (5, 5, True, "cores")
+
+
+def test_a_limit_that_runs_out_claims_nothing_under_american():
+    from pokersquares.cards import deal
+    opt = solve_deal(deal(0)[:25], AMERICAN, time_limit=0.05)
+    assert opt.method == "cores"
+    assert not opt.proven and opt.bound > opt.score
+
+
+def test_non_monotone_systems_use_the_line_model():
+    with pytest.raises(Exception, match="monotone"):
+        solve_cores(list(range(9)), np.array(parse_point_system("random:1").points), time_limit=5, size=3)
+
+
+def test_missing_cp_sat_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "ortools.sat.python", None)
+    monkeypatch.setitem(sys.modules, "ortools.sat.python.cp_model", None)
+    with pytest.raises(CpSatNotInstalledError, match=r"pokersquares\[optimum\]"):
+        require_cp_sat()
+
+
+@pytest.mark.parametrize("seed, system", [(0, "single:flush"), (1, "single:flush"), (3, "single:full_house")])
+def test_core_model_agrees_with_the_line_model(seed, system):
+    # two exact models with nothing in common but the rules: the same optimum on 5x5 deals
+    # (systems where HiGHS proves the line model in seconds; single:straight it does not)
+    from pokersquares.cards import deal
+    from pokersquares.optimum.exact import solve_exact
+    cards = deal(seed)[:25]
+    points = np.array(parse_point_system(system).points)
+    lines = solve_exact(cards, points, time_limit=120)
+    cores = solve_cores(cards, points, time_limit=120)
+    assert lines.proven and cores.proven
+    assert lines.score == cores.score
