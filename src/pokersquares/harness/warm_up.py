@@ -18,7 +18,7 @@ from typing import Callable
 from ..errors import PokerSquaresError
 from .registry import make_player
 
-__all__ = ["warm_up_players", "kernel_groups"]
+__all__ = ["warm_up_players", "kernel_groups", "shares"]
 
 
 def kernel_groups(specs: list[str]) -> list[list[str]]:
@@ -29,6 +29,14 @@ def kernel_groups(specs: list[str]) -> list[list[str]]:
         evaluator = getattr(make_player(spec), "evaluator", None)
         groups.setdefault(type(evaluator).__name__, []).append(spec)
     return list(groups.values())
+
+
+def shares(groups: list[list[str]], processes: int) -> list[list[str]]:
+    """The specs each of ``processes`` warm-up processes takes: the groups in turn."""
+    parts: list[list[str]] = [[] for _ in range(min(processes, len(groups)))]
+    for k, group in enumerate(groups):  # the groups in turn: the costliest come first in practice
+        parts[k % len(parts)].extend(group)
+    return parts
 
 
 def _warm_main(conn, specs: list[str]) -> None:
@@ -53,16 +61,13 @@ def warm_up_players(specs: list[str], processes: int = 2,
     if processes < 1:
         raise PokerSquaresError(f"processes must be at least 1, got {processes}")
     t = time.monotonic()
-    groups = kernel_groups(specs)
-    shares: list[list[str]] = [[] for _ in range(min(processes, len(groups)))]
-    for k, group in enumerate(groups):  # the groups in turn: the costliest come first in practice
-        shares[k % len(shares)].extend(group)
+    parts = shares(kernel_groups(specs), processes)
     # Spawned, not forked: a parent that already ran numba's threaded kernels cannot
     # safely fork a process that compiles and runs them (a test run lost a child so).
     ctx = mp.get_context("spawn")
     pending: dict = {}
     procs = []
-    for share in shares:
+    for share in parts:
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_warm_main, args=(child, share), daemon=True)
         proc.start()
