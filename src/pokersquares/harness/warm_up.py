@@ -3,7 +3,8 @@
 On a machine's first run numba compiles every kernel (about 90 s of one core for the
 built-in agents) and caches it on disk; every later process loads it in a fraction of
 a second. :func:`warm_up_players` does that compiling up front in ``processes``
-processes, players sharing an evaluator in the same process (they share kernels), so
+processes, players sharing an evaluator or a search in the same process (they share
+kernels), so
 that a first tournament waits about half as long and its players' preparations are
 not the ones compiling.
 """
@@ -22,13 +23,27 @@ __all__ = ["warm_up_players", "kernel_groups", "shares"]
 
 
 def kernel_groups(specs: list[str]) -> list[list[str]]:
-    """``specs`` grouped by the kernels they compile: one group per evaluator class
-    (players without an evaluator together), in order of first appearance."""
-    groups: dict[str, list[str]] = {}
+    """``specs`` grouped by the kernels they compile: players sharing an evaluator class
+    or a search class are in one group (``hybrid``, NARL under MCTS, shares the NARL
+    kernels with ``gettysburg`` and MCTS's tree kernel with ``tiger``: apart, two
+    processes compiled that kernel at once), players with neither together; groups and
+    their players in order of first appearance."""
+    groups: list[tuple[set, list[str]]] = []
     for spec in specs:
-        evaluator = getattr(make_player(spec), "evaluator", None)
-        groups.setdefault(type(evaluator).__name__, []).append(spec)
-    return list(groups.values())
+        player = make_player(spec)
+        families = {(part, type(getattr(player, part, None)).__name__) for part in ("evaluator", "search")}
+        joined = [g for g in groups if g[0] & families]
+        if joined:
+            keep = joined[0]
+            for other in joined[1:]:
+                keep[0].update(other[0])
+                keep[1].extend(other[1])
+                groups.remove(other)
+            keep[0].update(families)
+            keep[1].append(spec)
+        else:
+            groups.append((families, [spec]))
+    return [sorted(specs_, key=specs.index) for _, specs_ in groups]
 
 
 def shares(groups: list[list[str]], processes: int) -> list[list[str]]:

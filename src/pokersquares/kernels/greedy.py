@@ -61,7 +61,8 @@ def greedy_rule_games(grid, deals, points, flush_weight):
     moves = min(empty, deals.shape[1])
     g = grid.copy()
     for k in range(deals.shape[0]):
-        g[:] = grid
+        for i in range(25):  # a loop, not g[:] = grid: slice assignment compiles its error message
+            g[i] = grid[i]
         for t in range(moves):
             card = deals[k, t]
             g[greedy_rule_cell(g, card, points, flush_weight)] = card

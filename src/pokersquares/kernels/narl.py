@@ -391,7 +391,8 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     moves = min(depth, 25 - n0)
     g = grid.copy()
     for game in range(n_games):
-        g[:] = grid
+        for i in range(25):  # a loop, not g[:] = grid: slice assignment compiles its error message
+            g[i] = grid[i]
         shuffle_prefix(state, deck, 0, moves)
         n = undealt_counts(g, _NO_CARD, rank_und, suit_und, undealt)
         _line_sizes(g, sizes)

@@ -322,7 +322,7 @@ def _setup(grid, lines, left, empties):
         left[r] = 4
     for s in range(4):
         left[SUIT_LEFT + s] = 13
-    n_empty = 0
+    n_empty = np.int64(0)  # not a literal 0: numba compiled _play_out for that type too
     for cell in range(25):
         c = grid[cell]
         if c < 0:

@@ -285,7 +285,8 @@ def best_move_games(grid, n, seed, params, h_sum):
     work = np.empty(25, dtype=np.int8)
     values = np.empty(25)
     for g in range(n):
-        work[:] = grid
+        for i in range(25):  # a loop, not work[:] = grid: slice assignment compiles its error message
+            work[i] = grid[i]
         for k in range(empty):
             j = k + rng_below(state, m - k)
             t = deck[k]
