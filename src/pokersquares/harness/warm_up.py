@@ -3,7 +3,8 @@
 On a machine's first run numba compiles every kernel (about 90 s of one core for the
 built-in agents) and caches it on disk; every later process loads it in a fraction of
 a second. :func:`warm_up_players` does that compiling up front in ``processes``
-processes, players sharing an evaluator in the same process (they share kernels), so
+processes, players sharing an evaluator or a search in the same process (they share
+kernels), so
 that a first tournament waits about half as long and its players' preparations are
 not the ones compiling.
 """
@@ -18,17 +19,39 @@ from typing import Callable
 from ..errors import PokerSquaresError
 from .registry import make_player
 
-__all__ = ["warm_up_players", "kernel_groups"]
+__all__ = ["warm_up_players", "kernel_groups", "shares"]
 
 
 def kernel_groups(specs: list[str]) -> list[list[str]]:
-    """``specs`` grouped by the kernels they compile: one group per evaluator class
-    (players without an evaluator together), in order of first appearance."""
-    groups: dict[str, list[str]] = {}
+    """``specs`` grouped by the kernels they compile: players sharing an evaluator class
+    or a search class are in one group (``hybrid``, NARL under MCTS, shares the NARL
+    kernels with ``gettysburg`` and MCTS's tree kernel with ``tiger``: apart, two
+    processes compiled that kernel at once), players with neither together; groups and
+    their players in order of first appearance."""
+    groups: list[tuple[set, list[str]]] = []
     for spec in specs:
-        evaluator = getattr(make_player(spec), "evaluator", None)
-        groups.setdefault(type(evaluator).__name__, []).append(spec)
-    return list(groups.values())
+        player = make_player(spec)
+        families = {(part, type(getattr(player, part, None)).__name__) for part in ("evaluator", "search")}
+        joined = [g for g in groups if g[0] & families]
+        if joined:
+            keep = joined[0]
+            for other in joined[1:]:
+                keep[0].update(other[0])
+                keep[1].extend(other[1])
+                groups.remove(other)
+            keep[0].update(families)
+            keep[1].append(spec)
+        else:
+            groups.append((families, [spec]))
+    return [sorted(specs_, key=specs.index) for _, specs_ in groups]
+
+
+def shares(groups: list[list[str]], processes: int) -> list[list[str]]:
+    """The specs each of ``processes`` warm-up processes takes: the groups in turn."""
+    parts: list[list[str]] = [[] for _ in range(min(processes, len(groups)))]
+    for k, group in enumerate(groups):  # the groups in turn: the costliest come first in practice
+        parts[k % len(parts)].extend(group)
+    return parts
 
 
 def _warm_main(conn, specs: list[str]) -> None:
@@ -53,16 +76,13 @@ def warm_up_players(specs: list[str], processes: int = 2,
     if processes < 1:
         raise PokerSquaresError(f"processes must be at least 1, got {processes}")
     t = time.monotonic()
-    groups = kernel_groups(specs)
-    shares: list[list[str]] = [[] for _ in range(min(processes, len(groups)))]
-    for k, group in enumerate(groups):  # the groups in turn: the costliest come first in practice
-        shares[k % len(shares)].extend(group)
+    parts = shares(kernel_groups(specs), processes)
     # Spawned, not forked: a parent that already ran numba's threaded kernels cannot
     # safely fork a process that compiles and runs them (a test run lost a child so).
     ctx = mp.get_context("spawn")
     pending: dict = {}
     procs = []
-    for share in shares:
+    for share in parts:
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_warm_main, args=(child, share), daemon=True)
         proc.start()

@@ -23,7 +23,7 @@ from .core import LINES_ARRAY, classify_line
 __all__ = ["exact_values", "leaves"]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # compiled once, not inlined at its five call sites
 def _line_points(grid, line, points):
     return points[classify_line(grid, LINES_ARRAY[line])]
 
@@ -86,7 +86,7 @@ def exact_values(grid, card, points):
         else:
             seen[g[i]] = True
     undealt = np.empty(52, dtype=np.int64)
-    n_undealt = 0
+    n_undealt = np.int64(0)  # not a literal 0: numba compiled _after for that type as well
     for c in range(52):
         if not seen[c]:
             undealt[n_undealt] = c
@@ -96,12 +96,17 @@ def exact_values(grid, card, points):
     for L in range(10):
         line_pts[L] = _line_points(g, L, points)
         total += line_pts[L]
+    rest = np.empty(25, dtype=np.int64)
     for k in range(n_empty):
         cell = empty[k]
         r = cell // 5
         c = 5 + cell % 5
         g[cell] = card
-        rest = np.concatenate((empty[:k], empty[k + 1:n_empty]))
+        m = 0
+        for j in range(n_empty):  # the other empty cells, in order
+            if j != k:
+                rest[m] = empty[j]
+                m += 1
         after = line_pts.copy()
         after[r] = _line_points(g, r, points)
         after[c] = _line_points(g, c, points)

@@ -18,10 +18,12 @@ __all__ = ["greedy_rule_cell", "greedy_rule_games"]
 
 
 @njit(cache=True)
-def _line_value(grid, line, is_column, points, flush_weight):
-    n, counts, rank_mask, _, suited = line_features(grid, line)
+def _line_value(grid, L, points, flush_weight):
+    # Line L of LINES_ARRAY (5..9: columns) by index, not a literal "is column" flag:
+    # numba would compile one copy per literal value.
+    n, counts, rank_mask, _, suited = line_features(grid, LINES_ARRAY[L])
     value = np.float64(points[classify_packed(n, counts, rank_mask, suited)])
-    if is_column and 1 < n < 5 and suited:
+    if L >= 5 and 1 < n < 5 and suited:
         value += flush_weight * n / 5 * max(0, points[5])
     return value
 
@@ -34,13 +36,13 @@ def greedy_rule_cell(grid, card, points, flush_weight):
     for cell in range(25):
         if grid[cell] >= 0:
             continue
-        row, col = LINES_ARRAY[cell // 5], LINES_ARRAY[5 + cell % 5]
-        before_row = _line_value(grid, row, False, points, flush_weight)
-        before_col = _line_value(grid, col, True, points, flush_weight)
+        row, col = cell // 5, 5 + cell % 5
+        before_row = _line_value(grid, row, points, flush_weight)
+        before_col = _line_value(grid, col, points, flush_weight)
         grid[cell] = card
         gain = 0.0
-        gain += _line_value(grid, row, False, points, flush_weight) - before_row
-        gain += _line_value(grid, col, True, points, flush_weight) - before_col
+        gain += _line_value(grid, row, points, flush_weight) - before_row
+        gain += _line_value(grid, col, points, flush_weight) - before_col
         grid[cell] = -1
         if gain > best_gain:
             best, best_gain = cell, gain
@@ -59,7 +61,8 @@ def greedy_rule_games(grid, deals, points, flush_weight):
     moves = min(empty, deals.shape[1])
     g = grid.copy()
     for k in range(deals.shape[0]):
-        g[:] = grid
+        for i in range(25):  # a loop, not g[:] = grid: slice assignment compiles its error message
+            g[i] = grid[i]
         for t in range(moves):
             card = deals[k, t]
             g[greedy_rule_cell(g, card, points, flush_weight)] = card

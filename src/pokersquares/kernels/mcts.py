@@ -136,11 +136,18 @@ def prune_mask(values, parent_value, delta):
             mask |= 1 << i
     if below <= MAX_PRUNED * k:
         return mask
-    order = np.argsort(values, kind="mergesort")  # occupied cells (-inf) come first
-    n_pruned = int(FALLBACK_PRUNED * k)
+    # Keep the cells whose place in the values' stable ascending order is at least
+    # ``cutoff`` (occupied cells, -inf, come first). Ranked by counting, not np.argsort:
+    # 25 cells need no sort, and numba's mergesort took seconds to compile.
+    cutoff = 25 - k + int(FALLBACK_PRUNED * k)
     mask = 0
-    for j in range(25 - k + n_pruned, 25):
-        mask |= 1 << order[j]
+    for i in range(25):
+        rank = 0
+        for j in range(25):
+            if values[j] < values[i] or (values[j] == values[i] and j < i):
+                rank += 1
+        if rank >= cutoff:
+            mask |= 1 << i
     return mask
 
 
@@ -272,8 +279,11 @@ def _run_iterations(tree, root_grid, root_deck, n_iterations, state,
     scale = 1.0 / (squash_hi - squash_lo) if squash else 1.0
     size_before = tree.size[0]
     for _ in range(n_iterations):
-        grid[:] = root_grid
-        deck[:m0] = root_deck
+        # Loops, not slice assignments: those compile their error message (seconds, cold).
+        for i in range(25):
+            grid[i] = root_grid[i]
+        for i in range(m0):
+            deck[i] = root_deck[i]
         m = m0
         node = 0
         card = tree.move[0]

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from .core import (_ROYAL_MASK, LINES_ARRAY, STRAIGHT_WINDOWS, add_card, classify_packed, empty_mask,
-                   line_features, random_bit, rng_next, rng_seed, shuffle_prefix)
+                   line_features, line_scores, random_bit, rng_next, rng_seed, score_grid, shuffle_prefix)
 
 __all__ = [
     "NO_KEY", "SIZE_TABLE_LEN", "new_table", "rehash", "line_key", "lookup",
@@ -54,6 +54,9 @@ SIZE_TABLE_LEN = 11 ** 5
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _STRAIGHT_WINDOWS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
+# "No card" as an int64, not the literal -1: numba compiles a kernel once per literal
+# argument value, so the same kernel called with -1 and with a card compiled twice.
+_NO_CARD = np.int64(-1)
 
 
 def new_table(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -144,7 +147,9 @@ def _put(grid, sizes, cell, card):
 # -- the abstraction -------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+# Not inlined: its callers compile one copy instead of one per call site (the kernels'
+# cold-cache compile time), and ``extra`` and ``n`` always come as int64.
+@njit(cache=True)
 def line_key(grid, line, extra, n, is_col, rank_und, suit_und, undealt):
     """Key and hand id of line ``line`` (cell indices) of ``grid`` with ``extra`` added
     (-1 for none), ``n`` cards on the grid. A complete line has key ``NO_KEY``."""
@@ -269,10 +274,10 @@ def grid_value(grid, points, keys, sums, counts, size_sums, size_counts, use_siz
     rank_und = np.empty(13, dtype=np.int64)
     suit_und = np.empty(4, dtype=np.int64)
     undealt = np.empty(52, dtype=np.uint8)
-    n = undealt_counts(grid, -1, rank_und, suit_und, undealt)
+    n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
     total = 0.0
     for L in range(10):
-        key, hand = line_key(grid, LINES_ARRAY[L], -1, n, L >= 5, rank_und, suit_und, undealt)
+        key, hand = line_key(grid, LINES_ARRAY[L], _NO_CARD, n, L >= 5, rank_und, suit_und, undealt)
         total += _value_of(key, hand, points, keys, sums, counts)
     if use_size and n < 25:
         sizes = np.empty(10, dtype=np.int64)
@@ -281,7 +286,7 @@ def grid_value(grid, points, keys, sums, counts, size_sums, size_counts, use_siz
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # one copy for its four callers (card and n_after as int64)
 def _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                 size_sums, size_counts, use_size, a, b, out):
     """``out[cell]``: the value of the grid after ``card`` goes to ``cell`` (-inf where
@@ -290,7 +295,7 @@ def _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points,
     up twice (as it is, and with the card) instead of ten times per cell."""
     total = 0.0
     for L in range(10):
-        key, hand = line_key(grid, LINES_ARRAY[L], -1, n_after, L >= 5, rank_und, suit_und, undealt)
+        key, hand = line_key(grid, LINES_ARRAY[L], _NO_CARD, n_after, L >= 5, rank_und, suit_und, undealt)
         a[L] = _value_of(key, hand, points, keys, sums, counts)
         total += a[L]
         if sizes[L] < 5:
@@ -341,7 +346,7 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
     chance level of a depth-2 expectimax: each card as the next one dealt)."""
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     out = np.empty(cards.shape[0])
-    n = undealt_counts(grid, -1, rank_und, suit_und, undealt)
+    n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
     for i in range(cards.shape[0]):
         d = cards[i]
@@ -376,8 +381,8 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
-    n0 = undealt_counts(grid, -1, rank_und, suit_und, undealt)
-    deck = np.empty(52 - n0, dtype=np.int8)
+    n0 = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
+    deck = np.empty(52 - n0, dtype=np.int64)
     m = 0
     for c in range(52):
         if undealt[c]:
@@ -386,9 +391,10 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     moves = min(depth, 25 - n0)
     g = grid.copy()
     for game in range(n_games):
-        g[:] = grid
+        for i in range(25):  # a loop, not g[:] = grid: slice assignment compiles its error message
+            g[i] = grid[i]
         shuffle_prefix(state, deck, 0, moves)
-        n = undealt_counts(g, -1, rank_und, suit_und, undealt)
+        n = undealt_counts(g, _NO_CARD, rank_und, suit_und, undealt)
         _line_sizes(g, sizes)
         for t in range(moves):
             card = deck[t]
@@ -402,11 +408,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
             _put(g, sizes, cell, card)
             n += 1
         if n == 25:
-            total = 0.0
-            for L in range(10):
-                key, hand = line_key(g, LINES_ARRAY[L], -1, n, L >= 5, rank_und, suit_und, undealt)
-                total += points[hand]
-            out[game] = total
+            out[game] = score_grid(g, points)
         else:
             out[game] = grid_value(g, points, keys, sums, counts, size_sums, size_counts, use_size)
     return out
@@ -429,11 +431,10 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
     Returns (games played, epsilon, sum of the games' final scores).
     """
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
-    deck = np.arange(52).astype(np.int8)
+    deck = np.arange(52)
     grid = np.empty(25, dtype=np.int8)
     rec = np.empty((25, 10), dtype=np.int64)
     rec_size = np.empty(25, dtype=np.int64)
-    line_points = np.empty(10, dtype=np.int64)
     played = 0
     score_sum = 0.0
     for game in range(n_games):
@@ -459,14 +460,13 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
                 cell = _argmax(vals)
             _put(grid, sizes, cell, card)
             for L in range(10):
-                key, hand = line_key(grid, LINES_ARRAY[L], -1, t + 1, L >= 5, rank_und, suit_und, undealt)
+                key, hand = line_key(grid, LINES_ARRAY[L], _NO_CARD, t + 1, L >= 5, rank_und, suit_und, undealt)
                 rec[t, L] = key
             rec_size[t] = size_index(sizes)
+        line_points = line_scores(grid, points)
         final = 0
         for L in range(10):
-            key, hand = line_key(grid, LINES_ARRAY[L], -1, 25, L >= 5, rank_und, suit_und, undealt)
-            line_points[L] = points[hand]
-            final += points[hand]
+            final += line_points[L]
         for t in range(25):
             for L in range(10):
                 if rec[t, L] != NO_KEY:

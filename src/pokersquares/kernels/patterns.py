@@ -336,7 +336,7 @@ def _setup(grid, lines, left, empties):
         left[r] = 4
     for s in range(4):
         left[SUIT_LEFT + s] = 13
-    n_empty = 0
+    n_empty = np.int64(0)  # not a literal 0: numba compiled _play_out for that type too
     for cell in range(25):
         c = grid[cell]
         if c < 0:
@@ -443,7 +443,7 @@ def grid_utility(grid, card, utilities):
 
 # -- kernels: complete games -----------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: compiled once for its five callers, not in each
 def _play_out(grid, deck, n_deal, lines, left, empties, n_empty, utilities, points, gains, before, state,
               counts, explore_c, log_total, record):
     """Place ``deck[:n_deal]`` in order by OG and return the final score. With a
@@ -501,7 +501,7 @@ def og_games(utilities, points, n_games, seed):
         grid[:] = -1
         n_empty = _setup(grid, lines, left, empties)
         shuffle_prefix(state, deck, 0, 25)
-        scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, utilities, points, gains, before,
+        scores[g] = _play_out(grid, deck, n_empty, lines, left, empties, n_empty, utilities, points, gains, before,
                               state, no_counts, 0.0, 0.0, no_record)
     return scores
 
@@ -519,7 +519,7 @@ def og_games_from_deals(utilities, points, deals, seed):
     for g in range(deals.shape[0]):
         grid[:] = -1
         n_empty = _setup(grid, lines, left, empties)
-        scores[g] = _play_out(grid, deals[g], 25, lines, left, empties, n_empty, utilities, points, gains, before,
+        scores[g] = _play_out(grid, deals[g], n_empty, lines, left, empties, n_empty, utilities, points, gains, before,
                               state, no_counts, 0.0, 0.0, no_record)
     return scores
 
@@ -635,7 +635,7 @@ def train_games(utilities, counts, play_utilities, points, n_games, seed, ucb_ev
         grid[:] = -1
         n_empty = _setup(grid, lines, left, empties)
         shuffle_prefix(state, deck, 0, 25)
-        scores[g] = _play_out(grid, deck, 25, lines, left, empties, n_empty, play_utilities, points,
+        scores[g] = _play_out(grid, deck, n_empty, lines, left, empties, n_empty, play_utilities, points,
                               gains, before, state, counts, explore, np.log(played + 1.0), record)
         for l in range(10):
             final = points[classify_packed(5, lines[L_COUNTS, l], lines[L_MASK, l],

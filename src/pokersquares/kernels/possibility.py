@@ -159,7 +159,7 @@ def four_card_weights(cards, avail):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: one compiled copy for state_value's and child_values' three calls
 def _line_value(grid, line, rank_avail, avail, n_avail, params, flags):
     n, counts, rank_mask, suit, suited = line_features(grid, line)
     if n == 0:
@@ -189,7 +189,7 @@ def _undealt(grid, card, avail, rank_avail):
             avail[grid[i]] = 0
     if card >= 0:
         avail[card] = 0
-    n_avail = 0
+    n_avail = np.int64(0)  # not a literal 0: numba compiled _line_value for that type as well
     for r in range(13):
         k = avail[r] + avail[13 + r] + avail[26 + r] + avail[39 + r]
         rank_avail[r] = k
@@ -259,12 +259,15 @@ def placement_values(grid, card, params):
 
 
 @njit(cache=True)
-def greedy_playouts(grid, n, seed, params):
+def best_move_games(grid, n, seed, params, h_sum):
     """Final scores of ``n`` completions of ``grid`` by the best-move policy (argmax of
-    ``h`` over the children), each with a fresh shuffle of the undealt cards."""
+    ``child_values`` over the children), each with a fresh shuffle of the undealt
+    cards; the value of the grid after each move is added to ``h_sum`` at the number
+    of cards it holds. Greedy playouts and the calibration both play these games: one
+    loop to compile."""
     points = params[POINTS:POINTS + 10].astype(np.int64)
     state = rng_seed(seed)
-    deck = np.empty(52, dtype=np.int8)
+    deck = np.empty(52, dtype=np.int64)  # int64 cards: the one specialisation of child_values
     m = 0
     on_grid = np.zeros(52, dtype=np.bool_)
     for i in range(25):
@@ -282,16 +285,25 @@ def greedy_playouts(grid, n, seed, params):
     work = np.empty(25, dtype=np.int8)
     values = np.empty(25)
     for g in range(n):
-        work[:] = grid
+        for i in range(25):  # a loop, not work[:] = grid: slice assignment compiles its error message
+            work[i] = grid[i]
         for k in range(empty):
             j = k + rng_below(state, m - k)
             t = deck[k]
             deck[k] = deck[j]
             deck[j] = t
             child_values(work, deck[k], params, values)
-            work[np.argmax(values)] = deck[k]
+            cell = np.argmax(values)
+            h_sum[25 - empty + k + 1] += values[cell]
+            work[cell] = deck[k]
         scores[g] = score_grid(work, points)
     return scores
+
+
+def greedy_playouts(grid, n, seed, params):
+    """Final scores of ``n`` completions of ``grid`` by the best-move policy, each with
+    a fresh shuffle of the undealt cards."""
+    return best_move_games(grid, n, seed, params, np.zeros(26))
 
 
 @njit(cache=True)
@@ -309,7 +321,6 @@ def repeat_child_values(grid, card, params, n):
     return valued
 
 
-@njit(cache=True)
 def calibration_offsets(params, n, seed):
     """``float64[26]``: for ``k`` cards on the grid, the mean final score minus the mean
     ``h`` of the grid after ``k`` moves, over ``n`` games of the best-move policy from an
@@ -317,27 +328,9 @@ def calibration_offsets(params, n, seed):
     grid is its score)."""
     raw = params.copy()
     raw[OFFSET:OFFSET + 26] = 0.0
-    points = params[POINTS:POINTS + 10].astype(np.int64)
-    state = rng_seed(seed)
-    deck = np.arange(52).astype(np.int8)
     h_sum = np.zeros(26)
-    final_sum = 0.0
-    grid = np.empty(25, dtype=np.int8)
-    values = np.empty(25)
-    for g in range(n):
-        grid[:] = -1
-        for k in range(25):
-            j = k + rng_below(state, 52 - k)
-            t = deck[k]
-            deck[k] = deck[j]
-            deck[j] = t
-            child_values(grid, deck[k], raw, values)
-            cell = np.argmax(values)
-            h_sum[k + 1] += values[cell]
-            grid[cell] = deck[k]
-        final_sum += score_grid(grid, points)
+    final_sum = float(best_move_games(np.full(25, -1, dtype=np.int8), n, seed, raw, h_sum).sum())
     offsets = np.zeros(26)
     if n > 0:
-        for k in range(25):
-            offsets[k] = (final_sum - h_sum[k]) / n
+        offsets[:25] = (final_sum - h_sum[:25]) / n
     return offsets
