@@ -1,12 +1,11 @@
 """Compiling players' kernels before their games, on several cores at once.
 
-On a machine's first run numba compiles every kernel (about 90 s of one core for the
-built-in agents) and caches it on disk; every later process loads it in a fraction of
-a second. :func:`warm_up_players` does that compiling up front in ``processes``
-processes, players sharing an evaluator or a search in the same process (they share
-kernels), so
-that a first tournament waits about half as long and its players' preparations are
-not the ones compiling.
+On a machine's first run numba compiles every kernel (about 66 s of CPU for the
+built-in agents, `benchmarks/compile_time.py --groups`) and caches it on disk; every
+later process loads it in a fraction of a second. :func:`warm_up_players` does that
+compiling up front in ``processes`` processes, players sharing an evaluator or a
+search in the same process (they share kernels), so that a first tournament waits
+about half as long and its players' preparations are not the ones compiling.
 """
 
 from __future__ import annotations
