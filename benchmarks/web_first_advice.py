@@ -2,6 +2,7 @@
 
     python benchmarks/web_first_advice.py            # numba's cache as it is
     python benchmarks/web_first_advice.py --cold     # an empty numba cache (NUMBA_CACHE_DIR=$(mktemp -d))
+    python benchmarks/web_first_advice.py --agents og   # one agent asked, as a single page does
 
 It starts the server in a subprocess, waits for its URL, deals a game, then asks
 every agent for a hint at once and again every 0.5 s until each answers, as a page
@@ -35,6 +36,7 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="start with an empty numba cache")
     parser.add_argument("--prep-time", type=float, default=5.0)
     parser.add_argument("--limit", type=float, default=300.0, help="give up after this many seconds")
+    parser.add_argument("--agents", default="", help="comma-separated agents to ask (default: every agent, at once)")
     args = parser.parse_args()
     env = dict(os.environ)
     if args.cold:
@@ -62,6 +64,11 @@ def main() -> None:
                 time.sleep(0.2)
             out["agents_listed_s"] = round(time.monotonic() - start, 2)
             agents = [a["name"] for a in config["agents"]]
+            if args.agents:
+                unknown = set(args.agents.split(",")) - set(agents)
+                if unknown:
+                    raise SystemExit(f"unknown agents: {', '.join(sorted(unknown))}")
+                agents = args.agents.split(",")
             game = client.post("/api/games", json={"system": "american", "seed": 1}).json()
             first: dict[str, float | str] = {}
 

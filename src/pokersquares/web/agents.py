@@ -166,13 +166,21 @@ def _first_advice(player: Any) -> None:
 
 class _Preparer:
     """``workers`` threads taking preparations off a queue, a page's before the
-    server's warm-up and otherwise first come, first served."""
+    server's warm-up and otherwise first come, first served.
+
+    A page's preparation never waits behind the server's own warm-up: when no worker
+    is idle and some run warm-ups, it starts at once on a thread of its own (at most
+    as many such threads as warm-ups running), sharing the cores with them for its
+    budget instead of waiting a whole budget for a slot."""
 
     def __init__(self, run: Callable[[Preparation], None], workers: int) -> None:
         self._run = run
         self._queue: list[Preparation] = []
         self._cond = threading.Condition()
         self._closed = False
+        self._idle = 0          # workers waiting for a preparation
+        self._warm_running = 0  # server warm-ups being prepared
+        self._extra = 0         # threads started for pages past busy warm-ups
         self._threads = [threading.Thread(target=self._work, name=f"agent-prep-{i}", daemon=True)
                          for i in range(workers)]
         for t in self._threads:
@@ -183,11 +191,21 @@ class _Preparer:
             self._queue.append(prep)
             self._queue.sort(key=lambda p: (p.priority, p.created))
             self._cond.notify()
+            self._page_past_warm_ups()
 
     def promote(self, prep: Preparation) -> None:
         with self._cond:
             prep.priority = 0
             self._queue.sort(key=lambda p: (p.priority, p.created))
+            self._page_past_warm_ups()
+
+    def _page_past_warm_ups(self) -> None:
+        """Start a thread for a waiting page's preparation if only warm-ups keep it
+        waiting (called with the lock held)."""
+        pages = sum(1 for p in self._queue if p.priority == 0)
+        if pages > self._idle and self._extra < self._warm_running and not self._closed:
+            self._extra += 1
+            threading.Thread(target=self._work, args=(True,), name="agent-prep-page", daemon=True).start()
 
     def withdraw(self, prep: Preparation) -> bool:
         """Take a preparation that has not started off the queue."""
@@ -208,15 +226,32 @@ class _Preparer:
             self._queue.clear()
             self._cond.notify_all()
 
-    def _work(self) -> None:
+    def _work(self, for_a_page: bool = False) -> None:
         while True:
             with self._cond:
-                while not self._queue and not self._closed:
-                    self._cond.wait()
-                if self._closed:
-                    return
+                if for_a_page:  # one page's preparation, then the thread ends
+                    if self._closed or not self._queue or self._queue[0].priority != 0:
+                        self._extra -= 1
+                        return
+                else:
+                    self._idle += 1
+                    while not self._queue and not self._closed:
+                        self._cond.wait()
+                    self._idle -= 1
+                    if self._closed:
+                        return
                 prep = self._queue.pop(0)
-            self._run(prep)
+                warm_up = prep.priority == 1
+                self._warm_running += warm_up
+            try:
+                self._run(prep)
+            finally:
+                with self._cond:
+                    self._warm_running -= warm_up
+                    if for_a_page:
+                        self._extra -= 1
+            if for_a_page:
+                return
 
 
 class AgentPool:

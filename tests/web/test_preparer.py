@@ -1,0 +1,68 @@
+"""The preparation queue: a page's preparation does not wait behind the server's warm-up."""
+
+import threading
+
+from pokersquares import AMERICAN
+from pokersquares.web.agents import Preparation, _Preparer
+
+
+def _prep(agent: str, priority: int) -> Preparation:
+    return Preparation(agent, AMERICAN, 1, priority, {"page" if priority == 0 else "server"})
+
+
+def _preparer(workers: int):
+    started: dict[str, threading.Event] = {}
+    release = threading.Event()
+
+    def run(prep: Preparation) -> None:
+        started.setdefault(prep.agent, threading.Event()).set()
+        release.wait(10)
+
+    def seen(agent: str, timeout: float) -> bool:
+        return started.setdefault(agent, threading.Event()).wait(timeout)
+
+    return _Preparer(run, workers), seen, release
+
+
+def test_a_page_starts_at_once_while_every_worker_prepares_a_warm_up():
+    preparer, seen, release = _preparer(workers=1)
+    try:
+        preparer.submit(_prep("og", 1))
+        assert seen("og", 5)
+        preparer.submit(_prep("tiger", 1))  # another warm-up waits for the worker
+        preparer.submit(_prep("beemo", 0))  # a page's: started on a thread of its own
+        assert seen("beemo", 5)
+        assert not seen("tiger", 0.3)
+    finally:
+        release.set()
+        preparer.close()
+
+
+def test_a_page_waits_behind_another_page_not_on_an_extra_thread():
+    preparer, seen, release = _preparer(workers=1)
+    try:
+        preparer.submit(_prep("og", 0))
+        assert seen("og", 5)
+        second = _prep("beemo", 0)
+        preparer.submit(second)
+        assert not seen("beemo", 0.3) and preparer.position(second) == 1
+        release.set()
+        assert seen("beemo", 5)
+    finally:
+        release.set()
+        preparer.close()
+
+
+def test_a_warm_up_promoted_by_a_page_starts_past_the_busy_warm_ups():
+    preparer, seen, release = _preparer(workers=1)
+    try:
+        preparer.submit(_prep("og", 1))
+        assert seen("og", 5)
+        queued = _prep("tiger", 1)
+        preparer.submit(queued)
+        assert not seen("tiger", 0.3)
+        preparer.promote(queued)  # a page asked for the agent the server meant to warm
+        assert seen("tiger", 5)
+    finally:
+        release.set()
+        preparer.close()
