@@ -2,6 +2,8 @@
 
 import threading
 
+import pytest
+
 from pokersquares import AMERICAN
 from pokersquares.web.agents import Preparation, _Preparer
 
@@ -10,7 +12,10 @@ def _prep(agent: str, priority: int) -> Preparation:
     return Preparation(agent, AMERICAN, 1, priority, {"page" if priority == 0 else "server"})
 
 
-def _preparer(workers: int):
+@pytest.fixture
+def one_worker():
+    """A preparer with one worker whose preparations block until released; yields it,
+    ``seen(agent, timeout)`` (has that agent's preparation started?) and the release."""
     started: dict[str, threading.Event] = {}
     release = threading.Event()
 
@@ -21,48 +26,39 @@ def _preparer(workers: int):
     def seen(agent: str, timeout: float) -> bool:
         return started.setdefault(agent, threading.Event()).wait(timeout)
 
-    return _Preparer(run, workers), seen, release
+    preparer = _Preparer(run, 1)
+    yield preparer, seen, release
+    release.set()
+    preparer.close()
 
 
-def test_a_page_starts_at_once_while_every_worker_prepares_a_warm_up():
-    preparer, seen, release = _preparer(workers=1)
-    try:
-        preparer.submit(_prep("og", 1))
-        assert seen("og", 5)
-        preparer.submit(_prep("tiger", 1))  # another warm-up waits for the worker
-        preparer.submit(_prep("beemo", 0))  # a page's: started on a thread of its own
-        assert seen("beemo", 5)
-        assert not seen("tiger", 0.3)
-    finally:
-        release.set()
-        preparer.close()
+def test_a_page_starts_at_once_while_every_worker_prepares_a_warm_up(one_worker):
+    preparer, seen, _ = one_worker
+    preparer.submit(_prep("og", 1))
+    assert seen("og", 5)
+    preparer.submit(_prep("tiger", 1))  # another warm-up waits for the worker
+    preparer.submit(_prep("beemo", 0))  # a page's: started on a thread of its own
+    assert seen("beemo", 5)
+    assert not seen("tiger", 0.3)
 
 
-def test_a_page_waits_behind_another_page_not_on_an_extra_thread():
-    preparer, seen, release = _preparer(workers=1)
-    try:
-        preparer.submit(_prep("og", 0))
-        assert seen("og", 5)
-        second = _prep("beemo", 0)
-        preparer.submit(second)
-        assert not seen("beemo", 0.3) and preparer.position(second) == 1
-        release.set()
-        assert seen("beemo", 5)
-    finally:
-        release.set()
-        preparer.close()
+def test_a_page_waits_behind_another_page_not_on_an_extra_thread(one_worker):
+    preparer, seen, release = one_worker
+    preparer.submit(_prep("og", 0))
+    assert seen("og", 5)
+    second = _prep("beemo", 0)
+    preparer.submit(second)
+    assert not seen("beemo", 0.3) and preparer.position(second) == 1
+    release.set()
+    assert seen("beemo", 5)
 
 
-def test_a_warm_up_promoted_by_a_page_starts_past_the_busy_warm_ups():
-    preparer, seen, release = _preparer(workers=1)
-    try:
-        preparer.submit(_prep("og", 1))
-        assert seen("og", 5)
-        queued = _prep("tiger", 1)
-        preparer.submit(queued)
-        assert not seen("tiger", 0.3)
-        preparer.promote(queued)  # a page asked for the agent the server meant to warm
-        assert seen("tiger", 5)
-    finally:
-        release.set()
-        preparer.close()
+def test_a_warm_up_promoted_by_a_page_starts_past_the_busy_warm_ups(one_worker):
+    preparer, seen, _ = one_worker
+    preparer.submit(_prep("og", 1))
+    assert seen("og", 5)
+    queued = _prep("tiger", 1)
+    preparer.submit(queued)
+    assert not seen("tiger", 0.3)
+    preparer.promote(queued)  # a page asked for the agent the server meant to warm
+    assert seen("tiger", 5)
