@@ -141,9 +141,23 @@ def registered_agents() -> dict[str, AgentSpec]:
 
 
 # Learning, and the thinking of agents that run parallel kernels over several cores,
-# take turns: numba's parallel kernels cannot run from two threads at once under its
-# fallback threading layer, and the machine's cores are few anyway.
+# take turns where numba's threading layer is its fallback, ``workqueue``: that layer
+# cannot run parallel kernels from two threads at once. Under ``omp`` or ``tbb`` (thread
+# safe) they need not: a page's hint then never waits for another agent's learning.
 _PARALLEL = threading.Lock()
+
+
+def _parallel_turn(cores: int):
+    """The lock a ``cores``-core agent's learning or thinking takes, or none."""
+    if cores <= 1:
+        return nullcontext()
+    try:
+        import numba
+
+        layer = numba.threading_layer()  # known once a parallel kernel has run
+    except ValueError:
+        layer = "unknown"
+    return nullcontext() if layer in ("omp", "tbb") else _PARALLEL
 
 
 def _compile(player: Any) -> None:
@@ -395,7 +409,7 @@ class AgentPool:
                 _compile(prep.player)
                 if prep.phase == CANCELLED:
                     return
-                with _PARALLEL if prep.cores > 1 else nullcontext():
+                with _parallel_turn(prep.cores):
                     prep.phase = LEARNING
                     prep.learning_started = time.monotonic()
                     prep.player.set_point_system(prep.point_system, self.prep_s)
@@ -507,7 +521,8 @@ class AgentPool:
                         del self._thinking[client]
 
         def guarded():
-            locks = [self._think_slots, prep.lock] + ([_PARALLEL] if prep.cores > 1 else [])
+            turn = _parallel_turn(prep.cores)
+            locks = [self._think_slots, prep.lock] + ([turn] if turn is _PARALLEL else [])
             held = []
             try:
                 for lock in locks:
