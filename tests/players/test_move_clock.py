@@ -99,6 +99,47 @@ def test_too_little_time_is_no_search(fake):
         clock.move_done()
 
 
+def test_a_budget_below_the_searchs_minimum_is_no_search(fake):
+    clock = MoveClock(reserve=0.08)
+    clock.start_game()
+    share = (1.0 - 0.08 - 10 * FLOOR) / 10  # 0.087 s a move
+    assert clock.budget(1.0, 10, min_search_s=share + 0.001) == 0.0
+    assert clock.budget(1.0, 10, min_search_s=share - 0.001) == pytest.approx(share)
+
+
+def test_hybrid_plays_its_tables_move_below_twenty_ms_and_counts_it(fake):
+    """At 0.2 s a game a hybrid MCTS would search a few ms a move; it plays the learned
+    table's greedy move instead (docs/results.md, small budgets), counted as a fallback,
+    and searches only the last moves, whose shares of what is left reach 20 ms."""
+    calls = []
+
+    class Spy(Search):
+        def choose(self, evaluator, grid, card, points, time_s, seed):
+            calls.append(time_s)
+            fake.charge(time_s)
+            return int(np.flatnonzero(grid == -1)[0]), np.zeros(25)
+
+    searched = {}
+    for spec in ("hybrid", "hybrid:min_search=0"):
+        player = make_player(spec)
+        player.set_point_system(AMERICAN, 0.0)
+        spy = Spy()
+        spy.min_search_s = player.search.min_search_s
+        player.search = spy
+        calls.clear()
+        player.start_game()
+        left = 0.2
+        for card in deal(1)[:25]:
+            before = len(calls)
+            player.get_play(int(card), left)
+            left -= sum(calls[before:])
+        assert player.fallback_moves == 23 - len(calls), spec
+        searched[spec] = list(calls)
+    assert searched["hybrid"] and min(searched["hybrid"]) >= 0.02
+    assert min(searched["hybrid:min_search=0"]) < 0.01
+    assert len(searched["hybrid:min_search=0"]) > len(searched["hybrid"])
+
+
 def test_time_per_game_counts_what_the_moves_took(fake):
     clock = MoveClock(reserve=0.08, time_per_game=1.0)
     # The harness gives 30 s; the cap of 1 s binds, and the late moves are paid back.

@@ -107,7 +107,7 @@ class SearchPlayer(BasePlayer):
     def _searched_move(self, grid: np.ndarray, card: Card, seconds_left: float, moves: int) -> int:
         """The search's move, in the budget the clock gives it with ``moves`` (this one
         included) still to search."""
-        budget = self.clock.budget(seconds_left, moves)
+        budget = self.clock.budget(seconds_left, moves, self.search.min_search_s)
         if budget == 0.0:
             # No time to search: the evaluator's own move, counted in the game's record
             # unless the search is that move anyway (nothing was given up).

@@ -25,6 +25,11 @@ from .composed import SearchPlayer
 
 __all__ = ["EVALUATORS", "SEARCHES", "hybrid"]
 
+# Below 20 ms a move, MCTS over a learned table plays worse than the table's greedy move:
+# at 0.2 s a game (searches of about 3 ms) `hybrid` scored 85.83 ± 2.04 on American
+# against 118.61 ± 2.51 with this floor (150 deals, 2 s of learning; docs/results.md).
+HYBRID_MCTS_MIN_SEARCH_S = 0.02
+
 EVALUATORS = {
     "patterns": PatternEvaluator,       # BeeMo's learned hand patterns
     "narl": NarlEvaluator,              # GettysburgPlayer's abstracted hands
@@ -36,7 +41,7 @@ SEARCHES = {
     "expectimax": lambda cores: Expectimax(),               # GettysburgPlayer
     "depth_mc": lambda cores: DepthLimitedFlatMC(),
     "flat_ucb": lambda cores: FlatUCB1(),
-    "mcts": lambda cores: MCTS(),                           # Tiger
+    "mcts": lambda cores: MCTS(min_search_s=HYBRID_MCTS_MIN_SEARCH_S),  # Tiger
 }
 
 
@@ -49,13 +54,19 @@ def _pick(kind: str, name: str, table: dict):
 @register_player("hybrid", "any evaluator (patterns|narl|possibility) with any search "
                  "(greedy|flat_mc|expectimax|depth_mc|flat_ucb|mcts), e.g. hybrid:evaluator=narl,search=mcts")
 def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
-           time_per_game: float | None = None) -> SearchPlayer:
-    """``cores`` is what the search may use (only flat_mc uses more than one)."""
+           time_per_game: float | None = None, min_search: float | None = None) -> SearchPlayer:
+    """``cores`` is what the search may use (only flat_mc uses more than one);
+    ``min_search`` the least seconds worth a search (below it the evaluator's greedy
+    move is played), by default the search's own."""
     if not isinstance(cores, int) or cores < 1:
         raise PokerSquaresError(f"cores must be a positive integer, got {cores!r}")
+    if min_search is not None and not (isinstance(min_search, (int, float)) and 0 <= min_search < 60):
+        raise PokerSquaresError(f"min_search must be seconds in [0, 60), got {min_search!r}")
     ev: Evaluator = _pick("evaluator", evaluator, EVALUATORS)()
     se: Search = _pick("search", search, SEARCHES)(cores)
+    if min_search is not None:
+        se.min_search_s = float(min_search)
     return SearchPlayer(ev, se, name=f"{evaluator}+{search}", time_per_game=time_per_game)
 
 
-hybrid.version = "4"  # 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard
+hybrid.version = "5"  # 5: MCTS searches of less than 20 ms are greedy moves; 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard

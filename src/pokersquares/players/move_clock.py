@@ -15,7 +15,10 @@ The harness tells a player the seconds left in its game at each move; a
   hour): it counts what this game's moves actually took, so overshoots are paid back.
 
 A budget too small to search is returned as ``0.0``; the player then plays its
-evaluator's greedy move (and counts it as a fallback move).
+evaluator's greedy move (and counts it as a fallback move). "Too small" is the
+overshoot floor, or below the search's own ``min_search_s``: a tree search of a
+few milliseconds samples each child a handful of times and plays worse than a
+learned evaluator's greedy move (docs/results.md, small budgets).
 """
 
 from __future__ import annotations
@@ -69,9 +72,11 @@ class MoveClock:
         """Seconds of this game's clock never planned for."""
         return min(self.reserve * (self.game_s or 0.0), self.reserve_max_s)
 
-    def budget(self, seconds_left: float, moves: int) -> float:
+    def budget(self, seconds_left: float, moves: int, min_search_s: float = 0.0) -> float:
         """Seconds for this move, ``moves`` being the moves still to search, this one
-        included; ``0.0`` when that is too little to search."""
+        included; ``0.0`` when that is too little to search: at most the overshoot
+        floor, or below ``min_search_s``, the least time in which the caller's search
+        plays better than its evaluator's greedy move."""
         self._move_start = time.perf_counter()
         if moves < 1:
             raise ValueError("moves must be at least 1")
@@ -82,9 +87,10 @@ class MoveClock:
             self.share_s = self.game_s / moves
         budget = (seconds_left - self.reserve_s() - self.overshoot_s * moves) / moves
         budget = min(budget, MAX_SHARES * self.share_s)
-        if budget <= OVERSHOOT_FLOOR_S:
-            # Not worth a search: a move ends about that far past any budget. The
-            # greedy move is on time, so the overshoot kept back decays.
+        if budget <= OVERSHOOT_FLOOR_S or budget < min_search_s:
+            # Not worth a search: a move ends about that far past any budget, or the
+            # search would play worse than the greedy move. The greedy move is on
+            # time, so the overshoot kept back decays.
             self.overshoot_s = max(OVERSHOOT_FLOOR_S, OVERSHOOT_DECAY * self.overshoot_s)
             self._move_start = None
             return 0.0

@@ -15,11 +15,13 @@ class Search(ABC):
     """Chooses a cell for a card within a time budget.
 
     ``cores`` is how many cores one decision keeps busy (the harness schedules games
-    so that the machine is never oversubscribed).
+    so that the machine is never oversubscribed). ``min_search_s`` is the least
+    budget worth searching in: below it a player plays its evaluator's greedy move.
     """
 
     name: str = "search"
     cores: int = 1
+    min_search_s: float = 0.0
 
     @abstractmethod
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,

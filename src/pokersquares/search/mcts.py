@@ -79,7 +79,8 @@ class MCTS(Search):
     the pruning threshold factor, ``final`` how the move is picked at the end: the
     root child with the best mean score (``mean``) or the most visits (``visits``).
     ``iterations`` fixes the iterations per move instead of the clock. ``capacity``
-    bounds the tree's nodes (when full, iterations play out from the frontier).
+    bounds the tree's nodes (when full, iterations play out from the frontier);
+    ``min_search_s`` the least budget worth a search (see :class:`~.base.Search`).
     After each ``choose``, ``last_iterations`` and ``last_nodes`` say what it did, and
     ``iterations_total`` / ``moves_total`` accumulate.
     """
@@ -89,7 +90,7 @@ class MCTS(Search):
     def __init__(self, selection: str = "prune", simulation: str = "best", select_calc: bool = False,
                  simulate_calc: bool = False, cp: float = DEFAULT_CP, delta: float = 1.3,
                  squash: str = "none", final: str = "mean", iterations: int | None = None,
-                 capacity: int = 1_000_000) -> None:
+                 capacity: int = 1_000_000, min_search_s: float = 0.0) -> None:
         self.selection = _option(_SELECTIONS, selection, "selection")
         self.simulation = _option(_SIMULATIONS, simulation, "simulation")
         if squash not in SQUASHES:
@@ -106,6 +107,7 @@ class MCTS(Search):
         self.final = final
         self.iterations = iterations
         self.capacity = int(capacity)
+        self.min_search_s = float(min_search_s)
         self.name = f"mcts({selection}/{simulation})"
         self._tree: km.Tree | None = None
         self.last_iterations = 0
