@@ -45,3 +45,25 @@ def test_random_games_are_reproducible_and_near_the_known_mean():
     assert (a == b).all()
     # random play: mean 14.4, sd 7.6 (challenge slides); 5 standard errors of slack
     assert abs(a.mean() - 14.4) < 5 * 7.6 / np.sqrt(len(a))
+
+
+def test_undealt_counts_match_a_plain_set_of_the_cards_off_the_grid():
+    """The one undealt-card routine (narl, possibility and patterns use it) against a
+    plain-Python set difference."""
+    from pokersquares.kernels.core import undealt_counts
+
+    rng = np.random.default_rng(3)
+    undealt = np.empty(52, dtype=np.uint8)
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    for _ in range(500):
+        n = int(rng.integers(0, 26))
+        cards = rng.permutation(52)
+        grid = np.full(25, -1, dtype=np.int8)
+        grid[rng.permutation(25)[:n]] = cards[:n]
+        card = int(cards[n]) if n < 25 and rng.random() < 0.7 else -1
+        left = set(range(52)) - set(cards[:n].tolist()) - {card}
+        assert undealt_counts(grid, card, rank_und, suit_und, undealt) == n
+        assert set(np.flatnonzero(undealt).tolist()) == left
+        assert rank_und.tolist() == [sum(1 for c in left if c % 13 == r) for r in range(13)]
+        assert suit_und.tolist() == [sum(1 for c in left if c // 13 == s) for s in range(4)]

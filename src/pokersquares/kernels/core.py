@@ -90,6 +90,30 @@ def empty_mask(grid):
     return mask
 
 
+@njit(cache=True)
+def undealt_counts(grid, card, rank_und, suit_und, undealt):
+    """The cards neither on ``grid`` nor ``card`` (-1 for none): ``undealt[c]`` (uint8[52])
+    is 1 for each, ``rank_und`` (int64[13]) and ``suit_und`` (int64[4]) count them per
+    rank and per suit; returns the number of cards on the grid. Every kernel that needs
+    the undealt cards takes them from here."""
+    undealt[:] = 1
+    rank_und[:] = 4
+    suit_und[:] = 13
+    n = 0
+    for i in range(25):
+        c = grid[i]
+        if c >= 0:
+            n += 1
+            undealt[c] = 0
+            rank_und[c % 13] -= 1
+            suit_und[c // 13] -= 1
+    if card >= 0:
+        undealt[card] = 0
+        rank_und[card % 13] -= 1
+        suit_und[card // 13] -= 1
+    return n
+
+
 @njit(cache=True, inline="always")
 def random_bit(state, mask):
     """A uniformly random set bit of a 25-bit ``mask`` (its index), or -1 if none."""

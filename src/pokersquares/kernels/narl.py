@@ -41,7 +41,8 @@ import numpy as np
 from numba import njit
 
 from .core import (_ROYAL_MASK, LINES_ARRAY, STRAIGHT_WINDOWS, add_card, classify_packed, empty_mask,
-                   line_features, line_scores, random_bit, rng_next, rng_seed, score_grid, shuffle_prefix)
+                   line_features, line_scores, random_bit, rng_next, rng_seed, score_grid, shuffle_prefix,
+                   undealt_counts)
 
 __all__ = [
     "NO_KEY", "SIZE_TABLE_LEN", "new_table", "rehash", "line_key", "lookup",
@@ -209,24 +210,6 @@ def line_key(grid, line, extra, n, is_col, rank_und, suit_und, undealt):
             if ok:
                 key |= np.int64(1) << 37
     return key, hand
-
-
-@njit(cache=True)
-def undealt_counts(grid, card, rank_und, suit_und, undealt):
-    """Fill the undealt tallies for ``grid`` with ``card`` (-1 for none) also dealt;
-    return the number of cards on the grid."""
-    undealt[:] = 1
-    rank_und[:] = 4
-    suit_und[:] = 13
-    n = 0
-    for i in range(25):
-        c = grid[i]
-        if c >= 0:
-            n += 1
-            _deal(c, undealt, rank_und, suit_und)
-    if card >= 0:
-        _deal(card, undealt, rank_und, suit_und)
-    return n
 
 
 @njit(cache=True, inline="always")

@@ -82,7 +82,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit, prange
 
-from .core import _POPCOUNT13, STRAIGHT_WINDOWS, classify_packed, rng_below, rng_seed, shuffle_prefix
+from .core import _POPCOUNT13, STRAIGHT_WINDOWS, classify_packed, rng_below, rng_seed, shuffle_prefix, undealt_counts
 
 __all__ = [
     "ENCODING_VERSION", "NUM_PATTERNS", "SHAPE_MASK", "complete_hand_utilities", "describe_pattern",
@@ -527,13 +527,13 @@ def og_games_from_deals(utilities, points, deals, seed):
 @njit(cache=True, inline="always")
 def _unseen(grid, out):
     """Cards not on ``grid`` into ``out``; return how many."""
-    on = np.zeros(52, dtype=np.bool_)
-    for cell in range(25):
-        if grid[cell] >= 0:
-            on[grid[cell]] = True
+    undealt = np.empty(52, dtype=np.uint8)
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt_counts(grid, -1, rank_und, suit_und, undealt)
     k = 0
     for c in range(52):
-        if not on[c]:
+        if undealt[c]:
             out[k] = c
             k += 1
     return k

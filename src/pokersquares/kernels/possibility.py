@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, STRAIGHT_WINDOWS, classify_packed, line_features, rng_below, rng_seed, score_grid
+from .core import (LINES_ARRAY, _POPCOUNT13, _ROYAL_MASK, STRAIGHT_WINDOWS, classify_packed, line_features, rng_below,
+                   rng_seed, score_grid, undealt_counts)
 
 POINTS, POSSIBLE, MADE, SIZE, OFFSET, PARAMS_LEN = 0, 10, 20, 30, 35, 61
 CHILD_VALUES_SIG = "void(int8[::1], int64, float64[::1], float64[::1])"
@@ -181,20 +182,11 @@ def _line_value(grid, line, rank_avail, avail, n_avail, params, flags):
 
 @njit(cache=True, inline="always")
 def _undealt(grid, card, avail, rank_avail):
-    """Mark the cards neither on ``grid`` nor ``card`` (``-1`` for none); return their number."""
-    for c in range(52):
-        avail[c] = 1
-    for i in range(25):
-        if grid[i] >= 0:
-            avail[grid[i]] = 0
-    if card >= 0:
-        avail[card] = 0
-    n_avail = np.int64(0)  # not a literal 0: numba compiled _line_value for that type as well
-    for r in range(13):
-        k = avail[r] + avail[13 + r] + avail[26 + r] + avail[39 + r]
-        rank_avail[r] = k
-        n_avail += k
-    return n_avail
+    """Mark the cards neither on ``grid`` nor ``card`` (``-1`` for none) in ``avail``,
+    count them per rank in ``rank_avail``; return their number."""
+    suit_avail = np.empty(4, dtype=np.int64)
+    on_grid = undealt_counts(grid, card, rank_avail, suit_avail, avail)
+    return np.int64(52 - on_grid - (1 if card >= 0 else 0))
 
 
 # -- a grid -----------------------------------------------------------------------
@@ -204,7 +196,7 @@ def _undealt(grid, card, avail, rank_avail):
 def state_value(grid, params):
     """``h(grid) + offset[k]`` for a grid of ``k`` cards; ``h`` is the sum of the 10
     hands' values, undealt = every card not on the grid."""
-    avail = np.empty(52, dtype=np.int8)
+    avail = np.empty(52, dtype=np.uint8)
     rank_avail = np.empty(13, dtype=np.int64)
     flags = np.empty(10, dtype=np.int8)
     n_avail = _undealt(grid, -1, avail, rank_avail)
@@ -223,7 +215,7 @@ def child_values(grid, card, params, out):
     a hand gains the same card whichever of its empty cells takes it, so each hand is
     valued once more with the card added. ``grid`` is restored.
     """
-    avail = np.empty(52, dtype=np.int8)
+    avail = np.empty(52, dtype=np.uint8)
     rank_avail = np.empty(13, dtype=np.int64)
     flags = np.empty(10, dtype=np.int8)
     values = np.empty(10)
