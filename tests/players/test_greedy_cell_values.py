@@ -1,24 +1,68 @@
-"""GreedyPlayer.cell_values: the per-cell gains that the web app's advice shows."""
+"""GreedyPlayer's advice: its numbers estimate the final score when the card goes in a
+cell and its one-ply rule plays on; its advised cell is its own move."""
 
 import numpy as np
+import pytest
 
-from pokersquares import AMERICAN, Game
+from pokersquares import AMERICAN, BRITISH, Game, Grid
+from pokersquares.cards import deal
 from pokersquares.players import GreedyPlayer
 
 
-def test_cell_values_rank_cells_as_greedy_chooses():
+def _late_grid(seed: int, placed: int):
+    """``placed`` cards of deal ``seed`` placed by greedy, and the next card."""
+    player = GreedyPlayer()
+    player.set_point_system(AMERICAN, 0)
+    player.start_game()
+    cards = deal(seed)
+    for card in cards[:placed]:
+        player.get_play(int(card), 1.0)
+    return player.grid.copy(), int(cards[placed])
+
+
+@pytest.mark.parametrize("system, flush_weight", [(AMERICAN, 0.3), (BRITISH, 1.0)])
+def test_cell_values_are_greedy_playing_on_over_the_same_sampled_futures(system, flush_weight):
+    grid, card = _late_grid(3, 20)
+    player = GreedyPlayer(flush_weight)
+    player.set_point_system(system, 0)
+    player.set_seed(11)
+    values = player.cell_values(grid, card, 60.0)  # time for all 200 futures
+    # The plain-Python reference: the same 200 shuffles of the undealt cards (drawn as
+    # the advice draws them), each played on by the player's own rule.
+    undealt = np.setdiff1d(np.arange(52), np.append(grid[grid >= 0], card))
+    rng = np.random.default_rng(11)
+    futures = [rng.permutation(undealt) for _ in range(200)]
+    for cell in range(25):
+        if grid[cell] >= 0:
+            assert values[cell] == -np.inf
+            continue
+        scores = []
+        for future in futures:
+            g = grid.copy()
+            g[cell] = card
+            for c in future[:int((g < 0).sum())]:
+                g[player.choose(g, int(c), 1.0)] = c
+            scores.append(Grid(g.tolist()).score(system))
+        assert values[cell] == pytest.approx(np.mean(scores)), cell
+
+
+def test_a_short_time_samples_fewer_futures_but_still_estimates_every_cell():
+    grid, card = _late_grid(5, 4)
+    player = GreedyPlayer()
+    player.set_point_system(AMERICAN, 0)
+    values = player.cell_values(grid, card, 0.01)
+    assert np.isfinite(values[grid < 0]).all() and np.isneginf(values[grid >= 0]).all()
+    assert 20 < values[grid < 0].max() < 200  # final scores, not one-ply gains of a few points
+
+
+def test_the_advised_cell_is_greedys_own_move():
     game = Game.from_seed(7, AMERICAN)
     player = GreedyPlayer()
     player.set_point_system(AMERICAN, 0)
     player.start_game()
     for card in game:
         grid = player.grid.copy()
-        values = player.cell_values(grid, card, 1.0)
-        occupied = grid != -1
-        assert np.isnan(values[occupied]).all()
-        assert np.isfinite(values[~occupied]).all()
-        cell = player.choose(grid, card, 1.0)
-        assert values[cell] == np.nanmax(values)
+        assert player.advised_cell(grid, card) == player.choose(grid, card, 1.0)
         game.play(*player.get_play(card, 1.0))
     assert game.done
 
@@ -28,8 +72,8 @@ def test_pair_gain_is_the_pair_points():
     player.set_point_system(AMERICAN, 0)
     grid = np.full(25, -1, dtype=np.int8)
     grid[0] = 0  # AC at row 0, column 0
-    values = player.cell_values(grid, 13, 1.0)  # AD
+    gains = player.gains(grid, 13)  # AD
     # Next to the ace in its row: a pair (2 points); in its column: a pair, no flush (clubs vs diamonds).
-    assert values[1] == AMERICAN[1]
-    assert values[5] == AMERICAN[1]
-    assert values[6] == 0
+    assert gains[1] == AMERICAN[1]
+    assert gains[5] == AMERICAN[1]
+    assert gains[6] == 0

@@ -70,7 +70,7 @@ def test_config_offers_registered_agents_only(client):
     assert {"greedy", "random"} <= set(names)
     assert len(config["hands"]) == 10
     notes = {a["name"]: a["values"] for a in config["agents"]}
-    assert "not estimates of the final score" in notes["greedy"]
+    assert "estimate of the final score" in notes["greedy"] and "one-ply rule" in notes["greedy"]
     assert notes["tiger"] == "tiger's estimate of the final score if the card goes in that cell"
 
 
@@ -232,7 +232,7 @@ def test_a_finished_game_takes_no_more_cards(client):
 
 # -- advice, watching, replays ---------------------------------------------------------------
 
-def test_greedy_hint_shows_its_gains_and_its_choice(client):
+def test_greedy_hint_shows_its_estimates_and_its_own_choice(client):
     view = new_game(client, seed=5)
     for cell in (0, 1, 7, 13):
         view = place(client, view, cell)
@@ -243,12 +243,12 @@ def test_greedy_hint_shows_its_gains_and_its_choice(client):
     player.set_point_system(AMERICAN, 0)
     grid = np.array([-1 if c is None else parse_card(c) for c in view["cells"]], dtype=np.int8)
     card = parse_card(view["card"])
-    gains = player.gains(grid, card)
     assert hint["turn"] == view["turn"]
     for i, v in enumerate(hint["values"]):
         assert (v is None) == (view["cells"][i] is not None)
-        if v is not None:
-            assert v == pytest.approx(gains[i])
+    # Estimates of the final score (greedy scores about 81 on American), not one-ply gains.
+    assert 30 < max(v for v in hint["values"] if v is not None) < 200
+    # The choice is greedy's own one-ply move, as Watch plays it.
     assert hint["choice"] == player.choose(grid, card, 1.0)
     # Asking is not playing.
     assert client.get(f"/api/games/{view['id']}").json()["turn"] == view["turn"]
@@ -798,11 +798,15 @@ def test_a_page_goes_before_the_servers_own_warm_up():
         warm = pool.warm([AMERICAN])  # a0 starts; a1..a3 wait
         time.sleep(0.2)
         assert [pool.status(p)["queue_position"] for p in warm[1:]] == [1, 2, 3]
-        mine = pool.request("a3", AMERICAN, "page")  # already queued by the server: moved up
-        assert pool.status(mine)["queue_position"] == 1
+        # Already queued by the server: moved up, and started at once on a thread of its
+        # own, since the only worker is busy with a warm-up (web.agents._Preparer).
+        mine = pool.request("a3", AMERICAN, "page")
+        time.sleep(0.1)
+        assert pool.status(mine)["queue_position"] is None and mine.phase != "queued"
+        # A second page's waits first in the queue (one extra thread per warm-up running).
         other = pool.request("a0", BRITISH, "page")
-        assert pool.status(other)["queue_position"] == 2
-        assert pool.status(warm[1])["queue_position"] == 3
+        assert pool.status(other)["queue_position"] == 1
+        assert pool.status(warm[1])["queue_position"] == 2
     finally:
         pool.close()
 

@@ -191,10 +191,11 @@ def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
     player.set_point_system(AMERICAN, 0)
     choice = int(page.get_attribute("#play-board .cell.choice", "data-cell"))
     assert choice == player.choose(grid, card, 1.0)
-    gains = player.gains(grid, card)
-    for i in np.flatnonzero(grid == -1):
-        value = float(page.get_attribute(f"#play-board .cell[data-cell='{i}']", "data-value"))
-        assert value == pytest.approx(gains[i])
+    # The heat map shows greedy's estimates of the final score (greedy's own game scores
+    # about 81 on American), not its one-ply gains of a few points.
+    values = [float(page.get_attribute(f"#play-board .cell[data-cell='{i}']", "data-value"))
+              for i in np.flatnonzero(grid == -1)]
+    assert 30 < max(values) < 200
     expect(page.locator("#play-hint-status")).to_contain_text("greedy would place")
     shot(page, "advice-heatmap-greedy", full_page=False)
 
@@ -432,7 +433,7 @@ def test_watch_keeps_each_moves_estimates_until_the_next(context, server):
     page.wait_for_timeout(500)
     expect(page.locator("#watch-board .cell.heat")).to_have_count(24)
     expect(page.locator("#watch-legend")).to_contain_text("greedy's values for")
-    expect(page.locator("#watch-legend [data-values-note]")).to_contain_text("not estimates of the final score")
+    expect(page.locator("#watch-legend [data-values-note]")).to_contain_text("estimate of the final score")
     # Play and pause are drawn, not emoji (an empty box without an emoji font).
     button = page.locator("#watch-play")
     assert button.locator("svg.icon").count() == 1

@@ -9,6 +9,7 @@ import numpy as np
 from ..cards import Card
 from ..game import EMPTY, LINES
 from ..harness.player import BasePlayer
+from . import greedy_guard
 from .catalog import register_player
 from ..hands import classify
 
@@ -78,6 +79,20 @@ class GreedyPlayer(BasePlayer):
         return int(np.nanargmax(gains))
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
-        # Greedy has no estimate of the final score; its per-cell gain ranks the cells
-        # exactly as it chooses, which is what the advice heat map shows.
-        return self.gains(grid, card)
+        """The estimated final score when ``card`` goes in each cell and this rule plays
+        on: the mean of sampled futures, the same for every cell, as many as ``seconds``
+        allow (at most 200). Its own move is one ply (:meth:`advised_cell`), so the best
+        of these numbers can differ from it."""
+        return greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed, games=200,
+                                               seconds=seconds, flush_weight=self.flush_weight)
+
+    def advised_cell(self, grid: np.ndarray, card: Card) -> int:
+        """The cell this player would play: its one-ply rule, not the best of its
+        :meth:`cell_values`."""
+        return self.choose(grid, card, 0.0)
+
+    def warm_up(self) -> None:
+        """Compile the greedy rule's kernels (off every clock), for :meth:`cell_values`."""
+        grid = np.full(25, EMPTY, dtype=np.int8)
+        grid[:22] = np.arange(22)
+        greedy_guard.greedy_rule_values(grid, 30, np.zeros(10, dtype=np.int64), 0, games=1)

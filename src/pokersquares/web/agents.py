@@ -120,8 +120,9 @@ class Preparation:
 # ``cell_values`` estimates the final score; the agents below say otherwise.
 _VALUE_NOTES = {
     "random": "random gives no estimates, only its choice",
-    "greedy": "greedy's numbers are one-ply gains (the points its placement adds to the hands so far, "
-              "plus its bonus for keeping suits to columns), not estimates of the final score",
+    "greedy": "greedy's estimate of the final score if the card goes in that cell and its one-ply rule "
+              "plays on (sampled futures); the rule itself looks one card ahead, so its choice can differ "
+              "from the highest number",
 }
 
 
@@ -566,13 +567,18 @@ class AgentPool:
                 ok = empty & np.isfinite(values)
                 if not ok.any():
                     values = None
+            shown = [None] * NUM_CELLS
             if values is not None:
+                shown = [float(v) if o else None for v, o in zip(values, ok)]
+            if hasattr(player, "advised_cell"):
+                # A player whose numbers do not rank cells as it plays (greedy: its numbers
+                # look ahead, its rule is one ply) says its own move.
+                choice = int(player.advised_cell(grid.copy(), int(card)))
+            elif values is not None:
                 # The choice is the best cell by the values shown (first in reading order on ties).
                 choice = int(np.flatnonzero(ok)[np.argmax(values[ok])])
-                shown = [float(v) if o else None for v, o in zip(values, ok)]
             else:
                 choice = int(player.choose(grid.copy(), int(card), seconds))
-                shown = [None] * NUM_CELLS
             if not 0 <= choice < NUM_CELLS or not empty[choice]:
                 raise AgentError(f"{name} chose cell {choice}, which is not an empty cell")
             return Advice(name, shown, choice, time.monotonic() - start)

@@ -151,11 +151,26 @@ function cardEl(name, inCell = false) {
 
 // Heat map colours: a dark blue to bright gold scale over the values of one advice.
 const HEAT_STOPS = [[38, 52, 110], [40, 120, 160], [70, 170, 130], [170, 205, 90], [255, 214, 90]];
-function heatColor(t) {
+function heatRgb(t) {
   const x = Math.max(0, Math.min(1, t)) * (HEAT_STOPS.length - 1);
   const i = Math.min(HEAT_STOPS.length - 2, Math.floor(x)), f = x - i;
-  const c = HEAT_STOPS[i].map((a, k) => Math.round(a + (HEAT_STOPS[i + 1][k] - a) * f));
+  return HEAT_STOPS[i].map((a, k) => Math.round(a + (HEAT_STOPS[i + 1][k] - a) * f));
+}
+function heatColor(t) {
+  const c = heatRgb(t);
   return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+// WCAG relative luminance, and the value's ink on a heat colour: white where it reads
+// at 4.5:1 or better, else the felt's dark green, else black (one of them always does).
+function luminance(rgb) {
+  const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
+}
+const FELT_DARK_LUMINANCE = luminance([15, 63, 36]);
+function heatInk(rgb) {
+  const l = luminance(rgb);
+  if (1.05 / (l + 0.05) >= 4.5) return "light";
+  return (l + 0.05) / (FELT_DARK_LUMINANCE + 0.05) >= 4.5 ? "bright" : "bright ink-black";
 }
 const HEAT_GRADIENT = `linear-gradient(90deg, ${HEAT_STOPS.map((c) => `rgb(${c.join(",")})`).join(", ")})`;
 
@@ -220,7 +235,8 @@ class Board {
             const t = hi > lo ? (v - lo) / (hi - lo) : 1;
             cell.classList.add("heat");
             cell.style.background = heatColor(t);
-            if (t > 0.45) cell.classList.add("bright");
+            const ink = heatInk(heatRgb(t));
+            if (ink !== "light") cell.classList.add(...ink.split(" "));
             cell.append(el("span", { class: "value", text: fmt(v), "aria-hidden": "true" }));
             cell.dataset.value = v;
             cell.setAttribute("aria-label", `${where}, empty, estimate ${fmt(v)}${heat.choice === i ? ", the agent's choice" : ""}`);
