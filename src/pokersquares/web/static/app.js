@@ -156,10 +156,6 @@ function heatRgb(t) {
   const i = Math.min(HEAT_STOPS.length - 2, Math.floor(x)), f = x - i;
   return HEAT_STOPS[i].map((a, k) => Math.round(a + (HEAT_STOPS[i + 1][k] - a) * f));
 }
-function heatColor(t) {
-  const c = heatRgb(t);
-  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-}
 // WCAG relative luminance, and the value's ink on a heat colour: white where it reads
 // at 4.5:1 or better, else the felt's dark green, else black (one of them always does).
 function luminance(rgb) {
@@ -234,8 +230,9 @@ class Board {
           if (v !== null && v !== undefined) {
             const t = hi > lo ? (v - lo) / (hi - lo) : 1;
             cell.classList.add("heat");
-            cell.style.background = heatColor(t);
-            const ink = heatInk(heatRgb(t));
+            const rgb = heatRgb(t);
+            cell.style.background = `rgb(${rgb.join(", ")})`;
+            const ink = heatInk(rgb);
             if (ink !== "light") cell.classList.add(...ink.split(" "));
             cell.append(el("span", { class: "value", text: fmt(v), "aria-hidden": "true" }));
             cell.dataset.value = v;
