@@ -1,8 +1,11 @@
-"""Learning players at small preparation budgets beside greedy, on American and British;
-JSON on stdout (one line per run on stderr as it finishes).
+"""Learning players at small preparation budgets beside greedy (American and British, or
+``--systems contest`` for the 12 contest systems); JSON on stdout (one line per run on
+stderr as it finishes).
 
     python benchmarks/small_budget_strength.py --games 200 --preps 1,2,10 --time-per-game 0.2 \\
         --db small-budgets.sqlite
+    python benchmarks/small_budget_strength.py --players champion --systems contest --games 100 \\
+        --preps 2 --time-per-game 1 --db champion-small.sqlite
 
 Every run goes to the result store (``--db``), so rerunning resumes. Each row: player,
 preparation seconds, system, games, mean, its standard error, and the difference to
@@ -18,9 +21,10 @@ import os
 import statistics
 import sys
 
-from pokersquares import AMERICAN, BRITISH
+from pokersquares.errors import PokerSquaresError
 from pokersquares.harness.runner import RunSpec, record_run
 from pokersquares.harness.store import ResultStore
+from pokersquares.points import parse_point_systems
 
 PLAYERS = "og,beemo,gettysburg,hybrid,champion"
 
@@ -32,13 +36,19 @@ def main() -> None:
     parser.add_argument("--time-per-game", type=float, default=0.2)
     parser.add_argument("--players", default=PLAYERS)
     parser.add_argument("--db", default="small-budgets.sqlite")
+    parser.add_argument("--systems", default="american,british",
+                        help="'contest' (the 12 systems of 2016) or point-system specs separated by commas")
     args = parser.parse_args()
+    try:
+        systems = parse_point_systems(args.systems)
+    except PokerSquaresError as error:
+        parser.error(str(error))
     rows = []
     with ResultStore(args.db) as store:
         greedy = {system.name: [r.score for r in record_run(
-            RunSpec("greedy", system, args.games, 0, args.time_per_game, 0.0), store)[1]] for system in (AMERICAN, BRITISH)}
+            RunSpec("greedy", system, args.games, 0, args.time_per_game, 0.0), store)[1]] for system in systems}
         for prep in (float(p) for p in args.preps.split(",")):
-            for system in (AMERICAN, BRITISH):
+            for system in systems:
                 g = greedy[system.name]
                 for player in args.players.split(","):
                     _, recs = record_run(RunSpec(player, system, args.games, 0, args.time_per_game, prep), store)
