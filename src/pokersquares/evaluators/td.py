@@ -1,0 +1,265 @@
+"""TD: the NARL table plus a residual over how lines interact, learned by temporal differences.
+
+NARL values each row and column alone and adds the ten values, so it cannot see two
+columns both waiting for the same suit, or a row and a column both holding the rank
+the next card may bring. This evaluator keeps the table (learned first, as
+:class:`~pokersquares.evaluators.narl.NarlEvaluator` learns it) and adds weights of
+features of the whole grid, in the manner of the n-tuple networks of 2048 (Szubert &
+Jaśkowski 2014): one-hot indices, staged by the cards placed (Yeh et al. 2017's
+multi-stage TD), each weight learned by TD(lambda) on afterstates while the greedy
+policy on table plus residual plays (the table frozen). The feature groups:
+
+- ``sizes``: how many lines hold 0, 1, 2, 3 and 4 cards (NARL's hand-size feature);
+- ``suits``: for each suit and orientation, the cards on the grid, the open lines
+  (1 to 4 cards) of that orientation whose cards are all of that suit, the cards
+  they still need and the undealt cards of the suit;
+- ``joint``: for each suit, the cards on the grid, such rows, such columns and the
+  undealt cards of the suit;
+- ``ranks``: for each rank an open line holds, the cards on the grid, the open rows
+  and open columns holding it, its undealt cards and whether an open line holds two
+  or more of it.
+
+Values keep the evaluator contract: the table's estimate of the final score plus a
+residual learned toward final scores, exactly the score on a full grid (which has
+no features). :func:`grid_features` is the readable reference of the features;
+the kernels (:mod:`pokersquares.kernels.td`) are tested against it.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import progress
+from ..errors import PokerSquaresError
+from ..game import EMPTY, LINES
+from ..kernels import td as K
+from ..kernels.core import rng_seed
+from .base import Evaluator
+from .narl import NarlEvaluator
+
+__all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES"]
+
+GROUP_NAMES = {"sizes": K.GROUP_SIZES, "suits": K.GROUP_SUITS, "joint": K.GROUP_JOINT, "ranks": K.GROUP_RANKS}
+
+
+def parse_groups(text: str) -> int:
+    """The kernel's bit mask of comma-separated group names, e.g. ``"suits,joint"``."""
+    mask = 0
+    for name in filter(None, (part.strip() for part in str(text).split(","))):
+        if name not in GROUP_NAMES:
+            raise PokerSquaresError(f"unknown TD feature group {name!r}; choose from {', '.join(GROUP_NAMES)}")
+        mask |= GROUP_NAMES[name]
+    return mask
+
+
+# -- the readable reference -------------------------------------------------------------------
+
+
+class Feature(NamedTuple):
+    """One active feature: its group and the values it is indexed by (see the module docstring)."""
+
+    group: str
+    values: tuple[int, ...]
+
+
+def grid_features(grid: np.ndarray, groups: int = K.ALL_GROUPS) -> list[Feature]:
+    """The active features of ``grid`` (no card in hand), in plain Python."""
+    cards = [[int(grid[j]) for j in line if grid[j] != EMPTY] for line in LINES]
+    n = sum(len(line) for line in cards[:5])
+    if n == 25:
+        return []
+    undealt = set(range(52)) - {int(c) for c in grid if c != EMPTY}
+    open_lines = [(i, line) for i, line in enumerate(cards) if len(line) < 5]
+    out = []
+    if groups & K.GROUP_SIZES:
+        out.append(Feature("sizes", tuple(sum(1 for line in cards if len(line) == s) for s in range(5))))
+    for suit in range(4):
+        left = sum(1 for c in undealt if c // 13 == suit)
+        suited = [(i, line) for i, line in open_lines if line and all(c // 13 == suit for c in line)]
+        rows = [line for i, line in suited if i < 5]
+        cols = [line for i, line in suited if i >= 5]
+        if groups & K.GROUP_SUITS:
+            for orientation, lines in ((0, rows), (1, cols)):
+                out.append(Feature("suits", (n, orientation, len(lines), sum(5 - len(x) for x in lines), left)))
+        if groups & K.GROUP_JOINT:
+            out.append(Feature("joint", (n, len(rows), len(cols), left)))
+    if groups & K.GROUP_RANKS:
+        for rank in range(13):
+            holding = [(i, [c % 13 for c in line].count(rank)) for i, line in open_lines]
+            holding = [(i, count) for i, count in holding if count]
+            if holding:
+                left = sum(1 for c in undealt if c % 13 == rank)
+                out.append(Feature("ranks", (n, sum(1 for i, _ in holding if i < 5),
+                                             sum(1 for i, _ in holding if i >= 5), left,
+                                             int(any(count >= 2 for _, count in holding)))))
+    return out
+
+
+def feature_index(feature: Feature) -> int:
+    """The weight a feature reads (an index into the kernel's ``theta``)."""
+    v = feature.values
+    if feature.group == "sizes":
+        return sum(count * 11 ** s for s, count in enumerate(v))
+    if feature.group == "suits":
+        n, orientation, lines, need, left = v
+        return K.OFF_SUITS + (((n * 2 + orientation) * 6 + lines) * 21 + need) * 14 + left
+    if feature.group == "joint":
+        n, rows, cols, left = v
+        return K.OFF_JOINT + ((n * 6 + rows) * 6 + cols) * 14 + left
+    n, rows, cols, left, pair = v
+    return K.OFF_RANKS + (((n * 6 + rows) * 6 + cols) * 4 + left) * 2 + pair
+
+
+# -- the evaluator ------------------------------------------------------------------------------
+
+
+class TdEvaluator(Evaluator):
+    """NARL's table plus a TD-learned residual over line interactions, usable by any search.
+
+    ``groups``: the feature groups (comma-separated names); ``alpha``: the step size,
+    shared among a state's active features; ``lam``: TD's lambda (0: one-step targets,
+    1: the final score); ``epsilon``: share of random moves while TD learns.
+    Fixed work: ``games`` NARL games (one learner, the paper's schedule), then
+    ``td_games`` TD games (default: as many). Otherwise ``budget_share`` of the
+    preparation budget learns on ``threads`` cores, ``narl_share`` of it the table.
+    ``epsilon0``, ``decay`` and ``hand_sizes`` configure the table's learning.
+    """
+
+    name = "td"
+
+    def __init__(self, groups: str = "sizes,suits,joint,ranks", alpha: float = 0.01, lam: float = 0.5,
+                 epsilon: float = 0.0, games: int | None = None, td_games: int | None = None,
+                 narl_share: float = 0.5, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
+                 decay: float = 0.999975, hand_sizes: bool = True) -> None:
+        if not 0.0 <= lam <= 1.0 or not 0.0 <= epsilon <= 1.0 or alpha < 0:
+            raise PokerSquaresError("TD needs alpha >= 0 and lam, epsilon in [0, 1]")
+        if not 0.0 < narl_share <= 1.0:
+            raise PokerSquaresError(f"narl_share must be in (0, 1], got {narl_share!r}")
+        if not isinstance(threads, int) or threads < 1:
+            raise PokerSquaresError(f"threads must be a positive integer, got {threads!r}")
+        self.group_names = str(groups)
+        self.groups = parse_groups(groups)
+        self.alpha, self.lam, self.epsilon = float(alpha), float(lam), float(epsilon)
+        self.games = games
+        self.td_games = td_games if td_games is not None or games is None else games
+        self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
+        self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
+        self.theta = np.zeros(K.N_WEIGHTS)
+        self.td_games_learned = 0
+        self.td_seconds = 0.0
+
+    @property
+    def learns_within_budget(self) -> bool:
+        return self.games is None
+
+    def _tables(self):
+        return (*self.narl._tables(), self.theta, self.groups)
+
+    # -- learning -----------------------------------------------------------------------------
+    def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
+        """Learn the table, then the residual, from scratch for ``points``."""
+        start = time.perf_counter()
+        self.points = np.asarray(points, dtype=np.int64).copy()
+        self.reset(seed)
+        if self.games is not None:
+            self.narl.learn(games=self.games, show=False)
+            self.learn(games=self.td_games)
+        else:
+            learn_s = max(0.0, budget_s * self.budget_share - 0.1)
+            self.narl.learn_parallel(learn_s * self.narl_share, self.threads)
+            self.learn(seconds=learn_s - (time.perf_counter() - start))
+        self.warm_up()
+
+    def reset(self, seed: int = 0) -> None:
+        """Forget everything learned (table and weights) for ``self.points``; learning's
+        randomness restarts from ``seed``."""
+        self.narl.points = self.points
+        self.narl.reset(seed)
+        self.theta = np.zeros(K.N_WEIGHTS)
+        self.td_games_learned = 0
+        self.td_seconds = 0.0
+        self._seed = int(seed) & (2**63 - 1)
+
+    def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
+        """TD learning of the residual for ``seconds`` or ``games`` on ``threads`` cores, all
+        learning into the same weights. Returns figures of this call."""
+        deadline = time.perf_counter() + (seconds if seconds is not None else float("inf"))
+        target = games if games is not None else 1 << 62
+        states = [rng_seed(self._seed * 1_000_003 + 7919 * (self.td_games_learned + 1) + k)
+                  for k in range(self.threads)]
+        start = time.perf_counter()
+        played = 0
+        score_sum = 0.0
+        chunk = 16 if seconds is not None else 256
+        with ThreadPoolExecutor(self.threads) as pool:
+            while played < target and time.perf_counter() < deadline:
+                share = [min(chunk, max(0, target - played - chunk * k)) for k in range(self.threads)]
+                t0 = time.perf_counter()
+                parts = [pool.submit(K.learn_games, share[k], states[k], self.alpha, self.lam, self.epsilon,
+                                     *self._tables()) for k in range(self.threads) if share[k]]
+                score_sum += sum(f.result()[0] for f in parts)
+                played += sum(share)
+                dt = time.perf_counter() - t0
+                if seconds is not None:
+                    left = deadline - time.perf_counter()
+                    chunk = int(max(16, min(2 * chunk, chunk * 0.1 / max(dt, 1e-6), chunk * 0.9 * left / max(dt, 1e-6))))
+                progress.report("learning the TD residual", self.td_games_learned + played,
+                                deadline - time.perf_counter() if seconds is not None else None)
+        elapsed = time.perf_counter() - start
+        self.td_games_learned += played
+        self.td_seconds += elapsed
+        return {"games": played, "seconds": elapsed, "games_per_s": played / elapsed if elapsed else 0.0,
+                "mean_score": score_sum / played if played else float("nan")}
+
+    def warm_up_copy(self) -> "TdEvaluator":
+        import copy
+
+        twin = copy.deepcopy(self)
+        if twin.games is not None:
+            twin.games = min(twin.games, 64)
+            twin.narl.games = twin.games
+            twin.td_games = min(twin.td_games, 64)
+        twin.narl.compile_learning()
+        return twin
+
+    def warm_up(self) -> None:
+        """Call each kernel once, so that the first move does not pay for loading them."""
+        grid = np.full(25, EMPTY, dtype=np.int8)
+        grid[0] = 0
+        self.placement_values(grid, 1)
+        self.best_placement_values(grid, np.arange(1, 4))
+        self.limited_playouts(grid, 1, 1, 0)
+        self.state_value(grid)
+
+    # -- evaluation (the Evaluator interface) --------------------------------------------------
+    def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return K.placement_values(np.asarray(grid, dtype=np.int8), int(card), *self._tables())
+
+    def state_value(self, grid: np.ndarray) -> float:
+        return float(K.grid_value_td(np.asarray(grid, dtype=np.int8), *self._tables()))
+
+    def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        return K.best_placement_values(np.asarray(grid, dtype=np.int8), np.asarray(cards, dtype=np.int64),
+                                       *self._tables())
+
+    def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        return K.playouts(np.asarray(grid, dtype=np.int8), n, 25, int(seed) & (2**63 - 1), False,
+                          *self._tables()).astype(np.int64)
+
+    def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
+                         random_policy: bool = False) -> np.ndarray:
+        return K.playouts(np.asarray(grid, dtype=np.int8), n, depth, int(seed) & (2**63 - 1), random_policy,
+                          *self._tables())
+
+    def residual(self, grid: np.ndarray) -> float:
+        """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
+        return float(K.residual(np.asarray(grid, dtype=np.int8), self.theta, self.groups))
+
+    def info(self) -> dict:
+        return {"evaluator": self.name, "groups": self.group_names, "alpha": self.alpha, "lam": self.lam,
+                "epsilon": self.epsilon, "narl": self.narl.info(), "td_games_learned": self.td_games_learned,
+                "td_seconds": round(self.td_seconds, 3)}

@@ -1,0 +1,350 @@
+"""TD kernels: a residual over the NARL table's values, learned by temporal differences.
+
+The value of a grid of ``n`` cards is the NARL table's value (its ten line values and
+its hand-size residual, :mod:`pokersquares.kernels.narl`) plus the sum of the weights
+``theta[i]`` of the grid's active features: one-hot indices of how the lines interact,
+which the table, valuing each line alone, cannot see. A full grid has no features (its
+value is its exact score). The readable form of the features and their plain-Python
+reference are in :mod:`pokersquares.evaluators.td`; the groups, by bit of ``groups``:
+
+===== ======== ================================================================
+bit   group    one index per ...
+===== ======== ================================================================
+1     sizes    grid: how many lines hold 0..4 cards (base-11 digits, as NARL's)
+2     suits    suit and orientation: ``n``; the open lines (1..4 cards) of that
+               orientation all of that suit (0..5); the cards they still need
+               (0..20); the undealt cards of the suit (0..13)
+4     joint    suit: ``n``; such rows (0..5); such columns (0..5); undealt (0..13)
+8     ranks    rank held by an open line: ``n``; open rows holding it (0..5); open
+               columns holding it (0..5); undealt of the rank (0..3); whether an
+               open line holds two or more of it
+===== ======== ================================================================
+
+A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
+all its cards share, -1 for an empty line, -2 for mixed suits) and ``counts`` (its
+rank counts packed 4 bits a rank, as :func:`pokersquares.kernels.core.add_card`).
+
+Learning (:func:`learn_games`) plays greedy games on the current values with the
+table frozen and moves each active weight of every afterstate toward its
+lambda-return (the offline forward view over the values seen in play): ``theta[i]
++= alpha / m * (G - V)``, ``m`` the number of active features. Several threads may
+learn into the same ``theta`` at once (lock-free, as Hogwild: a lost update costs
+little).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .core import LINES_ARRAY, empty_mask, random_bit, rng_next, rng_seed, score_grid, shuffle_prefix
+from .narl import _argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, undealt_counts
+
+__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "ALL_GROUPS", "N_WEIGHTS", "MAX_ACTIVE",
+           "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "line_states", "features", "residual", "grid_value_td",
+           "placement_values", "best_placement_values", "playouts", "learn_games"]
+
+GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS = 1, 2, 4, 8
+ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
+N_SIZES = 11 ** 5
+N_SUITS = 25 * 2 * 6 * 21 * 14
+N_JOINT = 25 * 6 * 6 * 14
+N_RANKS = 25 * 6 * 6 * 4 * 2
+OFF_SUITS = N_SIZES
+OFF_JOINT = OFF_SUITS + N_SUITS
+OFF_RANKS = OFF_JOINT + N_JOINT
+N_WEIGHTS = OFF_RANKS + N_RANKS
+MAX_ACTIVE = 1 + 8 + 4 + 13
+_POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
+_NO_CARD = np.int64(-1)
+
+
+# -- line states ---------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _add(L, card, k, fsuit, counts):
+    """``card`` joins line ``L``."""
+    s = card // 13
+    if k[L] == 0:
+        fsuit[L] = s
+    elif fsuit[L] != s:
+        fsuit[L] = -2
+    k[L] += 1
+    counts[L] += np.int64(1) << (4 * (card % 13))
+
+
+@njit(cache=True)
+def line_states(grid, k, fsuit, counts):
+    """Fill the ten lines' states (see the module docstring) from ``grid``."""
+    for L in range(10):
+        k[L] = 0
+        fsuit[L] = -1
+        counts[L] = 0
+        for j in range(5):
+            c = grid[LINES_ARRAY[L, j]]
+            if c >= 0:
+                _add(L, c, k, fsuit, counts)
+
+
+@njit(cache=True)
+def features(n, k, fsuit, counts, rank_und, suit_und, groups, out):
+    """Write the active feature indices of a grid of ``n`` cards into ``out``; return how
+    many. ``rank_und``/``suit_und``: the undealt cards (not on the grid) per rank and suit."""
+    if n >= 25:
+        return 0
+    m = 0
+    if groups & GROUP_SIZES:
+        idx = 0
+        for L in range(10):
+            if k[L] < 5:
+                idx += _POW11[k[L]]
+        out[m] = idx
+        m += 1
+    if groups & (GROUP_SUITS | GROUP_JOINT):
+        for s in range(4):
+            mr = 0
+            mc = 0
+            need_r = 0
+            need_c = 0
+            for L in range(10):
+                if fsuit[L] == s and k[L] < 5:
+                    if L < 5:
+                        mr += 1
+                        need_r += 5 - k[L]
+                    else:
+                        mc += 1
+                        need_c += 5 - k[L]
+            u = suit_und[s]
+            if groups & GROUP_SUITS:
+                out[m] = OFF_SUITS + (((n * 2 + 0) * 6 + mr) * 21 + need_r) * 14 + u
+                out[m + 1] = OFF_SUITS + (((n * 2 + 1) * 6 + mc) * 21 + need_c) * 14 + u
+                m += 2
+            if groups & GROUP_JOINT:
+                out[m] = OFF_JOINT + ((n * 6 + mr) * 6 + mc) * 14 + u
+                m += 1
+    if groups & GROUP_RANKS:
+        for r in range(13):
+            rows = 0
+            cols = 0
+            pair = 0
+            for L in range(10):
+                if k[L] < 5:
+                    c = (counts[L] >> (4 * r)) & 15
+                    if c > 0:
+                        if L < 5:
+                            rows += 1
+                        else:
+                            cols += 1
+                        if c >= 2:
+                            pair = 1
+            if rows + cols > 0:
+                out[m] = OFF_RANKS + (((n * 6 + rows) * 6 + cols) * 4 + rank_und[r]) * 2 + pair
+                m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _sum_at(theta, idx, m):
+    total = 0.0
+    for i in range(m):
+        total += theta[idx[i]]
+    return total
+
+
+@njit(cache=True)
+def residual(grid, theta, groups):
+    """The weights' part of ``grid``'s value (0 for a full grid)."""
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
+    k = np.empty(10, dtype=np.int64)
+    fsuit = np.empty(10, dtype=np.int64)
+    counts = np.empty(10, dtype=np.int64)
+    line_states(grid, k, fsuit, counts)
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx)
+    return _sum_at(theta, idx, m)
+
+
+@njit(cache=True)
+def grid_value_td(grid, points, keys, sums, counts, size_sums, size_counts, use_size, theta, groups):
+    """Estimated final score of ``grid`` (no card in hand): the table's value plus the residual."""
+    return grid_value(grid, points, keys, sums, counts, size_sums, size_counts, use_size) + residual(
+        grid, theta, groups)
+
+
+# -- placements ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                   size_sums, size_counts, use_size, a, b, out, k, fsuit, lcounts, theta, groups, idx):
+    """Like NARL's ``_placements``, plus each afterstate's residual. ``k``/``fsuit``/``lcounts``
+    hold the line states of ``grid`` (before placing) and are restored."""
+    _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                size_sums, size_counts, use_size, a, b, out)
+    for cell in range(25):
+        if grid[cell] >= 0:
+            continue
+        r = cell // 5
+        c = 5 + cell % 5
+        kr, fr, cr = k[r], fsuit[r], lcounts[r]
+        kc, fc, cc = k[c], fsuit[c], lcounts[c]
+        _add(r, card, k, fsuit, lcounts)
+        _add(c, card, k, fsuit, lcounts)
+        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, groups, idx)
+        out[cell] += _sum_at(theta, idx, m)
+        k[r], fsuit[r], lcounts[r] = kr, fr, cr
+        k[c], fsuit[c], lcounts[c] = kc, fc, cc
+
+
+@njit(cache=True, inline="always")
+def _td_scratch():
+    """Line states (count, suit, packed rank counts) and feature indices."""
+    return (np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64),
+            np.empty(MAX_ACTIVE, dtype=np.int64))
+
+
+@njit(cache=True)
+def placement_values(grid, card, points, keys, sums, counts, size_sums, size_counts, use_size, theta, groups):
+    """``float64[25]``: estimated final score after placing ``card`` in each cell (-inf where occupied)."""
+    rank_und, suit_und, undealt, sizes, a, b, out = _scratch()
+    k, fsuit, lcounts, idx = _td_scratch()
+    n = undealt_counts(grid, card, rank_und, suit_und, undealt)
+    _line_sizes(grid, sizes)
+    line_states(grid, k, fsuit, lcounts)
+    _td_placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                   size_sums, size_counts, use_size, a, b, out, k, fsuit, lcounts, theta, groups, idx)
+    return out
+
+
+@njit(cache=True)
+def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, size_counts, use_size, theta,
+                          groups):
+    """For each card of ``cards``: the value of its best placement on ``grid``."""
+    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    k, fsuit, lcounts, idx = _td_scratch()
+    out = np.empty(cards.shape[0])
+    n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
+    _line_sizes(grid, sizes)
+    line_states(grid, k, fsuit, lcounts)
+    for i in range(cards.shape[0]):
+        d = cards[i]
+        undealt[d] = 0
+        rank_und[d % 13] -= 1
+        suit_und[d // 13] -= 1
+        _td_placements(grid, d, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                       size_sums, size_counts, use_size, a, b, vals, k, fsuit, lcounts, theta, groups, idx)
+        out[i] = vals.max()
+        undealt[d] = 1
+        rank_und[d % 13] += 1
+        suit_und[d // 13] += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, counts, size_sums, size_counts,
+             use_size, theta, groups):
+    """As NARL's ``playouts``, on the table plus the residual."""
+    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    k, fsuit, lcounts, idx = _td_scratch()
+    out = np.empty(n_games)
+    state = rng_seed(seed)
+    n0 = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
+    deck = np.empty(52 - n0, dtype=np.int64)
+    m = 0
+    for c in range(52):
+        if undealt[c]:
+            deck[m] = c
+            m += 1
+    moves = min(depth, 25 - n0)
+    g = grid.copy()
+    for game in range(n_games):
+        for i in range(25):
+            g[i] = grid[i]
+        shuffle_prefix(state, deck, 0, moves)
+        n = undealt_counts(g, _NO_CARD, rank_und, suit_und, undealt)
+        _line_sizes(g, sizes)
+        line_states(g, k, fsuit, lcounts)
+        for t in range(moves):
+            card = deck[t]
+            _deal(card, undealt, rank_und, suit_und)
+            if random_policy:
+                cell = random_bit(state, empty_mask(g))
+            else:
+                _td_placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                               size_sums, size_counts, use_size, a, b, vals, k, fsuit, lcounts, theta, groups, idx)
+                cell = _argmax(vals)
+            _put(g, sizes, cell, card)
+            _add(cell // 5, card, k, fsuit, lcounts)
+            _add(5 + cell % 5, card, k, fsuit, lcounts)
+            n += 1
+        if n == 25:
+            out[game] = score_grid(g, points)
+        else:
+            out[game] = grid_value_td(g, points, keys, sums, counts, size_sums, size_counts, use_size, theta,
+                                      groups)
+    return out
+
+
+# -- learning ------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts, size_sums, size_counts,
+                use_size, theta, groups):
+    """TD(lambda) on afterstates: play ``n_games`` games (each move uniformly random with
+    probability ``epsilon``, else greedy on table + residual) and after each game move
+    the active weights of its 24 non-final afterstates toward their lambda-returns,
+    computed backward from the final score over the values seen in play. Returns
+    (sum of final scores, sum of squared errors G - V)."""
+    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    k, fsuit, lcounts, idx = _td_scratch()
+    deck = np.arange(52)
+    grid = np.empty(25, dtype=np.int8)
+    rec = np.empty((25, MAX_ACTIVE), dtype=np.int64)
+    rec_m = np.empty(25, dtype=np.int64)
+    value = np.empty(25)
+    score_sum = 0.0
+    err_sum = 0.0
+    for game in range(n_games):
+        grid[:] = -1
+        undealt[:] = 1
+        rank_und[:] = 4
+        suit_und[:] = 13
+        sizes[:] = 0
+        k[:] = 0
+        fsuit[:] = -1
+        lcounts[:] = 0
+        for i in range(52):
+            deck[i] = i
+        shuffle_prefix(state, deck, 0, 25)
+        for t in range(25):
+            card = deck[t]
+            _deal(card, undealt, rank_und, suit_und)
+            _td_placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                           size_sums, size_counts, use_size, a, b, vals, k, fsuit, lcounts, theta, groups, idx)
+            if epsilon > 0.0 and np.float64(rng_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
+                cell = random_bit(state, empty_mask(grid))
+            else:
+                cell = _argmax(vals)
+            value[t] = vals[cell]
+            _put(grid, sizes, cell, card)
+            _add(cell // 5, card, k, fsuit, lcounts)
+            _add(5 + cell % 5, card, k, fsuit, lcounts)
+            rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t])
+        final = score_grid(grid, points)
+        ret = np.float64(final)
+        for t in range(23, -1, -1):
+            ret = (1.0 - lam) * value[t + 1] + lam * ret
+            delta = ret - value[t]
+            err_sum += delta * delta
+            m = rec_m[t]
+            if m > 0:
+                step = alpha * delta / m
+                for i in range(m):
+                    theta[rec[t, i]] += step
+        score_sum += final
+    return score_sum, err_sum

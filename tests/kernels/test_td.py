@@ -1,0 +1,111 @@
+"""The TD kernels against the plain-Python reference features, and TD learning's direction."""
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN
+from pokersquares.cards import parse_card
+from pokersquares.evaluators.narl import NarlEvaluator
+from pokersquares.evaluators.td import Feature, feature_index, grid_features
+from pokersquares.kernels import td as K
+from pokersquares.kernels.core import rng_seed
+
+POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+def _kernel_indices(grid, groups=K.ALL_GROUPS):
+    rank_und = np.empty(13, dtype=np.int64)
+    suit_und = np.empty(4, dtype=np.int64)
+    undealt = np.empty(52, dtype=np.uint8)
+    n = K.undealt_counts(grid, -1, rank_und, suit_und, undealt)
+    k, fsuit, counts = (np.empty(10, dtype=np.int64) for _ in range(3))
+    K.line_states(grid, k, fsuit, counts)
+    out = np.empty(K.MAX_ACTIVE, dtype=np.int64)
+    m = K.features(n, k, fsuit, counts, rank_und, suit_und, groups, out)
+    return sorted(out[:m].tolist())
+
+
+def _random_grids(count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        grid = np.full(25, -1, dtype=np.int8)
+        n = int(rng.integers(0, 26))
+        grid[rng.permutation(25)[:n]] = rng.permutation(52)[:n]
+        yield grid
+
+
+def _suited_grids(count, seed):
+    """Grids whose cards come from two suits, so that suited lines are common."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        grid = np.full(25, -1, dtype=np.int8)
+        n = int(rng.integers(1, 25))
+        grid[rng.permutation(25)[:n]] = rng.permutation(26)[:n]
+        yield grid
+
+
+@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS])
+def test_kernel_features_are_the_reference_features(groups):
+    for grid in [*_random_grids(300, 1), *_suited_grids(300, 2)]:
+        expected = sorted(feature_index(f) for f in grid_features(grid, groups))
+        assert _kernel_indices(grid, groups) == expected
+
+
+def test_a_hand_built_grid():
+    # Row 0: 2H 5H; row 1: 9H; row 2: 2C; column 0: 2H 9H 2C (a pair of twos); column 1: 5H.
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in {0: "2H", 1: "5H", 5: "9H", 10: "2C"}.items():
+        grid[cell] = parse_card(name)
+    features = grid_features(grid)
+    assert Feature("sizes", (5, 3, 1, 1, 0)) in features   # lines of 0, 1, 2, 3, 4 cards
+    assert Feature("suits", (4, 0, 2, 7, 10)) in features   # hearts rows 0 and 1 need 3 + 4; 10 hearts undealt
+    assert Feature("suits", (4, 1, 1, 4, 10)) in features   # hearts column 1 needs 4
+    assert Feature("suits", (4, 0, 1, 4, 12)) in features   # clubs row 2
+    assert Feature("joint", (4, 2, 1, 10)) in features
+    assert Feature("ranks", (4, 2, 1, 2, 1)) in features    # twos: rows 0, 2 and column 0 (a pair); 2 undealt
+    assert len(features) == 1 + 4 * 3 + 3                   # ranks 2, 5 and 9
+
+
+def test_a_full_grid_has_no_features():
+    grid = np.arange(25, dtype=np.int8)
+    assert grid_features(grid) == []
+    assert _kernel_indices(grid) == []
+
+
+def test_residual_sums_the_weights_of_the_active_features():
+    theta = np.random.default_rng(3).normal(size=K.N_WEIGHTS)
+    for grid in _random_grids(50, 4):
+        expected = sum(theta[feature_index(f)] for f in grid_features(grid))
+        assert K.residual(grid, theta, K.ALL_GROUPS) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.fixture(scope="module")
+def table():
+    narl = NarlEvaluator(games=3000, threads=1)
+    narl.prepare(POINTS, 0.0, 0)
+    return narl._tables()
+
+
+def test_learning_moves_values_toward_the_returns(table):
+    """The squared errors of the lambda-returns on the same deals shrink after learning
+    (a wrong sign or a missing update does not)."""
+    theta = np.zeros(K.N_WEIGHTS)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, K.ALL_GROUPS)
+    assert not theta.any()  # alpha 0: play only
+    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS)
+    frozen = theta.copy()
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, frozen, K.ALL_GROUPS)
+    assert after < 0.9 * before
+
+
+def test_placements_are_the_values_of_the_grids_they_lead_to(table):
+    theta = np.random.default_rng(5).normal(size=K.N_WEIGHTS)
+    for grid in _random_grids(30, 6):
+        if (grid >= 0).all():
+            continue
+        card = int(np.setdiff1d(np.arange(52), grid[grid >= 0])[0])
+        values = K.placement_values(grid, card, *table, theta, K.ALL_GROUPS)
+        for cell in np.flatnonzero(grid < 0):
+            after = grid.copy()
+            after[cell] = card
+            assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, K.ALL_GROUPS), abs=1e-9)
