@@ -30,10 +30,12 @@ def prepared_evaluators() -> dict:
     """Every evaluator, prepared once for the American system by fixed work, not time
     (these tests check what values mean and which moves they make, not strength):
     patterns learn 4 rounds of 4,000 + 2,000 games from the known utilities of complete
-    hands (so few games never see a straight flush), NARL 20,000 games, one thread each."""
+    hands (so few games never see a straight flush), NARL 20,000 games, one thread each;
+    TD NARL's 20,000 games and 5,000 games of its residual, one thread."""
     from pokersquares.evaluators.narl import NarlEvaluator
     from pokersquares.evaluators.patterns import PatternEvaluator, learn_utilities
     from pokersquares.evaluators.possibility import PossibilityEvaluator
+    from pokersquares.evaluators.td import TdEvaluator
     from pokersquares.points import AMERICAN
 
     points = np.array(AMERICAN.points, dtype=np.int64)
@@ -45,7 +47,9 @@ def prepared_evaluators() -> dict:
     narl.prepare(points, 0.0, 0)
     possibility = PossibilityEvaluator()
     possibility.prepare(points, 1.0, 0)
-    return {"patterns": patterns, "narl": narl, "possibility": possibility}
+    td = TdEvaluator(games=20000, td_games=5000, threads=1)
+    td.prepare(points, 0.0, 0)
+    return {"patterns": patterns, "narl": narl, "possibility": possibility, "td": td}
 
 
 class FakeClock:

@@ -4,7 +4,7 @@ import numpy as np
 from pokersquares.kernels.core import score_grid
 from pokersquares.points import AMERICAN
 
-EVALUATOR_NAMES = ("patterns", "narl", "possibility")
+EVALUATOR_NAMES = ("patterns", "narl", "possibility", "td")
 AMERICAN_POINTS = np.array(AMERICAN.points, dtype=np.int64)
 
 

@@ -41,11 +41,12 @@ def test_placement_values_are_the_state_values_of_the_grids_they_lead_to(case):
 
 # Measured (American, 40 greedy games of seed 5 on the session's fixed-work tables):
 # the mean value after 10 and 20 cards against the mean final score, patterns +14.7%
-# and +20.4%, NARL -30.0% and -5.4%, possibility +0.3% and -1.4%. Each bound leaves a
+# and +20.4%, NARL -30.0% and -5.4%, possibility +0.3% and -1.4%, TD (NARL's table
+# plus 5,000 games of its residual) -0.4% and -3.2%. Each bound leaves a
 # few points above its evaluator's figure. Broken on purpose: the possibility
 # heuristic without its calibration offsets (its raw h) is off by -74.7% and -19.1%,
 # which the 5% bound catches at both depths (35% for every evaluator caught only the first).
-TOLERANCE = {"patterns": 0.25, "narl": 0.35, "possibility": 0.05}
+TOLERANCE = {"patterns": 0.25, "narl": 0.35, "possibility": 0.05, "td": 0.1}
 
 
 def test_values_estimate_the_final_score(case):

@@ -1,0 +1,79 @@
+"""TdEvaluator: its value is the NARL table's plus the residual, fixed work, pickling, options."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from pokersquares import AMERICAN
+from pokersquares.errors import PokerSquaresError
+from pokersquares.evaluators.td import TdEvaluator, parse_groups
+from pokersquares.kernels import td as K
+
+POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def learned() -> TdEvaluator:
+    ev = TdEvaluator(games=2000, td_games=1000, threads=1)
+    ev.prepare(POINTS, 0.0, seed=5)
+    return ev
+
+
+def _grids(count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        grid = np.full(25, -1, dtype=np.int8)
+        n = int(rng.integers(0, 25))
+        grid[rng.permutation(25)[:n]] = rng.permutation(52)[:n]
+        yield grid
+
+
+def test_fixed_work_learns_the_games_asked_for(learned):
+    assert learned.narl.games_learned == 2000
+    assert learned.td_games_learned == 1000
+    assert np.count_nonzero(learned.theta) > 0
+
+
+def test_a_value_is_the_table_value_plus_the_residual(learned):
+    for grid in _grids(30, 1):
+        assert learned.state_value(grid) == pytest.approx(learned.narl.state_value(grid) + learned.residual(grid))
+
+
+def test_one_thread_learns_the_same_weights_again():
+    a, b = (TdEvaluator(games=300, td_games=300, threads=1) for _ in range(2))
+    a.prepare(POINTS, 0.0, seed=2)
+    b.prepare(POINTS, 0.0, seed=2)
+    np.testing.assert_array_equal(a.theta, b.theta)
+
+
+def test_two_threads_learn_into_the_same_weights():
+    ev = TdEvaluator(games=300, td_games=600, threads=2)
+    ev.prepare(POINTS, 0.0, seed=2)
+    assert ev.td_games_learned == 600 and np.count_nonzero(ev.theta) > 0
+
+
+def test_the_time_budget_learns_the_table_then_the_residual():
+    ev = TdEvaluator(threads=1)
+    ev.prepare(POINTS, 1.0, seed=3)
+    assert ev.narl.games_learned > 0 and ev.td_games_learned > 0
+
+
+def test_a_pickled_evaluator_values_grids_the_same(learned):
+    copy = pickle.loads(pickle.dumps(learned))
+    for grid in _grids(10, 2):
+        assert copy.state_value(grid) == learned.state_value(grid)
+
+
+def test_groups_by_name():
+    assert parse_groups("sizes,suits,joint,ranks") == K.ALL_GROUPS
+    assert parse_groups("suits, joint") == K.GROUP_SUITS | K.GROUP_JOINT
+    with pytest.raises(PokerSquaresError, match="colours"):
+        parse_groups("suits,colours")
+
+
+def test_no_groups_is_the_table_alone():
+    ev = TdEvaluator(groups="", games=500, td_games=100, threads=1)
+    ev.prepare(POINTS, 0.0, seed=1)
+    for grid in _grids(10, 3):
+        assert ev.state_value(grid) == ev.narl.state_value(grid)
