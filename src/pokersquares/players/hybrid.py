@@ -15,6 +15,7 @@ from ..evaluators.base import Evaluator
 from ..evaluators.narl import NarlEvaluator
 from ..evaluators.patterns import PatternEvaluator
 from ..evaluators.possibility import PossibilityEvaluator
+from ..evaluators.td import TdEvaluator
 from .catalog import register_player
 from ..search.base import GreedySearch, Search
 from ..search.expectimax import Expectimax
@@ -34,6 +35,7 @@ EVALUATORS = {
     "patterns": PatternEvaluator,       # BeeMo's learned hand patterns
     "narl": NarlEvaluator,              # GettysburgPlayer's abstracted hands
     "possibility": PossibilityEvaluator,  # Tiger's possibility heuristic
+    "td": TdEvaluator,                  # NARL's table + a TD-learned residual over line interactions
 }
 SEARCHES = {
     "greedy": lambda cores: GreedySearch(),
@@ -51,7 +53,7 @@ def _pick(kind: str, name: str, table: dict):
     return table[name]
 
 
-@register_player("hybrid", "any evaluator (patterns|narl|possibility) with any search "
+@register_player("hybrid", "any evaluator (patterns|narl|possibility|td) with any search "
                  "(greedy|flat_mc|expectimax|depth_mc|flat_ucb|mcts), e.g. hybrid:evaluator=narl,search=mcts")
 def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
            time_per_game: float | None = None, min_search: float | None = None) -> SearchPlayer:

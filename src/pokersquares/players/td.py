@@ -1,0 +1,33 @@
+"""``td``: the TD evaluator (NARL's table plus a residual over line interactions learned
+by temporal differences, :mod:`pokersquares.evaluators.td`) with one of GettysburgPlayer's
+searches, e.g. ``td:search=greedy,games=1000000`` (fixed work: a million games of the
+table, a million of TD) for measuring the evaluation alone.
+"""
+
+from __future__ import annotations
+
+from ..errors import PokerSquaresError
+from ..evaluators.td import TdEvaluator
+from .catalog import register_player
+from .composed import SearchPlayer
+from .gettysburg import make_search
+
+__all__ = ["td"]
+
+
+@register_player("td", "NARL table + a TD-learned residual over line interactions; search=expectimax|greedy|"
+                 "depth_mc|flat_ucb, groups=, alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=",
+                 cores=2)
+def td(search: str = "greedy", groups: str = "sizes,suits,joint,ranks", alpha: float = 0.01, lam: float = 0.5,
+       epsilon: float = 0.0, games: int | None = None, td_games: int | None = None, narl_share: float = 0.5,
+       threads: int = 2, time_per_game: float | None = None) -> SearchPlayer:
+    """Build the player (see :class:`~pokersquares.evaluators.td.TdEvaluator` for the options)."""
+    for name, value in (("games", games), ("td_games", td_games)):
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise PokerSquaresError(f"{name} must be a non-negative integer, got {value!r}")
+    evaluator = TdEvaluator(groups=str(groups), alpha=float(alpha), lam=float(lam), epsilon=float(epsilon),
+                            games=games, td_games=td_games, narl_share=float(narl_share), threads=threads)
+    return SearchPlayer(evaluator, make_search(str(search)), name=f"td-{search}", time_per_game=time_per_game)
+
+
+td.version = "1"
