@@ -15,7 +15,9 @@ it; 4 by default, which beat playouts to the end by 5.5 ± 2.8 points paired ove
 deals at 5 s per game), ``stop_z`` (``inf``: never stop early), ``exact``, ``crn``, ``halving``;
 ``load=FILE`` plays from a saved NARL table instead of learning (``pokersquares
 train --player gettysburg``), a variant that does not count as learning within the
-budget unless the file was.
+budget unless the file was; ``evaluator=td`` searches over the TD evaluator (the NARL
+table learned in half the budget, a TD-learned residual over line interactions in the
+other half, :mod:`pokersquares.evaluators.td`) instead of the table alone.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
+from ..evaluators.td import TdEvaluator
 from ..game import EMPTY
 from .catalog import register_player
 from ..points import AMERICAN
@@ -60,10 +63,11 @@ def _flag(name: str, value) -> bool:
 
 @register_player("champion", "the strongest agent: NARL table learned in the budget + Monte Carlo with common "
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
-                 "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE", cores=2)
+                 "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE, "
+                 "evaluator=narl|td", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
-             games: int | None = None, load: str | None = None,
+             games: int | None = None, load: str | None = None, evaluator: str = "narl",
              time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
@@ -76,12 +80,19 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"time_fraction must be in (0, 1], got {time_fraction!r}")
     if games is not None and (not isinstance(games, int) or games < 0):
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
-    evaluator = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
-    if load is not None:
-        evaluator.load(str(load))
+    if evaluator == "narl":
+        learned = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
+        if load is not None:
+            learned.load(str(load))
+    elif evaluator == "td":
+        if load is not None:
+            raise PokerSquaresError("load= reads a NARL table; the td evaluator learns its own")
+        learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
+    else:
+        raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
     search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving))
-    return ChampionPlayer(evaluator, search, name="champion", time_per_game=time_per_game)
+    return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game)
 
 
 champion.version = "8"  # 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;

@@ -1,0 +1,39 @@
+"""The TD evaluator as a player: ``td`` with its options, ``champion:evaluator=td`` within
+its clock under every kind of point system, and the options it rejects."""
+
+import pytest
+
+from pokersquares.errors import PokerSquaresError
+from pokersquares.evaluators.td import TdEvaluator
+from pokersquares.harness.registry import make_player
+from pokersquares.points import AMERICAN, PointSystem, single_hand_system
+
+SYSTEMS = [AMERICAN, single_hand_system("flush"),
+           PointSystem((-1, -5, -10, -20, -30, -40, -50, -60, -90, -128), "all negative")]
+
+
+def test_td_player_options():
+    player = make_player("td:search=expectimax,groups=suits,alpha=0.02,lam=0,games=100,td_games=50,threads=1")
+    ev = player.evaluator
+    assert isinstance(ev, TdEvaluator) and player.name == "td-expectimax"
+    assert (ev.group_names, ev.alpha, ev.lam, ev.games, ev.td_games, ev.threads) == ("suits", 0.02, 0.0, 100, 50, 1)
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
+def test_champion_over_td_plays_within_its_clock(system, play_legal):
+    player = make_player("champion:evaluator=td,games=400")
+    assert isinstance(player.evaluator, TdEvaluator)
+    player.warm_up()
+    player.set_point_system(system, 5.0)
+    play_legal(player, 3, time_per_game=1.5)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("champion:evaluator=patterns", "unknown evaluator"),
+    ("champion:evaluator=td,load=table.npz", "NARL table"),
+    ("td:groups=colours", "unknown TD feature group"),
+    ("td:games=-1", "non-negative"),
+])
+def test_rejected_options(spec, message):
+    with pytest.raises(PokerSquaresError, match=message):
+        make_player(spec)
