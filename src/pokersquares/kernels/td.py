@@ -57,6 +57,7 @@ N_WEIGHTS = OFF_RANKS + N_RANKS
 MAX_ACTIVE = 1 + 8 + 4 + 13
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
+_NIBBLE_BIT0 = np.int64(0x1111111111111)
 
 
 # -- line states ---------------------------------------------------------------------------
@@ -124,22 +125,25 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out):
                 out[m] = OFF_JOINT + ((n * 6 + mr) * 6 + mc) * 14 + u
                 m += 1
     if groups & GROUP_RANKS:
+        # Per rank, packed 4 bits a rank as the lines' counts: the open rows and open
+        # columns holding it, and a bit where an open line holds two or more.
+        rows = np.int64(0)
+        cols = np.int64(0)
+        pairs = np.int64(0)
+        for L in range(10):
+            if k[L] < 5:
+                c = counts[L]
+                held = (c | (c >> 1) | (c >> 2)) & _NIBBLE_BIT0
+                if L < 5:
+                    rows += held
+                else:
+                    cols += held
+                pairs |= ((c >> 1) | (c >> 2)) & _NIBBLE_BIT0
         for r in range(13):
-            rows = 0
-            cols = 0
-            pair = 0
-            for L in range(10):
-                if k[L] < 5:
-                    c = (counts[L] >> (4 * r)) & 15
-                    if c > 0:
-                        if L < 5:
-                            rows += 1
-                        else:
-                            cols += 1
-                        if c >= 2:
-                            pair = 1
-            if rows + cols > 0:
-                out[m] = OFF_RANKS + (((n * 6 + rows) * 6 + cols) * 4 + rank_und[r]) * 2 + pair
+            nr = (rows >> (4 * r)) & 15
+            nc = (cols >> (4 * r)) & 15
+            if nr + nc > 0:
+                out[m] = OFF_RANKS + (((n * 6 + nr) * 6 + nc) * 4 + rank_und[r]) * 2 + ((pairs >> (4 * r)) & 1)
                 m += 1
     return m
 
