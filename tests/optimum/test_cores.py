@@ -107,3 +107,81 @@ def test_core_model_agrees_with_the_line_model(seed, system):
     cores = solve_cores(cards, points, time_limit=120)
     assert lines.proven and cores.proven
     assert lines.score == cores.score
+
+
+def own_cores(cards, grid, points, size=5):
+    """Each line's own core (the most valuable core inside it), rows then columns, or
+    None for a line worth high card: the choice a grid realises."""
+    from pokersquares.optimum.cores import _lines
+    cores = line_cores(cards, points, size)
+    out = []
+    for line in _lines(size):
+        inside = set(grid[q] for q in line)
+        best = max(((v, core) for core, v in cores if set(core) <= inside), default=None)
+        out.append(None if best is None else best[1])
+    return out
+
+
+def good_grids(points, seeds):
+    """(cards, positions) of local-search grids: many full lines, so the counting
+    bounds are tight on some of them."""
+    from pokersquares.cards import deal
+    from pokersquares.optimum.search import local_search
+    for seed in seeds:
+        cards = [int(c) for c in deal(seed)[:25]]
+        _, grid = local_search(cards, np.array(points), restarts=2, steps=50_000)
+        position = {c: i for i, c in enumerate(cards)}
+        yield cards, [position[c] for c in grid]
+
+
+@pytest.mark.parametrize("points", [AMERICAN.points, BRITISH.points])
+def test_rank_family_bounds_hold_on_grids_and_bind_on_some(points):
+    from pokersquares.optimum.cores import rank_family_bounds
+    tight = 0
+    for cards, grid in good_grids(points, range(12)):
+        own = own_cores(cards, grid, points)
+        cores = line_cores(cards, points)
+        for js, one_way, both_ways in rank_family_bounds(cores, cards):
+            family = {cores[j][0] for j in js}
+            r = sum(k in family for k in own[:5])
+            c = sum(k in family for k in own[5:])
+            assert max(r, c) <= one_way and r + c <= both_ways, (js, r, c, one_way, both_ways)
+            tight += r + c == both_ways < 2 * min(one_way, len(js))
+    assert tight > 0  # a bound one too tight would fail above
+
+
+@pytest.mark.parametrize("points", [AMERICAN.points, BRITISH.points])
+def test_every_grid_is_a_choice_the_model_allows(points):
+    # all the model's constraints (the full-line counts, the rank families, a crossing
+    # count for every short core) with the cores fixed to a grid's own: still feasible
+    from pokersquares.optimum.cores import CoreOptions, _core_model, _crossing_count
+    cp_model = require_cp_sat()
+    for cards, grid in good_grids(points, range(6)):
+        cores = line_cores(cards, points)
+        m, x = _core_model(cores, cards, 5, CoreOptions())
+        for j, (core, _) in enumerate(cores):
+            if len(core) < 5:
+                _crossing_count(m, x, cores, j, 5)
+        own = own_cores(cards, grid, points)
+        for o in range(2):
+            chosen = set(own[5 * o:5 * o + 5])
+            for j, (core, _) in enumerate(cores):
+                m.add(x[o][j] == int(core in chosen))
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        assert solver.solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+
+
+@pytest.mark.parametrize("seed, system", [(2, "british"), (8, "british"), (1, "american"), (3, "american")])
+def test_the_model_without_its_options_agrees(seed, system):
+    # the rank families, full-line counts, crossing counts and solver parameters change
+    # how fast the optimum is proven, never which it is
+    from pokersquares.cards import deal
+    from pokersquares.optimum.cores import CoreOptions
+    cards = [int(c) for c in deal(seed)[:25]]
+    points = np.array(parse_point_system(system).points)
+    bare = CoreOptions(rank_cuts=False, full_line_counts=False, lazy_crossings=False, parameters=())
+    plain = solve_cores(cards, points, time_limit=120, options=bare)
+    fast = solve_cores(cards, points, time_limit=120)
+    assert plain.proven and fast.proven
+    assert plain.score == fast.score

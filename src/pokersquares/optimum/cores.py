@@ -25,6 +25,15 @@ is *monotone* (``points[0]`` the least, and a hand worth at least every hand who
 core it contains: a full house at least trips, two pair and a pair, and so on), so
 the choice is an optimum. :func:`is_monotone` tells; other systems use
 :mod:`.exact`.
+
+Constraints that hold for every grid's own cores and make the proof faster
+(:class:`CoreOptions`, each tested against grids and against the bare model): a full
+line meets each full line across it in exactly one card (instead of one clause per
+disjoint pair, tens of thousands under British); counting bounds per family of cores
+that need given cards of given ranks, across both orientations
+(:func:`rank_family_bounds`); and, for each short core of a cut-off choice, that its
+cards outside full lines need lines that are not full. The model is built once and
+each cut is added to it.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from ..errors import PokerSquaresError
 from ..hands import classify
 
 __all__ = ["CpSatNotInstalledError", "require_cp_sat", "is_monotone", "line_cores", "realise", "solve_cores",
+           "CoreOptions", "rank_family_bounds",
            "CoresResult"]
 
 
@@ -158,6 +168,17 @@ def _smallest_conflict(rows, cols, size):
     return keep
 
 
+@dataclass(frozen=True)
+class CoreOptions:
+    """Which optional parts of the core model to use (each is valid on its own; the
+    defaults are the measured fastest, docs/results.md)."""
+
+    rank_cuts: bool = True          # rank_family_bounds
+    full_line_counts: bool = True   # _full_line_counts instead of pairwise clauses
+    lazy_crossings: bool = True     # _crossing_count for the cores of each cut-off choice
+    parameters: tuple[tuple[str, object], ...] = (("linearization_level", 2), ("add_lp_constraints_lazily", False))
+
+
 @dataclass
 class CoresResult:
     score: int | None       # best grid's score (None if none better than ``start_score`` was found)
@@ -169,7 +190,8 @@ class CoresResult:
 
 
 def solve_cores(cards, points, *, time_limit: float, start_score: int | None = None,
-                start_grid: list[int] | None = None, size: int = 5) -> CoresResult:
+                start_grid: list[int] | None = None, size: int = 5,
+                options: CoreOptions | None = None) -> CoresResult:
     """Prove ``start_score`` (a grid's score) optimal or find a better grid, within
     ``time_limit`` seconds. The model above asks for a choice worth more than the
     start; none means the start is optimal. A limit that runs out leaves ``proven``
@@ -178,6 +200,7 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
     t0 = time.perf_counter()
     if not is_monotone(points):
         raise PokerSquaresError("the core model is exact only for monotone point systems (is_monotone)")
+    options = options or CoreOptions()
     points = [int(p) for p in points]
     base = 2 * size * points[0]
     cores = line_cores(cards, points, size)
@@ -186,40 +209,26 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
     if score is None:
         grid = list(range(size * size))
         score = _grid_score(cards, grid, points, size)
-    cuts: list[list[tuple[int, tuple[int, ...]]]] = []
     bound = 2 * size * max(points)  # every line at most the best hand, until a model says more
     rounds = 0
+    m, x = _core_model(cores, cards, size, options)
+    value = [sum(v * x[o][j] for j, (_, v) in enumerate(cores)) for o in range(2)]
+    m.add(value[0] >= value[1])
+    m.maximize(value[0] + value[1])
+    above = None  # the score the model must beat, as last added
+    crossed: set[tuple[int, ...]] = set()
     while True:
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0.01:
             break
-        m = cp_model.CpModel()
-        x = [[m.new_bool_var(f"{'rc'[o]}{j}") for j in range(len(cores))] for o in range(2)]
-        for o in range(2):
-            m.add(sum(x[o]) <= size)
-            for p in range(size * size):
-                m.add_at_most_one([x[o][j] for j, (core, _) in enumerate(cores) if p in core])
-        with_pair: dict[tuple[int, int], list[int]] = {}
-        for j, (core, _) in enumerate(cores):
-            for pair in itertools.combinations(core, 2):
-                with_pair.setdefault(pair, []).append(j)
-        for js in with_pair.values():
-            m.add_at_most_one([x[o][j] for j in js for o in range(2)])
-        full = [(j, sum(1 << p for p in core)) for j, (core, _) in enumerate(cores) if len(core) == size]
-        for a, ma in full:
-            for b, mb in full:
-                if not ma & mb:  # a full row and a full column share a cell
-                    m.add_bool_or([x[0][a].Not(), x[1][b].Not()])
-        _counting_cuts(m, x, cores, cards, size)
-        for cut in cuts:
-            m.add_bool_or([x[o][index[core]].Not() for o, core in cut])
-        value = [sum(v * x[o][j] for j, (_, v) in enumerate(cores)) for o in range(2)]
-        m.add(value[0] >= value[1])
-        m.add(value[0] + value[1] >= score - base + 1)
-        m.maximize(value[0] + value[1])
+        if above != score:  # a constraint per better grid; the older ones are then implied
+            m.add(value[0] + value[1] >= score - base + 1)
+            above = score
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = left
+        for name, setting in options.parameters:
+            setattr(solver.parameters, name, setting)
         status = solver.solve(m)
         rounds += 1
         if status == cp_model.INFEASIBLE:
@@ -234,8 +243,13 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
         placed = realise(rows, cols, size)
         if placed is None:
             conflict = _smallest_conflict(rows, cols, size)
-            cuts.append(conflict)
-            cuts.append([(1 - o, core) for o, core in conflict])
+            for cut in (conflict, [(1 - o, core) for o, core in conflict]):
+                m.add_bool_or([x[o][index[core]].Not() for o, core in cut])
+            if options.lazy_crossings:
+                for o, core in conflict:
+                    if len(core) < size and core not in crossed:
+                        crossed.add(core)
+                        _crossing_count(m, x, cores, index[core], size)
             continue
         found = _grid_score(cards, placed, points, size)
         if found < int(round(solver.objective_value)) + base:
@@ -246,6 +260,69 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
             break
     bound = max(bound, score)
     return CoresResult(score, bound, score >= bound, grid, time.perf_counter() - t0, rounds)
+
+
+def _core_model(cores, cards, size: int, options: CoreOptions):
+    """The model above without its objective: binaries ``x[o][j]`` (core ``j`` chosen
+    for a line of orientation ``o``, 0 rows, 1 columns) and every constraint that
+    holds for each grid's own cores."""
+    cp_model = require_cp_sat()
+    m = cp_model.CpModel()
+    x = [[m.new_bool_var(f"{'rc'[o]}{j}") for j in range(len(cores))] for o in range(2)]
+    for o in range(2):
+        m.add(sum(x[o]) <= size)
+        for p in range(size * size):
+            m.add_at_most_one([x[o][j] for j, (core, _) in enumerate(cores) if p in core])
+    with_pair: dict[tuple[int, int], list[int]] = {}
+    for j, (core, _) in enumerate(cores):
+        for pair in itertools.combinations(core, 2):
+            with_pair.setdefault(pair, []).append(j)
+    for js in with_pair.values():
+        m.add_at_most_one([x[o][j] for j in js for o in range(2)])
+    if options.full_line_counts:
+        _full_line_counts(m, x, cores, size)
+    else:
+        full = [(j, sum(1 << p for p in core)) for j, (core, _) in enumerate(cores) if len(core) == size]
+        for a, ma in full:
+            for b, mb in full:
+                if not ma & mb:  # a full row and a full column share a cell
+                    m.add_bool_or([x[0][a].Not(), x[1][b].Not()])
+    _counting_cuts(m, x, cores, cards, size)
+    if options.rank_cuts:
+        for js, one_way, both_ways in rank_family_bounds(cores, cards, size):
+            for o in range(2):
+                if one_way < len(js):
+                    m.add(sum(x[o][j] for j in js) <= one_way)
+            if both_ways < 2 * min(one_way, len(js)):
+                m.add(sum(x[o][j] for j in js for o in range(2)) <= both_ways)
+    return m, x
+
+
+def _crossing_count(m, x, cores, b, size):
+    """A line's cards outside full lines across it need lines that are not full: core
+    ``b`` in a line of either orientation leaves out at most ``size`` minus the number
+    of full lines of the other orientation. All cores would make the model slower than
+    the rounds this saves, so it is added for the cores of cut-off choices (a short
+    core beside full lines is the usual conflict: trips in a column across three full
+    rows)."""
+    core = cores[b][0]
+    full = [j for j, (k, _) in enumerate(cores) if len(k) == size]
+    for o in range(2):
+        count = sum(x[o][j] for j in full)
+        held = sum(x[o][j] for j in full for p in core if p in cores[j][0])
+        m.add(held >= count + len(core) - size).only_enforce_if(x[1 - o][b])
+
+
+def _full_line_counts(m, x, cores, size):
+    """A line of one orientation crosses every full line of the other once, so a full
+    line's cards include exactly one of each full line across it (which excludes a
+    full row and a full column without a common card)."""
+    full = [j for j, (core, _) in enumerate(cores) if len(core) == size]
+    for o in range(2):
+        count = sum(x[o][j] for j in full)
+        held = [sum(x[o][j] for j in full if p in cores[j][0]) for p in range(size * size)]
+        for b in full:
+            m.add(sum(held[p] for p in cores[b][0]) == count).only_enforce_if(x[1 - o][b])
 
 
 def _counting_cuts(m, x, cores, cards, size):
@@ -275,6 +352,60 @@ def _counting_cuts(m, x, cores, cards, size):
             if (s != t or n_suit[s] < 9) and flush[s] and flush[t]:
                 a, b = int(n_suit[s] // 5), int(n_suit[t] // 5)
                 m.add(b * sum(x[0][j] for j in flush[s]) + a * sum(x[1][j] for j in flush[t]) <= a * b)
+
+
+def _straight_ranks() -> list[list[int]]:
+    """The five ranks of each straight, ace low (A2345) to ace high (TJQKA)."""
+    return [[(low + k) % 13 if low < 9 else (9, 10, 11, 12, 0)[k] for k in range(5)] for low in range(10)]
+
+
+def _rank_profiles() -> list[tuple[tuple[int, int], ...]]:
+    """Families of cores worth counting: (rank, cards of it a core needs) for each rank
+    of the family. Two or more ranks of one straight, one card each; one rank, two to
+    four cards; two ranks, as in two pair or a full house (or a pair and a card of a
+    straight)."""
+    out = set()
+    for ranks in _straight_ranks():
+        for k in range(2, 6):
+            out.update(tuple((r, 1) for r in sub) for sub in itertools.combinations(sorted(ranks), k))
+    out.update(((r, d),) for r in range(13) for d in (2, 3, 4))
+    for a, b in itertools.combinations(range(13), 2):
+        out.update(((a, da), (b, db)) for da, db in ((2, 2), (3, 2), (2, 3), (2, 1), (1, 2), (3, 1), (1, 3)))
+    return sorted(out)
+
+
+def rank_family_bounds(cores, cards, size: int = 5) -> list[tuple[tuple[int, ...], int, int]]:
+    """(cores of a family, most lines of one orientation, most lines of both) for each
+    family of cores that need ``d_k`` cards of each rank ``k`` of a profile
+    (:func:`_rank_profiles`), where the deal's ``m_k`` cards of those ranks bound them.
+
+    Why: with ``r`` rows and ``c`` columns holding cores of the family, rank ``k``
+    gives ``d_k`` distinct cards to each row and to each column; a card in both a row
+    and a column sits where they cross, and a row and a column share at most one
+    card, so at most ``r c`` cards are counted twice over all the profile's ranks:
+    ``sum_k max(0, d_k (r + c) - m_k) <= r c``, with ``d_k r <= m_k`` and
+    ``d_k c <= m_k``. The bounds are the largest ``r`` and ``r + c`` that allow."""
+    ranks = np.array([int(c) % 13 for c in cards], dtype=np.int64)
+    have = np.bincount(ranks, minlength=13)
+    need = np.zeros((len(cores), 13), dtype=np.int64)
+    for j, (core, _) in enumerate(cores):
+        np.add.at(need[j], ranks[list(core)], 1)
+    found: dict[tuple[int, ...], tuple[int, int]] = {}
+    for profile in _rank_profiles():
+        if any(have[r] < d for r, d in profile):
+            continue
+        js = tuple(int(j) for j in np.flatnonzero(np.all([need[:, r] >= d for r, d in profile], axis=0)))
+        if not js:
+            continue
+        allowed = [(r, c) for r in range(size + 1) for c in range(size + 1)
+                   if all(d * max(r, c) <= have[k] for k, d in profile)
+                   and sum(max(0, d * (r + c) - int(have[k])) for k, d in profile) <= r * c]
+        one_way = max(r for r, _ in allowed)
+        both_ways = max(r + c for r, c in allowed)
+        if js in found:
+            one_way, both_ways = min(one_way, found[js][0]), min(both_ways, found[js][1])
+        found[js] = (one_way, both_ways)
+    return [(js, a, b) for js, (a, b) in found.items()]
 
 
 def _lines(size: int) -> list[list[int]]:
