@@ -16,8 +16,8 @@ deals at 5 s per game), ``stop_z`` (``inf``: never stop early), ``exact``, ``crn
 ``load=FILE`` plays from a saved NARL table instead of learning (``pokersquares
 train --player gettysburg``), a variant that does not count as learning within the
 budget unless the file was; ``evaluator=td`` searches over the TD evaluator (the NARL
-table learned in half the budget, a TD-learned residual over line interactions in the
-other half, :mod:`pokersquares.evaluators.td`) instead of the table alone.
+table learned in 70% of the budget, a TD-learned residual over line interactions in the
+rest, :mod:`pokersquares.evaluators.td`) instead of the table alone.
 """
 
 from __future__ import annotations

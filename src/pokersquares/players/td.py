@@ -19,7 +19,7 @@ __all__ = ["td"]
                  "depth_mc|flat_ucb, groups=, alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=",
                  cores=2)
 def td(search: str = "greedy", groups: str = "sizes,suits,joint,ranks", alpha: float = 0.01, lam: float = 0.5,
-       epsilon: float = 0.0, games: int | None = None, td_games: int | None = None, narl_share: float = 0.5,
+       epsilon: float = 0.0, games: int | None = None, td_games: int | None = None, narl_share: float = 0.7,
        threads: int = 2, time_per_game: float | None = None) -> SearchPlayer:
     """Build the player (see :class:`~pokersquares.evaluators.td.TdEvaluator` for the options)."""
     for name, value in (("games", games), ("td_games", td_games)):
