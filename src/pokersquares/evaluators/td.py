@@ -23,9 +23,12 @@ Measured (American, greedy play over seeds 0..9999, fixed work): the table of 50
 games plus 500,000 TD games scored 124.49 ± 0.30, +2.59 ± 0.30 paired over the same
 table alone and +1.50 ± 0.29 over a table of 1,000,000 games; 2,000,000 + 2,000,000
 games scored 124.80 ± 0.31, +2.23 ± 0.29 over a table of 4,000,000. Learned in the
-same 300 s on a busy machine it was level with the table alone (-0.21 ± 0.30): there
-each part had fewer games than the table needs to settle. A TD game costs about 1.7
-NARL games.
+same 300 s on a heavily loaded machine it was level with the table alone (-0.21 ±
+0.30): there each part had fewer games than the table needs to settle. On a machine
+with one other niced job (load average 2 to 4), 300 s each, one after the other: the
+table alone (`gettysburg:search=greedy`) 121.53 ± 0.31, TD with half the budget to the
+table 123.64 ± 0.31 (+2.11 ± 0.30 paired), with 70% (the default) 124.88 ± 0.31 (+3.35
+± 0.27). A TD game costs about 1.7 NARL games.
 
 Values keep the evaluator contract: the table's estimate of the final score plus a
 residual learned toward final scores, exactly the score on a full grid (which has
