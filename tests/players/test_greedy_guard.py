@@ -27,7 +27,7 @@ def _learn_exactly(monkeypatch, games):
     monkeypatch.setattr(NarlEvaluator, "learn_parallel", lambda self, seconds, threads: self.learn(games=games))
 
 
-@pytest.mark.parametrize("spec", ["gettysburg", "champion", "hybrid:evaluator=narl,search=greedy"])
+@pytest.mark.parametrize("spec", ["gettysburg", "champion:evaluator=narl", "hybrid:evaluator=narl,search=greedy"])
 def test_an_empty_table_loses_the_check_and_the_player_plays_the_greedy_rule(spec, monkeypatch):
     # With no game learned an unseen line is worth its hand's points now, and that policy
     # scores 54.8 on American over the check's 2,000 games where greedy scores 80.4 (measured).
