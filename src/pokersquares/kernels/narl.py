@@ -354,6 +354,33 @@ def _argmax(vals):
     return best
 
 
+@njit(cache=True, nogil=True)
+def undealt_deck(grid, rank_und, suit_und, undealt):
+    """The cards not on ``grid`` in card order as ``int64[]`` (the deck a playout from
+    ``grid`` deals from; their counts filled as :func:`undealt_counts` fills them), and
+    the number of cards on ``grid``."""
+    n0 = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
+    deck = np.empty(52 - n0, dtype=np.int64)
+    m = 0
+    for c in range(52):
+        if undealt[c]:
+            deck[m] = c
+            m += 1
+    return deck, n0
+
+
+@njit(cache=True, nogil=True)
+def restart_playout(g, grid, state, deck, moves, rank_und, suit_und, undealt, sizes):
+    """Start one playout: ``g`` a copy of ``grid``, the first ``moves`` cards of ``deck``
+    freshly shuffled, the undealt counts and line sizes of ``g``; returns its cards."""
+    for i in range(25):  # a loop, not g[:] = grid: slice assignment compiles its error message
+        g[i] = grid[i]
+    shuffle_prefix(state, deck, 0, moves)
+    n = undealt_counts(g, _NO_CARD, rank_und, suit_und, undealt)
+    _line_sizes(g, sizes)
+    return n
+
+
 @njit(cache=True, nogil=True)  # searches run playouts on several threads (CrnHalving)
 def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, counts, size_sums, size_counts,
              use_size):
@@ -364,21 +391,11 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
-    n0 = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
-    deck = np.empty(52 - n0, dtype=np.int64)
-    m = 0
-    for c in range(52):
-        if undealt[c]:
-            deck[m] = c
-            m += 1
+    deck, n0 = undealt_deck(grid, rank_und, suit_und, undealt)
     moves = min(depth, 25 - n0)
     g = grid.copy()
     for game in range(n_games):
-        for i in range(25):  # a loop, not g[:] = grid: slice assignment compiles its error message
-            g[i] = grid[i]
-        shuffle_prefix(state, deck, 0, moves)
-        n = undealt_counts(g, _NO_CARD, rank_und, suit_und, undealt)
-        _line_sizes(g, sizes)
+        n = restart_playout(g, grid, state, deck, moves, rank_und, suit_und, undealt, sizes)
         for t in range(moves):
             card = deck[t]
             _deal(card, undealt, rank_und, suit_und)

@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from .core import LINES_ARRAY, empty_mask, random_bit, rng_next, rng_seed, score_grid, shuffle_prefix
-from .narl import _argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, undealt_counts
+from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, restart_playout,
+                   undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "ALL_GROUPS", "N_WEIGHTS", "MAX_ACTIVE",
            "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "line_states", "features", "residual", "grid_value_td",
@@ -256,21 +257,11 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     k, fsuit, lcounts, idx = _td_scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
-    n0 = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
-    deck = np.empty(52 - n0, dtype=np.int64)
-    m = 0
-    for c in range(52):
-        if undealt[c]:
-            deck[m] = c
-            m += 1
+    deck, n0 = undealt_deck(grid, rank_und, suit_und, undealt)
     moves = min(depth, 25 - n0)
     g = grid.copy()
     for game in range(n_games):
-        for i in range(25):
-            g[i] = grid[i]
-        shuffle_prefix(state, deck, 0, moves)
-        n = undealt_counts(g, _NO_CARD, rank_und, suit_und, undealt)
-        _line_sizes(g, sizes)
+        n = restart_playout(g, grid, state, deck, moves, rank_und, suit_und, undealt, sizes)
         line_states(g, k, fsuit, lcounts)
         for t in range(moves):
             card = deck[t]
