@@ -4,9 +4,10 @@ The evaluator is :class:`~pokersquares.evaluators.td.TdEvaluator`: GettysburgPla
 NARL table, then a TD-learned residual over how the lines interact, both learned from
 scratch within the preparation budget on both cores (nothing learned outside the clock
 ships with it). Over the table alone it adds +3.35 ± 0.27 greedily (10,000 American
-deals, 300 s each) and +1.81 ± 1.40 under this search (200 deals at 5 s per game:
-130.19 ± 2.39 against 128.38 ± 2.17); ``evaluator=narl`` is the table alone. The search is :class:`~pokersquares.search.halving.CrnHalving`: Monte Carlo over the
-table's greedy policy (playouts of 4 cards that end in the table's estimate) with
+deals, 300 s each); at 5 s per game the player scores 126.39 ± 1.01 over 1,000 American
+deals, +2.39 ± 0.76 paired over ``gettysburg`` (docs/results.md); ``evaluator=narl`` is
+the table alone. The search is :class:`~pokersquares.search.halving.CrnHalving`: Monte
+Carlo over the table's greedy policy (playouts of 4 cards that end in the table's estimate) with
 common random numbers, sequential halving at the root, an
 early stop on clear decisions and exact expectimax over the last cards. Why: the
 table played greedily is already strong and its depth-2 expectimax used 0.03 s of a
