@@ -129,3 +129,23 @@ class BrokenWhileFlagged(GreedyPlayer):
         if os.environ.get("FAULT_BROKEN"):
             raise RuntimeError("not fixed yet")
         return super().get_play(card, seconds_left)
+
+
+class WarmedHere(GreedyPlayer):
+    """Greedy, but raises at a game's start unless it was warmed up since it was handed
+    over (unpickled): the harness warms the prepared player up in each game process,
+    before the first game's clock, as a cold numba cache needs (harness/spec.py,
+    ``load_prepared``)."""
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.warmed = False
+
+    def warm_up(self):
+        super().warm_up()
+        self.warmed = True
+
+    def start_game(self):
+        if not self.warmed:
+            raise RuntimeError("not warmed up since it was handed over")
+        super().start_game()

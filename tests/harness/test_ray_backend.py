@@ -11,7 +11,9 @@ from typer.testing import CliRunner  # noqa: E402
 
 from pokersquares import AMERICAN, PointSystem, deal  # noqa: E402
 from pokersquares.harness import ray_backend  # noqa: E402
-from pokersquares.harness.runner import RunSpec, record_run, run_games  # noqa: E402
+from pokersquares.harness.game_play import play_game  # noqa: E402
+from pokersquares.harness.registry import make_player  # noqa: E402
+from pokersquares.harness.runner import RunSpec, record_run  # noqa: E402
 from pokersquares.harness.store import ResultStore  # noqa: E402
 from pokersquares.harness.tournament import run_tournament  # noqa: E402
 from pokersquares.points import parse_point_systems  # noqa: E402
@@ -19,20 +21,36 @@ from pokersquares.points import parse_point_systems  # noqa: E402
 NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
 
 
+SWEEP_GRID = {"flush_weight": [0, 0.5]}
+
+
+@pytest.fixture(scope="module")
+def local_runs(tmp_path_factory):
+    """What the local backend gives, run before Ray starts: its worker processes are
+    forked, and a fork of a process whose Ray threads are running may hang."""
+    from pokersquares.experiments.sweep import run_sweep, settings
+    tmp = tmp_path_factory.mktemp("local-runs")
+    with pytest.MonkeyPatch.context() as mp:
+        # The two stores' runs get the same key for their players' seeds (harness/seeds.py).
+        mp.setattr("pokersquares.harness.store.new_secret", lambda: "one key for both stores")
+        tournament = run_tournament(["random", "greedy"], parse_point_systems("american;single:flush"), 3, 11,
+                                    ResultStore(tmp / "l.sqlite"), prep_time=1)
+    sweep = run_sweep("greedy", settings(SWEEP_GRID), AMERICAN, 5, 2, ResultStore(tmp / "s.sqlite"), prep_time=1)
+    return {"tournament": tournament, "sweep": sweep}
+
+
 @pytest.fixture(scope="module", autouse=True)
-def ray_instance():
+def ray_instance(local_runs):
     with ray_backend.session(num_cpus=2):
         yield
 
 
-def test_tournament_matches_the_local_backend(tmp_path, monkeypatch):
-    # The two stores' runs get the same key for their players' seeds (harness/seeds.py).
+def test_tournament_matches_the_local_backend(tmp_path, monkeypatch, local_runs):
     monkeypatch.setattr("pokersquares.harness.store.new_secret", lambda: "one key for both stores")
     systems = parse_point_systems("american;single:flush")
-    players = ["random", "greedy"]
-    local = run_tournament(players, systems, 3, 11, ResultStore(tmp_path / "l.sqlite"), prep_time=1)
+    local = local_runs["tournament"]
     store = ResultStore(tmp_path / "r.sqlite")
-    remote = run_tournament(players, systems, 3, 11, store, prep_time=1, backend="ray")
+    remote = run_tournament(["random", "greedy"], systems, 3, 11, store, prep_time=1, backend="ray")
     assert remote["totals"] == local["totals"] and remote["normalized"] == local["normalized"]
     assert remote["ranking"] == local["ranking"] and set(remote) == set(local)
     for row in store.export_rows():
@@ -42,22 +60,28 @@ def test_tournament_matches_the_local_backend(tmp_path, monkeypatch):
 
 def test_a_killed_worker_has_its_game_retried_and_recorded_once(tmp_path):
     marker = tmp_path / "killed"
-    spec = RunSpec(f"ray_players:KillOnce:marker={marker},game_seed=3", AMERICAN, 6, 0, 30.0, 1.0)
+    spec = RunSpec(f"ray_players:KillOnce:marker={marker},game_seed=3", AMERICAN, 6, 0, 30.0, 30.0)
     store = ResultStore(tmp_path / "k.sqlite")
     seen = []
     run_id, recs = record_run(spec, store, on_result=seen.append, backend="ray")
     assert marker.exists()  # a worker really was killed, at the game of seed 3
     assert sorted(r.game_index for r in seen) == list(range(6))  # reported once each
     assert all(r.penalty is None and len(r.placements) == 25 for r in recs)
-    greedy = run_games(RunSpec("greedy", AMERICAN, 6, 0, 30.0, 1.0), range(6), workers=1)
-    assert [r.placements for r in recs] == [r.placements for r in greedy]
+    greedy = make_player("greedy")  # plays as KillOnce does, in this process (no fork beside Ray's threads)
+    greedy.set_point_system(AMERICAN, 30.0)
+    assert [r.placements for r in recs] == [play_game(greedy, AMERICAN, s, 30.0).placements for s in range(6)]
     rows = sqlite3.connect(store.path).execute(
         "SELECT game_index, COUNT(*) FROM games WHERE run_id = ? GROUP BY game_index", (run_id,)).fetchall()
     assert rows == [(i, 1) for i in range(6)]
 
 
+def test_each_ray_worker_warms_up_the_prepared_player_before_its_games():
+    recs = ray_backend.run_games(RunSpec("fault_players:WarmedHere", AMERICAN, 3, 0, 30.0, 30.0), range(3))
+    assert [r.penalty for r in recs] == [None] * 3 and all(len(r.placements) == 25 for r in recs)
+
+
 def test_faults_score_the_penalty_as_locally():
-    hang = ray_backend.run_games(RunSpec("fault_players:Hang", NEG, 2, 0, 0.5, 1.0), range(2))
+    hang = ray_backend.run_games(RunSpec("fault_players:Hang", NEG, 2, 0, 1.0, 30.0), range(2))
     assert hang[0].penalty is None and hang[1].penalty.startswith("timeout") and hang[1].score == -30
     raises = ray_backend.run_games(RunSpec("fault_players:Raises", NEG, 2, 0, 30.0, 1.0), range(2))
     assert raises[1].penalty == "error: RuntimeError: boom" and raises[0].penalty is None
@@ -80,11 +104,10 @@ def test_cli_run_on_ray_resumes_what_the_store_holds(tmp_path):
     assert ray.is_initialized()  # the command left the instance it did not start running
 
 
-def test_sweep_on_ray_equals_the_local_sweep(tmp_path):
+def test_sweep_on_ray_equals_the_local_sweep(tmp_path, local_runs):
     from pokersquares.experiments.sweep import run_sweep, settings
-    grid = settings({"flush_weight": [0, 0.5]})
-    local = run_sweep("greedy", grid, AMERICAN, 5, 2, ResultStore(tmp_path / "l.sqlite"), prep_time=1)
-    remote = run_sweep("greedy", grid, AMERICAN, 5, 2, ResultStore(tmp_path / "r.sqlite"), prep_time=1,
+    local = local_runs["sweep"]
+    remote = run_sweep("greedy", settings(SWEEP_GRID), AMERICAN, 5, 2, ResultStore(tmp_path / "r.sqlite"), prep_time=1,
                        backend="ray")
     assert [(r["params"], r["mean"], r["stderr"]) for r in remote] == [(r["params"], r["mean"], r["stderr"])
                                                                        for r in local]

@@ -51,6 +51,11 @@ def test_faults_score_the_penalty_and_the_run_goes_on(player, reason):
             assert r.penalty is None and len(r.placements) == 25
 
 
+def test_each_game_process_warms_up_the_prepared_player_before_its_games():
+    recs = run("fault_players:WarmedHere", n=3, workers=2)
+    assert [r.penalty for r in recs] == [None] * 3 and all(len(r.placements) == 25 for r in recs)
+
+
 def test_timeouts_by_the_clock_and_by_the_watchdog():
     slow = run("fault_players:Slow", n=2, system=NEG, tpg=0.5)
     assert slow[1].penalty.startswith("timeout") and slow[1].score == -30 and slow[0].penalty is None

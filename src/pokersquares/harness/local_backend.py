@@ -22,7 +22,6 @@ import ctypes
 import dataclasses
 import multiprocessing as mp
 import os
-import pickle
 import signal
 import sys
 import threading
@@ -37,8 +36,8 @@ from ..errors import PokerSquaresError
 from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
-from .spec import (HANG_GRACE_S, PlayerFailedError, RunSpec, build, default_workers, limit_threads, player_cores,
-                   prepare_and_pickle)
+from .spec import (HANG_GRACE_S, PlayerFailedError, RunSpec, build, default_workers, limit_threads, load_prepared,
+                   player_cores, prepare_and_pickle)
 from .store import GameRecord
 
 __all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S"]
@@ -130,12 +129,7 @@ def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: in
         conn.send(("note", note))
     try:
         if blob is not None:
-            player = pickle.loads(blob)
-            if hasattr(player, "warm_up"):
-                # Load its kernels before the first game's clock starts: on a machine's
-                # first run each worker loads them from numba's fresh cache, and under
-                # load that took Tiger past every first game's limit.
-                player.warm_up()
+            player = load_prepared(blob)
         else:
             player = build(spec.player, spec.prep_seed())
             prepare_player(player, spec.point_system, spec.prep_time)

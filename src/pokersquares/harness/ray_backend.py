@@ -42,7 +42,7 @@ from .game_play import play_game
 from .local_backend import RunnerWarning
 from .registry import make_player
 from .seeds import new_secret
-from .spec import HANG_GRACE_S, PlayerFailedError, build_and_prepare, limit_threads, player_cores
+from .spec import HANG_GRACE_S, PlayerFailedError, build_and_prepare, limit_threads, load_prepared, player_cores
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
@@ -203,7 +203,7 @@ def _load_player(key: str, blob, player: str, system, prep_time: float, seed: in
     if key in _PLAYERS:
         _PLAYERS.move_to_end(key)
         return _PLAYERS[key]
-    loaded = pickle.loads(blob) if blob is not None else build_and_prepare(player, system, prep_time, seed)[0]
+    loaded = load_prepared(blob) if blob is not None else build_and_prepare(player, system, prep_time, seed)[0]
     _PLAYERS[key] = loaded
     while len(_PLAYERS) > _PLAYERS_KEPT:
         _PLAYERS.popitem(last=False)

@@ -21,7 +21,7 @@ from .registry import check_params, make_player, parse_player_spec, resolve_fact
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
-           "build", "build_and_prepare", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S",
+           "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S",
            "DEFAULT_MEMORY_MB"]
 
 # The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
@@ -143,6 +143,18 @@ def build_and_prepare(spec: str, system: PointSystem, prep_time: float, seed: in
     if on_built is not None:
         on_built()
     return player, prepare_player(player, system, prep_time)
+
+
+def load_prepared(blob: bytes):
+    """The prepared player a game process plays with: unpickled, then warmed up (its
+    kernels loaded from numba's cache) before the first game's clock starts. On a
+    machine's first run each game process loads them from numba's fresh cache, and
+    under load that took Tiger past every first game's limit (the local backend) and a
+    greedy first game past half a second (the Ray backend, before it warmed up too)."""
+    player = pickle.loads(blob)
+    if hasattr(player, "warm_up"):
+        player.warm_up()
+    return player
 
 
 def handoff_blob(player) -> tuple[bytes | None, str | None]:
