@@ -393,12 +393,29 @@ def test_waiting_for_advice_shows_progress_can_be_cancelled_and_is_cleared(conte
     page.fill("#play-system [data-role=system-seed]", "4242")
     deal(page, 1, system="random")
     page.select_option("#play-agent", "gettysburg")
+    # Its 1 s of learning can end between seeing Cancel and clicking it (a quiet machine
+    # did so in CI): until the click, the server's last "still preparing" answer stands
+    # in for a later ready one, so the page is still waiting when Cancel is clicked.
+    preparing = {}
+
+    def hold(route):
+        response = route.fetch()
+        if response.status == 202:
+            preparing["body"] = response.body()
+        if response.status == 202 or "body" not in preparing:
+            route.fulfill(response=response)
+        else:
+            route.fulfill(status=202, body=preparing["body"], content_type="application/json")
+
+    page.route("**/api/games/*/hint", hold)
     page.click("#play-hint")
     status = page.locator("#play-hint-status")
     expect(status).to_contain_text("gettysburg")
     expect(status).to_contain_text("waiting")
     expect(page.locator("#play-hint-cancel")).to_be_visible()
     page.click("#play-hint-cancel")
+    page.unroute("**/api/games/*/hint", hold)
+    assert "body" in preparing  # the server did answer "still preparing" first
     expect(status).to_have_text("Cancelled.")
     expect(page.locator("#play-hint")).to_be_enabled()
     # Another agent, or a new deal, clears what the old wait said.
