@@ -40,7 +40,7 @@ from .spec import (HANG_GRACE_S, PlayerFailedError, RunSpec, build, default_work
                    player_cores, prepare_and_pickle)
 from .store import GameRecord
 
-__all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S"]
+__all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker"]
 
 # How long building a player and compiling its kernels may take before preparation.
 WARM_UP_LIMIT_S = 900.0
@@ -80,7 +80,9 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _become_child(parent: int) -> None:
+def become_worker(parent: int) -> None:
+    """What every worker process of a run does first (the optimum's solvers too): it
+    leaves Ctrl-C to the run, dies with the run and leads its own process group."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command line's handler, inherited by fork
     try:
@@ -95,7 +97,7 @@ def _become_child(parent: int) -> None:
 
 
 def _prep_main(conn, parent: int, spec: RunSpec) -> None:
-    _become_child(parent)
+    become_worker(parent)
     lock = threading.Lock()  # learners report from several threads
 
     def send(msg) -> None:
@@ -123,7 +125,7 @@ def _prep_main(conn, parent: int, spec: RunSpec) -> None:
 
 
 def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: int) -> None:
-    _become_child(parent)
+    become_worker(parent)
     note = limit_threads(cores)
     if note:
         conn.send(("note", note))

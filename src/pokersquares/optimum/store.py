@@ -155,9 +155,36 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
             for s in todo:
                 record(solve_seed(s, point_system, time_limit=time_limit))
         else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(solve_seed, s, point_system, time_limit=time_limit) for s in todo]
-                for f in as_completed(futures):
-                    record(f.result())
+            solved = _in_workers(todo, point_system, time_limit, workers)
+            try:
+                for opt in solved:
+                    record(opt)
+            finally:
+                solved.close()  # an interruption here stops the workers now
         return done
+
+
+def _solve_one(job: tuple[int, PointSystem, float]) -> Optimum:
+    from . import solve_seed
+    seed, point_system, time_limit = job
+    return solve_seed(seed, point_system, time_limit=time_limit)
+
+
+def _in_workers(seeds: list[int], point_system: PointSystem, time_limit: float, workers: int):
+    """Each deal's optimum as a worker finishes it. The workers are the run's as the
+    games' are (:func:`~pokersquares.harness.local_backend.become_worker`): they die
+    with this process, and an interruption (Ctrl-C, SIGTERM, an error) stops them at
+    once instead of waiting for every deal queued."""
+    import multiprocessing as mp
+    import os
+
+    from ..harness.local_backend import become_worker
+    pool = mp.get_context().Pool(workers, initializer=become_worker, initargs=(os.getpid(),))
+    try:
+        yield from pool.imap_unordered(_solve_one, [(s, point_system, time_limit) for s in seeds])
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()

@@ -1,0 +1,54 @@
+"""Stopping `pokersquares optimum --seeds`: Ctrl-C or SIGTERM stop its solver workers at
+once (not after every queued deal), with one message, and the deals already solved stay
+in the store."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.harness.test_processes import descendants, wait_gone
+
+pytest.importorskip("ortools")
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads processes from /proc")
+
+
+def _optima(db) -> int:
+    try:
+        with sqlite3.connect(db) as c:
+            return c.execute("SELECT COUNT(*) FROM optima").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
+def test_an_interrupted_many_deal_solve_stops_its_workers_and_keeps_what_it_solved(tmp_path, how):
+    db = tmp_path / "o.sqlite"
+    cmd = [sys.executable, "-m", "pokersquares", "optimum", "--seeds", "0..200", "--system", "american",
+           "--time-limit", "60", "--workers", "2", "--db", str(db)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 120
+        while _optima(db) < 1 and time.time() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.2)
+        assert _optima(db) >= 1
+        workers = descendants(proc.pid)
+        assert len(workers) >= 2
+        if how == "sigterm":
+            os.kill(proc.pid, signal.SIGTERM)  # the command only, as `kill` or a scheduler does
+        else:
+            os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends: the whole group
+        out, err = proc.communicate(timeout=20)  # 199 deals were left: waiting them out takes minutes
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == (143 if how == "sigterm" else 130)
+    assert err.count("run the same command again to resume") == 1 and "Traceback" not in err
+    assert wait_gone(workers) == set()
+    assert 1 <= _optima(db) < 201
