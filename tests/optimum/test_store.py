@@ -97,3 +97,27 @@ def test_reports_show_regret_where_optima_exist(small_store):
     out = json.loads(r.stdout)
     assert out["optimum"]["deals"] == 2
     assert out["optimum"]["regret"] == pytest.approx(out["optimum"]["mean_optimum"] - out["mean"])
+
+
+def test_results_reads_optima_from_another_store(small_store, tmp_path):
+    games = tmp_path / "games.sqlite"
+    with ResultStore(games) as store:
+        record_run(RunSpec("greedy", FLUSH, 2, seed=0, time_per_game=5, prep_time=0), store, workers=1)
+
+    def results(*args):
+        return subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(games), *args],
+                              capture_output=True, text=True)
+    alone = results()
+    assert alone.returncode == 0 and "regret" not in alone.stdout  # this store holds no optima
+    shared = results("--optima", str(small_store))
+    assert shared.returncode == 0, shared.stderr
+    assert "greedy on Flush:" in shared.stdout and "2 proven" in shared.stdout
+    data = json.loads(results("--optima", str(small_store), "--json").stdout)
+    assert data["runs"][0]["optimum"]["deals"] == 2
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("not a database")
+    for bad, says in ((tmp_path / "missing.sqlite", "no store of optima"), (junk, "is not a result store"),
+                      (games, "holds no optima")):
+        r = results("--optima", str(bad))
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

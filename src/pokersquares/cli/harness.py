@@ -208,8 +208,24 @@ def run_cmd(
         typer.echo(f"  against the deals' optima: {format_regret(optimum)}")
 
 
-def _print_regret_lines(db, runs) -> None:
-    lines = regret_lines(db, runs)
+def _check_optima_store(path: Path) -> None:
+    """``--optima``: an existing result store (one line and exit 2 otherwise)."""
+    import sqlite3
+
+    from ..optimum.store import OptimaStore
+    if not path.exists():
+        raise fail(f"no store of optima at {path}")
+    try:
+        with OptimaStore(path, readonly=True) as store:
+            systems = store.systems()
+    except sqlite3.DatabaseError as e:
+        raise fail(f"{path} is not a result store ({e})") from None
+    if not systems:
+        raise fail(f"{path} holds no optima (pokersquares optimum --seeds A..B --db {path} solves some)")
+
+
+def _print_regret_lines(db, runs, optima_db=None) -> None:
+    lines = regret_lines(db, runs, optima_db)
     if lines:
         typer.echo("\nagainst the deals' perfect-information optima (pokersquares optimum):")
         for line in lines:
@@ -311,11 +327,15 @@ def results_cmd(
     tournament: Optional[int] = typer.Option(None, "--tournament", help="Show this tournament's table."),
     export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the export here instead of standard output."),
+    optima: Optional[Path] = typer.Option(None, "--optima", help="Read the deals' optima from this store "
+                                          "(pokersquares optimum --db) instead of --db."),
     json_out: bool = JSON_OPT,
 ) -> None:
     """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
     if not db.exists():
         raise fail(f"no result store at {db}")
+    if optima is not None:
+        _check_optima_store(optima)
     with ResultStore(db, readonly=True) as store:
         if export is not None:
             if export not in ("csv", "json"):
@@ -334,13 +354,14 @@ def results_cmd(
         if tournament is not None:
             table = table_from_store(store, tournament)
             tour_runs = store.runs(tournament)
-            table["optimum"] = {str(k): v for k, v in run_regrets(db, tour_runs).items()}
-            typer.echo(json.dumps(table)) if json_out else (print_table(table), _print_regret_lines(db, tour_runs))
+            table["optimum"] = {str(k): v for k, v in run_regrets(db, tour_runs, optima).items()}
+            typer.echo(json.dumps(table)) if json_out else (print_table(table),
+                                                            _print_regret_lines(db, tour_runs, optima))
             return
         runs = store.runs() if run is None else [store.run(run)]
         tours = store.tournaments()
     if json_out:
-        regrets = run_regrets(db, runs)
+        regrets = run_regrets(db, runs, optima)
         typer.echo(json.dumps({"runs": [{**r.to_json(), "optimum": regrets.get(r.run_id)} for r in runs],
                                "tournaments": tours}))
         return
@@ -353,7 +374,7 @@ def results_cmd(
                    f"{r.fallback_moves:>8} {r.tournament_id or ''}")
     if any(r.fallback_moves for r in runs):
         typer.echo("(fallback: moves a search left to its greedy fallback for lack of time)")
-    _print_regret_lines(db, runs)
+    _print_regret_lines(db, runs, optima)
     for t in tours:
         typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "
                    f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")

@@ -55,16 +55,19 @@ def format_regret(summary: dict) -> str:
             f"(optimum {summary['mean_optimum']:.2f} on {summary['deals']} deals, {summary['proven']} proven)")
 
 
-def run_regrets(db, runs) -> dict[int, dict]:
+def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     """Regret summaries of the result store's ``runs`` (``RunInfo``s) whose deals have
-    stored optima, by run id (runs without any are left out)."""
+    stored optima, by run id (runs without any are left out). The optima are read
+    from ``optima_db`` if given (one store of optima can serve many stores of games),
+    else from ``db`` itself."""
     from ..harness.store import ResultStore
     from .store import OptimaStore
     from pathlib import Path
-    if not Path(db).exists():
+    optima_db = db if optima_db is None else optima_db
+    if not Path(db).exists() or not Path(optima_db).exists():
         return {}
     out = {}
-    with ResultStore(db, readonly=True) as games, OptimaStore(db, readonly=True) as optima:
+    with ResultStore(db, readonly=True) as games, OptimaStore(optima_db, readonly=True) as optima:
         for run in runs:
             records = games.games(run.run_id)
             known = optima.many([r.seed for r in records], run.points)
@@ -74,8 +77,8 @@ def run_regrets(db, runs) -> dict[int, dict]:
     return out
 
 
-def regret_lines(db, runs) -> list[str]:
+def regret_lines(db, runs, optima_db=None) -> list[str]:
     """One line per run with stored optima: ``player on system: <format_regret>``."""
-    regrets = run_regrets(db, runs)
+    regrets = run_regrets(db, runs, optima_db)
     return [f"{run.player} on {run.system_name}: {format_regret(regrets[run.run_id])}"
             for run in runs if run.run_id in regrets]
