@@ -179,8 +179,9 @@ class OpenSpielMCTSPlayer(BasePlayer):
             bot.root = None
             # The search allocates a Python object per node and state; in a process with a
             # large heap (a long test session, the web app) one of the collections they
-            # trigger can stall a move far past a small budget (0.46 s of a 0.3 s game in
-            # CI). The tree holds no cycles: reference counting frees it as the move ends.
+            # trigger can stall a move past a small budget (the suspected cause of 0.46 s in
+            # a 0.3 s game in CI, not shown). The tree holds no cycles: reference counting
+            # frees it as the move ends.
             collecting = gc.isenabled()
             gc.disable()
             try:
