@@ -26,16 +26,14 @@ import numpy as np
 
 
 def _value(text: str):
+    """A player option's value (true/false, an integer, a float), else a CP-SAT enum member's name."""
     from ortools.sat.python import cp_model_helper
 
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
+    from pokersquares.harness.registry import _parse_value
+
+    value = _parse_value(text)
+    if not isinstance(value, str):
+        return value
     if hasattr(cp_model_helper.SatParameters, text):
         return getattr(cp_model_helper.SatParameters, text)
     raise SystemExit(f"error: cannot read the value {text!r}")
