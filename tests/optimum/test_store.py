@@ -121,3 +121,28 @@ def test_results_reads_optima_from_another_store(small_store, tmp_path):
         r = results("--optima", str(bad))
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_results_reads_each_systems_optima_from_its_own_store(small_store, tmp_path):
+    """``--optima`` repeats: the deals' optima are gathered from every store given, and
+    where two stores hold the same deal the proven optimum counts."""
+    from pokersquares.optimum.regret import run_regrets
+    first, second = tmp_path / "first.sqlite", tmp_path / "second.sqlite"
+    solve_seeds([0], FLUSH, db=first, time_limit=60)
+    solve_seeds([0, 1], FLUSH, db=second, time_limit=60)
+    with OptimaStore(second) as optima:  # deal 0 here: an unproven, lower best grid
+        optima.conn.execute("UPDATE optima SET proven = 0, score = score - 1, bound = bound + 5 WHERE seed = 0")
+        optima.conn.commit()
+    with ResultStore(small_store, readonly=True) as games:
+        runs = games.runs()
+    only_first = run_regrets(small_store, runs, [first])
+    both = run_regrets(small_store, runs, [second, first])
+    together = run_regrets(small_store, runs, small_store)
+    for run in runs:
+        assert only_first[run.run_id]["deals"] == 1
+        assert both[run.run_id]["deals"] == 2 and both[run.run_id]["proven"] == 2
+        assert both[run.run_id]["regret"] == pytest.approx(together[run.run_id]["regret"])
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(small_store),
+                        "--optima", str(first), "--optima", str(second), "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert {run["optimum"]["deals"] for run in json.loads(r.stdout)["runs"]} == {2}

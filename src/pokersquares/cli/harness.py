@@ -327,15 +327,17 @@ def results_cmd(
     tournament: Optional[int] = typer.Option(None, "--tournament", help="Show this tournament's table."),
     export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the export here instead of standard output."),
-    optima: Optional[Path] = typer.Option(None, "--optima", help="Read the deals' optima from this store "
-                                          "(pokersquares optimum --db) instead of --db."),
+    optima: Optional[list[Path]] = typer.Option(None, "--optima", help="Read the deals' optima from this store "
+                                                "(pokersquares optimum --db) instead of --db; repeat it for "
+                                                "one store per point system."),
     json_out: bool = JSON_OPT,
 ) -> None:
     """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
     if not db.exists():
         raise fail(f"no result store at {db}")
-    if optima is not None:
-        _check_optima_store(optima)
+    for path in optima or ():
+        _check_optima_store(path)
+    optima = optima or None
     with ResultStore(db, readonly=True) as store:
         if export is not None:
             if export not in ("csv", "json"):

@@ -58,20 +58,36 @@ def format_regret(summary: dict) -> str:
 def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     """Regret summaries of the result store's ``runs`` (``RunInfo``s) whose deals have
     stored optima, by run id (runs without any are left out). The optima are read
-    from ``optima_db`` if given (one store of optima can serve many stores of games),
-    else from ``db`` itself."""
+    from ``optima_db`` if given (a store, or a list of stores: one store of optima can
+    serve many stores of games, and a report over several point systems can read each
+    system's optima from its own store), else from ``db`` itself. Where two stores hold
+    a deal's optimum under the same points, the proven one (else the first) counts."""
     from ..harness.store import ResultStore
     from .store import OptimaStore
     from pathlib import Path
-    optima_db = db if optima_db is None else optima_db
-    if not Path(db).exists() or not Path(optima_db).exists():
+    if optima_db is None:
+        stores = [db]
+    elif isinstance(optima_db, (str, Path)):
+        stores = [optima_db]
+    else:
+        stores = list(optima_db)
+    stores = [s for s in stores if Path(s).exists()]
+    if not Path(db).exists() or not stores:
         return {}
     out = {}
-    with ResultStore(db, readonly=True) as games, OptimaStore(optima_db, readonly=True) as optima:
-        for run in runs:
-            records = games.games(run.run_id)
-            known = optima.many([r.seed for r in records], run.points)
-            summary = regret_summary([(r.seed, r.score) for r in records], known) if known else None
+    with ResultStore(db, readonly=True) as games:
+        records = {run.run_id: games.games(run.run_id) for run in runs}
+    known: dict[int, dict] = {run.run_id: {} for run in runs}
+    for path in stores:
+        with OptimaStore(path, readonly=True) as optima:
+            for run in runs:
+                for seed, opt in optima.many([r.seed for r in records[run.run_id]], run.points).items():
+                    held = known[run.run_id].get(seed)
+                    if held is None or (opt.proven and not held.proven):
+                        known[run.run_id][seed] = opt
+    for run in runs:
+        if known[run.run_id]:
+            summary = regret_summary([(r.seed, r.score) for r in records[run.run_id]], known[run.run_id])
             if summary:
                 out[run.run_id] = summary
     return out
