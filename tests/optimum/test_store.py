@@ -146,3 +146,29 @@ def test_results_reads_each_systems_optima_from_its_own_store(small_store, tmp_p
                         "--optima", str(first), "--optima", str(second), "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert {run["optimum"]["deals"] for run in json.loads(r.stdout)["runs"]} == {2}
+
+
+def test_check_command_reads_optima_from_other_stores(small_store, tmp_path):
+    games = tmp_path / "games.sqlite"
+    with ResultStore(games) as store:
+        record_run(RunSpec("greedy", FLUSH, 2, seed=0, time_per_game=5, prep_time=0), store, workers=1)
+
+    def check(*args):
+        return subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--db", str(games), *args],
+                              capture_output=True, text=True)
+    r = check("--check", "--optima", str(small_store), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["checked"] == 2 and json.loads(r.stdout)["over_bound"] == 0
+    assert json.loads(check("--check", "--json").stdout)["checked"] == 0  # the games' own store holds no optima
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(small_store.read_bytes())
+    with OptimaStore(bad) as optima:
+        optima.conn.execute("UPDATE optima SET bound = -1, score = -1")
+        optima.conn.commit()
+    r = check("--check", "--optima", str(bad), "--json")
+    assert r.returncode == 1 and json.loads(r.stdout)["over_bound"] == 2
+    for args, says in ((("--optima", str(small_store)), "--optima goes with --check"),
+                       (("--check", "--optima", str(tmp_path / "missing.sqlite")), "no store of optima")):
+        r = check(*args)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

@@ -21,6 +21,7 @@ from ..harness.tournament import run_tournament, table_from_store
 from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP, parse_point_system, parse_point_systems
 from . import app, fail
+from .optimum import check_optima_store
 
 WORKERS_HELP = ("Games played in parallel (default: cores / cores the player uses, so the machine is "
                 "never oversubscribed: under a time budget two games sharing a core both play weaker). "
@@ -208,22 +209,6 @@ def run_cmd(
         typer.echo(f"  against the deals' optima: {format_regret(optimum)}")
 
 
-def _check_optima_store(path: Path) -> None:
-    """``--optima``: an existing result store (one line and exit 2 otherwise)."""
-    import sqlite3
-
-    from ..optimum.store import OptimaStore
-    if not path.exists():
-        raise fail(f"no store of optima at {path}")
-    try:
-        with OptimaStore(path, readonly=True) as store:
-            systems = store.systems()
-    except sqlite3.DatabaseError as e:
-        raise fail(f"{path} is not a result store ({e})") from None
-    if not systems:
-        raise fail(f"{path} holds no optima (pokersquares optimum --seeds A..B --db {path} solves some)")
-
-
 def _print_regret_lines(db, runs, optima_db=None) -> None:
     lines = regret_lines(db, runs, optima_db)
     if lines:
@@ -336,7 +321,7 @@ def results_cmd(
     if not db.exists():
         raise fail(f"no result store at {db}")
     for path in optima or ():
-        _check_optima_store(path)
+        check_optima_store(path)
     optima = optima or None
     with ResultStore(db, readonly=True) as store:
         if export is not None:

@@ -11,7 +11,7 @@ import typer
 from ..cards import card_name
 from ..errors import InvalidSeedError, PokerSquaresError
 from ..points import SPEC_HELP, parse_point_system
-from . import app
+from . import app, fail
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -42,6 +42,22 @@ def _print_grid(grid: list[int]) -> None:
         typer.echo("  " + " ".join(card_name(c) for c in grid[r * 5:r * 5 + 5]))
 
 
+def check_optima_store(path: Path) -> None:
+    """``--optima``: an existing result store (one line and exit 2 otherwise)."""
+    import sqlite3
+
+    from ..optimum.store import OptimaStore
+    if not path.exists():
+        raise fail(f"no store of optima at {path}")
+    try:
+        with OptimaStore(path, readonly=True) as store:
+            systems = store.systems()
+    except sqlite3.DatabaseError as e:
+        raise fail(f"{path} is not a result store ({e})") from None
+    if not systems:
+        raise fail(f"{path} holds no optima (pokersquares optimum --seeds A..B --db {path} solves some)")
+
+
 @app.command("optimum")
 def optimum_cmd(
     seed: Optional[int] = typer.Option(None, "--seed", help="The deal's seed (its first 25 cards)."),
@@ -57,6 +73,8 @@ def optimum_cmd(
     address: Optional[str] = typer.Option(None, "--address", help="With --backend ray: the cluster's head host:port."),
     check: bool = typer.Option(False, "--check", help="Check every stored game against its deal's stored "
                                "optimum: no score may exceed the proven bound."),
+    optima: Optional[list[Path]] = typer.Option(None, "--optima", help="With --check: read the optima from this "
+                                                "store instead of --db; repeat it for one store per point system."),
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """The best grid the deal's 25 cards allow if all were known in advance, a proven
@@ -70,10 +88,16 @@ def optimum_cmd(
         raise PokerSquaresError(f"--workers must be at least 1, got {workers}")
     if backend not in ("local", "ray"):
         raise PokerSquaresError(f"--backend is 'local' or 'ray', got {backend!r}")
+    if optima and not check:
+        raise PokerSquaresError("--optima goes with --check (the optima of the games in --db)")
     if check:
         if db is None:
             raise PokerSquaresError("--check needs --db FILE")
-        return _check(db, json_out)
+        if not db.exists():
+            raise PokerSquaresError(f"no result store at {db}")
+        for path in optima or ():
+            check_optima_store(path)
+        return _check(db, optima or [db], json_out)
     if (seed is None) == (seeds is None):
         raise PokerSquaresError("give one of --seed S or --seeds A..B")
     ps = parse_point_system(system)
@@ -155,16 +179,16 @@ def format_summary(name: str, s: dict) -> str:
                f"percentile {s['cpu_seconds_p95']:.1f}, max {s['cpu_seconds_max']:.1f}" if "cpu_seconds_mean" in s else ""))
 
 
-def _check(db: Path, json_out: bool) -> None:
-    """Every stored game against its deal's stored optimum."""
+def _check(db: Path, stores: list[Path], json_out: bool) -> None:
+    """Every stored game against its deal's optimum in ``stores``."""
     from ..harness.store import ResultStore
-    from ..optimum.store import OptimaStore
+    from ..optimum.store import optima_from
     checked = over_bound = beat_best = 0
     problems = []
-    with ResultStore(db, readonly=True) as games, OptimaStore(db, readonly=True) as optima:
+    with ResultStore(db, readonly=True) as games:
         for run in games.runs():
             records = games.games(run.run_id)
-            known = optima.many([r.seed for r in records], run.points)
+            known = optima_from(stores, [r.seed for r in records], run.points)
             for r in records:
                 opt = known.get(r.seed)
                 if opt is None:

@@ -63,7 +63,7 @@ def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     system's optima from its own store), else from ``db`` itself. Where two stores hold
     a deal's optimum under the same points, the proven one (else the first) counts."""
     from ..harness.store import ResultStore
-    from .store import OptimaStore
+    from .store import optima_from
     from pathlib import Path
     if optima_db is None:
         stores = [db]
@@ -77,19 +77,11 @@ def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     out = {}
     with ResultStore(db, readonly=True) as games:
         records = {run.run_id: games.games(run.run_id) for run in runs}
-    known: dict[int, dict] = {run.run_id: {} for run in runs}
-    for path in stores:
-        with OptimaStore(path, readonly=True) as optima:
-            for run in runs:
-                for seed, opt in optima.many([r.seed for r in records[run.run_id]], run.points).items():
-                    held = known[run.run_id].get(seed)
-                    if held is None or (opt.proven and not held.proven):
-                        known[run.run_id][seed] = opt
     for run in runs:
-        if known[run.run_id]:
-            summary = regret_summary([(r.seed, r.score) for r in records[run.run_id]], known[run.run_id])
-            if summary:
-                out[run.run_id] = summary
+        known = optima_from(stores, [r.seed for r in records[run.run_id]], run.points)
+        summary = regret_summary([(r.seed, r.score) for r in records[run.run_id]], known) if known else None
+        if summary:
+            out[run.run_id] = summary
     return out
 
 

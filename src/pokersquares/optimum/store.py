@@ -15,7 +15,7 @@ from typing import Iterable
 from ..points import PointSystem
 from . import Optimum
 
-__all__ = ["OptimaStore"]
+__all__ = ["OptimaStore", "optima_from"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS optima (
@@ -118,6 +118,21 @@ class OptimaStore:
         rows = self.conn.execute(
             "SELECT system_name, points, COUNT(*) FROM optima GROUP BY points ORDER BY system_name").fetchall()
         return [(name, tuple(json.loads(pts)), n) for name, pts, n in rows]
+
+
+def optima_from(stores: Iterable[str | Path], seeds: Iterable[int], points) -> dict[int, Optimum]:
+    """The stored optima of ``seeds`` under ``points`` gathered from several stores (each
+    point system's optima may live in a store of its own); where two hold a deal, the
+    proven optimum counts, else the first store's."""
+    seeds = list(seeds)
+    out: dict[int, Optimum] = {}
+    for path in stores:
+        with OptimaStore(path, readonly=True) as optima:
+            for seed, opt in optima.many(seeds, points).items():
+                held = out.get(seed)
+                if held is None or (opt.proven and not held.proven):
+                    out[seed] = opt
+    return out
 
 
 def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, time_limit: float,
