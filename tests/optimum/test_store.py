@@ -172,3 +172,29 @@ def test_check_command_reads_optima_from_other_stores(small_store, tmp_path):
         r = check(*args)
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_reading_a_finished_store_back_leaves_its_file_as_it_was(small_store, tmp_path):
+    """The documented read-back commands (the same command as the run) on a store kept in
+    version control: every deal is there, so the file is only read, never switched to
+    write-ahead logging or touched."""
+    import sqlite3
+    kept = tmp_path / "kept.sqlite"
+    kept.write_bytes(small_store.read_bytes())
+    with sqlite3.connect(kept) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    before = kept.read_bytes()
+    for args in (("--seeds", "0..1"), ("--seed", "1")):
+        r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", *args, "--system", "single:flush",
+                            "--db", str(kept), "--json"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["proven"] in (True, 2)
+        assert kept.read_bytes() == before
+        assert not (tmp_path / "kept.sqlite-wal").exists()
+    # a deal the store lacks is solved and stored as before
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--seeds", "0..2", "--system",
+                        "single:flush", "--db", str(kept), "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["deals"] == 3
+    with OptimaStore(kept, readonly=True) as optima:
+        assert sorted(optima.many([0, 1, 2], FLUSH.points)) == [0, 1, 2]

@@ -80,7 +80,7 @@ def optimum_cmd(
     """The best grid the deal's 25 cards allow if all were known in advance, a proven
     upper bound, and whether the grid is proven optimal."""
     from ..optimum import require_solver, solve_seed
-    from ..optimum.store import OptimaStore, solve_seeds
+    from ..optimum.store import solve_seeds
 
     if not time_limit > 0:
         raise PokerSquaresError(f"--time-limit must be positive, got {time_limit}")
@@ -105,11 +105,7 @@ def optimum_cmd(
     if seed is not None:
         _check_seed(seed)
         if db is not None:
-            with OptimaStore(db) as store:
-                opt = store.get(seed, ps.points, time_limit=time_limit)
-                if opt is None:
-                    opt = solve_seed(seed, ps, time_limit=time_limit)
-                    store.put(opt, time_limit)
+            opt = solve_seeds([seed], ps, db=db, time_limit=time_limit)[seed]
         else:
             opt = solve_seed(seed, ps, time_limit=time_limit)
         if json_out:

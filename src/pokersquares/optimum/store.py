@@ -140,8 +140,21 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
                 on_result=None) -> dict[int, Optimum]:
     """The optima of ``seeds``: read from the store where present, the rest solved in
     ``workers`` processes (or Ray tasks) and stored as each finishes, so an interrupted
-    call resumes."""
+    call resumes. A store that already holds every deal is only read: reading a
+    finished store back (one kept in version control, say) leaves its file as it was."""
+    from ..harness.store import StoreError
     from . import solve_seed
+    if Path(db).exists():
+        try:
+            with OptimaStore(db, readonly=True) as store:
+                done = store.many(seeds, point_system.points, time_limit=time_limit)
+        except StoreError:
+            done = {}  # opened for writing below, which says what is wrong with the file
+        if all(s in done for s in seeds):
+            for s in seeds:
+                if on_result:
+                    on_result(done[s], True)
+            return done
     with OptimaStore(db) as store:
         done = store.many(seeds, point_system.points, time_limit=time_limit)
         todo = [s for s in seeds if s not in done]
