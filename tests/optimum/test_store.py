@@ -28,6 +28,19 @@ def small_store(tmp_path_factory):
     return db
 
 
+@pytest.fixture
+def games_store(tmp_path):
+    """Two greedy games under single:flush in a store that holds no optima."""
+    games = tmp_path / "games.sqlite"
+    with ResultStore(games) as store:
+        record_run(RunSpec("greedy", FLUSH, 2, seed=0, time_per_game=5, prep_time=0), store, workers=1)
+    return games
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "pokersquares", *args], capture_output=True, text=True)
+
+
 def test_every_stored_game_is_at_most_its_optimum(small_store):
     with ResultStore(small_store, readonly=True) as games, OptimaStore(small_store) as optima:
         runs = games.runs()
@@ -99,14 +112,11 @@ def test_reports_show_regret_where_optima_exist(small_store):
     assert out["optimum"]["regret"] == pytest.approx(out["optimum"]["mean_optimum"] - out["mean"])
 
 
-def test_results_reads_optima_from_another_store(small_store, tmp_path):
-    games = tmp_path / "games.sqlite"
-    with ResultStore(games) as store:
-        record_run(RunSpec("greedy", FLUSH, 2, seed=0, time_per_game=5, prep_time=0), store, workers=1)
+def test_results_reads_optima_from_another_store(small_store, games_store, tmp_path):
+    games = games_store
 
     def results(*args):
-        return subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(games), *args],
-                              capture_output=True, text=True)
+        return _cli("results", "--db", str(games), *args)
     alone = results()
     assert alone.returncode == 0 and "regret" not in alone.stdout  # this store holds no optima
     shared = results("--optima", str(small_store))
@@ -148,14 +158,9 @@ def test_results_reads_each_systems_optima_from_its_own_store(small_store, tmp_p
     assert {run["optimum"]["deals"] for run in json.loads(r.stdout)["runs"]} == {2}
 
 
-def test_check_command_reads_optima_from_other_stores(small_store, tmp_path):
-    games = tmp_path / "games.sqlite"
-    with ResultStore(games) as store:
-        record_run(RunSpec("greedy", FLUSH, 2, seed=0, time_per_game=5, prep_time=0), store, workers=1)
-
+def test_check_command_reads_optima_from_other_stores(small_store, games_store, tmp_path):
     def check(*args):
-        return subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--db", str(games), *args],
-                              capture_output=True, text=True)
+        return _cli("optimum", "--db", str(games_store), *args)
     r = check("--check", "--optima", str(small_store), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["checked"] == 2 and json.loads(r.stdout)["over_bound"] == 0
