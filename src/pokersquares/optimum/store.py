@@ -144,32 +144,26 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
     finished store back (one kept in version control, say) leaves its file as it was."""
     from ..harness.store import StoreError
     from . import solve_seed
+    done: dict[int, Optimum] = {}
     if Path(db).exists():
         try:
             with OptimaStore(db, readonly=True) as store:
                 done = store.many(seeds, point_system.points, time_limit=time_limit)
         except StoreError:
-            done = {}  # opened for writing below, which says what is wrong with the file
-        if all(s in done for s in seeds):
-            for s in seeds:
-                if on_result:
-                    on_result(done[s], True)
-            return done
+            pass  # opened for writing below, which says what is wrong with the file
+    todo = [s for s in seeds if s not in done]
+    for s in seeds:
+        if s in done and on_result:
+            on_result(done[s], True)
+    if not todo:
+        return done
     with OptimaStore(db) as store:
-        done = store.many(seeds, point_system.points, time_limit=time_limit)
-        todo = [s for s in seeds if s not in done]
-        for s in seeds:
-            if s in done and on_result:
-                on_result(done[s], True)
-
         def record(opt: Optimum) -> None:
             store.put(opt, time_limit)
             done[opt.seed] = opt
             if on_result:
                 on_result(opt, False)
 
-        if not todo:
-            return done
         if backend == "ray":
             from ..harness import ray_backend
             with ray_backend.session(address, workers):
