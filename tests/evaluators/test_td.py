@@ -77,3 +77,36 @@ def test_no_groups_is_the_table_alone():
     ev.prepare(POINTS, 0.0, seed=1)
     for grid in _grids(10, 3):
         assert ev.state_value(grid) == ev.narl.state_value(grid)
+
+
+def test_a_saved_evaluator_loads_back_and_is_kept_for_its_points(learned, tmp_path):
+    path = tmp_path / "td.npz"
+    learned.save(path, point_system_name="American")
+    twin = TdEvaluator(groups="sizes").load(path)  # the file's groups, not the constructor's
+    assert twin.groups == learned.groups and not twin.learns_within_budget
+    assert twin.td_games_learned == 1000 and twin.narl.games_learned == 2000
+    for grid in _grids(30, 2):
+        assert twin.state_value(grid) == pytest.approx(learned.state_value(grid))
+    theta = twin.theta.copy()
+    twin.prepare(POINTS, 5.0, seed=9)  # the same points: nothing is learned again
+    assert np.array_equal(twin.theta, theta) and twin.td_games_learned == 1000
+
+
+def test_a_loaded_evaluator_learns_anew_for_other_points(learned, tmp_path):
+    path = tmp_path / "td.npz"
+    learned.save(path)
+    twin = TdEvaluator(games=200, td_games=100, threads=1).load(path)
+    with pytest.warns(UserWarning, match="learning anew"):
+        twin.prepare(-POINTS, 0.0, seed=1)
+    assert twin.td_games_learned == 100 and np.array_equal(twin.points, -POINTS)
+
+
+def test_loading_a_file_that_is_not_a_td_evaluator_is_one_clear_error(learned, tmp_path):
+    table = tmp_path / "narl.npz"
+    learned.narl.save(table)
+    with pytest.raises(PokerSquaresError, match="not a TD evaluator"):
+        TdEvaluator().load(table)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(PokerSquaresError, match="cannot read TD evaluator"):
+        TdEvaluator().load(junk)

@@ -45,3 +45,21 @@ def test_bad_parameters_fail_in_one_line():
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
 
+
+
+def test_load_plays_a_saved_td_evaluator_or_narl_table_told_apart_by_the_file(tmp_path):
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.evaluators.td import TdEvaluator
+
+    learned = TdEvaluator(games=300, td_games=200, threads=1)
+    learned.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.0, seed=2)
+    learned.save(tmp_path / "td.npz")
+    learned.narl.save(tmp_path / "narl.npz")
+    td = make_player(f"champion:load={tmp_path / 'td.npz'}")
+    assert isinstance(td.evaluator, TdEvaluator) and np.array_equal(td.evaluator.theta, learned.theta)
+    narl = make_player(f"champion:load={tmp_path / 'narl.npz'}")
+    assert type(narl.evaluator) is NarlEvaluator
+    with pytest.raises(PokerSquaresError, match="not a TD evaluator"):
+        make_player(f"champion:load={tmp_path / 'narl.npz'},evaluator=td")
+    with pytest.raises(PokerSquaresError):
+        make_player(f"champion:load={tmp_path / 'missing.npz'}")

@@ -38,8 +38,10 @@ the kernels (:mod:`pokersquares.kernels.td`) are tested against it.
 
 from __future__ import annotations
 
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -50,9 +52,23 @@ from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
 from .base import Evaluator
-from .narl import NarlEvaluator
+from .narl import InvalidTableError, NarlEvaluator
 
-__all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES"]
+__all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
+           "VERSION", "saved_format"]
+
+FORMAT = "pokersquares-td"
+VERSION = 1
+
+
+def saved_format(path) -> str | None:
+    """The ``format`` a saved evaluator file declares (``"pokersquares-td"``,
+    ``"pokersquares-narl"``), or None when the file has none or cannot be read."""
+    try:
+        with np.load(Path(path), allow_pickle=False) as data:
+            return json.loads(str(data["meta"])).get("format")
+    except (OSError, KeyError, ValueError):
+        return None
 
 GROUP_NAMES = {"sizes": K.GROUP_SIZES, "suits": K.GROUP_SUITS, "joint": K.GROUP_JOINT, "ranks": K.GROUP_RANKS}
 
@@ -167,7 +183,8 @@ class TdEvaluator(Evaluator):
 
     @property
     def learns_within_budget(self) -> bool:
-        return self.games is None
+        """True unless fixed work (``games``) is asked for or a learned state was loaded."""
+        return self.games is None and not getattr(self, "_loaded", False)
 
     def _tables(self):
         return (*self.narl._tables(), self.theta, self.groups)
@@ -176,7 +193,15 @@ class TdEvaluator(Evaluator):
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn the table, then the residual, from scratch for ``points``."""
         start = time.perf_counter()
-        self.points = np.asarray(points, dtype=np.int64).copy()
+        points = np.asarray(points, dtype=np.int64)
+        if getattr(self, "_loaded", False):
+            if np.array_equal(points, self.points):
+                return
+            import warnings
+            warnings.warn(f"the loaded TD evaluator was learned for points {self.points.tolist()}, "
+                          f"not {points.tolist()}; learning anew", stacklevel=2)
+            self._loaded = False
+        self.points = points.copy()
         self.reset(seed)
         if self.games is not None:
             self.narl.learn(games=self.games, show=False)
@@ -271,6 +296,53 @@ class TdEvaluator(Evaluator):
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
         return float(K.residual(np.asarray(grid, dtype=np.int8), self.theta, self.groups))
+
+    # -- saving -------------------------------------------------------------------------------
+    def save(self, path, point_system_name: str = "custom") -> None:
+        """Write the table and the residual's weights to ``path`` (``.npz``): the NARL
+        table's arrays (:meth:`NarlEvaluator.save`'s format), ``theta_index`` and
+        ``theta`` (the non-zero weights) and a JSON ``meta`` (format, version, groups,
+        what was learned, the point system)."""
+        arrays = self.narl._arrays()
+        arrays["narl_meta"] = arrays.pop("meta")
+        taken = np.flatnonzero(self.theta)
+        arrays["theta_index"], arrays["theta"] = taken, self.theta[taken]
+        meta = {"format": FORMAT, "version": VERSION, **self.info(),
+                "point_system": {"name": point_system_name, "points": [int(p) for p in self.points]}}
+        meta.pop("narl")
+        arrays["meta"] = np.array(json.dumps(meta))
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+
+    def load(self, path) -> "TdEvaluator":
+        """Replace the table and weights by those saved at ``path``; ``prepare`` then keeps
+        them when asked for the same points. Returns self."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                if meta.get("format") != FORMAT:
+                    raise InvalidTableError(f"{path}: not a TD evaluator (format {meta.get('format')!r})")
+                if meta.get("version") != VERSION:
+                    raise InvalidTableError(f"{path}: TD evaluator version {meta.get('version')} is not {VERSION}")
+                arrays = {k: data[k] for k in data.files}
+                theta = np.zeros(K.N_WEIGHTS)
+                theta[np.asarray(arrays["theta_index"], dtype=np.int64)] = arrays["theta"]
+                arrays["meta"] = arrays.pop("narl_meta")
+                self.narl._restore(arrays)
+        except (OSError, KeyError, ValueError, IndexError) as e:
+            if isinstance(e, InvalidTableError):
+                raise
+            raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
+        self.group_names = meta["groups"]
+        self.groups = parse_groups(self.group_names)
+        self.alpha, self.lam, self.epsilon = float(meta["alpha"]), float(meta["lam"]), float(meta["epsilon"])
+        self.theta = theta
+        self.points = self.narl.points.copy()
+        self.td_games_learned = int(meta["td_games_learned"])
+        self.td_seconds = float(meta["td_seconds"])
+        self._loaded = True
+        self.warm_up()
+        return self
 
     def info(self) -> dict:
         return {"evaluator": self.name, "groups": self.group_names, "alpha": self.alpha, "lam": self.lam,

@@ -17,11 +17,12 @@ is close. docs/results.md holds the measurements and the ablation table.
 Options for ablations: ``depth`` (cards per playout before the table's estimate ends
 it; 4 by default, which beat playouts to the end by 5.5 ± 2.8 points paired over 100
 deals at 5 s per game), ``stop_z`` (``inf``: never stop early), ``exact``, ``crn``, ``halving``;
-``load=FILE`` plays from a saved NARL table instead of learning (``pokersquares
-train --player gettysburg``), a variant that does not count as learning within the
-budget unless the file was (``load`` implies ``evaluator=narl``); ``evaluator=td`` (the
-default unless ``load`` is given) learns the NARL table in 70% of the budget and the
-TD residual in the rest (:mod:`pokersquares.evaluators.td`).
+``load=FILE`` plays from a saved evaluator instead of learning: a TD evaluator
+(``pokersquares train --player champion``) or a NARL table (``pokersquares train
+--player gettysburg``), told apart by the file's format; a variant for ablations on one
+learned state, which does not count as learning within the budget unless the file was.
+``evaluator=td`` (the default) learns the NARL table in 70% of the budget and the TD
+residual in the rest (:mod:`pokersquares.evaluators.td`); ``evaluator=narl`` the table alone.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
-from ..evaluators.td import TdEvaluator
+from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format
 from ..game import EMPTY
 from .catalog import register_player
 from ..points import AMERICAN
@@ -67,8 +68,8 @@ def _flag(name: str, value) -> bool:
 
 @register_player("champion", "the strongest agent: NARL table + TD residual learned in the budget + Monte Carlo with common "
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
-                 "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a NARL "
-                 "table), evaluator=td|narl", cores=2)
+                 "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
+                 "evaluator or NARL table), evaluator=td|narl", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
@@ -85,15 +86,15 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     if games is not None and (not isinstance(games, int) or games < 0):
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
     if evaluator is None:
-        evaluator = "narl" if load is not None else "td"
+        evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
     if evaluator == "narl":
         learned = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
         if load is not None:
             learned.load(str(load))
     elif evaluator == "td":
-        if load is not None:
-            raise PokerSquaresError("load= reads a NARL table; the td evaluator learns its own")
         learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
+        if load is not None:
+            learned.load(str(load))
     else:
         raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
     search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),

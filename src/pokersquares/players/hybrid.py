@@ -21,6 +21,7 @@ from ..search.base import GreedySearch, Search
 from ..search.expectimax import Expectimax
 from ..search.flat_mc import FlatMonteCarlo
 from ..search.flat_ucb import DepthLimitedFlatMC, FlatUCB1
+from ..search.halving import CrnHalving
 from ..search.mcts import MCTS
 from .composed import SearchPlayer
 
@@ -44,6 +45,7 @@ SEARCHES = {
     "depth_mc": lambda cores: DepthLimitedFlatMC(),
     "flat_ucb": lambda cores: FlatUCB1(),
     "mcts": lambda cores: MCTS(min_search_s=HYBRID_MCTS_MIN_SEARCH_S),  # Tiger
+    "halving": lambda cores: CrnHalving(depth=4, cores=cores),  # the champion's
 }
 
 
@@ -54,10 +56,10 @@ def _pick(kind: str, name: str, table: dict):
 
 
 @register_player("hybrid", "any evaluator (patterns|narl|possibility|td) with any search "
-                 "(greedy|flat_mc|expectimax|depth_mc|flat_ucb|mcts), e.g. hybrid:evaluator=narl,search=mcts")
+                 "(greedy|flat_mc|expectimax|depth_mc|flat_ucb|mcts|halving), e.g. hybrid:evaluator=narl,search=mcts")
 def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
            time_per_game: float | None = None, min_search: float | None = None) -> SearchPlayer:
-    """``cores`` is what the search may use (only flat_mc uses more than one);
+    """``cores`` is what the search may use (only flat_mc and halving use more than one);
     ``min_search`` the least seconds worth a search (below it the evaluator's greedy
     move is played), by default the search's own."""
     if not isinstance(cores, int) or cores < 1:
@@ -71,4 +73,4 @@ def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
     return SearchPlayer(ev, se, name=f"{evaluator}+{search}", time_per_game=time_per_game)
 
 
-hybrid.version = "5"  # 5: MCTS searches of less than 20 ms are greedy moves; 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard
+hybrid.version = "6"  # 6: search=halving (the champion's CrnHalving, 4-card playouts); 5: MCTS searches of less than 20 ms are greedy moves; 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard
