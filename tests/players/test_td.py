@@ -30,7 +30,8 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
 
 @pytest.mark.parametrize("spec, message", [
     ("champion:evaluator=patterns", "unknown evaluator"),
-    ("champion:evaluator=td,load=table.npz", "NARL table"),
+    ("champion:evaluator=td,load=table.npz", "cannot read TD evaluator"),
+    ("td:load=table.npz", "cannot read TD evaluator"),
     ("td:groups=colours", "unknown TD feature group"),
     ("td:games=-1", "non-negative"),
 ])
