@@ -24,6 +24,17 @@ def test_legal_games_within_the_clock_under_every_kind_of_system(system, play_le
     play_legal(player, 3, time_per_game=1.5)  # any timeout or illegal cell fails here
 
 
+@pytest.mark.parametrize("system", [AMERICAN, SYSTEMS[7]], ids=lambda s: s.name)
+def test_the_usage_clock_plays_legal_games_within_the_clock(system, play_legal):
+    player = make_player("champion:games=400,clock=usage")
+    assert player.clock.learn_usage
+    player.warm_up()
+    player.set_point_system(system, 5.0)
+    for seed in range(3):  # the later games plan with what the earlier ones taught
+        play_legal(player, seed, time_per_game=1.5)
+    assert min(player.clock.usage[1:24]) < 1.0
+
+
 def test_beats_greedy_at_a_shrunken_budget(play_legal):
     champion = make_player("champion:games=4000")
     champion.warm_up()
@@ -40,7 +51,7 @@ def test_beats_greedy_at_a_shrunken_budget(play_legal):
 
 def test_bad_parameters_fail_in_one_line():
     for spec in ("champion:depth=0", "champion:stop_z=-1", "champion:exact=maybe", "champion:cores=0",
-                 "champion:time_fraction=2", "champion:games=-3"):
+                 "champion:time_fraction=2", "champion:games=-3", "champion:clock=fast"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
     assert make_player("champion:games=1").cores == 2

@@ -178,3 +178,39 @@ def test_champion_budgets_keep_the_reserve_through_a_real_game():
     assert len(budgets) == 23  # every move but the first and the last searched
     assert max(budgets) <= MAX_SHARES * 5.0 / 23 + 1e-9
     assert left >= 5.0 * player.clock.reserve - 1e-9
+
+
+def test_learned_usage_gives_the_time_clear_moves_leave_to_the_others(fake):
+    """Every move takes half its budget (a search stopping early). Even shares leave
+    much of the clock unused; a clock that learns the usage plans for it and, after a
+    few games, spends most of the game, still ending with its reserve."""
+    half = lambda move, budget: 0.5 * budget  # noqa: E731
+    even = MoveClock(reserve=0.08)
+    _, even_left = play(even, fake, 30.0, took=half)
+    usage = MoveClock(reserve=0.08, learn_usage=True)
+    for _ in range(8):
+        budgets, left = play(usage, fake, 30.0, took=half)
+    assert usage.usage[1:24] == pytest.approx([0.5] * 23, abs=0.03)
+    assert budgets[0] > 1.8 * (30.0 - 2.4 - 23 * FLOOR) / 23  # about twice the even share
+    assert 30.0 - left > (30.0 - even_left) + 4.0  # 27.5 s of the 30 s used against 22.9
+    assert left >= 2.4  # the reserve is never planned for
+
+
+def test_learned_usage_of_moves_that_take_their_budget_is_even_shares(fake):
+    even, usage = MoveClock(reserve=0.08), MoveClock(reserve=0.08, learn_usage=True)
+    for _ in range(3):
+        even_budgets, _ = play(even, fake, 5.0)
+        usage_budgets, left = play(usage, fake, 5.0)
+    assert usage_budgets == pytest.approx(even_budgets)
+    assert left == pytest.approx(0.4 + FLOOR)
+
+
+def test_learned_usage_survives_a_game_whose_late_moves_all_need_their_budget(fake):
+    """Taught by games whose moves took a tenth of their budgets, the clock meets a
+    game whose last ten moves each take all of it: the reserve still holds."""
+    usage = MoveClock(reserve=0.08, learn_usage=True)
+    for _ in range(10):
+        play(usage, fake, 5.0, took=lambda move, budget: 0.1 * budget)
+    budgets, left = play(usage, fake, 5.0, took=lambda move, budget: budget if move >= 13 else 0.1 * budget)
+    assert all(b > 0 for b in budgets[:13])
+    assert left >= 0.4 - 1e-9

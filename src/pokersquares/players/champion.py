@@ -23,6 +23,10 @@ deals at 5 s per game), ``stop_z`` (``inf``: never stop early), ``exact``, ``crn
 learned state, which does not count as learning within the budget unless the file was.
 ``evaluator=td`` (the default) learns the NARL table in 70% of the budget and the TD
 residual in the rest (:mod:`pokersquares.evaluators.td`); ``evaluator=narl`` the table alone.
+``clock=usage`` has the clock learn what share of its budget each move of a game
+takes and plan with it (:class:`~.move_clock.MoveClock`'s ``learn_usage``): the time
+that clear moves leave goes to the close ones; ``clock=even`` (the default) shares the
+time left evenly among the moves to come.
 """
 
 from __future__ import annotations
@@ -69,11 +73,11 @@ def _flag(name: str, value) -> bool:
 @register_player("champion", "the strongest agent: NARL table + TD residual learned in the budget + Monte Carlo with common "
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
-                 "evaluator or NARL table), evaluator=td|narl", cores=2)
+                 "evaluator or NARL table), evaluator=td|narl, clock=even|usage", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
-             time_per_game: float | None = None) -> ChampionPlayer:
+             clock: str = "even", time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -85,6 +89,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"time_fraction must be in (0, 1], got {time_fraction!r}")
     if games is not None and (not isinstance(games, int) or games < 0):
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
+    if clock not in ("even", "usage"):
+        raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
         evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
     if evaluator == "narl":
@@ -99,7 +105,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
     search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving))
-    return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game)
+    return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
+                          learn_usage=clock == "usage")
 
 
 champion.version = "9"  # 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;

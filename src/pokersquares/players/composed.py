@@ -26,18 +26,19 @@ class SearchPlayer(BasePlayer):
     The game's clock is shared among the moves by ``self.clock``, a
     :class:`~.move_clock.MoveClock` keeping back ``reserve`` of it;
     ``time_per_game`` caps the decision time this player allows itself per game
-    (below the harness's limit, e.g. to run 500 games in an hour).
+    (below the harness's limit, e.g. to run 500 games in an hour); ``learn_usage``
+    has the clock plan with the share of its budget each move is learned to take.
     """
 
     def __init__(self, evaluator: Evaluator, search: Search, name: str | None = None,
                  time_per_game: float | None = None, reserve: float = 0.08,
-                 reserve_max_s: float = math.inf) -> None:
+                 reserve_max_s: float = math.inf, learn_usage: bool = False) -> None:
         super().__init__()
         self.evaluator = evaluator
         self.search = search
         self.name = name or f"{evaluator.name}+{search.name}"
         self.cores = search.cores
-        self.clock = MoveClock(reserve, reserve_max_s, time_per_game)
+        self.clock = MoveClock(reserve, reserve_max_s, time_per_game, learn_usage)
         self._moves = 0
         self.guard: greedy_guard.GuardReport | None = None  # the check of the last preparation
         self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time

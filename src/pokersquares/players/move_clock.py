@@ -12,7 +12,13 @@ The harness tells a player the seconds left in its game at each move; a
   round cannot be stopped part way, and searches that stop early on clear moves
   would otherwise hand one late move most of the game;
 - ``time_per_game`` caps the clock below the harness's (to run many games in an
-  hour): it counts what this game's moves actually took, so overshoots are paid back.
+  hour): it counts what this game's moves actually took, so overshoots are paid back;
+- with ``learn_usage``, the clock learns what share of its budget each move of a
+  game takes (by moves still to search: a search that stops early on a clear move, or
+  an exact end game, takes a fraction) and plans with it: a move's budget is the time
+  left over the *expected* use of the moves to come, so the time clear moves leave
+  goes to the close ones instead of being left on the clock at the end (at 30 s a
+  game the champion's even shares used 13.4 s).
 
 A budget too small to search is returned as ``0.0``; the player then plays its
 evaluator's greedy move (and counts it as a fallback move). "Too small" is the
@@ -38,6 +44,12 @@ OVERSHOOT_DECAY = 0.9
 OVERSHOOT_CARRY = 0.5
 # The most a move may take, in even shares of the game's clock.
 MAX_SHARES = 3.0
+# learn_usage: a move's observed share of its budget moves the one learned for its
+# place in the game by this much (the rest is what earlier games taught), and no place
+# is planned below USAGE_FLOOR of its budget, so that a run of moves that all need
+# their budget cannot starve the last of them.
+USAGE_RATE = 0.3
+USAGE_FLOOR = 0.2
 
 
 class MoveClock:
@@ -51,13 +63,17 @@ class MoveClock:
     """
 
     def __init__(self, reserve: float = 0.08, reserve_max_s: float = math.inf,
-                 time_per_game: float | None = None) -> None:
+                 time_per_game: float | None = None, learn_usage: bool = False) -> None:
         if not 0 <= reserve < 1 or reserve_max_s < 0:
             raise ValueError("MoveClock needs 0 <= reserve < 1 and reserve_max_s >= 0")
         self.reserve = reserve
         self.reserve_max_s = reserve_max_s
         self.time_per_game = time_per_game
         self.overshoot_s = OVERSHOOT_FLOOR_S
+        self.learn_usage = learn_usage
+        # The share of its budget a move takes, by the moves still to search when it is
+        # asked for (index 1: the last searched move); 1 until a game has taught it.
+        self.usage = [1.0] * 26
         self.start_game()
 
     def start_game(self) -> None:
@@ -67,6 +83,14 @@ class MoveClock:
         self.overshoot_s = max(OVERSHOOT_FLOOR_S, OVERSHOOT_CARRY * self.overshoot_s)
         self._move_start: float | None = None
         self._budget = 0.0
+        self._moves = 0
+
+    def planned_moves(self, moves: int) -> float:
+        """What the ``moves`` still to search are expected to take, in budgets: ``moves``
+        itself unless ``learn_usage``, else the sum of their learned shares."""
+        if not self.learn_usage:
+            return float(moves)
+        return sum(max(USAGE_FLOOR, u) for u in self.usage[1:min(moves, 25) + 1]) + max(0, moves - 25)
 
     def reserve_s(self) -> float:
         """Seconds of this game's clock never planned for."""
@@ -85,7 +109,7 @@ class MoveClock:
         if self.game_s is None:
             self.game_s = max(0.0, seconds_left)
             self.share_s = self.game_s / moves
-        budget = (seconds_left - self.reserve_s() - self.overshoot_s * moves) / moves
+        budget = (seconds_left - self.reserve_s() - self.overshoot_s * moves) / self.planned_moves(moves)
         budget = min(budget, MAX_SHARES * self.share_s)
         if budget <= OVERSHOOT_FLOOR_S or budget < min_search_s:
             # Not worth a search: a move ends about that far past any budget, or the
@@ -95,6 +119,7 @@ class MoveClock:
             self._move_start = None
             return 0.0
         self._budget = budget
+        self._moves = moves
         return budget
 
     def move_done(self) -> None:
@@ -105,3 +130,6 @@ class MoveClock:
         self._move_start = None
         self.spent_s += took
         self.overshoot_s = max(OVERSHOOT_FLOOR_S, took - self._budget, OVERSHOOT_DECAY * self.overshoot_s)
+        if self.learn_usage and self._moves <= 25:
+            share = min(1.0, took / self._budget)
+            self.usage[self._moves] += USAGE_RATE * (share - self.usage[self._moves])
