@@ -124,3 +124,17 @@ class Evaluator(ABC):
     def load(self, path) -> "Evaluator":
         """Replace this evaluator's learned state by the one saved at ``path``; return self."""
         raise NotImplementedError(f"{self.name} cannot load a saved state")
+
+    def keeps_loaded_state(self, points: np.ndarray, what: str) -> bool:
+        """Whether ``prepare`` for ``points`` keeps a state loaded with :meth:`load` (it
+        was learned for the same points); a state loaded for other points is dropped
+        with a warning naming ``what`` it was, and learning starts anew."""
+        if not getattr(self, "_loaded", False):
+            return False
+        if np.array_equal(points, self.points):
+            return True
+        import warnings
+        warnings.warn(f"the loaded {what} was learned for points {np.asarray(self.points).tolist()}, "
+                      f"not {np.asarray(points).tolist()}; learning anew", stacklevel=3)
+        self._loaded = False
+        return False

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from pathlib import Path
 from typing import Collection, Sequence
 
@@ -203,12 +202,8 @@ class NarlEvaluator(Evaluator):
         """Learn from scratch for ``points``: ``games`` games if set, else for
         ``budget_share`` of ``budget_s``. A table loaded for the same points is kept."""
         points = np.asarray(points, dtype=np.int64)
-        if getattr(self, "_loaded", False):
-            if np.array_equal(points, self.points):
-                return
-            warnings.warn(f"the loaded NARL table was learned for points {self.points.tolist()}, "
-                          f"not {points.tolist()}; learning anew", stacklevel=2)
-            self._loaded = False
+        if self.keeps_loaded_state(points, "NARL table"):
+            return
         self.points = points.copy()
         self.reset(seed)
         if self.games is not None:

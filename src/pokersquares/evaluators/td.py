@@ -194,13 +194,8 @@ class TdEvaluator(Evaluator):
         """Learn the table, then the residual, from scratch for ``points``."""
         start = time.perf_counter()
         points = np.asarray(points, dtype=np.int64)
-        if getattr(self, "_loaded", False):
-            if np.array_equal(points, self.points):
-                return
-            import warnings
-            warnings.warn(f"the loaded TD evaluator was learned for points {self.points.tolist()}, "
-                          f"not {points.tolist()}; learning anew", stacklevel=2)
-            self._loaded = False
+        if self.keeps_loaded_state(points, "TD evaluator"):
+            return
         self.points = points.copy()
         self.reset(seed)
         if self.games is not None:
