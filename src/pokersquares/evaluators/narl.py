@@ -47,7 +47,7 @@ from ..kernels.core import rng_seed
 from .base import Evaluator
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
-           "FORMAT", "VERSION"]
+           "FORMAT", "VERSION", "read_saved", "write_saved"]
 
 FORMAT = "pokersquares-narl"
 VERSION = 1
@@ -60,6 +60,28 @@ def _seed(seed: int) -> int:
 
 class InvalidTableError(PokerSquaresError):
     """A saved NARL table that cannot be read, or that was learned for other points."""
+
+
+def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
+    """The JSON ``meta`` and the arrays of an ``.npz`` an evaluator saved, checked to be
+    of format ``fmt`` and ``version``; anything else is one :class:`InvalidTableError`
+    naming ``what`` was expected."""
+    try:
+        with np.load(Path(path), allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("format") != fmt:
+                raise InvalidTableError(f"{path}: not a {what} (format {meta.get('format')!r})")
+            if meta.get("version") != version:
+                raise InvalidTableError(f"{path}: {what} version {meta.get('version')} is not {version}")
+            return meta, {k: data[k] for k in data.files}
+    except (OSError, KeyError, ValueError) as e:
+        raise InvalidTableError(f"cannot read {what} {path}: {e}") from None
+
+
+def write_saved(path, arrays: dict, meta: dict) -> None:
+    """Write ``arrays`` and ``meta`` (as JSON) to the ``.npz`` at ``path``."""
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays, meta=np.array(json.dumps(meta)))
 
 
 # -- the readable reference ---------------------------------------------------------------
@@ -463,24 +485,16 @@ class NarlEvaluator(Evaluator):
         arrays = self._arrays()
         meta = json.loads(str(arrays["meta"]))
         meta["point_system"] = {"name": point_system_name, "points": [int(p) for p in self.points]}
-        arrays["meta"] = np.array(json.dumps(meta))
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
+        arrays.pop("meta")
+        write_saved(path, arrays, meta)
 
     def load(self, path) -> "NarlEvaluator":
         """Replace the learned table by the one saved at ``path``; ``prepare`` then keeps it
         when asked for the same points. Returns self."""
+        _, arrays = read_saved(path, FORMAT, VERSION, "NARL table")
         try:
-            with np.load(Path(path), allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                if meta.get("format") != FORMAT:
-                    raise InvalidTableError(f"{path}: not a NARL table (format {meta.get('format')!r})")
-                if meta.get("version") != VERSION:
-                    raise InvalidTableError(f"{path}: NARL table version {meta.get('version')} is not {VERSION}")
-                self._restore({k: data[k] for k in data.files})
-        except (OSError, KeyError, ValueError) as e:
-            if isinstance(e, InvalidTableError):
-                raise
+            self._restore(arrays)
+        except (KeyError, ValueError) as e:
             raise InvalidTableError(f"cannot read NARL table {path}: {e}") from None
         self._loaded = True
         self.warm_up()

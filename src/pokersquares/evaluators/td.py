@@ -52,7 +52,7 @@ from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
 from .base import Evaluator
-from .narl import InvalidTableError, NarlEvaluator
+from .narl import InvalidTableError, NarlEvaluator, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
            "VERSION", "saved_format"]
@@ -305,28 +305,18 @@ class TdEvaluator(Evaluator):
         meta = {"format": FORMAT, "version": VERSION, **self.info(),
                 "point_system": {"name": point_system_name, "points": [int(p) for p in self.points]}}
         meta.pop("narl")
-        arrays["meta"] = np.array(json.dumps(meta))
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
+        write_saved(path, arrays, meta)
 
     def load(self, path) -> "TdEvaluator":
         """Replace the table and weights by those saved at ``path``; ``prepare`` then keeps
         them when asked for the same points. Returns self."""
+        meta, arrays = read_saved(path, FORMAT, VERSION, "TD evaluator")
         try:
-            with np.load(Path(path), allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                if meta.get("format") != FORMAT:
-                    raise InvalidTableError(f"{path}: not a TD evaluator (format {meta.get('format')!r})")
-                if meta.get("version") != VERSION:
-                    raise InvalidTableError(f"{path}: TD evaluator version {meta.get('version')} is not {VERSION}")
-                arrays = {k: data[k] for k in data.files}
-                theta = np.zeros(K.N_WEIGHTS)
-                theta[np.asarray(arrays["theta_index"], dtype=np.int64)] = arrays["theta"]
-                arrays["meta"] = arrays.pop("narl_meta")
-                self.narl._restore(arrays)
-        except (OSError, KeyError, ValueError, IndexError) as e:
-            if isinstance(e, InvalidTableError):
-                raise
+            theta = np.zeros(K.N_WEIGHTS)
+            theta[np.asarray(arrays["theta_index"], dtype=np.int64)] = arrays["theta"]
+            arrays["meta"] = arrays.pop("narl_meta")
+            self.narl._restore(arrays)
+        except (KeyError, ValueError, IndexError) as e:
             raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
         self.group_names = meta["groups"]
         self.groups = parse_groups(self.group_names)
