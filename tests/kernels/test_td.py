@@ -44,7 +44,8 @@ def _suited_grids(count, seed):
         yield grid
 
 
-@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS])
+@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS,
+                                    K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD])
 def test_kernel_features_are_the_reference_features(groups):
     for grid in [*_random_grids(300, 1), *_suited_grids(300, 2)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
@@ -109,3 +110,18 @@ def test_placements_are_the_values_of_the_grids_they_lead_to(table):
             after = grid.copy()
             after[cell] = card
             assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, K.ALL_GROUPS), abs=1e-9)
+
+
+def test_discard_counts_the_empty_cells_of_dead_lines():
+    # Row 0: 2H 9C KD (mixed suits, distinct ranks, no straight: dead, 2 empty cells).
+    # Row 1: 3C 4D (could still be a straight: alive). Row 2: AS QH (A-10-J-Q-K: alive).
+    # Row 3: 7S 7H (a pair: alive). Column 4: KD alone (one card: one suit, alive);
+    # column 0: 2H 3C AS 7S (mixed, distinct, A-2-3 fit A-5 but 7 does not: dead, 1 empty);
+    # column 1: 9C 4D QH 7H (dead, 1 empty).
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in {0: "2H", 1: "9C", 4: "KD", 5: "3C", 6: "4D", 10: "AS", 11: "QH", 15: "7S",
+                       16: "7H"}.items():
+        grid[cell] = parse_card(name)
+    (discard,) = [f for f in grid_features(grid, K.GROUP_DISCARD)]
+    assert discard.values == (9, 2, 2)
+    assert _kernel_indices(grid, K.GROUP_DISCARD) == [feature_index(discard)]

@@ -18,7 +18,12 @@ bit   group    one index per ...
 8     ranks    rank held by an open line: ``n``; open rows holding it (0..5); open
                columns holding it (0..5); undealt of the rank (0..3); whether an
                open line holds two or more of it
+16    discard  grid: ``n``; the empty cells of *dead* rows and of dead columns
+               (each capped at 10): lines of mixed suits and distinct ranks that
+               no straight can complete, where a card that helps nothing can go
 ===== ======== ================================================================
+
+``ALL_GROUPS`` (the default) is the first four; ``discard`` is asked for by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
 all its cards share, -1 for an empty line, -2 for mixed suits) and ``counts`` (its
@@ -37,25 +42,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import LINES_ARRAY, empty_mask, random_bit, rng_next, rng_seed, score_grid, shuffle_prefix
+from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, random_bit, rng_next, rng_seed, score_grid,
+                   shuffle_prefix)
 from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, restart_playout,
                    undealt_counts, undealt_deck)
 
-__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "ALL_GROUPS", "N_WEIGHTS", "MAX_ACTIVE",
+__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "ALL_GROUPS", "OFF_DISCARD", "N_WEIGHTS", "MAX_ACTIVE",
            "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "line_states", "features", "residual", "grid_value_td",
            "placement_values", "best_placement_values", "playouts", "learn_games"]
 
-GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS = 1, 2, 4, 8
+GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD = 1, 2, 4, 8, 16
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
 N_JOINT = 25 * 6 * 6 * 14
 N_RANKS = 25 * 6 * 6 * 4 * 2
+DISCARD_CAP = 10
+N_DISCARD = 25 * (DISCARD_CAP + 1) ** 2
 OFF_SUITS = N_SIZES
 OFF_JOINT = OFF_SUITS + N_SUITS
 OFF_RANKS = OFF_JOINT + N_JOINT
-N_WEIGHTS = OFF_RANKS + N_RANKS
-MAX_ACTIVE = 1 + 8 + 4 + 13
+OFF_DISCARD = OFF_RANKS + N_RANKS
+N_WEIGHTS = OFF_DISCARD + N_DISCARD
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1
+_STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
 _NIBBLE_BIT0 = np.int64(0x1111111111111)
@@ -87,6 +97,24 @@ def line_states(grid, k, fsuit, counts):
             c = grid[LINES_ARRAY[L, j]]
             if c >= 0:
                 _add(L, c, k, fsuit, counts)
+
+
+@njit(cache=True, inline="always")
+def _dead(k, fsuit, counts):
+    """Whether an open line of ``k`` cards is dead: mixed suits, no two cards of a rank,
+    and its ranks fit no straight."""
+    if k == 0 or k >= 5 or fsuit != -2:
+        return False
+    if ((counts >> 1) | (counts >> 2)) & _NIBBLE_BIT0:
+        return False
+    mask = 0
+    for r in range(13):
+        if (counts >> (4 * r)) & 15:
+            mask |= 1 << r
+    for w in _STRAIGHTS:
+        if mask & ~w == 0:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -146,6 +174,17 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out):
             if nr + nc > 0:
                 out[m] = OFF_RANKS + (((n * 6 + nr) * 6 + nc) * 4 + rank_und[r]) * 2 + ((pairs >> (4 * r)) & 1)
                 m += 1
+    if groups & GROUP_DISCARD:
+        dr = 0
+        dc = 0
+        for L in range(10):
+            if _dead(k[L], fsuit[L], counts[L]):
+                if L < 5:
+                    dr += 5 - k[L]
+                else:
+                    dc += 5 - k[L]
+        out[m] = OFF_DISCARD + (n * (DISCARD_CAP + 1) + min(dr, DISCARD_CAP)) * (DISCARD_CAP + 1) + min(dc, DISCARD_CAP)
+        m += 1
     return m
 
 
