@@ -68,6 +68,8 @@ def test_a_pickled_evaluator_values_grids_the_same(learned):
 def test_groups_by_name():
     assert parse_groups("sizes,suits,joint,ranks") == K.ALL_GROUPS
     assert parse_groups("suits, joint") == K.GROUP_SUITS | K.GROUP_JOINT
+    assert parse_groups("suits+joint") == K.GROUP_SUITS | K.GROUP_JOINT  # as a player spec can say it
+    assert parse_groups("default+discard") == K.ALL_GROUPS | K.GROUP_DISCARD
     with pytest.raises(PokerSquaresError, match="colours"):
         parse_groups("suits,colours")
 

@@ -42,6 +42,7 @@ the kernels (:mod:`pokersquares.kernels.td`) are tested against it.
 from __future__ import annotations
 
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -78,11 +79,17 @@ GROUP_NAMES = {"sizes": K.GROUP_SIZES, "suits": K.GROUP_SUITS, "joint": K.GROUP_
 
 
 def parse_groups(text: str) -> int:
-    """The kernel's bit mask of comma-separated group names, e.g. ``"suits,joint"``."""
+    """The kernel's bit mask of group names joined by ``,`` or ``+`` (in a player spec,
+    where commas part the parameters: ``td:groups=default+discard``); ``default`` is
+    the four default groups."""
     mask = 0
-    for name in filter(None, (part.strip() for part in str(text).split(","))):
+    for name in filter(None, (part.strip() for part in re.split(r"[,+]", str(text)))):
+        if name == "default":
+            mask |= K.ALL_GROUPS
+            continue
         if name not in GROUP_NAMES:
-            raise PokerSquaresError(f"unknown TD feature group {name!r}; choose from {', '.join(GROUP_NAMES)}")
+            raise PokerSquaresError(f"unknown TD feature group {name!r}; choose from {', '.join(GROUP_NAMES)} "
+                                    "or default")
         mask |= GROUP_NAMES[name]
     return mask
 
