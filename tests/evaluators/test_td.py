@@ -112,3 +112,22 @@ def test_loading_a_file_that_is_not_a_td_evaluator_is_one_clear_error(learned, t
     junk.write_bytes(b"not a zip")
     with pytest.raises(PokerSquaresError, match="cannot read TD evaluator"):
         TdEvaluator().load(junk)
+
+
+def test_a_malformed_saved_evaluator_is_refused_and_leaves_the_evaluator_as_it_was(learned, tmp_path):
+    import json
+
+    good = tmp_path / "td.npz"
+    learned.save(good)
+    with np.load(good) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    bad_index = dict(arrays, theta_index=np.array([-1]), theta=np.array([5.0]))
+    no_groups = dict(arrays, meta=np.array(json.dumps({k: v for k, v in meta.items() if k != "groups"})))
+    for name, bad in (("index", bad_index), ("groups", no_groups)):
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, **bad)
+        target = TdEvaluator(threads=1)
+        with pytest.raises(PokerSquaresError, match="cannot read TD evaluator"):
+            target.load(path)
+        assert not np.any(target.theta) and target.narl.games_learned == 0 and target.learns_within_budget

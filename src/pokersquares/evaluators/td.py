@@ -336,21 +336,31 @@ class TdEvaluator(Evaluator):
     def load(self, path) -> "TdEvaluator":
         """Replace the table and weights by those saved at ``path``; ``prepare`` then keeps
         them when asked for the same points. Returns self."""
+        import copy
+
         meta, arrays = read_saved(path, FORMAT, VERSION, "TD evaluator")
+        # Everything is read and checked before anything of this evaluator changes.
         try:
+            index = np.asarray(arrays["theta_index"], dtype=np.int64)
+            weights = np.asarray(arrays["theta"], dtype=np.float64)
+            if index.shape != weights.shape or index.ndim != 1 or (index.size and (
+                    index.min() < 0 or index.max() >= K.N_WEIGHTS)) or not np.isfinite(weights).all():
+                raise ValueError("its weights are malformed")
             theta = np.zeros(K.N_WEIGHTS)
-            theta[np.asarray(arrays["theta_index"], dtype=np.int64)] = arrays["theta"]
+            theta[index] = weights
+            group_names = str(meta["groups"])
+            groups = parse_groups(group_names)
+            alpha, lam, epsilon = float(meta["alpha"]), float(meta["lam"]), float(meta["epsilon"])
+            td_games, td_seconds = int(meta["td_games_learned"]), float(meta["td_seconds"])
             arrays["meta"] = arrays.pop("narl_meta")
-            self.narl._restore(arrays)
-        except (KeyError, ValueError, IndexError) as e:
+            narl = copy.copy(self.narl)
+            narl._restore(arrays)
+        except (KeyError, ValueError, TypeError, IndexError, PokerSquaresError) as e:
             raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
-        self.group_names = meta["groups"]
-        self.groups = parse_groups(self.group_names)
-        self.alpha, self.lam, self.epsilon = float(meta["alpha"]), float(meta["lam"]), float(meta["epsilon"])
-        self.theta = theta
-        self.points = self.narl.points.copy()
-        self.td_games_learned = int(meta["td_games_learned"])
-        self.td_seconds = float(meta["td_seconds"])
+        self.narl, self.theta, self.group_names, self.groups = narl, theta, group_names, groups
+        self.alpha, self.lam, self.epsilon = alpha, lam, epsilon
+        self.points = narl.points.copy()
+        self.td_games_learned, self.td_seconds = td_games, td_seconds
         self._loaded = True
         self.warm_up()
         return self
