@@ -24,7 +24,7 @@ run "td:load=$TABLE,search=greedy"                # the evaluator alone
 run "td:load=$TABLE,search=expectimax"            # GettysburgPlayer's depth-2 expectimax on it
 run "champion:load=$TABLE"                        # the default
 run "champion:load=$TABLE,clock=usage"            # the clock plans with each move's learned use
-run "champion:load=$TABLE,stop_z=inf"             # no early stop
+run "champion:load=$TABLE,stop_z=1000"            # no early stop
 run "champion:load=$TABLE,crn=false"              # independent futures per cell
 run "champion:load=$TABLE,halving=false"          # one round over the searched cells
 run "champion:load=$TABLE,depth=8"                # playouts of 8 cards before the estimate

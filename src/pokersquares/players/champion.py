@@ -16,7 +16,7 @@ is close. docs/results.md holds the measurements and the ablation table.
 
 Options for ablations: ``depth`` (cards per playout before the table's estimate ends
 it; 4 by default, which beat playouts to the end by 5.5 ± 2.8 points paired over 100
-deals at 5 s per game), ``stop_z`` (``inf``: never stop early), ``exact``, ``crn``, ``halving``;
+deals at 5 s per game), ``stop_z`` (``1000``: in effect never stop early), ``exact``, ``crn``, ``halving``;
 ``load=FILE`` plays from a saved evaluator instead of learning: a TD evaluator
 (``pokersquares train --player champion``) or a NARL table (``pokersquares train
 --player gettysburg``), told apart by the file's format; a variant for ablations on one
@@ -87,7 +87,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     if not isinstance(cores, int) or cores < 1:
         raise PokerSquaresError(f"cores must be a positive integer, got {cores!r}")
     if not isinstance(stop_z, (int, float)) or stop_z <= 0:
-        raise PokerSquaresError(f"stop_z must be a positive number (inf: never stop early), got {stop_z!r}")
+        raise PokerSquaresError(f"stop_z must be a positive number (1000: in effect never stop early), got {stop_z!r}")
     if not isinstance(time_fraction, (int, float)) or not 0 < time_fraction <= 1:
         raise PokerSquaresError(f"time_fraction must be in (0, 1], got {time_fraction!r}")
     if games is not None and (not isinstance(games, int) or games < 0):
