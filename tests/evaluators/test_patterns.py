@@ -116,3 +116,17 @@ def test_evaluator_interface(learned):
     assert learned.playouts(grid, 16, 1).shape == (16,)
     cells = np.array([1, 2, 3])
     assert learned.placement_playouts(grid, 40, cells, 5, 1).shape == (3, 5)
+
+
+def test_a_warm_up_copy_learns_without_the_loaded_file_and_the_original_keeps_it(tmp_path, learned):
+    import warnings
+
+    path = tmp_path / "american.json"
+    learned.save(path)
+    ev = PatternEvaluator(load=str(path), train_games=200, eval_games=200)
+    twin = ev.warm_up_copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "learning anew" for the warm-up's own points
+        twin.prepare(np.array(BRITISH.points, dtype=np.int64), 0.2)
+    ev.prepare(AMERICAN_POINTS, 60.0)
+    assert ev.loaded == str(path) and np.array_equal(ev.utilities, learned.utilities)

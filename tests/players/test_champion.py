@@ -74,3 +74,27 @@ def test_load_plays_a_saved_td_evaluator_or_narl_table_told_apart_by_the_file(tm
         make_player(f"champion:load={tmp_path / 'narl.npz'},evaluator=td")
     with pytest.raises(PokerSquaresError):
         make_player(f"champion:load={tmp_path / 'missing.npz'}")
+
+
+def test_warm_up_keeps_a_state_loaded_for_another_system_and_says_nothing(tmp_path):
+    """The warm-up prepares a copy for American points; a state saved for British must
+    neither be dropped from the player nor draw a "learning anew" warning there."""
+    import warnings
+
+    from pokersquares.evaluators.td import TdEvaluator
+
+    british = np.array(BRITISH.points, dtype=np.int64)
+    learned = TdEvaluator(games=300, td_games=200, threads=1)
+    learned.prepare(british, 0.0, seed=2)
+    learned.save(tmp_path / "td.npz")
+    learned.narl.save(tmp_path / "narl.npz")
+    for spec in (f"champion:load={tmp_path / 'td.npz'}", f"champion:load={tmp_path / 'narl.npz'}",
+                 f"td:load={tmp_path / 'td.npz'}"):
+        player = make_player(spec)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            player.warm_up()
+            player.points = british
+            player.prepare(5.0)  # the same points: the loaded state is kept, nothing learned
+        assert np.array_equal(player.evaluator.points, british)
+    assert player.evaluator.td_games_learned == 200 and np.array_equal(player.evaluator.theta, learned.theta)

@@ -110,9 +110,17 @@ class Evaluator(ABC):
     def warm_up_copy(self) -> "Evaluator":
         """A copy to compile kernels on (a player's untimed warm-up prepares it with a
         tiny budget): evaluators that learn a fixed amount whatever the budget make
-        that amount small here."""
+        that amount small here. The copy forgets a state loaded with :meth:`load`: the
+        warm-up's point system is not the game's, and its learning is only compiling
+        (a loaded state would be dropped with a misleading "learning anew" warning)."""
         import copy
-        return copy.deepcopy(self)
+        twin = copy.deepcopy(self)
+        twin.forget_loaded_state()
+        return twin
+
+    def forget_loaded_state(self) -> None:
+        """Treat the state as never loaded: ``prepare`` learns whatever the points."""
+        self._loaded = False
 
     # -- learned state ------------------------------------------------------------------
 

@@ -225,6 +225,9 @@ class PatternEvaluator(Evaluator):
             self._file = read_utilities(load)
             self._file_path = str(load)
 
+    def forget_loaded_state(self) -> None:
+        self._file = None
+
     # -- learning ----------------------------------------------------------------
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         start = time.perf_counter()

@@ -275,9 +275,7 @@ class TdEvaluator(Evaluator):
                 "mean_score": score_sum / played if played else float("nan")}
 
     def warm_up_copy(self) -> "TdEvaluator":
-        import copy
-
-        twin = copy.deepcopy(self)
+        twin = super().warm_up_copy()
         if twin.games is not None:
             twin.games = min(twin.games, 64)
             twin.narl.games = twin.games
