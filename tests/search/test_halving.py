@@ -105,3 +105,17 @@ def test_no_time_means_the_greedy_move(narl):
     cell, values = search.choose(narl, grid, card, POINTS, 1e-6, seed=0)
     assert search.last["rounds"] == 0
     assert cell == narl.greedy_cell(grid, card)
+
+
+def test_moves_before_from_cards_are_greedy_and_later_ones_searched(narl):
+    """``from_cards=12``: a grid with 11 cards gets the greedy move without a playout, in
+    a generous budget; one with 12 is searched."""
+    search = CrnHalving(cores=1, exact=False, stop_z=1000, max_playouts=2000, from_cards=12)
+    for placed, searched in ((11, False), (12, True)):
+        grid, card = _mid_game(seed=5, placed=placed)
+        cell, _ = search.choose(narl, grid, card, POINTS, 5.0, seed=0)
+        assert (search.last["playouts"].sum() > 0) == searched
+        if not searched:
+            assert cell == narl.greedy_cell(grid, card)
+    with pytest.raises(ValueError):
+        CrnHalving(from_cards=26)

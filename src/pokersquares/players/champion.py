@@ -30,6 +30,8 @@ time left evenly among the moves to come. On one saved TD evaluator at 5 s per g
 (American seeds 0..199) ``clock=usage`` used 4.25 s a game against 2.40 s and scored
 +0.10 ± 0.99 paired: more search time on this evaluator buys nothing that shows, so
 it is not the default (docs/results.md, the ablation on one TD evaluator).
+``search_from=K`` plays the evaluator's greedy move while fewer than K cards are placed,
+leaving that time to the later moves, where playouts reach further towards the end.
 """
 
 from __future__ import annotations
@@ -76,11 +78,12 @@ def _flag(name: str, value) -> bool:
 @register_player("champion", "the strongest agent: NARL table + TD residual learned in the budget + Monte Carlo with common "
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
-                 "evaluator or NARL table), evaluator=td|narl, clock=even|usage", cores=2)
+                 "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
+                 "fewer than K cards are placed)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
-             clock: str = "even", time_per_game: float | None = None) -> ChampionPlayer:
+             clock: str = "even", search_from: int = 0, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -92,6 +95,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"time_fraction must be in (0, 1], got {time_fraction!r}")
     if games is not None and (not isinstance(games, int) or games < 0):
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
+    if not isinstance(search_from, int) or not 0 <= search_from <= 25:
+        raise PokerSquaresError(f"search_from must be a whole number of cards in 0..25, got {search_from!r}")
     if clock not in ("even", "usage"):
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
@@ -107,7 +112,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     else:
         raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
     search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
-                        exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving))
+                        exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
+                        from_cards=search_from)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
                           learn_usage=clock == "usage")
 

@@ -54,16 +54,20 @@ class CrnHalving(Search):
     expectimax when it fits; ``min_playouts``: the fewest playouts per cell and round
     worth playing: only as many of the evaluator's best cells are searched as the time
     gives that many (a few playouts judge a cell worse than the evaluator alone does;
-    with time for fewer than two cells, the move is the evaluator's greedy one).
+    with time for fewer than two cells, the move is the evaluator's greedy one);
+    ``from_cards``: grids with fewer cards placed get the evaluator's greedy move at
+    once, so their time is left to the later moves, where playouts reach further
+    towards the exact end.
     """
 
     name = "crn_halving"
 
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
                  exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,
-                 max_playouts: int | None = None) -> None:
-        if depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1:
-            raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1")
+                 max_playouts: int | None = None, from_cards: int = 0) -> None:
+        if depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25:
+            raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1, "
+                             "0 <= from_cards <= 25")
         self.depth = depth
         self.cores = cores
         self.time_fraction = time_fraction
@@ -73,6 +77,7 @@ class CrnHalving(Search):
         self.crn = crn
         self.halving = halving
         self.max_playouts = max_playouts
+        self.from_cards = from_cards
         self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
         self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
         self._pool = None
@@ -129,6 +134,8 @@ class CrnHalving(Search):
                 self.last["exact"] = True
                 return int(np.argmax(values)), values
         greedy = evaluator.placement_values(grid, card)
+        if 25 - len(cells) < self.from_cards:
+            return int(cells[np.argmax(greedy[cells])]), greedy
         # Best greedy candidates first: ties in the halving keep the evaluator's order.
         order = cells[np.argsort(-greedy[cells], kind="stable")]
         moves = min(self.depth, len(cells) - 1)
