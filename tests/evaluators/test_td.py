@@ -70,6 +70,7 @@ def test_groups_by_name():
     assert parse_groups("suits, joint") == K.GROUP_SUITS | K.GROUP_JOINT
     assert parse_groups("suits+joint") == K.GROUP_SUITS | K.GROUP_JOINT  # as a player spec can say it
     assert parse_groups("default+discard") == K.ALL_GROUPS | K.GROUP_DISCARD
+    assert parse_groups("default+cross") == K.ALL_GROUPS | K.GROUP_CROSS
     with pytest.raises(PokerSquaresError, match="colours"):
         parse_groups("suits,colours")
 

@@ -21,7 +21,7 @@ def _kernel_indices(grid, groups=K.ALL_GROUPS):
     k, fsuit, counts = (np.empty(10, dtype=np.int64) for _ in range(3))
     K.line_states(grid, k, fsuit, counts)
     out = np.empty(K.MAX_ACTIVE, dtype=np.int64)
-    m = K.features(n, k, fsuit, counts, rank_und, suit_und, groups, out)
+    m = K.features(n, k, fsuit, counts, rank_und, suit_und, groups, out, K.empty_mask(grid))
     return sorted(out[:m].tolist())
 
 
@@ -45,7 +45,8 @@ def _suited_grids(count, seed):
 
 
 @pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS,
-                                    K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD])
+                                    K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD, K.GROUP_CROSS,
+                                    K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS])
 def test_kernel_features_are_the_reference_features(groups):
     for grid in [*_random_grids(300, 1), *_suited_grids(300, 2)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
@@ -125,3 +126,43 @@ def test_discard_counts_the_empty_cells_of_dead_lines():
     (discard,) = [f for f in grid_features(grid, K.GROUP_DISCARD)]
     assert discard.values == (9, 2, 2)
     assert _kernel_indices(grid, K.GROUP_DISCARD) == [feature_index(discard)]
+
+
+def test_cross_names_the_classes_of_each_empty_cells_row_and_column():
+    # Rows: 0 2H 5H (one suit: 1); 1 9C 9D (a pair: 2); 2 3C 4D (a straight possible: 3);
+    # 3 2S 9H KD (dead: 4); 4 empty (0). Columns: 0 2H 9C 3C 2S and 1 5H 9D 4D 9H (pairs: 2);
+    # 2 KD (one suit: 1); 3 and 4 empty (0).
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in {0: "2H", 1: "5H", 5: "9C", 6: "9D", 10: "3C", 11: "4D", 15: "2S", 16: "9H",
+                       17: "KD"}.items():
+        grid[cell] = parse_card(name)
+    cross = {}
+    for f in grid_features(grid, K.GROUP_CROSS):
+        cross[f.values[1:]] = cross.get(f.values[1:], 0) + 1
+    # The 16 empty cells: rows 0, 1, 2 meet columns 2, 3, 4; row 3 meets 3, 4; row 4 meets all five.
+    assert cross == {(1, 1): 1, (1, 0): 2, (2, 1): 1, (2, 0): 2, (3, 1): 1, (3, 0): 2, (4, 0): 2,
+                     (0, 2): 2, (0, 1): 1, (0, 0): 2}
+    assert all(f.values[0] == 9 for f in grid_features(grid, K.GROUP_CROSS))
+    assert _kernel_indices(grid, K.GROUP_CROSS) == sorted(feature_index(f) for f in grid_features(grid, K.GROUP_CROSS))
+
+
+def test_cross_placements_and_learning_see_the_placed_cell_filled(table):
+    """Placement values with ``cross`` are the values of the grids they lead to (a kernel
+    that kept the placed cell empty would count one cross feature too many)."""
+    groups = K.ALL_GROUPS | K.GROUP_CROSS
+    theta = np.random.default_rng(8).normal(size=K.N_WEIGHTS)
+    for grid in _random_grids(30, 9):
+        if (grid >= 0).all():
+            continue
+        card = int(np.setdiff1d(np.arange(52), grid[grid >= 0])[0])
+        values = K.placement_values(grid, card, *table, theta, groups)
+        for cell in np.flatnonzero(grid < 0):
+            after = grid.copy()
+            after[cell] = card
+            assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, groups), abs=1e-9)
+    theta = np.zeros(K.N_WEIGHTS)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, groups)
+    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, groups)
+    assert theta[K.OFF_CROSS:].any()
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta.copy(), groups)
+    assert after < 0.9 * before

@@ -21,9 +21,13 @@ bit   group    one index per ...
 16    discard  grid: ``n``; the empty cells of *dead* rows and of dead columns
                (each capped at 10): lines of mixed suits and distinct ranks that
                no straight can complete, where a card that helps nothing can go
+32    cross    empty cell: ``n``; the class of its row; the class of its column
+               (0 empty, 1 one suit, 2 a rank held twice or more, 3 a straight
+               still possible, 4 dead): the two lines one card must serve
 ===== ======== ================================================================
 
-``ALL_GROUPS`` (the default) is the first four; ``discard`` is asked for by name.
+``ALL_GROUPS`` (the default) is the first four; ``discard`` and ``cross`` are asked for
+by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
 all its cards share, -1 for an empty line, -2 for mixed suits) and ``counts`` (its
@@ -47,11 +51,11 @@ from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, random_bit, rng_ne
 from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, restart_playout,
                    undealt_counts, undealt_deck)
 
-__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "ALL_GROUPS", "OFF_DISCARD", "N_WEIGHTS", "MAX_ACTIVE",
-           "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "line_states", "features", "residual", "grid_value_td",
+__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "ALL_GROUPS",
+           "OFF_DISCARD", "OFF_CROSS", "N_WEIGHTS", "MAX_ACTIVE", "line_class", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "line_states", "features", "residual", "grid_value_td",
            "placement_values", "best_placement_values", "playouts", "learn_games"]
 
-GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD = 1, 2, 4, 8, 16
+GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS = 1, 2, 4, 8, 16, 32
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
@@ -63,8 +67,11 @@ OFF_SUITS = N_SIZES
 OFF_JOINT = OFF_SUITS + N_SUITS
 OFF_RANKS = OFF_JOINT + N_JOINT
 OFF_DISCARD = OFF_RANKS + N_RANKS
-N_WEIGHTS = OFF_DISCARD + N_DISCARD
-MAX_ACTIVE = 1 + 8 + 4 + 13 + 1
+N_CLASSES = 5
+N_CROSS = 25 * N_CLASSES * N_CLASSES
+OFF_CROSS = OFF_DISCARD + N_DISCARD
+N_WEIGHTS = OFF_CROSS + N_CROSS
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24
 _STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
@@ -117,10 +124,25 @@ def _dead(k, fsuit, counts):
     return True
 
 
+@njit(cache=True, inline="always")
+def line_class(k, fsuit, counts):
+    """The ``cross`` group's class of an open line (see the module docstring)."""
+    if k == 0:
+        return 0
+    if fsuit >= 0:
+        return 1
+    if ((counts >> 1) | (counts >> 2)) & _NIBBLE_BIT0:
+        return 2
+    if _dead(k, fsuit, counts):
+        return 4
+    return 3
+
+
 @njit(cache=True)
-def features(n, k, fsuit, counts, rank_und, suit_und, groups, out):
+def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
     """Write the active feature indices of a grid of ``n`` cards into ``out``; return how
-    many. ``rank_und``/``suit_und``: the undealt cards (not on the grid) per rank and suit."""
+    many. ``rank_und``/``suit_und``: the undealt cards (not on the grid) per rank and suit;
+    ``empty``: the grid's empty cells as a bit mask (read by the ``cross`` group only)."""
     if n >= 25:
         return 0
     m = 0
@@ -185,6 +207,14 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out):
                     dc += 5 - k[L]
         out[m] = OFF_DISCARD + (n * (DISCARD_CAP + 1) + min(dr, DISCARD_CAP)) * (DISCARD_CAP + 1) + min(dc, DISCARD_CAP)
         m += 1
+    if groups & GROUP_CROSS:
+        for cell in range(25):
+            if (empty >> cell) & 1:
+                r = cell // 5
+                c = 5 + cell % 5
+                out[m] = OFF_CROSS + (n * N_CLASSES + line_class(k[r], fsuit[r], counts[r])) * N_CLASSES + line_class(
+                    k[c], fsuit[c], counts[c])
+                m += 1
     return m
 
 
@@ -208,7 +238,7 @@ def residual(grid, theta, groups):
     counts = np.empty(10, dtype=np.int64)
     line_states(grid, k, fsuit, counts)
     idx = np.empty(MAX_ACTIVE, dtype=np.int64)
-    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx)
+    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx, empty_mask(grid) if groups & GROUP_CROSS else 0)
     return _sum_at(theta, idx, m)
 
 
@@ -229,6 +259,7 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
     hold the line states of ``grid`` (before placing) and are restored."""
     _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                 size_sums, size_counts, use_size, a, b, out)
+    empty = empty_mask(grid) if groups & GROUP_CROSS else 0
     for cell in range(25):
         if grid[cell] >= 0:
             continue
@@ -238,7 +269,7 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
         kc, fc, cc = k[c], fsuit[c], lcounts[c]
         _add(r, card, k, fsuit, lcounts)
         _add(c, card, k, fsuit, lcounts)
-        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, groups, idx)
+        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, groups, idx, empty & ~(1 << cell))
         out[cell] += _sum_at(theta, idx, m)
         k[r], fsuit[r], lcounts[r] = kr, fr, cr
         k[c], fsuit[c], lcounts[c] = kc, fc, cc
@@ -368,7 +399,8 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _put(grid, sizes, cell, card)
             _add(cell // 5, card, k, fsuit, lcounts)
             _add(5 + cell % 5, card, k, fsuit, lcounts)
-            rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t])
+            rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
+                                empty_mask(grid) if groups & GROUP_CROSS else 0)
         final = score_grid(grid, points)
         ret = np.float64(final)
         for t in range(23, -1, -1):

@@ -16,7 +16,7 @@ __all__ = ["td"]
 
 
 @register_player("td", "NARL table + a TD-learned residual over line interactions; search=expectimax|greedy|"
-                 "depth_mc|flat_ucb, groups=A+B (sizes, suits, joint, ranks, discard; default), alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=, "
+                 "depth_mc|flat_ucb, groups=A+B (sizes, suits, joint, ranks, discard, cross; default), alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=, "
                  "load=FILE (a saved TD evaluator: pokersquares train --player td)",
                  cores=2)
 def td(search: str = "greedy", groups: str = "sizes,suits,joint,ranks", alpha: float = 0.01, lam: float = 0.5,

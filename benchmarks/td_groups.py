@@ -1,0 +1,100 @@
+"""TD feature groups compared on the same NARL tables and the same deals, as JSON.
+
+    python benchmarks/td_groups.py --groups default default+cross [--seeds 0 1 2 3]
+        [--table-games 500000] [--td-games 500000] [--deals 10000] [--system american]
+
+For each learning seed: one NARL table of ``--table-games`` games (one learner), then,
+for each feature-group set, the TD residual learned on a copy of that table for
+``--td-games`` games with the same seed (one thread each), then greedy play of the
+contest's deals 0..deals-1. A learning run's own seed moves the result by a point or
+more, so each group set is paired against the first on the same table and deals, and
+the summary's standard error is taken across seeds (one paired mean per seed), not
+across deals. Seeds run in parallel processes, one per core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+
+def _one_seed(seed: int, group_sets: list[str], table_games: int, td_games: int, deals: int,
+              points: list[int]) -> dict:
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.evaluators.td import TdEvaluator
+    from pokersquares.search.base import GreedySearch
+    from pokersquares.strength import play
+
+    pts = np.array(points, dtype=np.int64)
+    narl = NarlEvaluator(games=table_games, threads=1)
+    t = time.perf_counter()
+    narl.prepare(pts, 0.0, seed)
+    out = {"seed": seed, "table_s": round(time.perf_counter() - t, 1), "groups": {}}
+    greedy = GreedySearch()
+    for groups in group_sets:
+        ev = TdEvaluator(groups=groups, games=table_games, td_games=td_games, threads=1)
+        ev.points = pts.copy()
+        ev.reset(seed)
+        ev.narl = copy.deepcopy(narl)
+        t = time.perf_counter()
+        ev.learn(games=td_games)
+        learn_s = time.perf_counter() - t
+        scores = [play(ev, greedy, pts, s) for s in range(deals)]
+        out["groups"][groups] = {"td_s": round(learn_s, 1), "scores": scores}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--groups", nargs="+", default=["default", "default+cross"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3])
+    ap.add_argument("--table-games", type=int, default=500_000)
+    ap.add_argument("--td-games", type=int, default=500_000)
+    ap.add_argument("--deals", type=int, default=10_000)
+    ap.add_argument("--system", default="american")
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+
+    from pokersquares.evaluators.td import parse_groups
+    from pokersquares.points import parse_point_system
+
+    for g in args.groups:
+        parse_groups(g)  # an unknown name fails here, before any learning
+    system = parse_point_system(args.system)
+    load = os.getloadavg()[0]
+    with ProcessPoolExecutor(args.workers) as pool:
+        jobs = [pool.submit(_one_seed, seed, args.groups, args.table_games, args.td_games, args.deals,
+                            list(system.points)) for seed in args.seeds]
+        runs = [job.result() for job in jobs]
+    base = args.groups[0]
+    summary = {}
+    for g in args.groups:
+        means = [statistics.fmean(r["groups"][g]["scores"]) for r in runs]
+        row = {"mean_per_seed": [round(m, 3) for m in means], "mean": round(statistics.fmean(means), 3)}
+        if g != base:
+            diffs = [statistics.fmean(np.subtract(r["groups"][g]["scores"], r["groups"][base]["scores"]))
+                     for r in runs]
+            row["minus_" + base] = {
+                "per_seed": [round(d, 3) for d in diffs], "mean": round(statistics.fmean(diffs), 3),
+                "stderr_across_seeds": round(statistics.stdev(diffs) / math.sqrt(len(diffs)), 3)
+                if len(diffs) > 1 else None}
+        summary[g] = row
+    print(json.dumps({"system": system.name, "seeds": args.seeds, "table_games": args.table_games,
+                      "td_games": args.td_games, "deals": args.deals, "load_at_start": load,
+                      "load_at_end": os.getloadavg()[0],
+                      "seconds": {str(r["seed"]): {"table": r["table_s"],
+                                                   **{g: r["groups"][g]["td_s"] for g in args.groups}}
+                                  for r in runs},
+                      "groups": summary}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
