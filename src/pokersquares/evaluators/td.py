@@ -21,7 +21,7 @@ policy on table plus residual plays (the table frozen). The feature groups:
 - ``discard`` (not in the default): the cards on the grid and the empty cells of dead
   rows and of dead columns (mixed suits, distinct ranks, no straight possible; each
   count capped at 10): room for a card that helps no line;
-- ``cross`` (not in the default): for each empty cell, the cards on the grid and the
+- ``cross`` (not in the default; −0.33 ± 0.19 paired, docs/results.md): for each empty cell, the cards on the grid and the
   classes of its row and of its column (empty, one suit, a rank held twice or more, a
   straight still possible, dead): the two lines the one card placed there must serve.
 
