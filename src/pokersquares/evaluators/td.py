@@ -21,9 +21,10 @@ policy on table plus residual plays (the table frozen). The feature groups:
 - ``discard`` (not in the default): the cards on the grid and the empty cells of dead
   rows and of dead columns (mixed suits, distinct ranks, no straight possible; each
   count capped at 10): room for a card that helps no line;
-- ``cross`` (not in the default; −0.33 ± 0.19 paired, docs/results.md): for each empty cell, the cards on the grid and the
-  classes of its row and of its column (empty, one suit, a rank held twice or more, a
-  straight still possible, dead): the two lines the one card placed there must serve.
+- ``cross`` (not in the default: −0.33 ± 0.19 paired over four learning seeds,
+  docs/results.md): for each empty cell, the cards on the grid and the classes of its
+  row and of its column (empty, one suit, a rank held twice or more, a straight still
+  possible, dead): the two lines the one card placed there must serve.
 
 Measured (American, greedy play over seeds 0..9999, fixed work): the table of 500,000
 games plus 500,000 TD games scored 124.49 ± 0.30, +2.59 ± 0.30 paired over the same
