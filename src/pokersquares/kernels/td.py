@@ -52,8 +52,8 @@ from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, gri
                    undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "ALL_GROUPS",
-           "OFF_DISCARD", "OFF_CROSS", "N_WEIGHTS", "MAX_ACTIVE", "line_class", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "line_states", "features", "residual", "grid_value_td",
-           "placement_values", "best_placement_values", "playouts", "learn_games"]
+           "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
+           "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games"]
 
 GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS = 1, 2, 4, 8, 16, 32
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
@@ -122,6 +122,12 @@ def _dead(k, fsuit, counts):
         if mask & ~w == 0:
             return False
     return True
+
+
+@njit(cache=True, inline="always")
+def _cross_mask(grid, groups):
+    """The empty cells ``features`` reads, computed only when the ``cross`` group is on."""
+    return empty_mask(grid) if groups & GROUP_CROSS else 0
 
 
 @njit(cache=True, inline="always")
@@ -238,7 +244,7 @@ def residual(grid, theta, groups):
     counts = np.empty(10, dtype=np.int64)
     line_states(grid, k, fsuit, counts)
     idx = np.empty(MAX_ACTIVE, dtype=np.int64)
-    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx, empty_mask(grid) if groups & GROUP_CROSS else 0)
+    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx, _cross_mask(grid, groups))
     return _sum_at(theta, idx, m)
 
 
@@ -259,7 +265,7 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
     hold the line states of ``grid`` (before placing) and are restored."""
     _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                 size_sums, size_counts, use_size, a, b, out)
-    empty = empty_mask(grid) if groups & GROUP_CROSS else 0
+    empty = _cross_mask(grid, groups)
     for cell in range(25):
         if grid[cell] >= 0:
             continue
@@ -400,7 +406,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _add(cell // 5, card, k, fsuit, lcounts)
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
-                                empty_mask(grid) if groups & GROUP_CROSS else 0)
+                                _cross_mask(grid, groups))
         final = score_grid(grid, points)
         ret = np.float64(final)
         for t in range(23, -1, -1):
