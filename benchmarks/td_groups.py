@@ -1,10 +1,13 @@
-"""TD feature groups compared on the same NARL tables and the same deals, as JSON.
+"""TD feature groups (or other TD settings) compared on the same NARL tables and the same deals, as JSON.
 
     python benchmarks/td_groups.py --groups default default+cross [--seeds 0 1 2 3]
         [--table-games 500000] [--td-games 500000] [--deals 10000] [--system american]
+    python benchmarks/td_groups.py --groups default "default;table_updates=true"
 
+A variant is a group set, optionally followed by ``;`` and TD settings as in a player
+spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``), parted by ``;``.
 For each learning seed: one NARL table of ``--table-games`` games (one learner), then,
-for each feature-group set, the TD residual learned on a copy of that table for
+for each variant, the TD residual learned on a copy of that table for
 ``--td-games`` games with the same seed (one thread each), then greedy play of the
 contest's deals 0..deals-1. A learning run's own seed moves the result by a point or
 more, so each group set is paired against the first on the same table and deals, and
@@ -26,6 +29,20 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 
+def variant_settings(variant: str) -> dict:
+    """The TdEvaluator keyword arguments of a variant (``groups[;key=value...]``)."""
+    from pokersquares.evaluators.td import parse_groups
+    from pokersquares.harness.registry import parse_player_spec
+
+    groups, *rest = variant.split(";")
+    parse_groups(groups)  # an unknown name fails here, before any learning
+    settings = parse_player_spec("td:" + ",".join(rest))[1]
+    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates"}
+    if unknown:
+        raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
+    return {"groups": groups, **settings}
+
+
 def _one_seed(seed: int, group_sets: list[str], table_games: int, td_games: int, deals: int,
               points: list[int]) -> dict:
     from pokersquares.evaluators.narl import NarlEvaluator
@@ -40,7 +57,7 @@ def _one_seed(seed: int, group_sets: list[str], table_games: int, td_games: int,
     out = {"seed": seed, "table_s": round(time.perf_counter() - t, 1), "groups": {}}
     greedy = GreedySearch()
     for groups in group_sets:
-        ev = TdEvaluator(groups=groups, games=table_games, td_games=td_games, threads=1)
+        ev = TdEvaluator(**variant_settings(groups), games=table_games, td_games=td_games, threads=1)
         ev.points = pts.copy()
         ev.reset(seed)
         ev.narl = copy.deepcopy(narl)
@@ -63,11 +80,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
 
-    from pokersquares.evaluators.td import parse_groups
     from pokersquares.points import parse_point_system
 
     for g in args.groups:
-        parse_groups(g)  # an unknown name fails here, before any learning
+        variant_settings(g)
     system = parse_point_system(args.system)
     load = os.getloadavg()[0]
     with ProcessPoolExecutor(args.workers) as pool:

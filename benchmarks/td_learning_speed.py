@@ -36,7 +36,7 @@ def main() -> None:
     narl.prepare(points, 0.0, 0)
     table = narl._tables()
     theta = np.zeros(K.N_WEIGHTS)
-    K.learn_games(4, rng_seed(1), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS)  # compile off the clock
+    K.learn_games(4, rng_seed(1), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)  # compile off the clock
     best = {"narl_1_thread": 0.0, "td_1_thread": 0.0, "td_2_threads": 0.0}
     n = args.games
     with ThreadPoolExecutor(2) as pool:
@@ -48,11 +48,11 @@ def main() -> None:
                           narl.size_sums.copy(), narl.size_counts.copy(), True, int(0.7 * len(keys)))
             best["narl_1_thread"] = max(best["narl_1_thread"], n / (time.perf_counter() - t))
             t = time.perf_counter()
-            K.learn_games(n, rng_seed(20 + r), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS)
+            K.learn_games(n, rng_seed(20 + r), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)
             best["td_1_thread"] = max(best["td_1_thread"], n / (time.perf_counter() - t))
             t = time.perf_counter()
             parts = [pool.submit(K.learn_games, n // 2, rng_seed(30 + 2 * r + k), 0.01, 0.5, 0.0, *table, theta,
-                                 K.ALL_GROUPS) for k in range(2)]
+                                 K.ALL_GROUPS, False) for k in range(2)]
             [f.result() for f in parts]
             best["td_2_threads"] = max(best["td_2_threads"], n / (time.perf_counter() - t))
     print(json.dumps({"games_per_round": n, "rounds": args.rounds, "table_games": args.table_games,

@@ -92,11 +92,11 @@ def test_learning_moves_values_toward_the_returns(table):
     """The squared errors of the lambda-returns on the same deals shrink after learning
     (a wrong sign or a missing update does not)."""
     theta = np.zeros(K.N_WEIGHTS)
-    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, K.ALL_GROUPS)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)
     assert not theta.any()  # alpha 0: play only
-    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS)
+    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)
     frozen = theta.copy()
-    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, frozen, K.ALL_GROUPS)
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, frozen, K.ALL_GROUPS, False)
     assert after < 0.9 * before
 
 
@@ -161,8 +161,61 @@ def test_cross_placements_and_learning_see_the_placed_cell_filled(table):
             after[cell] = card
             assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, groups), abs=1e-9)
     theta = np.zeros(K.N_WEIGHTS)
-    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, groups)
-    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, groups)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, groups, False)
+    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, groups, False)
     assert theta[K.OFF_CROSS:].any()
-    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta.copy(), groups)
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta.copy(), groups, False)
     assert after < 0.9 * before
+
+
+def _replay(table, theta, seed):
+    """The game ``learn_games`` plays from ``rng_seed(seed)`` (epsilon 0: greedy on table +
+    residual), replayed in Python: the grid after each placement."""
+    from pokersquares.kernels.core import shuffle_prefix
+
+    deck = np.arange(52)
+    shuffle_prefix(rng_seed(seed), deck, 0, 25)
+    grid = np.full(25, -1, dtype=np.int8)
+    grids = []
+    for t in range(25):
+        values = K.placement_values(grid, int(deck[t]), *table, theta, K.ALL_GROUPS)
+        grid[int(np.argmax(values))] = deck[t]
+        grids.append(grid.copy())
+    return grids
+
+
+def test_table_updates_credit_the_lines_the_table_holds_with_their_final_points(table):
+    """One greedy TD game with ``update_table`` adds, to each table slot, the final
+    points of every line of its 24 non-final afterstates whose abstraction (the plain-
+    Python reference) is that slot's key, and claims no new key; without it the table
+    does not change."""
+    from pokersquares.evaluators.narl import describe_key, hand_abstraction
+    from pokersquares.game import LINES
+    from pokersquares.hands import classify
+
+    points, keys, sums, counts, size_sums, size_counts, use_size = table
+    theta = np.random.default_rng(13).normal(scale=0.5, size=K.N_WEIGHTS)
+    own = (points, keys.copy(), sums.copy(), counts.copy(), size_sums.copy(), size_counts.copy(), use_size)
+    K.learn_games(1, rng_seed(21), 0.0, 0.5, 0.0, *own, theta, K.ALL_GROUPS, False)
+    assert np.array_equal(own[2], sums) and np.array_equal(own[3], counts)
+
+    K.learn_games(1, rng_seed(21), 0.0, 0.5, 0.0, *own, theta, K.ALL_GROUPS, True)
+    assert np.array_equal(own[1], keys)  # no key claimed
+    slot_of = {describe_key(key): slot for slot, key in enumerate(keys) if key >= 0}
+    grids = _replay(table, theta, 21)
+    final = grids[-1]
+    line_points = [int(points[classify([int(final[j]) for j in LINES[L]])]) for L in range(10)]
+    want_sums, want_counts = np.zeros_like(sums), np.zeros_like(counts)
+    for grid in grids[:24]:
+        on_grid = {int(c) for c in grid if c >= 0}
+        for L in range(10):
+            cards = [int(grid[j]) for j in LINES[L] if grid[j] >= 0]
+            if len(cards) == 5:
+                continue
+            slot = slot_of.get(hand_abstraction(cards, set(range(52)) - on_grid, len(on_grid), L >= 5))
+            if slot is not None:
+                want_sums[slot] += line_points[L]
+                want_counts[slot] += 1
+    assert want_counts.sum() > 100  # most lines of a 3,000-game table's afterstates are known
+    assert np.array_equal(own[3] - counts, want_counts)
+    assert np.allclose(own[2] - sums, want_sums)

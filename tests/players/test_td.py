@@ -17,6 +17,8 @@ def test_td_player_options():
     ev = player.evaluator
     assert isinstance(ev, TdEvaluator) and player.name == "td-expectimax"
     assert (ev.group_names, ev.alpha, ev.lam, ev.games, ev.td_games, ev.threads) == ("suits", 0.02, 0.0, 100, 50, 1)
+    assert not ev.table_updates
+    assert make_player("td:table_updates=true,games=10").evaluator.table_updates
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
@@ -34,6 +36,7 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("td:load=table.npz", "cannot read TD evaluator"),
     ("td:groups=colours", "unknown TD feature group"),
     ("td:games=-1", "non-negative"),
+    ("td:table_updates=1", "table_updates of player 'td' takes true or false"),
 ])
 def test_rejected_options(spec, message):
     with pytest.raises(PokerSquaresError, match=message):

@@ -46,10 +46,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, random_bit, rng_next, rng_seed, score_grid,
-                   shuffle_prefix)
-from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, restart_playout,
-                   undealt_counts, undealt_deck)
+from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, line_scores, random_bit, rng_next, rng_seed,
+                   score_grid, shuffle_prefix)
+from .narl import (NO_KEY, _argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, line_key, lookup,
+                   restart_playout, undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "ALL_GROUPS",
            "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
@@ -365,12 +365,15 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
 
 @njit(cache=True, nogil=True)
 def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts, size_sums, size_counts,
-                use_size, theta, groups):
+                use_size, theta, groups, update_table):
     """TD(lambda) on afterstates: play ``n_games`` games (each move uniformly random with
     probability ``epsilon``, else greedy on table + residual) and after each game move
     the active weights of its 24 non-final afterstates toward their lambda-returns,
-    computed backward from the final score over the values seen in play. Returns
-    (sum of final scores, sum of squared errors G - V)."""
+    computed backward from the final score over the values seen in play. With
+    ``update_table``, each game also credits every line abstraction of its afterstates
+    that the table already holds with that line's final points, as NARL's learning
+    does (no new keys: the table does not grow here), so the table's averages follow
+    the policy that now plays. Returns (sum of final scores, sum of squared errors G - V)."""
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     deck = np.arange(52)
@@ -378,6 +381,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     rec = np.empty((25, MAX_ACTIVE), dtype=np.int64)
     rec_m = np.empty(25, dtype=np.int64)
     value = np.empty(25)
+    rec_keys = np.empty((25, 10), dtype=np.int64)
     score_sum = 0.0
     err_sum = 0.0
     for game in range(n_games):
@@ -407,7 +411,20 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
                                 _cross_mask(grid, groups))
+            if update_table:
+                for L in range(10):
+                    rec_keys[t, L] = line_key(grid, LINES_ARRAY[L], _NO_CARD, t + 1, L >= 5, rank_und, suit_und,
+                                              undealt)[0]
         final = score_grid(grid, points)
+        if update_table:
+            line_points = line_scores(grid, points)
+            for t in range(24):  # the full grid's lines have no keys
+                for L in range(10):
+                    if rec_keys[t, L] != NO_KEY:
+                        slot = lookup(keys, rec_keys[t, L])
+                        if slot >= 0:
+                            sums[slot] += line_points[L]
+                            counts[slot] += 1
         ret = np.float64(final)
         for t in range(23, -1, -1):
             ret = (1.0 - lam) * value[t + 1] + lam * ret
