@@ -5,7 +5,9 @@
     python benchmarks/td_groups.py --groups default "default;table_updates=true"
 
 A variant is a group set, optionally followed by ``;`` and TD settings as in a player
-spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``), parted by ``;``.
+spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``), parted by ``;``, and
+``td_games=N`` to give that variant its own number of TD games (to compare at equal
+learning time a variant whose games cost more).
 For each learning seed: one NARL table of ``--table-games`` games (one learner), then,
 for each variant, the TD residual learned on a copy of that table for
 ``--td-games`` games with the same seed (one thread each), then greedy play of the
@@ -37,7 +39,7 @@ def variant_settings(variant: str) -> dict:
     groups, *rest = variant.split(";")
     parse_groups(groups)  # an unknown name fails here, before any learning
     settings = parse_player_spec("td:" + ",".join(rest))[1]
-    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates"}
+    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates", "td_games"}
     if unknown:
         raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
     return {"groups": groups, **settings}
@@ -57,12 +59,14 @@ def _one_seed(seed: int, group_sets: list[str], table_games: int, td_games: int,
     out = {"seed": seed, "table_s": round(time.perf_counter() - t, 1), "groups": {}}
     greedy = GreedySearch()
     for groups in group_sets:
-        ev = TdEvaluator(**variant_settings(groups), games=table_games, td_games=td_games, threads=1)
+        settings = variant_settings(groups)
+        games = settings.pop("td_games", td_games)
+        ev = TdEvaluator(**settings, games=table_games, td_games=games, threads=1)
         ev.points = pts.copy()
         ev.reset(seed)
         ev.narl = copy.deepcopy(narl)
         t = time.perf_counter()
-        ev.learn(games=td_games)
+        ev.learn(games=games)
         learn_s = time.perf_counter() - t
         scores = [play(ev, greedy, pts, s) for s in range(deals)]
         out["groups"][groups] = {"td_s": round(learn_s, 1), "scores": scores}
