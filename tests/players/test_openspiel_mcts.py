@@ -23,7 +23,11 @@ def test_plays_legal_games_within_a_small_budget(play_legal, spec):
     player.warm_up()
     player.set_point_system(NEG, 1.0)
     for seed in (1, 2):
-        record = play_legal(player, seed, time_per_game=0.3)
+        # 1 s, not 0.3 s: a stall of the whole test process (0.35 s or more, after the
+        # in-process java: tests, CI 2026-11-26) overran a 0.3 s game before the clock
+        # could take it back from the later moves; a search that ignored its deadline
+        # still never ends.
+        record = play_legal(player, seed, time_per_game=1.0)
         # It searched, within the clock: measured 0 to 4 of the 24 moves left to the
         # fallback at a load of 4 to 6 on 2 cores (a simulation that ends past the
         # move's budget is kept back for the moves to come); a search that never ran
