@@ -12,7 +12,7 @@ For each learning seed: one NARL table of ``--table-games`` games (one learner),
 for each variant, the TD residual learned on a copy of that table for
 ``--td-games`` games with the same seed (one thread each), then greedy play of the
 contest's deals 0..deals-1. A learning run's own seed moves the result by a point or
-more, so each group set is paired against the first on the same table and deals, and
+more, so each variant is paired against the first on the same table and deals, and
 the summary's standard error is taken across seeds (one paired mean per seed), not
 across deals. Seeds run in parallel processes, one per core.
 """

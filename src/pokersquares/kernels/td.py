@@ -411,14 +411,14 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
                                 _cross_mask(grid, groups))
-            if update_table:
+            if update_table and t < 24:  # the full grid's lines have no keys
                 for L in range(10):
                     rec_keys[t, L] = line_key(grid, LINES_ARRAY[L], _NO_CARD, t + 1, L >= 5, rank_und, suit_und,
                                               undealt)[0]
         final = score_grid(grid, points)
         if update_table:
             line_points = line_scores(grid, points)
-            for t in range(24):  # the full grid's lines have no keys
+            for t in range(24):
                 for L in range(10):
                     if rec_keys[t, L] != NO_KEY:
                         slot = lookup(keys, rec_keys[t, L])
