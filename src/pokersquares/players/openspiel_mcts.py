@@ -95,7 +95,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
     (default: a fifth of the point system's largest absolute value, 20 for American)."""
 
     name = "openspiel:mcts"
-    version = "3"  # 3: no cyclic garbage collection during a search; 2: the shared MoveClock (was: 90% of an even share of the time left, less the largest overshoot)
+    version = "4"  # 4: the tree freed before the collector is back on; 3: no cyclic garbage collection during a search; 2: the shared MoveClock (was: 90% of an even share of the time left, less the largest overshoot)
 
     def __init__(self, evaluator: str = "random", rollouts: int = 1, uct_c: float | None = None) -> None:
         super().__init__()
@@ -173,30 +173,38 @@ class OpenSpielMCTSPlayer(BasePlayer):
             return int(empty[0])
         budget = self.clock.budget(seconds_left, len(empty) - 1)  # the last move is free
         root = None
+        cell = None
         if budget > 0.0:
             bot = self._bot
             bot.deadline = time.perf_counter() + budget
             bot.root = None
-            # The search allocates a Python object per node and state; in a process with a
-            # large heap (a long test session, the web app) one of the collections they
-            # trigger can stall a move past a small budget (the suspected cause of 0.46 s in
-            # a 0.3 s game in CI, not shown). The tree holds no cycles: reference counting
-            # frees it as the move ends.
+            # The search allocates a Python object per node and state. With the cyclic
+            # collector on, a process with a large heap (a long test session, the web app)
+            # can run a full collection in the middle of a move. It is off during the
+            # search, and the tree (which holds no cycles) is freed by reference counting
+            # before it is turned back on: a tree still alive then would be counted as
+            # new objects, and the first allocation after would run a full collection of
+            # the whole heap inside the move (50 ms in a small process, 0.1 s and more in
+            # CI's test session: 1.10 s of a 1 s game, 2026-11-26).
             collecting = gc.isenabled()
             gc.disable()
             try:
-                root = bot.mcts_search(self._state(grid, card))
-            except _TimeUp:
-                root = bot.root
+                try:
+                    root = bot.mcts_search(self._state(grid, card))
+                except _TimeUp:
+                    root = bot.root
+                self.simulations = 0 if root is None else root.explore_count
+                if root is not None and root.children and root.explore_count > 0:
+                    cell = int(root.best_child().action)
             finally:
+                bot.root = root = None
                 if collecting:
                     gc.enable()
-        self.simulations = 0 if root is None else root.explore_count
-        if root is None or not root.children or root.explore_count == 0:
+        else:
+            self.simulations = 0
+        if cell is None:
             self.fallback_moves += 1
             cell = (self._toolkit.greedy_cell(grid, card) if self._toolkit is not None else int(empty[0]))
-        else:
-            cell = int(root.best_child().action)
         if budget > 0.0:
             self.clock.move_done()
         return cell
