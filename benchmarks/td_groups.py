@@ -7,7 +7,9 @@
 A variant is a group set, optionally followed by ``;`` and TD settings as in a player
 spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``), parted by ``;``, and
 ``td_games=N`` to give that variant its own number of TD games (to compare at equal
-learning time a variant whose games cost more).
+learning time a variant whose games cost more). The table's own learning settings
+(``epsilon0=``, ``decay=``, as in ``td:`` and ``gettysburg:``) give a variant a table of
+its own, learned with the same seed: ``"default;decay=0.9999975"``.
 For each learning seed: one NARL table of ``--table-games`` games (one learner), then,
 for each variant, the TD residual learned on a copy of that table for
 ``--td-games`` games with the same seed (one thread each), then greedy play of the
@@ -31,6 +33,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 
+TABLE_SETTINGS = ("epsilon0", "decay")  # a variant with these learns a table of its own
+
+
 def variant_settings(variant: str) -> dict:
     """The TdEvaluator keyword arguments of a variant (``groups[;key=value...]``)."""
     from pokersquares.evaluators.td import parse_groups
@@ -39,7 +44,7 @@ def variant_settings(variant: str) -> dict:
     groups, *rest = variant.split(";")
     parse_groups(groups)  # an unknown name fails here, before any learning
     settings = parse_player_spec("td:" + ",".join(rest))[1]
-    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates", "td_games"}
+    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates", "td_games", *TABLE_SETTINGS}
     if unknown:
         raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
     return {"groups": groups, **settings}
@@ -53,18 +58,23 @@ def _one_seed(seed: int, group_sets: list[str], table_games: int, td_games: int,
     from pokersquares.strength import play
 
     pts = np.array(points, dtype=np.int64)
-    narl = NarlEvaluator(games=table_games, threads=1)
-    t = time.perf_counter()
-    narl.prepare(pts, 0.0, seed)
-    out = {"seed": seed, "table_s": round(time.perf_counter() - t, 1), "groups": {}}
+    tables: dict[tuple, NarlEvaluator] = {}
+    out = {"seed": seed, "table_s": {}, "groups": {}}
     greedy = GreedySearch()
     for groups in group_sets:
         settings = variant_settings(groups)
         games = settings.pop("td_games", td_games)
+        table = {k: settings.pop(k) for k in TABLE_SETTINGS if k in settings}
+        key = tuple(sorted(table.items()))
+        if key not in tables:
+            t = time.perf_counter()
+            tables[key] = NarlEvaluator(**table, games=table_games, threads=1)
+            tables[key].prepare(pts, 0.0, seed)
+            out["table_s"][str(dict(key))] = round(time.perf_counter() - t, 1)
         ev = TdEvaluator(**settings, games=table_games, td_games=games, threads=1)
         ev.points = pts.copy()
         ev.reset(seed)
-        ev.narl = copy.deepcopy(narl)
+        ev.narl = copy.deepcopy(tables[key])
         t = time.perf_counter()
         ev.learn(games=games)
         learn_s = time.perf_counter() - t
