@@ -9,7 +9,9 @@ spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``), parted by ``;``, 
 ``td_games=N`` to give that variant its own number of TD games (to compare at equal
 learning time a variant whose games cost more). The table's own learning settings
 (``epsilon0=``, ``decay=``, as in ``td:`` and ``gettysburg:``) give a variant a table of
-its own, learned with the same seed: ``"default;decay=0.9999975"``.
+its own, learned with the same seed: ``"default;decay=0.9999975"``. ``threads=2`` learns
+the residual on two threads into the same weights, as ``champion`` does (the table is
+learned on one).
 For each learning seed: one NARL table of ``--table-games`` games (one learner), then,
 for each variant, the TD residual learned on a copy of that table for
 ``--td-games`` games with the same seed (one thread each), then greedy play of the
@@ -44,7 +46,7 @@ def variant_settings(variant: str) -> dict:
     groups, *rest = variant.split(";")
     parse_groups(groups)  # an unknown name fails here, before any learning
     settings = parse_player_spec("td:" + ",".join(rest))[1]
-    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates", "td_games", *TABLE_SETTINGS}
+    unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates", "td_games", "threads", *TABLE_SETTINGS}
     if unknown:
         raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
     return {"groups": groups, **settings}
@@ -71,7 +73,7 @@ def _one_seed(seed: int, group_sets: list[str], table_games: int, td_games: int,
             tables[key] = NarlEvaluator(**table, games=table_games, threads=1)
             tables[key].prepare(pts, 0.0, seed)
             out["table_s"][str(dict(key))] = round(time.perf_counter() - t, 1)
-        ev = TdEvaluator(**settings, games=table_games, td_games=games, threads=1)
+        ev = TdEvaluator(**{"threads": 1, **settings}, games=table_games, td_games=games)
         ev.points = pts.copy()
         ev.reset(seed)
         ev.narl = copy.deepcopy(tables[key])
