@@ -172,12 +172,11 @@ class OpenSpielMCTSPlayer(BasePlayer):
         if len(empty) == 1:
             return int(empty[0])
         budget = self.clock.budget(seconds_left, len(empty) - 1)  # the last move is free
-        root = None
         cell = None
+        self.simulations = 0
         if budget > 0.0:
             bot = self._bot
             bot.deadline = time.perf_counter() + budget
-            bot.root = None
             # The search allocates a Python object per node and state. With the cyclic
             # collector on, a process with a large heap (a long test session, the web app)
             # can run a full collection in the middle of a move. It is off during the
@@ -200,8 +199,6 @@ class OpenSpielMCTSPlayer(BasePlayer):
                 bot.root = root = None
                 if collecting:
                     gc.enable()
-        else:
-            self.simulations = 0
         if cell is None:
             self.fallback_moves += 1
             cell = (self._toolkit.greedy_cell(grid, card) if self._toolkit is not None else int(empty[0]))
