@@ -242,3 +242,48 @@ def test_learning_stops_before_overfilling_the_table():
     # the code. A stop rule that ignored the limit would play on to the 1,000 games or
     # past the table's 1,024 slots.
     assert played == 4 and 450 < used[0] <= 700
+
+
+def test_an_entry_at_its_horizon_keeps_its_count_and_follows_recent_samples():
+    sums, counts = np.zeros(2), np.zeros(2, dtype=np.int64)
+    for x in [0.0] * 50 + [10.0] * 50:
+        K._credit(sums, counts, 0, x, 10)  # recency-weighted once it holds 10
+        K._credit(sums, counts, 1, x, 0)  # plain average
+    assert counts[0] == 10 and sums[0] / counts[0] == pytest.approx(10.0 * (1 - 0.9 ** 50))
+    assert counts[1] == 100 and sums[1] / counts[1] == pytest.approx(5.0)
+    # Pooled learners can leave an entry past its horizon: the next sample rescales it.
+    sums[0], counts[0] = 80.0, 40
+    K._credit(sums, counts, 0, 12.0, 10)
+    assert counts[0] == 10 and sums[0] / counts[0] == pytest.approx(2.0 + (12.0 - 2.0) / 10)
+
+
+def test_a_horizon_caps_the_counts_and_leaves_rarer_entries_as_plain_learning_has_them():
+    # Random play (epsilon 1) does not depend on the table, so both learners see the same games.
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    tables = []
+    for horizon in (0, 30):
+        keys, sums, counts, used = K.new_table(1 << 15)
+        size_sums, size_counts = np.zeros(K.SIZE_TABLE_LEN), np.zeros(K.SIZE_TABLE_LEN, dtype=np.int64)
+        K.learn_games(300, rng_seed(4), 1.0, 1.0, points, keys, sums, counts, used, size_sums, size_counts,
+                      True, 1 << 14, horizon)
+        tables.append(({int(k): (s, c) for k, s, c in zip(keys, sums, counts) if k != K.NO_KEY},
+                       size_counts))
+    (plain, plain_sizes), (capped, capped_sizes) = tables
+    assert set(plain) == set(capped)
+    common = [k for k, (_, c) in plain.items() if c > 30]
+    assert common and all(capped[k][1] == 30 for k in common)
+    assert any(capped[k][0] / 30 != pytest.approx(plain[k][0] / plain[k][1]) for k in common)
+    assert all(capped[k] == plain[k] for k, (_, c) in plain.items() if c <= 30)
+    assert capped_sizes.max() == 30 < plain_sizes.max()
+
+
+def test_pooling_carries_the_change_of_an_entry_that_stayed_at_its_horizon():
+    base_keys, base_sums, base_counts, base_used = K.new_table(16)
+    slot = K._claim(base_keys, base_used, 77)
+    base_sums[slot], base_counts[slot] = 50.0, 10  # at a horizon of 10, mean 5
+    helper = (base_keys.copy(), base_sums.copy(), base_counts.copy())
+    K._credit(helper[1], helper[2], slot, 15.0, 10)  # mean 5 -> 6, count still 10
+    into_keys, into_sums, into_counts, into_used = base_keys.copy(), base_sums.copy(), base_counts.copy(), \
+        base_used.copy()
+    K.add_new(*helper, base_keys, base_sums, base_counts, into_keys, into_sums, into_counts, into_used)
+    assert into_counts[slot] == 10 and into_sums[slot] / into_counts[slot] == pytest.approx(6.0)

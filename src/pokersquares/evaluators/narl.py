@@ -182,9 +182,12 @@ class NarlEvaluator(Evaluator):
 
     def __init__(self, epsilon0: float = 0.5, decay: float = 0.999975, hand_sizes: bool = True,
                  games: int | None = None, budget_share: float = 0.85, capacity: int = 1 << 18,
-                 threads: int = 2) -> None:
+                 threads: int = 2, horizon: int = 0) -> None:
         if not 0.0 <= epsilon0 <= 1.0 or not 0.0 < decay <= 1.0:
             raise PokerSquaresError("NARL needs 0 <= epsilon0 <= 1 and 0 < decay <= 1")
+        if not isinstance(horizon, int) or horizon < 0:
+            raise PokerSquaresError(f"horizon must be a non-negative integer, got {horizon!r}")
+        self.horizon = horizon
         if not isinstance(threads, int) or threads < 1:
             raise PokerSquaresError(f"threads must be a positive integer, got {threads!r}")
         self.threads = threads
@@ -248,10 +251,10 @@ class NarlEvaluator(Evaluator):
         cache, let alone compile them (on a cold cache that took 35 s of a 0.5 s budget)."""
         from ..points import AMERICAN
 
-        scratch = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=1024, threads=1)
+        scratch = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=1024, threads=1, horizon=self.horizon)
         scratch.points = np.array(AMERICAN.points, dtype=np.int64)
         scratch.reset(0)
-        helper = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=16, threads=1)
+        helper = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=16, threads=1, horizon=self.horizon)
         helper.points = scratch.points
         helper.reset(1)
         base = scratch._snapshot()
@@ -292,7 +295,7 @@ class NarlEvaluator(Evaluator):
             t0 = time.perf_counter()
             done, self.epsilon, s = K.learn_games(
                 n, self._rng, self.epsilon, self.decay, self.points, self.keys, self.sums, self.counts,
-                self.used, self.size_sums, self.size_counts, self.hand_sizes, int(0.7 * len(self.keys)))
+                self.used, self.size_sums, self.size_counts, self.hand_sizes, int(0.7 * len(self.keys)), self.horizon)
             dt = time.perf_counter() - t0
             played += done
             score_sum += s
@@ -326,7 +329,7 @@ class NarlEvaluator(Evaluator):
 
         helpers = []
         for k in range(1, threads):
-            helper = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=16, threads=1)
+            helper = NarlEvaluator(self.epsilon0, self.decay, self.hand_sizes, capacity=16, threads=1, horizon=self.horizon)
             helper.points = self.points
             helper.reset(self._seed * 1_000_003 + k)
             helpers.append(helper)
@@ -444,7 +447,7 @@ class NarlEvaluator(Evaluator):
 
     def info(self) -> dict:
         return {"evaluator": self.name, "epsilon0": self.epsilon0, "decay": self.decay,
-                "hand_sizes": self.hand_sizes, "threads": self.threads, "games_learned": self.games_learned,
+                "hand_sizes": self.hand_sizes, "horizon": self.horizon, "threads": self.threads, "games_learned": self.games_learned,
                 "learn_seconds": round(self.learn_seconds, 3), "epsilon": self.epsilon,
                 "entries": self.entries,
                 "learn_mean_score": self.learn_score_sum / self.games_learned if self.games_learned else None}

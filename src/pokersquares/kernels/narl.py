@@ -123,7 +123,7 @@ def add_new(keys, sums, counts, base_keys, base_sums, base_counts, into_keys, in
             if j >= 0:
                 s -= base_sums[j]
                 c -= base_counts[j]
-            if c > 0:
+            if c > 0 or (c == 0 and s != 0.0):  # an entry at its horizon changes only its sum
                 slot = _claim(into_keys, into_used, key)
                 into_sums[slot] += s
                 into_counts[slot] += c
@@ -417,9 +417,23 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
 # -- learning ---------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _credit(sums, counts, slot, x, horizon):
+    """Add sample ``x`` to entry ``slot``'s average (recency-weighted once it holds
+    ``horizon`` samples, when ``horizon`` > 0)."""
+    if horizon > 0 and counts[slot] >= horizon:
+        if counts[slot] > horizon:  # pooled learners' samples pushed it past: rescale
+            sums[slot] *= horizon / counts[slot]
+            counts[slot] = horizon
+        sums[slot] += x - sums[slot] / horizon
+    else:
+        sums[slot] += x
+        counts[slot] += 1
+
+
 @njit(cache=True, nogil=True)  # learners on several threads (NarlEvaluator threads)
 def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used, size_sums, size_counts,
-                use_size, max_used):
+                use_size, max_used, horizon=0):
     """On-policy Monte Carlo learning with an epsilon-greedy policy.
 
     Plays up to ``n_games`` games (stopping early, before a game could push ``used``
@@ -428,6 +442,10 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
     25 states (after each placement) is credited with that line's final points and,
     with ``use_size``, each state's hand-size distribution with the final score minus
     the sum of its line estimates. ``epsilon`` decays by ``decay`` after each game.
+    With ``horizon`` > 0 an entry that holds ``horizon`` samples keeps that count and
+    moves its mean by 1/``horizon`` of each new sample's error (a recency-weighted
+    average): the values of common abstractions follow the policy as it improves
+    instead of keeping the weight of the early, mostly random games.
     Returns (games played, epsilon, sum of the games' final scores).
     """
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
@@ -471,8 +489,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
             for L in range(10):
                 if rec[t, L] != NO_KEY:
                     slot = _claim(keys, used, rec[t, L])
-                    sums[slot] += line_points[L]
-                    counts[slot] += 1
+                    _credit(sums, counts, slot, line_points[L], horizon)
                     rec[t, L] = slot
                 else:
                     rec[t, L] = -1
@@ -482,8 +499,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
                 for L in range(10):
                     slot = rec[t, L]
                     est += line_points[L] if slot < 0 else sums[slot] / counts[slot]
-                size_sums[rec_size[t]] += final - est
-                size_counts[rec_size[t]] += 1
+                _credit(size_sums, size_counts, rec_size[t], final - est, horizon)
         score_sum += final
         played += 1
         epsilon *= decay
