@@ -219,3 +219,19 @@ def test_table_updates_credit_the_lines_the_table_holds_with_their_final_points(
     assert want_counts.sum() > 100  # most lines of a 3,000-game table's afterstates are known
     assert np.array_equal(own[3] - counts, want_counts)
     assert np.allclose(own[2] - sums, want_sums)
+
+
+def test_a_table_step_moves_the_tables_values_toward_the_returns_and_keeps_its_counts(table):
+    """With ``table_step`` the line abstractions' values are TD-learned too: a table
+    whose every value is 3 points too high errs less on the same deals after learning
+    with the residual frozen (alpha 0); its counts and keys stay as they were."""
+    points, keys, sums, counts, size_sums, size_counts, use_size = table
+    biased = (points, keys.copy(), sums + 3.0 * counts, counts.copy(), size_sums.copy(), size_counts.copy(),
+              use_size)
+    theta = np.zeros(K.N_WEIGHTS)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.0)
+    K.learn_games(2000, rng_seed(12), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.01)
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.0)
+    assert not theta.any()
+    assert np.array_equal(biased[1], keys) and np.array_equal(biased[3], counts)
+    assert after < 0.8 * before

@@ -213,6 +213,9 @@ class TdEvaluator(Evaluator):
     ``epsilon0``, ``decay`` and ``hand_sizes`` configure the table's learning.
     ``table_updates``: TD games also add their lines' final points to the table's
     averages (the keys it holds), so the table follows the policy that plays.
+    ``table_step``: TD games also move the table's values of the line abstractions
+    they meet by this step times the TD error (shared among the ten lines), learning
+    table and residual jointly; 0 keeps the table as NARL learned it.
     """
 
     name = "td"
@@ -220,9 +223,12 @@ class TdEvaluator(Evaluator):
     def __init__(self, groups: str = "sizes,suits,joint,ranks", alpha: float = 0.01, lam: float = 0.5,
                  epsilon: float = 0.0, games: int | None = None, td_games: int | None = None,
                  narl_share: float = 0.7, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
-                 decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False) -> None:
+                 decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False,
+                 table_step: float = 0.0) -> None:
         if not 0.0 <= lam <= 1.0 or not 0.0 <= epsilon <= 1.0 or alpha < 0:
             raise PokerSquaresError("TD needs alpha >= 0 and lam, epsilon in [0, 1]")
+        if not table_step >= 0.0:
+            raise PokerSquaresError(f"table_step must be >= 0, got {table_step!r}")
         if not 0.0 < narl_share <= 1.0:
             raise PokerSquaresError(f"narl_share must be in (0, 1], got {narl_share!r}")
         if not isinstance(threads, int) or threads < 1:
@@ -231,6 +237,7 @@ class TdEvaluator(Evaluator):
         self.groups = parse_groups(groups)
         self.alpha, self.lam, self.epsilon = float(alpha), float(lam), float(epsilon)
         self.table_updates = bool(table_updates)
+        self.table_step = float(table_step)
         self.games = games
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
@@ -291,7 +298,7 @@ class TdEvaluator(Evaluator):
                 share = [min(chunk, max(0, target - played - chunk * k)) for k in range(self.threads)]
                 t0 = time.perf_counter()
                 parts = [pool.submit(K.learn_games, share[k], states[k], self.alpha, self.lam, self.epsilon,
-                                     *self._tables(), self.table_updates) for k in range(self.threads) if share[k]]
+                                     *self._tables(), self.table_updates, self.table_step) for k in range(self.threads) if share[k]]
                 score_sum += sum(f.result()[0] for f in parts)
                 played += sum(share)
                 dt = time.perf_counter() - t0
@@ -397,5 +404,6 @@ class TdEvaluator(Evaluator):
 
     def info(self) -> dict:
         return {"evaluator": self.name, "groups": self.group_names, "alpha": self.alpha, "lam": self.lam,
-                "epsilon": self.epsilon, "table_updates": self.table_updates, "narl": self.narl.info(), "td_games_learned": self.td_games_learned,
+                "epsilon": self.epsilon, "table_updates": self.table_updates,
+                "table_step": self.table_step, "narl": self.narl.info(), "td_games_learned": self.td_games_learned,
                 "td_seconds": round(self.td_seconds, 3)}

@@ -365,7 +365,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
 
 @njit(cache=True, nogil=True)
 def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts, size_sums, size_counts,
-                use_size, theta, groups, update_table):
+                use_size, theta, groups, update_table, table_step=0.0):
     """TD(lambda) on afterstates: play ``n_games`` games (each move uniformly random with
     probability ``epsilon``, else greedy on table + residual) and after each game move
     the active weights of its 24 non-final afterstates toward their lambda-returns,
@@ -373,7 +373,11 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     ``update_table``, each game also credits every line abstraction of its afterstates
     that the table already holds with that line's final points, as NARL's learning
     does (no new keys: the table does not grow here), so the table's averages follow
-    the policy that now plays. Returns (sum of final scores, sum of squared errors G - V)."""
+    the policy that now plays. With ``table_step`` > 0 the table's values of those line
+    abstractions are TD-learned weights as well: each moves by ``table_step`` times the
+    TD error, shared among the ten lines (an n-tuple network whose tuples are NARL's
+    line abstractions, started from the table's averages and learned jointly with the
+    residual). Returns (sum of final scores, sum of squared errors G - V)."""
     rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     deck = np.arange(52)
@@ -411,20 +415,20 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
                                 _cross_mask(grid, groups))
-            if update_table and t < 24:  # the full grid's lines have no keys
+            if (update_table or table_step > 0.0) and t < 24:  # the full grid's lines have no keys
                 for L in range(10):
                     rec_keys[t, L] = line_key(grid, LINES_ARRAY[L], _NO_CARD, t + 1, L >= 5, rank_und, suit_und,
                                               undealt)[0]
         final = score_grid(grid, points)
-        if update_table:
+        if update_table or table_step > 0.0:
             line_points = line_scores(grid, points)
             for t in range(24):
                 for L in range(10):
-                    if rec_keys[t, L] != NO_KEY:
-                        slot = lookup(keys, rec_keys[t, L])
-                        if slot >= 0:
-                            sums[slot] += line_points[L]
-                            counts[slot] += 1
+                    slot = lookup(keys, rec_keys[t, L]) if rec_keys[t, L] != NO_KEY else -1
+                    rec_keys[t, L] = slot
+                    if update_table and slot >= 0:
+                        sums[slot] += line_points[L]
+                        counts[slot] += 1
         ret = np.float64(final)
         for t in range(23, -1, -1):
             ret = (1.0 - lam) * value[t + 1] + lam * ret
@@ -435,5 +439,11 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
                 step = alpha * delta / m
                 for i in range(m):
                     theta[rec[t, i]] += step
+            if table_step > 0.0:
+                step = table_step * delta / 10.0
+                for L in range(10):
+                    slot = rec_keys[t, L]
+                    if slot >= 0:
+                        sums[slot] += step * counts[slot]  # the average moves by step
         score_sum += final
     return score_sum, err_sum
