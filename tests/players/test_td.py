@@ -19,6 +19,7 @@ def test_td_player_options():
     assert (ev.group_names, ev.alpha, ev.lam, ev.games, ev.td_games, ev.threads) == ("suits", 0.02, 0.0, 100, 50, 1)
     assert not ev.table_updates
     assert make_player("td:table_updates=true,games=10").evaluator.table_updates
+    assert make_player("td:table_step=0.003,games=10").evaluator.table_step == 0.003
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
@@ -37,6 +38,8 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("td:groups=colours", "unknown TD feature group"),
     ("td:games=-1", "non-negative"),
     ("td:table_updates=1", "table_updates of player 'td' takes true or false"),
+    ("td:table_step=-0.1", "table_step must be >= 0"),
+    ("td:table_step=nan", "takes a finite number"),
 ])
 def test_rejected_options(spec, message):
     with pytest.raises(PokerSquaresError, match=message):
