@@ -20,6 +20,7 @@ def test_td_player_options():
     assert not ev.table_updates
     assert make_player("td:table_updates=true,games=10").evaluator.table_updates
     assert make_player("td:table_step=0.003,games=10").evaluator.table_step == 0.003
+    assert make_player("champion:table_step=0.003,games=10").evaluator.table_step == 0.003
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
@@ -40,6 +41,8 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("td:table_updates=1", "table_updates of player 'td' takes true or false"),
     ("td:table_step=-0.1", "table_step must be >= 0"),
     ("td:table_step=nan", "takes a finite number"),
+    ("champion:table_step=-0.001", "table_step must be >= 0"),
+    ("champion:evaluator=narl,table_step=0.001", "table_step is a setting of the TD evaluator"),
 ])
 def test_rejected_options(spec, message):
     with pytest.raises(PokerSquaresError, match=message):

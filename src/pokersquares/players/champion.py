@@ -81,11 +81,12 @@ def _flag(name: str, value) -> bool:
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
-                 "fewer than K cards are placed)", cores=2)
+                 "fewer than K cards are placed), table_step= (TD also learns the table's line values)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
-             clock: str = "even", search_from: int = 0, time_per_game: float | None = None) -> ChampionPlayer:
+             clock: str = "even", search_from: int = 0, table_step: float | None = None,
+             time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -103,12 +104,15 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
         evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
+    if evaluator == "narl" and table_step is not None:
+        raise PokerSquaresError("table_step is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
         learned = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
         if load is not None:
             learned.load(str(load))
     elif evaluator == "td":
-        learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
+        learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores,
+                              **({} if table_step is None else {"table_step": float(table_step)}))
         if load is not None:
             learned.load(str(load))
     else:
