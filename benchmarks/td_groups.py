@@ -49,6 +49,15 @@ def variant_settings(variant: str) -> dict:
     unknown = set(settings) - {"alpha", "lam", "epsilon", "table_updates", "table_step", "td_games", "threads", *TABLE_SETTINGS}
     if unknown:
         raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.evaluators.td import TdEvaluator
+
+    try:  # a bad value fails here, before any learning
+        NarlEvaluator(**{k: v for k, v in settings.items() if k in TABLE_SETTINGS})
+        TdEvaluator(**{k: v for k, v in settings.items() if k not in (*TABLE_SETTINGS, "td_games")}, groups=groups)
+    except (PokerSquaresError, TypeError) as e:
+        raise SystemExit(f"td_groups: {e} in {variant!r}") from None
     return {"groups": groups, **settings}
 
 
