@@ -62,6 +62,8 @@ BAD = {
     "sweep text value": (["sweep", "--player", "greedy", "--param", "flush_weight=abc", "--games", "2", *R],
                          "takes a finite number"),
     "demo unknown player": (["demo", "--players", "greedy,nosuch", "--games", "1"], "unknown player 'nosuch'"),
+    "tournament orphan parameter": (["tournament", "--players", "greedy,depth=2", "--systems", "american",
+                                     "--games", "2", *R], "follows no player with parameters"),
     "demo player twice": (["demo", "--players", "greedy,greedy", "--games", "1"], "lists a player twice"),
     "demo prep inf": (["demo", "--prep-time", "inf"], "finite"),
 }

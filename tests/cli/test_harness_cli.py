@@ -40,6 +40,13 @@ def test_tournament_json(tmp_path):
     assert t["ranking"][0] == "greedy" and t["scores"]["greedy"] == 2.0
 
 
+def test_a_tournament_lists_players_with_several_parameters(tmp_path):
+    r = cli("tournament", "--players", "random,hybrid:evaluator=possibility,search=greedy", "--systems", "american",
+            "--games", "2", "--prep-time", "1", "--time-per-game", "5", "--db", str(tmp_path / "t.sqlite"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["players"] == ["random", "hybrid:evaluator=possibility,search=greedy"]
+
+
 def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path):
     db = tmp_path / "k.sqlite"
     args = ["run", "--player", "fault_players:SlowGames", "--games", "400", "--db", str(db), "--json", "--workers", "2"]

@@ -4,7 +4,7 @@ import pytest
 
 from pokersquares.cards import deal
 from pokersquares.errors import InvalidSeedError, PokerSquaresError
-from pokersquares.harness.registry import make_player
+from pokersquares.harness.registry import make_player, split_player_list
 from pokersquares.harness.spec import MAX_GAMES, RunSpec, RunSpecError, player_cores
 from pokersquares.points import AMERICAN
 
@@ -55,3 +55,21 @@ def test_good_parameters_are_taken_and_integers_where_integers_go():
     player = make_player("tiger:iterations=200.0,cp=3,rules=false")
     assert player.search.iterations == 200 and isinstance(player.search.iterations, int)
     assert player_cores("beemo:cores=1") == 1
+
+
+@pytest.mark.parametrize("text, specs", [
+    ("random,greedy", ["random", "greedy"]),
+    ("champion:depth=25,stop_z=2,beemo", ["champion:depth=25,stop_z=2", "beemo"]),
+    ("hybrid:evaluator=narl,search=mcts,greedy:flush_weight=0.5", ["hybrid:evaluator=narl,search=mcts",
+                                                                    "greedy:flush_weight=0.5"]),
+    ("tiger:cp=3 ; beemo ;; greedy", ["tiger:cp=3", "beemo", "greedy"]),
+    ("my.module:Player:depth=2,x=1,og", ["my.module:Player:depth=2,x=1", "og"]),
+])
+def test_a_player_list_keeps_each_players_parameters_with_it(text, specs):
+    assert split_player_list(text) == specs
+
+
+@pytest.mark.parametrize("text", ["depth=25,champion", "greedy,depth=25", "champion:depth=4;stop_z=2"])
+def test_a_parameter_without_its_player_is_refused(text):
+    with pytest.raises(PokerSquaresError, match="follows no player with parameters"):
+        split_player_list(text)

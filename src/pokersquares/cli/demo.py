@@ -26,7 +26,8 @@ DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the cont
 @app.command("demo")
 def demo_cmd(
     games: int = typer.Option(4, "--games", "-n", min=1, help="Games per player and point system."),
-    players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players (default: every registered one)."),
+    players: Optional[str] = typer.Option(None, "--players", help="Players separated by commas or ';', each NAME or "
+                                            "NAME:key=value,... (default: every registered one)."),
     systems: str = typer.Option(DEMO_SYSTEMS, "--systems", help="Point systems of the tournament, ';'-separated, "
                                 "or 'contest' for the twelve of 2016. " + SPEC_HELP),
     prep_time: float = typer.Option(1.0, "--prep-time", help="Preprocessing seconds per system (the contest gave 300)."),

@@ -14,7 +14,8 @@ import typer
 
 from ..cards import card_name
 from ..game import Grid
-from ..harness.registry import list_players, make_player
+from ..errors import PokerSquaresError
+from ..harness.registry import list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
@@ -91,9 +92,13 @@ def use_classpath(classpath: Optional[str]) -> None:
 
 
 def check_player_list(text: str, option: str) -> list[str]:
-    """Comma-separated player specs, each built once (not prepared): a bad one fails
-    here in one line, before any game is played or the store is touched."""
-    names = [p.strip() for p in text.split(",") if p.strip()]
+    """Player specs separated by commas or ';' (:func:`split_player_list`: ``key=value``
+    after a comma is the previous player's), each built once (not prepared): a bad one
+    fails here in one line, before any game is played or the store is touched."""
+    try:
+        names = split_player_list(text)
+    except PokerSquaresError as e:
+        raise fail(f"{option}: {e}") from None
     if not names:
         raise fail(f"{option} needs at least one player")
     if len(set(names)) != len(names):
@@ -257,7 +262,8 @@ def print_table(table: dict) -> None:
 
 @app.command("tournament")
 def tournament_cmd(
-    players: str = typer.Option(..., "--players", help="Comma-separated players, e.g. random,greedy,beemo."),
+    players: str = typer.Option(..., "--players", help="Players separated by commas or ';', each NAME or NAME:key=value,...; "
+                               "e.g. random,champion:depth=25,stop_z=2,beemo (three players)."),
     systems: str = typer.Option("contest", "--systems", help="'contest' (the 12 systems of 2016) or a list of specs separated by commas or ';'."),
     games: int = typer.Option(10, "--games", "-n", help="Games per player and system."),
     seed: int = SEED_OPT,

@@ -7,7 +7,10 @@ user's code may add players with :func:`register_player`.
 
 A player spec is ``NAME`` or ``NAME:key=value,key=value`` for a registered player,
 or ``package.module:ClassName[:key=value,...]`` for a class in the user's own code.
-Values are parsed as int, float, bool or left as text.
+Values are parsed as int, float, bool or left as text. A list of players
+(:func:`split_player_list`) is separated by commas or ``;``; a ``key=value`` part
+after a comma belongs to the player before it, so ``champion:depth=25,stop_z=2,beemo``
+lists two players.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, Callable
 from ..errors import PokerSquaresError, UnknownPlayerError
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
-           "parse_player_spec", "check_params", "UnknownPlayerError"]
+           "parse_player_spec", "split_player_list", "check_params", "UnknownPlayerError"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,28 @@ def _parse_params(text: str) -> dict[str, Any]:
             raise UnknownPlayerError(f"player parameter {part!r} is not key=value")
         params[key.strip().replace("-", "_")] = _parse_value(value.strip())
     return params
+
+
+def split_player_list(text: str) -> list[str]:
+    """Player specs separated by commas or ``;``. A part that is ``key=value`` (an
+    ``=`` before any ``:``, which no player's name has) is one more parameter of the
+    player before it: ``greedy,champion:depth=25,stop_z=2`` is ``greedy`` and
+    ``champion:depth=25,stop_z=2``."""
+    specs: list[str] = []
+    for group in text.split(";"):  # a ';' ends the parameters of the player before it
+        listed: list[str] = []
+        for part in (p.strip() for p in group.split(",")):
+            if not part:
+                continue
+            if "=" not in part.partition(":")[0]:
+                listed.append(part)
+            elif listed and ":" in listed[-1]:
+                listed[-1] += "," + part
+            else:
+                raise UnknownPlayerError(f"player parameter {part!r} follows no player with parameters "
+                                         f"(write NAME:{part})")
+        specs += listed
+    return specs
 
 
 def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
