@@ -82,8 +82,24 @@ def test_no_check_below_its_minimum_budget_and_at_most_a_small_share_above():
 
 
 def test_a_tie_or_no_games_decides_as_documented():
-    assert GuardReport(100, 80.0, 80.0, 0.1).plays_greedy_rule  # the table must score more
+    assert not GuardReport(100, 80.0, 80.0, 0.1, diff_se=1.0).plays_greedy_rule  # a tie keeps the table
     assert not GuardReport(0, float("nan"), float("nan"), 0.0).plays_greedy_rule
+
+
+@pytest.mark.parametrize("learned, plays_greedy_rule", [(80.0, False), (79.0, False), (78.1, False),
+                                                        (77.9, True), (60.0, True)])
+def test_the_greedy_rule_is_played_only_when_the_table_is_clearly_behind(learned, plays_greedy_rule):
+    # MARGIN_Z = 2 standard errors of the difference: 2 points here.
+    assert GuardReport(2000, learned, 80.0, 0.1, diff_se=1.0).plays_greedy_rule is plays_greedy_rule
+
+
+def test_the_check_reports_the_standard_error_of_its_difference():
+    evaluator = NarlEvaluator(games=0)
+    evaluator.prepare(np.array(AMERICAN.points), 0.0)
+    report = check_against_greedy(evaluator, np.array(AMERICAN.points), 60.0, seed=3, max_games=400)
+    # Final American scores spread by about 15 to 25 points a game on each side.
+    assert 15 * np.sqrt(2 / 400) < report.diff_se < 25 * np.sqrt(2 / 400)
+    assert report.greedy_mean - report.learned_mean > 2 * report.diff_se and report.plays_greedy_rule
 
 
 def test_advice_of_a_player_on_the_greedy_rule_estimates_final_scores(monkeypatch):

@@ -39,7 +39,7 @@ def beemo(load: str | None = None, playouts: int | None = None, time_per_game: f
                         name="beemo", time_per_game=time_per_game)
 
 
-beemo.version = "2"  # 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
+beemo.version = "3"  # 3: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
 
 
 @register_player("og", "BeeMo's optimized greedy on learned hand patterns, no search; og:load=FILE "
@@ -48,7 +48,7 @@ def og(load: str | None = None, **learning) -> SearchPlayer:
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
-og.version = "4"  # 4: the shared MoveClock; 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
+og.version = "5"  # 5: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 4: the shared MoveClock; 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
 
 
 _BENCH_UTILITIES: np.ndarray | None = None

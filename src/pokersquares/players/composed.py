@@ -57,7 +57,7 @@ class SearchPlayer(BasePlayer):
                                                            self.seed)
             g = self.guard
             progress.report(f"checked against the greedy rule over {g.games:,} games a side: learned "
-                            f"{g.learned_mean:.1f}, greedy {g.greedy_mean:.1f}"
+                            f"{g.learned_mean:.1f}, greedy {g.greedy_mean:.1f} (difference ± {g.diff_se:.1f})"
                             + (": playing the greedy rule" if g.plays_greedy_rule else ""), force=True)
 
     @property
