@@ -12,20 +12,20 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sqlite3
 import statistics
 import sys
 from pathlib import Path
 
+from pokersquares.harness.store import ResultStore, StoreError
 
-def games(store: Path, player: str, system: str, seeds: int) -> dict[int, int] | None:
-    """Seed -> score of ``player``'s run on the system whose name starts with ``system``
-    (case-insensitive), seeds below ``seeds``; None when the store has no such run."""
-    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as c:
-        for run_id, name in c.execute("SELECT run_id, system_name FROM runs WHERE player = ?", (player,)):
-            if name.lower().startswith(system.lower()):
-                return dict(c.execute("SELECT seed, score FROM games WHERE run_id = ? AND seed < ? AND penalty IS NULL",
-                                      (run_id, seeds)).fetchall())
+
+def games(store: ResultStore, player: str, system: str, seeds: int) -> dict[int, int] | None:
+    """Seed -> score (a penalised game's score is its penalty) of ``player``'s run on the
+    system whose name starts with ``system`` (case-insensitive), seeds below ``seeds``;
+    None when the store has no such run."""
+    for run in store.runs():
+        if run.player == player and run.system_name.lower().startswith(system.lower()):
+            return {g.seed: g.score for g in store.games(run.run_id) if g.seed < seeds}
     return None
 
 
@@ -37,11 +37,12 @@ def main() -> None:
     parser.add_argument("--rival", default="beemo")
     parser.add_argument("--seeds", type=int, default=100, help="only seeds 0..N-1 (the same deals in every store)")
     args = parser.parse_args()
-    missing = [str(s) for s in args.stores if not s.is_file()]
-    if missing:
-        sys.exit(f"error: no result store at {', '.join(missing)}")
+    try:
+        stores = [ResultStore(path, readonly=True) for path in args.stores]
+    except StoreError as e:
+        sys.exit(f"error: {e}")
     rows = []
-    for store in args.stores:
+    for path, store in zip(args.stores, stores):
         a, b = games(store, args.player, args.system, args.seeds), games(store, args.rival, args.system, args.seeds)
         if a is None or b is None:
             continue
@@ -49,7 +50,7 @@ def main() -> None:
         if len(seeds) < 2:
             continue
         gaps = [a[s] - b[s] for s in seeds]
-        rows.append({"store": str(store), "deals": len(seeds), args.player: statistics.fmean(a[s] for s in seeds),
+        rows.append({"store": str(path), "deals": len(seeds), args.player: statistics.fmean(a[s] for s in seeds),
                      args.rival: statistics.fmean(b[s] for s in seeds), "gap": statistics.fmean(gaps),
                      "gap_stderr": statistics.stdev(gaps) / math.sqrt(len(gaps))})
     if not rows:
