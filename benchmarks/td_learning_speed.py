@@ -1,12 +1,14 @@
 """Learning games per second of the TD residual's kernel beside NARL's, as JSON.
 
-    python benchmarks/td_learning_speed.py [--table-games 200000] [--games 20000] [--rounds 3]
+    python benchmarks/td_learning_speed.py [--table-games 200000] [--games 20000] [--rounds 3] [--table-step 0.002]
 
 Learns a NARL table of ``--table-games`` games (American, one learner), then times,
 in alternating rounds on the same table so that a busy machine slows both alike:
 NARL's learning kernel (one thread) and the TD kernel (all feature groups) on one
 thread and on two threads learning into the same weights. Reports each one's best
-round and the ratios, with the load average at the start and the end.
+round and the ratios, with the load average at the start and the end. ``--table-step``
+is the TD games' step on the table's line values (``td:table_step``; 0.002 is the
+default of ``td`` and ``champion``, 0 the version 9 evaluator).
 """
 
 import argparse
@@ -29,6 +31,7 @@ def main() -> None:
     ap.add_argument("--table-games", type=int, default=200_000)
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--table-step", type=float, default=0.002)
     args = ap.parse_args()
     load_start = os.getloadavg()[0]
     points = np.array(AMERICAN.points, dtype=np.int64)
@@ -36,7 +39,8 @@ def main() -> None:
     narl.prepare(points, 0.0, 0)
     table = narl._tables()
     theta = np.zeros(K.N_WEIGHTS)
-    K.learn_games(4, rng_seed(1), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)  # compile off the clock
+    step = args.table_step
+    K.learn_games(4, rng_seed(1), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, step)  # compile off the clock
     best = {"narl_1_thread": 0.0, "td_1_thread": 0.0, "td_2_threads": 0.0}
     n = args.games
     with ThreadPoolExecutor(2) as pool:
@@ -48,14 +52,15 @@ def main() -> None:
                           narl.size_sums.copy(), narl.size_counts.copy(), True, int(0.7 * len(keys)))
             best["narl_1_thread"] = max(best["narl_1_thread"], n / (time.perf_counter() - t))
             t = time.perf_counter()
-            K.learn_games(n, rng_seed(20 + r), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)
+            K.learn_games(n, rng_seed(20 + r), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, step)
             best["td_1_thread"] = max(best["td_1_thread"], n / (time.perf_counter() - t))
             t = time.perf_counter()
             parts = [pool.submit(K.learn_games, n // 2, rng_seed(30 + 2 * r + k), 0.01, 0.5, 0.0, *table, theta,
-                                 K.ALL_GROUPS, False) for k in range(2)]
+                                 K.ALL_GROUPS, False, step) for k in range(2)]
             [f.result() for f in parts]
             best["td_2_threads"] = max(best["td_2_threads"], n / (time.perf_counter() - t))
     print(json.dumps({"games_per_round": n, "rounds": args.rounds, "table_games": args.table_games,
+                      "table_step": step,
                       **{k: round(v) for k, v in best.items()},
                       "td_over_narl_1_thread": round(best["td_1_thread"] / best["narl_1_thread"], 3),
                       "loadavg_start": load_start, "loadavg_end": os.getloadavg()[0]}))

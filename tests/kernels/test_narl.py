@@ -146,6 +146,46 @@ def test_kernel_matches_reference_on_random_grids():
     assert checked == {"f", "s", "r"}
 
 
+def test_placement_slots_are_the_table_slots_of_each_afterstates_lines():
+    """``_placements`` keeps each line's table slot as it is and with the card, and
+    ``afterstate_slots`` gives, for any cell, the ten slots of the grid the card leads
+    to: the slot of the plain-Python reference abstraction of each of its lines, -1 for
+    a complete line or an abstraction the table does not hold."""
+    rng = np.random.default_rng(3)
+    narl = NarlEvaluator(games=3000, threads=1)
+    narl.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.0, 0)
+    points, keys, sums, counts, size_sums, size_counts, use_size = narl._tables()
+    slot_of = {describe_key(key): slot for slot, key in enumerate(keys) if key >= 0}
+    rank_und, suit_und, undealt, sizes, a, b, slots, out = (np.empty(13, dtype=np.int64), np.empty(4, dtype=np.int64),
+                                                           np.empty(52, dtype=np.uint8), np.empty(10, dtype=np.int64),
+                                                           np.empty(10), np.empty(10), np.empty(20, dtype=np.int64),
+                                                           np.empty(25))
+    after = np.empty(10, dtype=np.int64)
+    seen = {"held": 0, "unknown": 0, "complete": 0}
+    for _ in range(200):
+        grid = _random_grid(rng, np.arange(52))
+        if (grid < 0).sum() == 0:
+            continue
+        card = int(rng.choice([c for c in range(52) if c not in set(grid.tolist())]))
+        n = K.undealt_counts(grid, card, rank_und, suit_und, undealt)
+        K._line_sizes(grid, sizes)
+        K._placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                      size_sums, size_counts, use_size, a, b, slots, out)
+        for cell in np.flatnonzero(grid < 0):
+            K.afterstate_slots(slots, int(cell), after)
+            child = grid.copy()
+            child[cell] = card
+            for line in range(10):
+                if all(child[j] >= 0 for j in LINES[line]):
+                    want = -1
+                    seen["complete"] += 1
+                else:
+                    want = slot_of.get(_reference_abstraction(child, line), -1)
+                    seen["held" if want >= 0 else "unknown"] += 1
+                assert after[line] == want
+    assert min(seen.values()) > 100
+
+
 def test_size_index_counts_line_sizes():
     grid = _grid({0: "AC", 1: "2C"})
     sizes = np.array([sum(grid[j] >= 0 for j in line) for line in LINES], dtype=np.int64)

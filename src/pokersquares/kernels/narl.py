@@ -213,14 +213,23 @@ def line_key(grid, line, extra, n, is_col, rank_und, suit_und, undealt):
 
 
 @njit(cache=True, inline="always")
-def _value_of(key, hand, points, keys, sums, counts):
-    if key == NO_KEY:
-        return np.float64(points[hand])
-    slot = lookup(keys, key)
+def _slot_of(key, keys):
+    """The table slot of a line abstraction, -1 for a complete line or an abstraction
+    the table does not hold."""
+    return lookup(keys, key) if key != NO_KEY else -1
+
+
+@njit(cache=True, inline="always")
+def _value_at(slot, hand, points, sums, counts):
     if slot < 0:
-        # Never seen: the points of the partial hand as it stands are the best guess.
+        # Complete (exact), or never seen: the points of the hand as it stands are the best guess.
         return np.float64(points[hand])
     return sums[slot] / counts[slot]
+
+
+@njit(cache=True, inline="always")
+def _value_of(key, hand, points, keys, sums, counts):
+    return _value_at(_slot_of(key, keys), hand, points, sums, counts)
 
 
 @njit(cache=True, inline="always")
@@ -271,19 +280,25 @@ def grid_value(grid, points, keys, sums, counts, size_sums, size_counts, use_siz
 
 @njit(cache=True)  # one copy for its four callers (card and n_after as int64)
 def _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                size_sums, size_counts, use_size, a, b, out):
+                size_sums, size_counts, use_size, a, b, slots, out):
     """``out[cell]``: the value of the grid after ``card`` goes to ``cell`` (-inf where
     occupied). The undealt tallies already exclude ``card``; ``sizes`` are the line
     sizes before placing. Only a cell's row and column change, so each line is looked
-    up twice (as it is, and with the card) instead of ten times per cell."""
+    up twice (as it is, and with the card) instead of ten times per cell. ``slots[L]``
+    and ``slots[10 + L]`` keep line ``L``'s table slot as it is and with the card (-1:
+    complete, or not in the table), so the afterstate of any cell has its ten slots
+    without a lookup (:func:`afterstate_slots`)."""
     total = 0.0
     for L in range(10):
         key, hand = line_key(grid, LINES_ARRAY[L], _NO_CARD, n_after, L >= 5, rank_und, suit_und, undealt)
-        a[L] = _value_of(key, hand, points, keys, sums, counts)
+        slots[L] = _slot_of(key, keys)
+        a[L] = _value_at(slots[L], hand, points, sums, counts)
         total += a[L]
+        slots[10 + L] = -1
         if sizes[L] < 5:
             key, hand = line_key(grid, LINES_ARRAY[L], card, n_after, L >= 5, rank_und, suit_und, undealt)
-            b[L] = _value_of(key, hand, points, keys, sums, counts)
+            slots[10 + L] = _slot_of(key, keys)
+            b[L] = _value_at(slots[10 + L], hand, points, sums, counts)
     full = n_after == 25
     idx0 = size_index(sizes) if use_size else 0
     for cell in range(25):
@@ -306,20 +321,30 @@ def _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points,
 @njit(cache=True, inline="always")
 def _scratch():
     """Work arrays of the placement kernels: undealt counts by rank and suit, undealt
-    flags, the 10 lines' sizes, line values before and after a placement, and 25
-    cell values."""
+    flags, the 10 lines' sizes, line values before and after a placement, their table
+    slots, and 25 cell values."""
     return (np.empty(13, dtype=np.int64), np.empty(4, dtype=np.int64), np.empty(52, dtype=np.uint8),
-            np.empty(10, dtype=np.int64), np.empty(10), np.empty(10), np.empty(25))
+            np.empty(10, dtype=np.int64), np.empty(10), np.empty(10), np.empty(20, dtype=np.int64), np.empty(25))
+
+
+@njit(cache=True, inline="always")
+def afterstate_slots(slots, cell, out):
+    """``out[L]``: the table slot of line ``L`` once the card :func:`_placements` valued
+    goes to ``cell``: its row and column with the card, the other lines as they are."""
+    r = cell // 5
+    c = 5 + cell % 5
+    for L in range(10):
+        out[L] = slots[10 + L] if L == r or L == c else slots[L]
 
 
 @njit(cache=True)
 def placement_values(grid, card, points, keys, sums, counts, size_sums, size_counts, use_size):
     """``float64[25]``: estimated final score after placing ``card`` in each cell."""
-    rank_und, suit_und, undealt, sizes, a, b, out = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, out = _scratch()
     n = undealt_counts(grid, card, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
     _placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                size_sums, size_counts, use_size, a, b, out)
+                size_sums, size_counts, use_size, a, b, slots, out)
     return out
 
 
@@ -327,7 +352,7 @@ def placement_values(grid, card, points, keys, sums, counts, size_sums, size_cou
 def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, size_counts, use_size):
     """For each card of ``cards``: the value of its best placement on ``grid`` (the
     chance level of a depth-2 expectimax: each card as the next one dealt)."""
-    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     out = np.empty(cards.shape[0])
     n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
@@ -337,7 +362,7 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
         rank_und[d % 13] -= 1
         suit_und[d // 13] -= 1
         _placements(grid, d, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                    size_sums, size_counts, use_size, a, b, vals)
+                    size_sums, size_counts, use_size, a, b, slots, vals)
         out[i] = vals.max()
         undealt[d] = 1
         rank_und[d % 13] += 1
@@ -388,7 +413,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     left) from a fresh shuffle of the undealt cards, places them by the greedy policy
     (or uniformly at random) and ends with the exact score of a full grid or the
     estimated final score of a partial one."""
-    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
     deck, n0 = undealt_deck(grid, rank_und, suit_und, undealt)
@@ -403,7 +428,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
                 cell = random_bit(state, empty_mask(g))
             else:
                 _placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                            size_sums, size_counts, use_size, a, b, vals)
+                            size_sums, size_counts, use_size, a, b, slots, vals)
                 cell = _argmax(vals)
             _put(g, sizes, cell, card)
             n += 1
@@ -448,7 +473,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
     instead of keeping the weight of the early, mostly random games.
     Returns (games played, epsilon, sum of the games' final scores).
     """
-    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     deck = np.arange(52)
     grid = np.empty(25, dtype=np.int8)
     rec = np.empty((25, 10), dtype=np.int64)
@@ -474,7 +499,7 @@ def learn_games(n_games, state, epsilon, decay, points, keys, sums, counts, used
                 cell = random_bit(state, empty_mask(grid))
             else:
                 _placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                            size_sums, size_counts, use_size, a, b, vals)
+                            size_sums, size_counts, use_size, a, b, slots, vals)
                 cell = _argmax(vals)
             _put(grid, sizes, cell, card)
             for L in range(10):

@@ -48,7 +48,7 @@ from numba import njit
 
 from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, line_scores, random_bit, rng_next, rng_seed,
                    score_grid, shuffle_prefix)
-from .narl import (NO_KEY, _argmax, _deal, _line_sizes, _placements, _put, _scratch, grid_value, line_key, lookup,
+from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, afterstate_slots, grid_value,
                    restart_playout, undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "ALL_GROUPS",
@@ -260,11 +260,11 @@ def grid_value_td(grid, points, keys, sums, counts, size_sums, size_counts, use_
 
 @njit(cache=True)
 def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                   size_sums, size_counts, use_size, a, b, out, k, fsuit, lcounts, theta, groups, idx):
-    """Like NARL's ``_placements``, plus each afterstate's residual. ``k``/``fsuit``/``lcounts``
-    hold the line states of ``grid`` (before placing) and are restored."""
+                   size_sums, size_counts, use_size, a, b, slots, out, k, fsuit, lcounts, theta, groups, idx):
+    """Like NARL's ``_placements`` (``slots`` included), plus each afterstate's residual.
+    ``k``/``fsuit``/``lcounts`` hold the line states of ``grid`` (before placing) and are restored."""
     _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                size_sums, size_counts, use_size, a, b, out)
+                size_sums, size_counts, use_size, a, b, slots, out)
     empty = _cross_mask(grid, groups)
     for cell in range(25):
         if grid[cell] >= 0:
@@ -291,13 +291,13 @@ def _td_scratch():
 @njit(cache=True)
 def placement_values(grid, card, points, keys, sums, counts, size_sums, size_counts, use_size, theta, groups):
     """``float64[25]``: estimated final score after placing ``card`` in each cell (-inf where occupied)."""
-    rank_und, suit_und, undealt, sizes, a, b, out = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, out = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     n = undealt_counts(grid, card, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
     line_states(grid, k, fsuit, lcounts)
     _td_placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                   size_sums, size_counts, use_size, a, b, out, k, fsuit, lcounts, theta, groups, idx)
+                   size_sums, size_counts, use_size, a, b, slots, out, k, fsuit, lcounts, theta, groups, idx)
     return out
 
 
@@ -305,7 +305,7 @@ def placement_values(grid, card, points, keys, sums, counts, size_sums, size_cou
 def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, size_counts, use_size, theta,
                           groups):
     """For each card of ``cards``: the value of its best placement on ``grid``."""
-    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     out = np.empty(cards.shape[0])
     n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
@@ -317,7 +317,7 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
         rank_und[d % 13] -= 1
         suit_und[d // 13] -= 1
         _td_placements(grid, d, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                       size_sums, size_counts, use_size, a, b, vals, k, fsuit, lcounts, theta, groups, idx)
+                       size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx)
         out[i] = vals.max()
         undealt[d] = 1
         rank_und[d % 13] += 1
@@ -329,7 +329,7 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
 def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, counts, size_sums, size_counts,
              use_size, theta, groups):
     """As NARL's ``playouts``, on the table plus the residual."""
-    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
@@ -346,7 +346,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
                 cell = random_bit(state, empty_mask(g))
             else:
                 _td_placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                               size_sums, size_counts, use_size, a, b, vals, k, fsuit, lcounts, theta, groups, idx)
+                               size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx)
                 cell = _argmax(vals)
             _put(g, sizes, cell, card)
             _add(cell // 5, card, k, fsuit, lcounts)
@@ -378,14 +378,14 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     TD error, shared among the ten lines (an n-tuple network whose tuples are NARL's
     line abstractions, started from the table's averages and learned jointly with the
     residual). Returns (sum of final scores, sum of squared errors G - V)."""
-    rank_und, suit_und, undealt, sizes, a, b, vals = _scratch()
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     deck = np.arange(52)
     grid = np.empty(25, dtype=np.int8)
     rec = np.empty((25, MAX_ACTIVE), dtype=np.int64)
     rec_m = np.empty(25, dtype=np.int64)
     value = np.empty(25)
-    rec_keys = np.empty((25, 10), dtype=np.int64)
+    rec_slots = np.empty((25, 10), dtype=np.int64)  # table slots of each afterstate's lines
     score_sum = 0.0
     err_sum = 0.0
     for game in range(n_games):
@@ -404,7 +404,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             card = deck[t]
             _deal(card, undealt, rank_und, suit_und)
             _td_placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                           size_sums, size_counts, use_size, a, b, vals, k, fsuit, lcounts, theta, groups, idx)
+                           size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx)
             if epsilon > 0.0 and np.float64(rng_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
                 cell = random_bit(state, empty_mask(grid))
             else:
@@ -415,18 +415,15 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
                                 _cross_mask(grid, groups))
-            if (update_table or table_step > 0.0) and t < 24:  # the full grid's lines have no keys
-                for L in range(10):
-                    rec_keys[t, L] = line_key(grid, LINES_ARRAY[L], _NO_CARD, t + 1, L >= 5, rank_und, suit_und,
-                                              undealt)[0]
+            if (update_table or table_step > 0.0) and t < 24:  # the full grid's lines have no slots
+                afterstate_slots(slots, cell, rec_slots[t])
         final = score_grid(grid, points)
-        if update_table or table_step > 0.0:
+        if update_table:
             line_points = line_scores(grid, points)
             for t in range(24):
                 for L in range(10):
-                    slot = lookup(keys, rec_keys[t, L]) if rec_keys[t, L] != NO_KEY else -1
-                    rec_keys[t, L] = slot
-                    if update_table and slot >= 0:
+                    slot = rec_slots[t, L]
+                    if slot >= 0:
                         sums[slot] += line_points[L]
                         counts[slot] += 1
         ret = np.float64(final)
@@ -442,7 +439,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             if table_step > 0.0:
                 step = table_step * delta / 10.0
                 for L in range(10):
-                    slot = rec_keys[t, L]
+                    slot = rec_slots[t, L]
                     if slot >= 0:
                         sums[slot] += step * counts[slot]  # the average moves by step
         score_sum += final
