@@ -52,11 +52,39 @@ def test_beats_greedy_at_a_shrunken_budget(play_legal):
 def test_bad_parameters_fail_in_one_line():
     for spec in ("champion:depth=0", "champion:stop_z=-1", "champion:exact=maybe", "champion:cores=0",
                  "champion:time_fraction=2", "champion:games=-3", "champion:clock=fast",
-                 "champion:search_from=26", "champion:search_from=-1", "champion:search_from=true"):
+                 "champion:search_from=26", "champion:search_from=-1", "champion:search_from=true",
+                 "champion:playouts=0", "champion:playouts=true", "champion:playouts=2.5"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
 
+
+
+def test_playouts_fixes_the_work_and_so_the_games(tmp_path, play_legal):
+    """``playouts=N``: no move searches more than N playouts, and with a clock that does
+    not bind the same deal is played the same way twice (fixed work, for ablations)."""
+    from pokersquares.evaluators.td import TdEvaluator
+
+    learned = TdEvaluator(games=2000, td_games=500, threads=1)
+    learned.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.0, seed=2)
+    learned.save(tmp_path / "td.npz")
+    games = []
+    for _ in range(2):
+        player = make_player(f"champion:load={tmp_path / 'td.npz'},playouts=400")
+        player.warm_up()
+        player.set_point_system(AMERICAN, 1.0)
+        searched = []
+        choose = player.search.choose
+
+        def spy(*args, **kwargs):
+            result = choose(*args, **kwargs)
+            searched.append(int(player.search.last["playouts"].sum()))
+            return result
+
+        player.search.choose = spy
+        games.append(play_legal(player, 7, time_per_game=60.0))
+        assert 0 < max(searched) <= 400
+    assert games[0].placements == games[1].placements and games[0].score == games[1].score
 
 
 def test_load_plays_a_saved_td_evaluator_or_narl_table_told_apart_by_the_file(tmp_path):

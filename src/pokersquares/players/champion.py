@@ -36,6 +36,9 @@ it is not the default (docs/results.md, the ablation on one TD evaluator).
 leaving that time to the later moves, where playouts reach further towards the end; on
 the same saved evaluator and deals ``search_from=10`` scored −1.34 ± 1.67 paired and
 used 1.63 s a game (a move takes at most three even shares), so it is not the default.
+``playouts=N`` caps each move's search at N playouts (``CrnHalving``'s ``max_playouts``):
+with a clock that does not bind, the search's work, and so its games, no longer depend
+on the machine's speed or load, so variants can be compared at fixed work.
 """
 
 from __future__ import annotations
@@ -83,12 +86,13 @@ def _flag(name: str, value) -> bool:
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
-                 "fewer than K cards are placed), table_step= (TD also learns the table's line values)", cores=2)
+                 "fewer than K cards are placed), table_step= (TD also learns the table's line values), "
+                 "playouts=N (at most N playouts a move: fixed work, for ablations)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
-             time_per_game: float | None = None) -> ChampionPlayer:
+             playouts: int | None = None, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -102,6 +106,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
     if isinstance(search_from, bool) or not isinstance(search_from, int) or not 0 <= search_from <= 25:
         raise PokerSquaresError(f"search_from must be a whole number of cards in 0..25, got {search_from!r}")
+    if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1):
+        raise PokerSquaresError(f"playouts must be a positive whole number of playouts a move, got {playouts!r}")
     if clock not in ("even", "usage"):
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
@@ -121,7 +127,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
     search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
-                        from_cards=search_from)
+                        from_cards=search_from, max_playouts=playouts)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
                           learn_usage=clock == "usage")
 
