@@ -12,6 +12,11 @@
 # by default), e.g. the British rows of docs/results.md:
 #   ROWS="greedy default flat_ucb depth=8 stop_z=1000 depth=25" \
 #       bash benchmarks/champion_ablation.sh british-abl.sqlite td-british.npz 100 5 british
+# FIXED=N plays every champion row at fixed work (champion:...,playouts=N: at most N
+# playouts a move); with SECONDS_PER_GAME large enough that the clock never binds, the
+# rows' games then do not depend on the machine's speed or load:
+#   FIXED=5000 ROWS="default crn=false halving=false stop_z=1000" \
+#       bash benchmarks/champion_ablation.sh fixed-abl.sqlite td-american.npz 500 10
 set -euo pipefail
 STORE=${1:-champion-ablation.sqlite}
 TABLE=${2:-td-american.npz}
@@ -19,6 +24,7 @@ GAMES=${3:-200}
 SECONDS_PER_GAME=${4:-5}
 SYSTEM=${5:-american}
 ROWS=${ROWS:-all}
+FIXED=${FIXED:-}
 if [ ! -f "$TABLE" ]; then
     pokersquares train --player champion --system "$SYSTEM" --prep-time 300 --out "$TABLE" --json
 fi
@@ -28,7 +34,11 @@ run() {
         *" all "*|*" $1 "*) ;;
         *) return 0 ;;
     esac
-    pokersquares run --player "$2" --system "$SYSTEM" --games "$GAMES" --seed 0 \
+    local spec=$2
+    if [ -n "$FIXED" ] && [[ $spec == champion:* ]]; then
+        spec="$spec,playouts=$FIXED"
+    fi
+    pokersquares run --player "$spec" --system "$SYSTEM" --games "$GAMES" --seed 0 \
         --time-per-game "$SECONDS_PER_GAME" --prep-time 0 --db "$STORE" --json -q
 }
 run greedy        "td:load=$TABLE,search=greedy"                # the evaluator alone
