@@ -6,7 +6,8 @@ from one or more result stores; JSON on stdout.
 For every run: player, system, per-game and preparation seconds, games, mean ± standard
 error, mean and largest decision seconds per game, penalties, fallback moves per game.
 For every two runs on the same point system that share at least two deals: the mean
-of the game-by-game differences, its standard error and the 95% interval.
+of the game-by-game differences, its standard error and the 95% interval, with the
+store and run id of each side (a store may hold two runs of one player).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def main() -> None:
                 continue
             d = [ga[s][0] - gb[s][0] for s in common]
             m, e = statistics.fmean(d), _se(d)
-            out["paired"].append({"a": a["player"], "b": b["player"], "system": a["system"], "deals": len(d),
+            out["paired"].append({"a": a["player"], "b": b["player"], "a_run": [a["store"], a["run"]],
+                                  "b_run": [b["store"], b["run"]], "system": a["system"], "deals": len(d),
                                   "a_minus_b": round(m, 2), "stderr": round(e, 2),
                                   "ci95": [round(m - 1.96 * e, 2), round(m + 1.96 * e, 2)]})
     print(json.dumps(out, indent=1))
