@@ -346,7 +346,8 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
                 cell = random_bit(state, empty_mask(g))
             else:
                 _td_placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                               size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx)
+                               size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups,
+                               idx)
                 cell = _argmax(vals)
             _put(g, sizes, cell, card)
             _add(cell // 5, card, k, fsuit, lcounts)
