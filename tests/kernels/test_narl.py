@@ -156,10 +156,7 @@ def test_placement_slots_are_the_table_slots_of_each_afterstates_lines():
     narl.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.0, 0)
     points, keys, sums, counts, size_sums, size_counts, use_size = narl._tables()
     slot_of = {describe_key(key): slot for slot, key in enumerate(keys) if key >= 0}
-    rank_und, suit_und, undealt, sizes, a, b, slots, out = (np.empty(13, dtype=np.int64), np.empty(4, dtype=np.int64),
-                                                           np.empty(52, dtype=np.uint8), np.empty(10, dtype=np.int64),
-                                                           np.empty(10), np.empty(10), np.empty(20, dtype=np.int64),
-                                                           np.empty(25))
+    rank_und, suit_und, undealt, sizes, a, b, slots, out = K._scratch()
     after = np.empty(10, dtype=np.int64)
     seen = {"held": 0, "unknown": 0, "complete": 0}
     for _ in range(200):
