@@ -11,6 +11,7 @@ from pokersquares.kernels import td as K
 from pokersquares.kernels.core import rng_seed
 
 POINTS = np.array(AMERICAN.points, dtype=np.int64)
+NO_TC = (np.empty(0), np.empty(0))  # learn_games' temporal-coherence arrays, off
 
 
 def _kernel_indices(grid, groups=K.ALL_GROUPS):
@@ -92,11 +93,11 @@ def test_learning_moves_values_toward_the_returns(table):
     """The squared errors of the lambda-returns on the same deals shrink after learning
     (a wrong sign or a missing update does not)."""
     theta = np.zeros(K.N_WEIGHTS)
-    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
     assert not theta.any()  # alpha 0: play only
-    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False)
+    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
     frozen = theta.copy()
-    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, frozen, K.ALL_GROUPS, False)
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, frozen, K.ALL_GROUPS, False, 0.0, *NO_TC)
     assert after < 0.9 * before
 
 
@@ -161,10 +162,10 @@ def test_cross_placements_and_learning_see_the_placed_cell_filled(table):
             after[cell] = card
             assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, groups), abs=1e-9)
     theta = np.zeros(K.N_WEIGHTS)
-    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, groups, False)
-    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, groups, False)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta, groups, False, 0.0, *NO_TC)
+    K.learn_games(3000, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, groups, False, 0.0, *NO_TC)
     assert theta[K.OFF_CROSS:].any()
-    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta.copy(), groups, False)
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *table, theta.copy(), groups, False, 0.0, *NO_TC)
     assert after < 0.9 * before
 
 
@@ -196,10 +197,10 @@ def test_table_updates_credit_the_lines_the_table_holds_with_their_final_points(
     points, keys, sums, counts, size_sums, size_counts, use_size = table
     theta = np.random.default_rng(13).normal(scale=0.5, size=K.N_WEIGHTS)
     own = (points, keys.copy(), sums.copy(), counts.copy(), size_sums.copy(), size_counts.copy(), use_size)
-    K.learn_games(1, rng_seed(21), 0.0, 0.5, 0.0, *own, theta, K.ALL_GROUPS, False)
+    K.learn_games(1, rng_seed(21), 0.0, 0.5, 0.0, *own, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
     assert np.array_equal(own[2], sums) and np.array_equal(own[3], counts)
 
-    K.learn_games(1, rng_seed(21), 0.0, 0.5, 0.0, *own, theta, K.ALL_GROUPS, True)
+    K.learn_games(1, rng_seed(21), 0.0, 0.5, 0.0, *own, theta, K.ALL_GROUPS, True, 0.0, *NO_TC)
     assert np.array_equal(own[1], keys)  # no key claimed
     slot_of = {describe_key(key): slot for slot, key in enumerate(keys) if key >= 0}
     grids = _replay(table, theta, 21)
@@ -229,9 +230,43 @@ def test_a_table_step_moves_the_tables_values_toward_the_returns_and_keeps_its_c
     biased = (points, keys.copy(), sums + 3.0 * counts, counts.copy(), size_sums.copy(), size_counts.copy(),
               use_size)
     theta = np.zeros(K.N_WEIGHTS)
-    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.0)
-    K.learn_games(2000, rng_seed(12), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.01)
-    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.0)
+    _, before = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    K.learn_games(2000, rng_seed(12), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.01, *NO_TC)
+    _, after = K.learn_games(300, rng_seed(11), 0.0, 0.5, 0.0, *biased, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
     assert not theta.any()
     assert np.array_equal(biased[1], keys) and np.array_equal(biased[3], counts)
     assert after < 0.8 * before
+
+
+def test_temporal_coherence_scales_each_weights_step_by_its_errors_agreement(table):
+    """TC learning: a weight's step is ``alpha`` times ``|E| / A`` (its signed and
+    absolute error sums). Sums far larger than any error keep each weight's rate fixed
+    for the whole run: where the errors agreed (``|E| = A``) TC learns exactly as the
+    constant step, where they cancelled (``E = 0``) nothing moves, and where they agreed
+    against the current error (``E = -A``) the rate is still 1 (a signed ratio would
+    step backwards)."""
+    huge = 1e300
+    constant = np.zeros(K.N_WEIGHTS)
+    K.learn_games(200, rng_seed(12), 0.01, 0.5, 0.0, *table, constant, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    assert constant.any()
+    for e_sum, expected in ((huge, constant), (-huge, constant), (0.0, np.zeros(K.N_WEIGHTS))):
+        theta = np.zeros(K.N_WEIGHTS)
+        tc_e, tc_a = np.full(K.N_WEIGHTS, e_sum), np.full(K.N_WEIGHTS, huge)
+        K.learn_games(200, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, 0.0, tc_e, tc_a)
+        assert np.abs(theta - expected).max() < 1e-200  # E = 0 becomes the first error: a rate of 1e-300 or so
+
+
+def test_temporal_coherence_starts_at_the_full_step_and_records_the_errors(table):
+    """Fresh sums give rate 1 to a weight's first update, so one game of TC learning is
+    one game of the constant step; afterwards ``A`` holds each weight's absolute errors
+    (positive exactly where the weight was active) and ``|E| <= A``."""
+    constant = np.zeros(K.N_WEIGHTS)
+    K.learn_games(1, rng_seed(12), 0.01, 0.5, 0.0, *table, constant, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    theta, tc_e, tc_a = np.zeros(K.N_WEIGHTS), np.zeros(K.N_WEIGHTS), np.zeros(K.N_WEIGHTS)
+    K.learn_games(1, rng_seed(12), 0.01, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, 0.0, tc_e, tc_a)
+    touched = tc_a > 0
+    assert touched.sum() > 24
+    assert np.array_equal(touched, theta != 0)
+    assert (np.abs(tc_e) <= tc_a + 1e-12).all()
+    # a weight met twice in the game took its second step at a rate below 1 only if its errors disagreed
+    assert np.allclose(theta[touched & (np.abs(tc_e) == tc_a)], constant[touched & (np.abs(tc_e) == tc_a)])

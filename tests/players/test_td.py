@@ -21,6 +21,14 @@ def test_td_player_options():
     assert make_player("td:table_updates=true,games=10").evaluator.table_updates
     assert make_player("td:table_step=0.003,games=10").evaluator.table_step == 0.003
     assert make_player("champion:table_step=0.003,games=10").evaluator.table_step == 0.003
+    default = TdEvaluator()
+    for spec in ("td:games=10", "champion:games=10"):  # left out, the evaluator's own defaults
+        ev = make_player(spec).evaluator
+        assert (ev.alpha, ev.tc, ev.table_step) == (default.alpha, default.tc, default.table_step)
+    for spec in ("td:tc=true,alpha=0.3,games=10", "champion:tc=true,alpha=0.3,games=10"):
+        ev = make_player(spec).evaluator
+        assert (ev.tc, ev.alpha, ev.tc_a.shape) == (True, 0.3, ev.theta.shape)
+    assert make_player("td:tc=false,games=10").evaluator.tc_a.shape == (0,)
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
@@ -43,6 +51,12 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("td:table_step=nan", "takes a finite number"),
     ("champion:table_step=-0.001", "table_step must be >= 0"),
     ("champion:evaluator=narl,table_step=0.001", "table_step is a setting of the TD evaluator"),
+    ("champion:evaluator=narl,tc=true", "tc is a setting of the TD evaluator"),
+    ("champion:evaluator=narl,alpha=0.1", "alpha is a setting of the TD evaluator"),
+    ("td:tc=1", "tc of player 'td' takes true or false"),
+    ("champion:tc=yes", "tc of player 'champion' takes true or false"),
+    ("td:alpha=-1", "alpha >= 0"),
+    ("champion:alpha=-1", "alpha >= 0"),
 ])
 def test_rejected_options(spec, message):
     with pytest.raises(PokerSquaresError, match=message):

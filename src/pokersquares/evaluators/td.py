@@ -199,6 +199,26 @@ def feature_index(feature: Feature) -> int:
 # -- the evaluator ------------------------------------------------------------------------------
 
 
+def step_settings(alpha=None, table_step=None, tc=None) -> dict:
+    """The step settings a player spec gives :class:`TdEvaluator` (those it leaves out
+    keep the evaluator's defaults), checked."""
+    settings = {}
+    if alpha is not None:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise PokerSquaresError(f"alpha must be a number >= 0, got {alpha!r}")
+        settings["alpha"] = float(alpha)
+    if table_step is not None:
+        if isinstance(table_step, bool) or not isinstance(table_step, (int, float)):
+            raise PokerSquaresError(f"table_step must be >= 0, got {table_step!r}")
+        settings["table_step"] = float(table_step)
+    if tc is not None:
+        if not isinstance(tc, bool):
+            raise PokerSquaresError(f"tc must be true or false, got {tc!r}")
+        settings["tc"] = tc
+    return settings
+
+
+
 class TdEvaluator(Evaluator):
     """NARL's table plus a TD-learned residual over line interactions, usable by any search.
 
@@ -218,6 +238,11 @@ class TdEvaluator(Evaluator):
     table and residual jointly; 0 keeps the table as NARL learned it. 0.002 (the
     default): British +0.65 ± 0.16, American +0.09 ± 0.06 greedily at 2,000,000 table
     and 500,000 TD games, paired over four and six learning seeds (docs/results.md).
+    ``tc``: temporal coherence (Jaskowski 2018): each residual weight's step is
+    ``alpha`` times the coherence of the errors it has seen (``|sum| / sum of sizes``),
+    large while they agree in sign and shrinking as they cancel, in place of one
+    constant step for all; its sums are not saved with the weights (a loaded evaluator
+    that learns on starts them afresh).
     """
 
     name = "td"
@@ -226,7 +251,7 @@ class TdEvaluator(Evaluator):
                  epsilon: float = 0.0, games: int | None = None, td_games: int | None = None,
                  narl_share: float = 0.7, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
                  decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False,
-                 table_step: float = 0.002) -> None:
+                 table_step: float = 0.002, tc: bool = False) -> None:
         if not 0.0 <= lam <= 1.0 or not 0.0 <= epsilon <= 1.0 or alpha < 0:
             raise PokerSquaresError("TD needs alpha >= 0 and lam, epsilon in [0, 1]")
         if not table_step >= 0.0:
@@ -240,13 +265,21 @@ class TdEvaluator(Evaluator):
         self.alpha, self.lam, self.epsilon = float(alpha), float(lam), float(epsilon)
         self.table_updates = bool(table_updates)
         self.table_step = float(table_step)
+        self.tc = bool(tc)
         self.games = games
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
         self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
         self.theta = np.zeros(K.N_WEIGHTS)
+        self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
+
+    def _new_coherence(self) -> None:
+        """Temporal coherence's per-weight sums (signed and absolute errors), or empty
+        arrays for a constant step."""
+        size = K.N_WEIGHTS if self.tc else 0
+        self.tc_e, self.tc_a = np.zeros(size), np.zeros(size)
 
     @property
     def learns_within_budget(self) -> bool:
@@ -280,6 +313,7 @@ class TdEvaluator(Evaluator):
         self.narl.points = self.points
         self.narl.reset(seed)
         self.theta = np.zeros(K.N_WEIGHTS)
+        self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
         self._seed = int(seed) & (2**63 - 1)
@@ -300,7 +334,7 @@ class TdEvaluator(Evaluator):
                 share = [min(chunk, max(0, target - played - chunk * k)) for k in range(self.threads)]
                 t0 = time.perf_counter()
                 parts = [pool.submit(K.learn_games, share[k], states[k], self.alpha, self.lam, self.epsilon,
-                                     *self._tables(), self.table_updates, self.table_step) for k in range(self.threads) if share[k]]
+                                     *self._tables(), self.table_updates, self.table_step, self.tc_e, self.tc_a) for k in range(self.threads) if share[k]]
                 score_sum += sum(f.result()[0] for f in parts)
                 played += sum(share)
                 dt = time.perf_counter() - t0
@@ -407,5 +441,5 @@ class TdEvaluator(Evaluator):
     def info(self) -> dict:
         return {"evaluator": self.name, "groups": self.group_names, "alpha": self.alpha, "lam": self.lam,
                 "epsilon": self.epsilon, "table_updates": self.table_updates,
-                "table_step": self.table_step, "narl": self.narl.info(), "td_games_learned": self.td_games_learned,
+                "table_step": self.table_step, "tc": self.tc, "narl": self.narl.info(), "td_games_learned": self.td_games_learned,
                 "td_seconds": round(self.td_seconds, 3)}

@@ -36,7 +36,8 @@ rank counts packed 4 bits a rank, as :func:`pokersquares.kernels.core.add_card`)
 Learning (:func:`learn_games`) plays greedy games on the current values with the
 table frozen and moves each active weight of every afterstate toward its
 lambda-return (the offline forward view over the values seen in play): ``theta[i]
-+= alpha / m * (G - V)``, ``m`` the number of active features. Several threads may
++= alpha / m * (G - V)``, ``m`` the number of active features (with temporal
+coherence, times each weight's own rate). Several threads may
 learn into the same ``theta`` at once (lock-free, as Hogwild: a lost update costs
 little).
 """
@@ -366,7 +367,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
 
 @njit(cache=True, nogil=True)
 def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts, size_sums, size_counts,
-                use_size, theta, groups, update_table, table_step=0.0):
+                use_size, theta, groups, update_table, table_step, tc_e, tc_a):
     """TD(lambda) on afterstates: play ``n_games`` games (each move uniformly random with
     probability ``epsilon``, else greedy on table + residual) and after each game move
     the active weights of its 24 non-final afterstates toward their lambda-returns,
@@ -378,7 +379,12 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     abstractions are TD-learned weights as well: each moves by ``table_step`` times the
     TD error, shared among the ten lines (an n-tuple network whose tuples are NARL's
     line abstractions, started from the table's averages and learned jointly with the
-    residual). Returns (sum of final scores, sum of squared errors G - V)."""
+    residual). ``tc_e`` and ``tc_a``: empty arrays for a constant step, or arrays of
+    ``theta``'s size for temporal coherence (Jaskowski 2018, TC learning): each weight's
+    step is ``alpha`` times ``|tc_e[i]| / tc_a[i]``, the coherence of the errors it has
+    seen (their signed sum over the sum of their sizes; 1 before any), so a weight
+    whose errors keep their sign learns at the full step and one whose errors cancel
+    slows down. Returns (sum of final scores, sum of squared errors G - V)."""
     rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     k, fsuit, lcounts, idx = _td_scratch()
     deck = np.arange(52)
@@ -387,6 +393,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     rec_m = np.empty(25, dtype=np.int64)
     value = np.empty(25)
     rec_slots = np.empty((25, 10), dtype=np.int64)  # table slots of each afterstate's lines
+    tc_on = tc_e.shape[0] > 0
     score_sum = 0.0
     err_sum = 0.0
     for game in range(n_games):
@@ -435,8 +442,16 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             m = rec_m[t]
             if m > 0:
                 step = alpha * delta / m
-                for i in range(m):
-                    theta[rec[t, i]] += step
+                if tc_on:
+                    for i in range(m):
+                        j = rec[t, i]
+                        rate = abs(tc_e[j]) / tc_a[j] if tc_a[j] > 0.0 else 1.0
+                        theta[j] += rate * step
+                        tc_e[j] += delta
+                        tc_a[j] += abs(delta)
+                else:
+                    for i in range(m):
+                        theta[rec[t, i]] += step
             if table_step > 0.0:
                 step = table_step * delta / 10.0
                 for L in range(10):

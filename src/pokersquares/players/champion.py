@@ -47,7 +47,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
-from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format
+from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step_settings
 from ..game import EMPTY
 from .catalog import register_player
 from ..points import AMERICAN
@@ -86,13 +86,14 @@ def _flag(name: str, value) -> bool:
                  "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
-                 "fewer than K cards are placed), table_step= (TD also learns the table's line values), "
+                 "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
+                 "tc=true|false (the TD residual's step and temporal coherence), "
                  "playouts=N (at most N playouts a move: fixed work, for ablations)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
-             playouts: int | None = None, time_per_game: float | None = None) -> ChampionPlayer:
+             alpha: float | None = None, tc: bool | None = None, playouts: int | None = None, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -112,15 +113,16 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
         evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
-    if evaluator == "narl" and table_step is not None:
-        raise PokerSquaresError("table_step is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
+    for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc)):
+        if evaluator == "narl" and value is not None:
+            raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
         learned = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
         if load is not None:
             learned.load(str(load))
     elif evaluator == "td":
         learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores,
-                              **({} if table_step is None else {"table_step": float(table_step)}))
+                              **step_settings(alpha, table_step, tc))
         if load is not None:
             learned.load(str(load))
     else:
