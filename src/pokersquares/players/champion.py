@@ -134,6 +134,6 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
                           learn_usage=clock == "usage")
 
 
-champion.version = "12"  # 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "13"  # 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)

@@ -73,4 +73,4 @@ def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
     return SearchPlayer(ev, se, name=f"{evaluator}+{search}", time_per_game=time_per_game)
 
 
-hybrid.version = "8"  # 8: faster NARL and TD kernels (same games, more of them in a budget); 7: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 6: search=halving (the champion's CrnHalving, 4-card playouts); 5: MCTS searches of less than 20 ms are greedy moves; 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard
+hybrid.version = "9"  # 9: its td evaluator learns with temporal coherence (tc=true, alpha=0.3); 8: faster NARL and TD kernels (same games, more of them in a budget); 7: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 6: search=halving (the champion's CrnHalving, 4-card playouts); 5: MCTS searches of less than 20 ms are greedy moves; 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard
