@@ -5,7 +5,8 @@
     python benchmarks/td_groups.py --groups default "default;table_updates=true"
 
 A variant is a group set, optionally followed by ``;`` and TD settings as in a player
-spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``), parted by ``;``, and
+spec (``alpha=``, ``lam=``, ``epsilon=``, ``table_updates=``, ``table_step=``, ``tc=``),
+parted by ``;``, and
 ``td_games=N`` to give that variant its own number of TD games (to compare at equal
 learning time a variant whose games cost more). The table's own learning settings
 (``epsilon0=``, ``decay=``, as in ``td:`` and ``gettysburg:``) give a variant a table of
@@ -15,7 +16,9 @@ learned on one).
 For each learning seed: one NARL table of ``--table-games`` games (one learner), then,
 for each variant, the TD residual learned on a copy of that table for
 ``--td-games`` games with the same seed (one thread each), then greedy play of the
-contest's deals 0..deals-1. A learning run's own seed moves the result by a point or
+contest's deals 0..deals-1. The settings left out are TdEvaluator's defaults of the day
+(since 2026-11-26 22:40 ``tc=true;alpha=0.3``; rows measured before it reproduce with
+``;tc=false;alpha=0.01`` added to each variant). A learning run's own seed moves the result by a point or
 more, so each variant is paired against the first on the same table and deals, and
 the summary's standard error is taken across seeds (one paired mean per seed), not
 across deals. Seeds run in parallel processes, one per core.

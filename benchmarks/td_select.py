@@ -31,7 +31,7 @@ CHECK_FROM = 1_000_000  # the check's deals, far from the evaluation's
 
 
 def _one_seed(seed: int, learners: int, table_games: int, td_games: int, deals: int, check_deals: int,
-              points: list[int], table_step: float) -> dict:
+              points: list[int], table_step: float, constant_step: bool) -> dict:
     from pokersquares.evaluators.td import TdEvaluator
     from pokersquares.search.base import GreedySearch
     from pokersquares.strength import play
@@ -41,7 +41,8 @@ def _one_seed(seed: int, learners: int, table_games: int, td_games: int, deals: 
     out = []
     for k in range(learners):
         t = time.perf_counter()
-        ev = TdEvaluator(games=table_games, td_games=td_games, threads=1, table_step=table_step)
+        steps = {"tc": False, "alpha": 0.01} if constant_step else {}
+        ev = TdEvaluator(games=table_games, td_games=td_games, threads=1, table_step=table_step, **steps)
         ev.prepare(pts, 0.0, seed * learners + k)
         learn_s = time.perf_counter() - t
         check = statistics.fmean(play(ev, greedy, pts, CHECK_FROM + s) for s in range(check_deals))
@@ -66,6 +67,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--table-step", type=float, default=0.002,
                     help="TdEvaluator's table_step (0: as before 2026-11-26 14:10)")
+    ap.add_argument("--constant-step", action="store_true",
+                    help="the residual's constant step 0.01 instead of temporal coherence (as before 2026-11-26 22:40)")
     args = ap.parse_args()
     if args.learners < 1 or args.deals < 1 or args.check_deals < 1:
         raise SystemExit("td_select: --learners, --deals and --check-deals must be positive")
@@ -78,13 +81,14 @@ def main() -> None:
     load = os.getloadavg()[0]
     with ProcessPoolExecutor(args.workers) as pool:
         jobs = [pool.submit(_one_seed, seed, args.learners, args.table_games, args.td_games, args.deals,
-                            args.check_deals, list(system.points), args.table_step) for seed in args.seeds]
+                            args.check_deals, list(system.points), args.table_step, args.constant_step) for seed in args.seeds]
         runs = [job.result() for job in jobs]
     gains = [r["selected_mean"] - r["average_mean"] for r in runs]
     every = [o["mean"] for r in runs for o in r["learners"]]
     print(json.dumps({
         "system": system.name, "seeds": args.seeds, "learners": args.learners, "table_games": args.table_games,
-        "td_games": args.td_games, "table_step": args.table_step, "deals": args.deals, "check_deals": args.check_deals,
+        "td_games": args.td_games, "table_step": args.table_step,
+        "constant_step": args.constant_step, "deals": args.deals, "check_deals": args.check_deals,
         "load_at_start": load, "load_at_end": os.getloadavg()[0], "runs": runs,
         "every_learner": {"mean": round(statistics.fmean(every), 3), "min": min(every), "max": max(every)},
         "selected_mean": round(statistics.fmean(r["selected_mean"] for r in runs), 3),
