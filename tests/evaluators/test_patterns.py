@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from pokersquares.evaluators.patterns import (
-    PatternEvaluator, PatternFileError, learn_utilities, read_utilities,
+    PatternEvaluator, PatternFileError, learn_utilities, read_utilities, warm_up,
 )
 from pokersquares.kernels import patterns as kp
 from pokersquares.points import AMERICAN, BRITISH
@@ -15,6 +15,9 @@ AMERICAN_POINTS = np.array(AMERICAN.points, dtype=np.int64)
 
 @pytest.fixture(scope="module")
 def learned() -> PatternEvaluator:
+    # Compile first, as a player's untimed warm-up does: on a cold numba cache the
+    # compilation alone would spend the 2 s budget and leave nothing learned.
+    warm_up()
     ev = PatternEvaluator(train_games=2000, eval_games=1000)
     ev.prepare(AMERICAN_POINTS, 2.0, seed=1)
     return ev
