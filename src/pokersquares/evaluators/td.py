@@ -200,23 +200,11 @@ def feature_index(feature: Feature) -> int:
 
 
 def step_settings(alpha=None, table_step=None, tc=None) -> dict:
-    """The step settings a player spec gives :class:`TdEvaluator` (those it leaves out
-    keep the evaluator's defaults), checked."""
-    settings = {}
-    if alpha is not None:
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
-            raise PokerSquaresError(f"alpha must be a number >= 0, got {alpha!r}")
-        settings["alpha"] = float(alpha)
-    if table_step is not None:
-        if isinstance(table_step, bool) or not isinstance(table_step, (int, float)):
-            raise PokerSquaresError(f"table_step must be >= 0, got {table_step!r}")
-        settings["table_step"] = float(table_step)
-    if tc is not None:
-        if not isinstance(tc, bool):
-            raise PokerSquaresError(f"tc must be true or false, got {tc!r}")
-        settings["tc"] = tc
-    return settings
-
+    """The step settings a player spec gives :class:`TdEvaluator`: those it leaves out
+    (None) keep the evaluator's defaults. The spec parser has checked their types and
+    the evaluator checks their ranges."""
+    given = {"alpha": alpha, "table_step": table_step, "tc": tc}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 class TdEvaluator(Evaluator):

@@ -93,7 +93,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
-             alpha: float | None = None, tc: bool | None = None, playouts: int | None = None, time_per_game: float | None = None) -> ChampionPlayer:
+             alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
+             time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
