@@ -53,11 +53,11 @@ def test_bad_parameters_fail_in_one_line():
     for spec in ("champion:depth=0", "champion:stop_z=-1", "champion:exact=maybe", "champion:cores=0",
                  "champion:time_fraction=2", "champion:games=-3", "champion:clock=fast",
                  "champion:search_from=26", "champion:search_from=-1", "champion:search_from=true",
-                 "champion:playouts=0", "champion:playouts=true", "champion:playouts=2.5"):
+                 "champion:playouts=0", "champion:playouts=true", "champion:playouts=2.5",
+                 "champion:learn_in_game=maybe", "champion:learn_in_game=true,evaluator=narl"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
-
 
 
 def test_playouts_fixes_the_work_and_so_the_games(tmp_path, play_legal):
@@ -127,3 +127,55 @@ def test_warm_up_keeps_a_state_loaded_for_another_system_and_says_nothing(tmp_pa
             player.prepare(5.0)  # the same points: the loaded state is kept, nothing learned
         assert np.array_equal(player.evaluator.points, british)
     assert player.evaluator.td_games_learned == 200 and np.array_equal(player.evaluator.theta, learned.theta)
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
+def test_learning_in_game_plays_legal_games_within_the_clock(system, play_legal):
+    player = make_player("champion:games=400,learn_in_game=true")
+    player.set_point_system(system, 2.0)
+    play_legal(player, 1, time_per_game=1.0)
+
+
+def test_learning_in_game_spends_the_time_the_game_left_and_no_more(play_legal):
+    """``learn_in_game``: the residual learns more TD games at each game's last card,
+    carried over to the next game, and the game stays within its clock with the
+    clock's reserve and the margin unspent."""
+    from pokersquares.players.composed import LEARN_MARGIN_S
+
+    # At most 50 playouts a move: the search leaves most of the clock, even on a slow machine.
+    player = make_player("champion:games=400,learn_in_game=true,playouts=50")
+    player.set_point_system(AMERICAN, 5.0)
+    learned = [player.evaluator.td_games_learned]
+    for seed in range(2):
+        record = play_legal(player, seed, time_per_game=2.0)
+        learned.append(player.evaluator.td_games_learned)
+        assert record.decision_s > 1.0  # most of the clock went to learning
+    assert learned[0] < learned[1] < learned[2]
+    assert player.games_learned_in_game == learned[2] - learned[0]
+
+    player.clock.start_game()
+    player.clock.game_s = 10.0  # a reserve of 0.8 s
+    import time
+    start = time.perf_counter()
+    given = player.learn_in_leftover(1.5)
+    took = time.perf_counter() - start
+    assert given == pytest.approx(1.5 - 0.8 - LEARN_MARGIN_S)
+    assert took < 1.5 - 0.8
+    assert player.learn_in_leftover(0.8 + 1.5 * LEARN_MARGIN_S) == 0.0  # too little to be worth a round
+
+
+def test_without_learning_in_game_the_evaluator_stays_as_prepared(play_legal):
+    player = make_player("champion:games=400")
+    player.set_point_system(AMERICAN, 5.0)
+    before = player.evaluator.td_games_learned
+    play_legal(player, 0, time_per_game=2.0)
+    assert player.evaluator.td_games_learned == before and player.games_learned_in_game == 0
+
+
+def test_learning_in_game_needs_an_evaluator_that_learns_more():
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.players.composed import SearchPlayer
+    from pokersquares.search.base import GreedySearch
+
+    with pytest.raises(PokerSquaresError, match="learn_in_game"):
+        SearchPlayer(NarlEvaluator(games=10), GreedySearch(), learn_in_game=True)

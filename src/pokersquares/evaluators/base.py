@@ -52,6 +52,15 @@ class Evaluator(ABC):
         """``int64[n]``: final scores of ``n`` games completed from ``grid`` by this
         evaluator's greedy policy, each with a fresh shuffle of the undealt cards."""
 
+    # Whether :meth:`learn_more` goes on learning after ``prepare`` (a player may spend the
+    # time a game leaves on it).
+    learns_more: bool = False
+
+    def learn_more(self, seconds: float) -> int:
+        """Go on learning for at most ``seconds`` (the time a game left unused), from
+        what is learned so far; return the games learned. The default learns nothing."""
+        return 0
+
     def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
                            seed: int) -> np.ndarray:
         """``int64[len(cells), n]``: for each of ``cells``, ``playouts`` of the grid with

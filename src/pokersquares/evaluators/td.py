@@ -340,6 +340,16 @@ class TdEvaluator(Evaluator):
         return {"games": played, "seconds": elapsed, "games_per_s": played / elapsed if elapsed else 0.0,
                 "mean_score": score_sum / played if played else float("nan")}
 
+    learns_more = True
+
+    def learn_more(self, seconds: float) -> int:
+        """More TD games for the residual, on ``threads`` cores, for at most ``seconds``
+        (a learning round is timed to end within about 0.1 s of it)."""
+        if seconds <= 0:
+            return 0
+        with progress.listening(None):  # a game's learning is not a preparation to show
+            return self.learn(seconds=seconds)["games"]
+
     def warm_up_copy(self) -> "TdEvaluator":
         twin = super().warm_up_copy()
         if twin.games is not None:

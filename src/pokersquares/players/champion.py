@@ -39,6 +39,12 @@ used 1.63 s a game (a move takes at most three even shares), so it is not the de
 ``playouts=N`` caps each move's search at N playouts (``CrnHalving``'s ``max_playouts``):
 with a clock that does not bind, the search's work, and so its games, no longer depend
 on the machine's speed or load, so variants can be compared at fixed work.
+``learn_in_game=true``: at each game's last card (its cell is forced) the TD residual
+goes on learning on both cores for the time the game left, less the clock's reserve
+(:meth:`SearchPlayer.learn_in_leftover`); the learning carries over to the run's
+next games, so a run's later games play on more learning than its first. The game's
+clock pays for it: a game then uses nearly all of its budget. A run that resumes
+after an interruption starts again from the preparation's learning.
 """
 
 from __future__ import annotations
@@ -88,13 +94,14 @@ def _flag(name: str, value) -> bool:
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
                  "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
                  "tc=true|false (the TD residual's step and temporal coherence), "
-                 "playouts=N (at most N playouts a move: fixed work, for ablations)", cores=2)
+                 "playouts=N (at most N playouts a move: fixed work, for ablations), learn_in_game=true|false (the TD "
+                 "residual goes on learning in the time each game leaves, at its last card)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
-             time_per_game: float | None = None) -> ChampionPlayer:
+             learn_in_game: bool = False, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -114,7 +121,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
         evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
-    for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc)):
+    for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc),
+                        ("learn_in_game", _flag("learn_in_game", learn_in_game) or None)):
         if evaluator == "narl" and value is not None:
             raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
@@ -132,7 +140,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
                         from_cards=search_from, max_playouts=playouts)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
-                          learn_usage=clock == "usage")
+                          learn_usage=clock == "usage", learn_in_game=learn_in_game)
 
 
 champion.version = "13"  # 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import progress
 from ..cards import Card
+from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
 from ..harness.player import BasePlayer
@@ -17,7 +18,10 @@ from ..search.base import GreedySearch, Search
 from . import greedy_guard
 from .move_clock import MoveClock
 
-__all__ = ["SearchPlayer"]
+__all__ = ["SearchPlayer", "LEARN_MARGIN_S"]
+
+# What in-game learning keeps back of the game's clock beyond the clock's reserve.
+LEARN_MARGIN_S = 0.25
 
 
 class SearchPlayer(BasePlayer):
@@ -28,11 +32,17 @@ class SearchPlayer(BasePlayer):
     ``time_per_game`` caps the decision time this player allows itself per game
     (below the harness's limit, e.g. to run 500 games in an hour); ``learn_usage``
     has the clock plan with the share of its budget each move is learned to take.
+    ``learn_in_game``: at a game's last card (whose cell is forced) an evaluator that
+    :attr:`~..evaluators.base.Evaluator.learns_more` goes on learning for the time the
+    game left, less the clock's reserve and a margin (:meth:`learn_in_leftover`): the
+    game's clock, not time between games, pays for it, and what is learned carries
+    over to the next games of the run.
     """
 
     def __init__(self, evaluator: Evaluator, search: Search, name: str | None = None,
                  time_per_game: float | None = None, reserve: float = 0.08,
-                 reserve_max_s: float = math.inf, learn_usage: bool = False) -> None:
+                 reserve_max_s: float = math.inf, learn_usage: bool = False,
+                 learn_in_game: bool = False) -> None:
         super().__init__()
         self.evaluator = evaluator
         self.search = search
@@ -42,6 +52,11 @@ class SearchPlayer(BasePlayer):
         self._moves = 0
         self.guard: greedy_guard.GuardReport | None = None  # the check of the last preparation
         self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time
+        if learn_in_game and not evaluator.learns_more:
+            raise PokerSquaresError(f"learn_in_game needs an evaluator that goes on learning after its preparation; "
+                                    f"{evaluator.name} does not")
+        self.learn_in_game = learn_in_game
+        self.games_learned_in_game = 0  # over every game this player played
 
     def prepare(self, budget_s: float) -> None:
         """Learn through the evaluator; an evaluator that learns for as long as the budget
@@ -97,6 +112,8 @@ class SearchPlayer(BasePlayer):
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
+            if self.learn_in_game and not self.plays_greedy_rule:
+                self.learn_in_leftover(seconds_left)
             return int(empty[0])
         if self.plays_greedy_rule:
             return greedy_guard.greedy_rule_move(grid, card, self.points)
@@ -104,6 +121,19 @@ class SearchPlayer(BasePlayer):
             # Every first placement is alike up to symmetry: take the corner.
             return 0
         return self._searched_move(grid, card, seconds_left, len(empty) - 1)  # the last move is free
+
+    def learn_in_leftover(self, seconds_left: float) -> float:
+        """Spend what the game's clock has left on the evaluator's learning, less the
+        clock's reserve and the larger of ``LEARN_MARGIN_S`` and the recent overshoot
+        (a learning round ends about 0.1 s past its deadline, more on a busy machine);
+        return the seconds given to it (0 when that is under ``LEARN_MARGIN_S``)."""
+        if self.clock.time_per_game is not None:
+            seconds_left = min(seconds_left, self.clock.time_per_game - self.clock.spent_s)
+        seconds = seconds_left - self.clock.reserve_s() - max(LEARN_MARGIN_S, self.clock.overshoot_s)
+        if seconds < LEARN_MARGIN_S:
+            return 0.0
+        self.games_learned_in_game += self.evaluator.learn_more(seconds)
+        return seconds
 
     def _searched_move(self, grid: np.ndarray, card: Card, seconds_left: float, moves: int) -> int:
         """The search's move, in the budget the clock gives it with ``moves`` (this one
