@@ -43,8 +43,10 @@ on the machine's speed or load, so variants can be compared at fixed work.
 goes on learning on both cores for the time the game left, less the clock's reserve
 (:meth:`SearchPlayer.learn_in_leftover`); the learning carries over to the run's
 next games, so a run's later games play on more learning than its first. The game's
-clock pays for it: a game then uses nearly all of its budget. A run that resumes
-after an interruption starts again from the preparation's learning.
+clock pays for it: a game then uses nearly all of its budget. Each game worker learns
+on its own copy of the player, so with this option a run's games depend on how they
+were shared among workers and in what order; a run that resumes after an interruption
+starts again from the preparation's learning.
 """
 
 from __future__ import annotations
