@@ -237,6 +237,7 @@ class TdEvaluator(Evaluator):
     """
 
     name = "td"
+    learns_more = True
 
     def __init__(self, groups: str = "sizes,suits,joint,ranks", alpha: float = 0.3, lam: float = 0.5,
                  epsilon: float = 0.0, games: int | None = None, td_games: int | None = None,
@@ -339,8 +340,6 @@ class TdEvaluator(Evaluator):
         self.td_seconds += elapsed
         return {"games": played, "seconds": elapsed, "games_per_s": played / elapsed if elapsed else 0.0,
                 "mean_score": score_sum / played if played else float("nan")}
-
-    learns_more = True
 
     def learn_more(self, seconds: float) -> int:
         """More TD games for the residual, on ``threads`` cores, for at most ``seconds``

@@ -127,9 +127,7 @@ class SearchPlayer(BasePlayer):
         clock's reserve and the larger of ``LEARN_MARGIN_S`` and the recent overshoot
         (a learning round ends about 0.1 s past its deadline, more on a busy machine);
         return the seconds given to it (0 when that is under ``LEARN_MARGIN_S``)."""
-        if self.clock.time_per_game is not None:
-            seconds_left = min(seconds_left, self.clock.time_per_game - self.clock.spent_s)
-        seconds = seconds_left - self.clock.reserve_s() - max(LEARN_MARGIN_S, self.clock.overshoot_s)
+        seconds = self.clock.capped(seconds_left) - self.clock.reserve_s() - max(LEARN_MARGIN_S, self.clock.overshoot_s)
         if seconds < LEARN_MARGIN_S:
             return 0.0
         self.games_learned_in_game += self.evaluator.learn_more(seconds)

@@ -96,6 +96,13 @@ class MoveClock:
         """Seconds of this game's clock never planned for."""
         return min(self.reserve * (self.game_s or 0.0), self.reserve_max_s)
 
+    def capped(self, seconds_left: float) -> float:
+        """The game's seconds left, under ``time_per_game`` less what this game's searched
+        moves took, where that cap is set."""
+        if self.time_per_game is None:
+            return seconds_left
+        return min(seconds_left, self.time_per_game - self.spent_s)
+
     def budget(self, seconds_left: float, moves: int, min_search_s: float = 0.0) -> float:
         """Seconds for this move, ``moves`` being the moves still to search, this one
         included; ``0.0`` when that is too little to search: at most the overshoot
@@ -104,8 +111,7 @@ class MoveClock:
         self._move_start = time.perf_counter()
         if moves < 1:
             raise ValueError("moves must be at least 1")
-        if self.time_per_game is not None:
-            seconds_left = min(seconds_left, self.time_per_game - self.spent_s)
+        seconds_left = self.capped(seconds_left)
         if self.game_s is None:
             self.game_s = max(0.0, seconds_left)
             self.share_s = self.game_s / moves
