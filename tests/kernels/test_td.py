@@ -47,7 +47,8 @@ def _suited_grids(count, seed):
 
 @pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS,
                                     K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD, K.GROUP_CROSS,
-                                    K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS])
+                                    K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS, K.GROUP_DRAWS,
+                                    K.ALL_GROUPS | K.GROUP_DRAWS])
 def test_kernel_features_are_the_reference_features(groups):
     for grid in [*_random_grids(300, 1), *_suited_grids(300, 2)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
@@ -67,6 +68,33 @@ def test_a_hand_built_grid():
     assert Feature("joint", (4, 2, 1, 10)) in features
     assert Feature("ranks", (4, 2, 1, 2, 1)) in features    # twos: rows 0, 2 and column 0 (a pair); 2 undealt
     assert len(features) == 1 + 4 * 3 + 3                   # ranks 2, 5 and 9
+
+
+def test_straight_draws_tell_an_open_ender_from_a_gutshot():
+    # Row 0: 5H 6C 7D 8S (open-ended: a 4 or a 9; 9C is on the grid, 7 outs); row 1:
+    # 5D 6D 8C 9C (a gutshot: a 7; 7D is on the grid, 3 outs); columns 0 and 1 hold
+    # pairs (no draw).
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in enumerate(["5H", "6C", "7D", "8S", None, "5D", "6D", "8C", "9C"]):
+        if name:
+            grid[cell] = parse_card(name)
+    draws = grid_features(grid, K.GROUP_DRAWS)
+    assert Feature("draws", (8, 0, 4, 2, 7)) in draws
+    assert Feature("draws", (8, 0, 4, 1, 3)) in draws
+    # Columns 2 (7D 8C) and 3 (8S 9C) draw too, columns 0 and 1 (pairs) and row 2 (empty) do not.
+    assert len(draws) == 4
+    assert _kernel_indices(grid, K.GROUP_DRAWS) == sorted(feature_index(f) for f in draws)
+
+
+def test_a_straight_draw_whose_window_is_dealt_out_has_no_windows_or_outs():
+    # Row 0: AH KC QD JS needs a ten; all four tens are in row 1.
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in enumerate(["AH", "KC", "QD", "JS", None, "TH", "TC", "TD", "TS"]):
+        if name:
+            grid[cell] = parse_card(name)
+    assert Feature("draws", (8, 0, 4, 0, 0)) in grid_features(grid, K.GROUP_DRAWS)
+    grid[8] = parse_card("2S")  # one ten undealt again: one window, 1 out
+    assert Feature("draws", (8, 0, 4, 1, 1)) in grid_features(grid, K.GROUP_DRAWS)
 
 
 def test_a_full_grid_has_no_features():

@@ -24,7 +24,13 @@ policy on table plus residual plays (the table frozen). The feature groups:
 - ``cross`` (not in the default: −0.33 ± 0.19 paired over four learning seeds,
   docs/results.md): for each empty cell, the cards on the grid and the classes of its
   row and of its column (empty, one suit, a rank held twice or more, a straight still
-  possible, dead): the two lines the one card placed there must serve.
+  possible, dead): the two lines the one card placed there must serve;
+- ``draws`` (not in the default): for each open line with distinct ranks that fit a
+  straight window, the cards on the grid, row or column, its cards, the windows the
+  undealt cards can still complete and its outs (the undealt cards of the ranks those
+  windows miss, capped at 15). NARL's key has one bit for "a straight is still
+  achievable" and sorts away which ranks the line holds, so it values an open-ended
+  four-card straight (8 outs) as a gutshot (4).
 
 Measured (American, greedy play over seeds 0..9999, fixed work): the table of 500,000
 games plus 500,000 TD games scored 124.49 ± 0.30, +2.59 ± 0.30 paired over the same
@@ -79,7 +85,7 @@ def saved_format(path) -> str | None:
         return None
 
 GROUP_NAMES = {"sizes": K.GROUP_SIZES, "suits": K.GROUP_SUITS, "joint": K.GROUP_JOINT, "ranks": K.GROUP_RANKS,
-               "discard": K.GROUP_DISCARD, "cross": K.GROUP_CROSS}
+               "discard": K.GROUP_DISCARD, "cross": K.GROUP_CROSS, "draws": K.GROUP_DRAWS}
 
 
 def parse_groups(text: str) -> int:
@@ -132,6 +138,24 @@ def line_class(line: list[int]) -> int:
     return 4 if _dead(line) else 3
 
 
+_WINDOWS = [set(range(low, low + 5)) for low in range(9)] + [{0, 9, 10, 11, 12}]  # ranks: 0 is the ace
+
+
+def straight_draw(line: list[int], rank_left: list[int]) -> tuple[int, int] | None:
+    """The ``draws`` group's (windows still achievable, outs) of an open line, or None
+    when it has no straight draw (empty, full, a rank held twice, ranks that fit no
+    window). ``rank_left[r]``: the undealt cards of rank ``r``."""
+    ranks = {c % 13 for c in line}
+    if not line or len(line) >= 5 or len(ranks) < len(line):
+        return None
+    fitting = [w for w in _WINDOWS if ranks <= w]
+    if not fitting:
+        return None
+    achievable = [w for w in fitting if all(rank_left[r] > 0 for r in w - ranks)]
+    missing = set().union(*achievable) - ranks if achievable else set()
+    return len(achievable), sum(rank_left[r] for r in missing)
+
+
 def grid_features(grid: np.ndarray, groups: int = K.ALL_GROUPS) -> list[Feature]:
     """The active features of ``grid`` (no card in hand), in plain Python."""
     cards = [[int(grid[j]) for j in line if grid[j] != EMPTY] for line in LINES]
@@ -172,6 +196,12 @@ def grid_features(grid: np.ndarray, groups: int = K.ALL_GROUPS) -> list[Feature]
         for cell in range(25):
             if grid[cell] == EMPTY:
                 out.append(Feature("cross", (n, line_class(cards[cell // 5]), line_class(cards[5 + cell % 5]))))
+    if groups & K.GROUP_DRAWS:
+        rank_left = [sum(1 for c in undealt if c % 13 == r) for r in range(13)]
+        for i, line in enumerate(cards):
+            draw = straight_draw(line, rank_left)
+            if draw is not None:
+                out.append(Feature("draws", (n, int(i >= 5), len(line), draw[0], min(draw[1], K.OUTS_CAP))))
     return out
 
 
@@ -192,6 +222,9 @@ def feature_index(feature: Feature) -> int:
     if feature.group == "cross":
         n, row, col = v
         return K.OFF_CROSS + (n * K.N_CLASSES + row) * K.N_CLASSES + col
+    if feature.group == "draws":
+        n, orientation, size, windows, outs = v
+        return K.OFF_DRAWS + (((n * 2 + orientation) * 4 + size - 1) * 6 + windows) * (K.OUTS_CAP + 1) + outs
     n, rows, cols, left, pair = v
     return K.OFF_RANKS + (((n * 6 + rows) * 6 + cols) * 4 + left) * 2 + pair
 

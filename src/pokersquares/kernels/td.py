@@ -24,10 +24,16 @@ bit   group    one index per ...
 32    cross    empty cell: ``n``; the class of its row; the class of its column
                (0 empty, 1 one suit, 2 a rank held twice or more, 3 a straight
                still possible, 4 dead): the two lines one card must serve
+64    draws    open line (1..4 cards, distinct ranks) whose ranks fit a straight
+               window: ``n``; row or column; its cards (1..4); the windows
+               still achievable with the undealt cards (0..5); its outs, the
+               undealt cards of the ranks those windows miss (capped at 15):
+               an open-ended draw from a gutshot, which the table's one
+               straight bit cannot tell apart
 ===== ======== ================================================================
 
-``ALL_GROUPS`` (the default) is the first four; ``discard`` and ``cross`` are asked for
-by name.
+``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross`` and ``draws`` are
+asked for by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
 all its cards share, -1 for an empty line, -2 for mixed suits) and ``counts`` (its
@@ -52,11 +58,11 @@ from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, line_scores, rando
 from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, afterstate_slots, grid_value,
                    restart_playout, undealt_counts, undealt_deck)
 
-__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "ALL_GROUPS",
-           "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
+__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
+           "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
            "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games"]
 
-GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS = 1, 2, 4, 8, 16, 32
+GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS = 1, 2, 4, 8, 16, 32, 64
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
@@ -71,8 +77,11 @@ OFF_DISCARD = OFF_RANKS + N_RANKS
 N_CLASSES = 5
 N_CROSS = 25 * N_CLASSES * N_CLASSES
 OFF_CROSS = OFF_DISCARD + N_DISCARD
-N_WEIGHTS = OFF_CROSS + N_CROSS
-MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24
+OUTS_CAP = 15
+N_DRAWS = 25 * 2 * 4 * 6 * (OUTS_CAP + 1)
+OFF_DRAWS = OFF_CROSS + N_CROSS
+N_WEIGHTS = OFF_DRAWS + N_DRAWS
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10
 _STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
@@ -129,6 +138,40 @@ def _dead(k, fsuit, counts):
 def _cross_mask(grid, groups):
     """The empty cells ``features`` reads, computed only when the ``cross`` group is on."""
     return empty_mask(grid) if groups & GROUP_CROSS else 0
+
+
+@njit(cache=True, inline="always")
+def straight_draw(k, counts, rank_und):
+    """The ``draws`` group's (windows, outs) of an open line, or (-1, 0) when it has no
+    straight draw (empty, full, a rank held twice, or ranks that fit no window)."""
+    if k == 0 or k >= 5 or ((counts >> 1) | (counts >> 2)) & _NIBBLE_BIT0:
+        return -1, 0
+    mask = 0
+    for r in range(13):
+        if (counts >> (4 * r)) & 15:
+            mask |= 1 << r
+    fits = False
+    windows = 0
+    missing = 0
+    for w in _STRAIGHTS:
+        if mask & ~w:
+            continue
+        fits = True
+        ok = True
+        for r in range(13):
+            if (w >> r) & 1 and not (mask >> r) & 1 and rank_und[r] == 0:
+                ok = False
+                break
+        if ok:
+            windows += 1
+            missing |= w & ~mask
+    if not fits:
+        return -1, 0
+    outs = 0
+    for r in range(13):
+        if (missing >> r) & 1:
+            outs += rank_und[r]
+    return windows, outs
 
 
 @njit(cache=True, inline="always")
@@ -221,6 +264,13 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
                 c = 5 + cell % 5
                 out[m] = OFF_CROSS + (n * N_CLASSES + line_class(k[r], fsuit[r], counts[r])) * N_CLASSES + line_class(
                     k[c], fsuit[c], counts[c])
+                m += 1
+    if groups & GROUP_DRAWS:
+        for L in range(10):
+            windows, outs = straight_draw(k[L], counts[L], rank_und)
+            if windows >= 0:
+                out[m] = OFF_DRAWS + (((n * 2 + L // 5) * 4 + k[L] - 1) * 6 + windows) * (OUTS_CAP + 1) + min(
+                    outs, OUTS_CAP)
                 m += 1
     return m
 
