@@ -129,17 +129,20 @@ def test_learning_moves_values_toward_the_returns(table):
     assert after < 0.9 * before
 
 
-def test_placements_are_the_values_of_the_grids_they_lead_to(table):
+@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.ALL_GROUPS | K.GROUP_DRAWS])
+def test_placements_are_the_values_of_the_grids_they_lead_to(table, groups):
+    # (with draws, a placement swaps its row's and column's draw weights into a sum
+    # taken once: the values must still be those of the afterstates)
     theta = np.random.default_rng(5).normal(size=K.N_WEIGHTS)
-    for grid in _random_grids(30, 6):
+    for grid in [*_random_grids(30, 6), *_suited_grids(30, 16)]:
         if (grid >= 0).all():
             continue
         card = int(np.setdiff1d(np.arange(52), grid[grid >= 0])[0])
-        values = K.placement_values(grid, card, *table, theta, K.ALL_GROUPS)
+        values = K.placement_values(grid, card, *table, theta, groups)
         for cell in np.flatnonzero(grid < 0):
             after = grid.copy()
             after[cell] = card
-            assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, K.ALL_GROUPS), abs=1e-9)
+            assert values[cell] == pytest.approx(K.grid_value_td(after, *table, theta, groups), abs=1e-9)
 
 
 def test_discard_counts_the_empty_cells_of_dead_lines():

@@ -141,15 +141,22 @@ def _cross_mask(grid, groups):
 
 
 @njit(cache=True, inline="always")
-def straight_draw(k, counts, rank_und):
+def straight_draw(k, counts, rank_und, avail):
     """The ``draws`` group's (windows, outs) of an open line, or (-1, 0) when it has no
-    straight draw (empty, full, a rank held twice, or ranks that fit no window)."""
-    if k == 0 or k >= 5 or ((counts >> 1) | (counts >> 2)) & _NIBBLE_BIT0:
+    straight draw (empty, full, a rank held twice, or ranks that fit no window).
+    ``avail``: the ranks with undealt cards, as a 13-bit mask."""
+    if k == 0 or k >= 5:
+        return -1, 0
+    held = counts & _NIBBLE_BIT0
+    if held != counts:  # a rank held twice or more
         return -1, 0
     mask = 0
-    for r in range(13):
-        if (counts >> (4 * r)) & 15:
+    r = 0
+    while held:
+        if held & 1:
             mask |= 1 << r
+        held >>= 4
+        r += 1
     fits = False
     windows = 0
     missing = 0
@@ -157,21 +164,46 @@ def straight_draw(k, counts, rank_und):
         if mask & ~w:
             continue
         fits = True
-        ok = True
-        for r in range(13):
-            if (w >> r) & 1 and not (mask >> r) & 1 and rank_und[r] == 0:
-                ok = False
-                break
-        if ok:
+        need = w & ~mask
+        if need & ~avail == 0:
             windows += 1
-            missing |= w & ~mask
+            missing |= need
     if not fits:
         return -1, 0
     outs = 0
-    for r in range(13):
-        if (missing >> r) & 1:
+    r = 0
+    while missing:
+        if missing & 1:
             outs += rank_und[r]
+        missing >>= 1
+        r += 1
     return windows, outs
+
+
+@njit(cache=True, inline="always")
+def _avail(rank_und):
+    """The ranks with undealt cards, as a 13-bit mask."""
+    avail = 0
+    for r in range(13):
+        if rank_und[r] > 0:
+            avail |= 1 << r
+    return avail
+
+
+@njit(cache=True, inline="always")
+def _draw_index(n, L, k, counts, rank_und, avail):
+    """The ``draws`` weight of line ``L`` (``k`` cards, rank ``counts``) on a grid of ``n``
+    cards, or -1 when the line has no straight draw."""
+    windows, outs = straight_draw(k, counts, rank_und, avail)
+    if windows < 0:
+        return -1
+    return OFF_DRAWS + (((n * 2 + L // 5) * 4 + k - 1) * 6 + windows) * (OUTS_CAP + 1) + min(outs, OUTS_CAP)
+
+
+@njit(cache=True, inline="always")
+def _draw_weight(theta, n, L, k, counts, rank_und, avail):
+    j = _draw_index(n, L, k, counts, rank_und, avail)
+    return theta[j] if j >= 0 else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -266,11 +298,11 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
                     k[c], fsuit[c], counts[c])
                 m += 1
     if groups & GROUP_DRAWS:
+        avail = _avail(rank_und)
         for L in range(10):
-            windows, outs = straight_draw(k[L], counts[L], rank_und)
-            if windows >= 0:
-                out[m] = OFF_DRAWS + (((n * 2 + L // 5) * 4 + k[L] - 1) * 6 + windows) * (OUTS_CAP + 1) + min(
-                    outs, OUTS_CAP)
+            j = _draw_index(n, L, k[L], counts[L], rank_und, avail)
+            if j >= 0:
+                out[m] = j
                 m += 1
     return m
 
@@ -317,6 +349,18 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
     _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                 size_sums, size_counts, use_size, a, b, slots, out)
     empty = _cross_mask(grid, groups)
+    # A placement changes two lines' draws: the ten lines' draw weights are summed once,
+    # and each afterstate swaps its row's and column's.
+    draws = groups & GROUP_DRAWS
+    rest = groups & ~GROUP_DRAWS
+    base = 0.0
+    avail = 0
+    line_w = np.zeros(10)
+    if draws and n_after < 25:
+        avail = _avail(rank_und)
+        for L in range(10):
+            line_w[L] = _draw_weight(theta, n_after, L, k[L], lcounts[L], rank_und, avail)
+            base += line_w[L]
     for cell in range(25):
         if grid[cell] >= 0:
             continue
@@ -326,8 +370,12 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
         kc, fc, cc = k[c], fsuit[c], lcounts[c]
         _add(r, card, k, fsuit, lcounts)
         _add(c, card, k, fsuit, lcounts)
-        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, groups, idx, empty & ~(1 << cell))
+        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, rest, idx, empty & ~(1 << cell))
         out[cell] += _sum_at(theta, idx, m)
+        if draws and n_after < 25:
+            out[cell] += (base - line_w[r] - line_w[c]
+                          + _draw_weight(theta, n_after, r, k[r], lcounts[r], rank_und, avail)
+                          + _draw_weight(theta, n_after, c, k[c], lcounts[c], rank_und, avail))
         k[r], fsuit[r], lcounts[r] = kr, fr, cr
         k[c], fsuit[c], lcounts[c] = kc, fc, cc
 
