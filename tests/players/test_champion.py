@@ -54,10 +54,19 @@ def test_bad_parameters_fail_in_one_line():
                  "champion:time_fraction=2", "champion:games=-3", "champion:clock=fast",
                  "champion:search_from=26", "champion:search_from=-1", "champion:search_from=true",
                  "champion:playouts=0", "champion:playouts=true", "champion:playouts=2.5",
-                 "champion:learn_in_game=maybe", "champion:learn_in_game=true,evaluator=narl"):
+                 "champion:learn_in_game=maybe", "champion:learn_in_game=true,evaluator=narl",
+                 "champion:groups=default+straights", "champion:groups=default,evaluator=narl"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
+
+
+def test_groups_choose_the_td_residuals_features():
+    from pokersquares.kernels import td as K
+
+    assert make_player("champion").evaluator.groups == K.ALL_GROUPS
+    assert make_player("champion:groups=default+draws").evaluator.groups == K.ALL_GROUPS | K.GROUP_DRAWS
+    assert make_player("champion:groups=sizes").evaluator.groups == K.GROUP_SIZES
 
 
 def test_playouts_fixes_the_work_and_so_the_games(tmp_path, play_legal):

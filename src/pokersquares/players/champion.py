@@ -97,13 +97,15 @@ def _flag(name: str, value) -> bool:
                  "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
                  "tc=true|false (the TD residual's step and temporal coherence), "
                  "playouts=N (at most N playouts a move: fixed work, for ablations), learn_in_game=true|false (the TD "
-                 "residual goes on learning in the time each game leaves, at its last card)", cores=2)
+                 "residual goes on learning in the time each game leaves, at its last card), groups= (the TD "
+                 "residual's feature groups, joined by +: default+draws)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
-             learn_in_game: bool = False, time_per_game: float | None = None) -> ChampionPlayer:
+             learn_in_game: bool = False, groups: str | None = None,
+             time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -123,7 +125,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
         evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
-    for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc),
+    for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc), ("groups", groups),
                         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None)):
         if evaluator == "narl" and value is not None:
             raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
@@ -133,7 +135,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
             learned.load(str(load))
     elif evaluator == "td":
         learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores,
-                              **step_settings(alpha, table_step, tc))
+                              **step_settings(alpha, table_step, tc),
+                              **({} if groups is None else {"groups": str(groups)}))
         if load is not None:
             learned.load(str(load))
     else:
