@@ -64,7 +64,8 @@ def test_bad_parameters_fail_in_one_line():
 def test_groups_choose_the_td_residuals_features():
     from pokersquares.kernels import td as K
 
-    assert make_player("champion").evaluator.groups == K.ALL_GROUPS
+    assert make_player("champion").evaluator.groups == K.ALL_GROUPS | K.GROUP_DRAWS  # since version 14
+    assert make_player("champion:groups=default").evaluator.groups == K.ALL_GROUPS
     assert make_player("champion:groups=default+draws").evaluator.groups == K.ALL_GROUPS | K.GROUP_DRAWS
     assert make_player("champion:groups=sizes").evaluator.groups == K.GROUP_SIZES
 
