@@ -55,6 +55,7 @@ def main() -> None:
     from pokersquares.cli.optimum import parse_seeds
     from pokersquares.optimum.cores import CoreOptions, solve_cores
     from pokersquares.points import parse_point_system
+    from pokersquares.errors import PokerSquaresError
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", required=True, help="A..B, A,B,C or one seed")
@@ -67,7 +68,10 @@ def main() -> None:
     params = dict(CoreOptions().parameters)
     params.update(_pairs(args.param))
     options = CoreOptions(**_pairs(args.option), parameters=tuple(params.items()))
-    system = parse_point_system(args.system)
+    try:
+        system = parse_point_system(args.system)
+    except PokerSquaresError as e:
+        parser.error(str(e))
     cpu = []
     proven = 0
     for seed in parse_seeds(args.seeds):

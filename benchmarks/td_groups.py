@@ -109,10 +109,14 @@ def main() -> None:
     args = ap.parse_args()
 
     from pokersquares.points import parse_point_system
+    from pokersquares.errors import PokerSquaresError
 
     for g in args.groups:
         variant_settings(g)
-    system = parse_point_system(args.system)
+    try:
+        system = parse_point_system(args.system)
+    except PokerSquaresError as e:
+        ap.error(str(e))
     load = os.getloadavg()[0]
     with ProcessPoolExecutor(args.workers) as pool:
         jobs = [pool.submit(_one_seed, seed, args.groups, args.table_games, args.td_games, args.deals,

@@ -76,8 +76,12 @@ def main() -> None:
         raise SystemExit(f"td_select: --table-step must be >= 0, got {args.table_step}")
 
     from pokersquares.points import parse_point_system
+    from pokersquares.errors import PokerSquaresError
 
-    system = parse_point_system(args.system)
+    try:
+        system = parse_point_system(args.system)
+    except PokerSquaresError as e:
+        ap.error(str(e))
     load = os.getloadavg()[0]
     with ProcessPoolExecutor(args.workers) as pool:
         jobs = [pool.submit(_one_seed, seed, args.learners, args.table_games, args.td_games, args.deals,

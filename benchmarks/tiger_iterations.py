@@ -17,6 +17,7 @@ import numpy as np
 from pokersquares.harness.game_play import play_game, prepare_player
 from pokersquares.players.tiger import TigerPlayer
 from pokersquares.points import parse_point_system
+from pokersquares.errors import PokerSquaresError
 
 
 class _Counting(TigerPlayer):
@@ -41,7 +42,10 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=3)
     ap.add_argument("--system", default="american")
     args = ap.parse_args()
-    system = parse_point_system(args.system)
+    try:
+        system = parse_point_system(args.system)
+    except PokerSquaresError as e:
+        ap.error(str(e))
     player = _Counting(time_per_game=args.time_per_game)
     player.warm_up()  # compile the kernels first, as the harness does
     prepare_player(player, system, 1.0)
