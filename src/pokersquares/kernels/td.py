@@ -343,9 +343,10 @@ def grid_value_td(grid, points, keys, sums, counts, size_sums, size_counts, use_
 
 @njit(cache=True)
 def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                   size_sums, size_counts, use_size, a, b, slots, out, k, fsuit, lcounts, theta, groups, idx):
+                   size_sums, size_counts, use_size, a, b, slots, out, k, fsuit, lcounts, theta, groups, idx, line_w):
     """Like NARL's ``_placements`` (``slots`` included), plus each afterstate's residual.
-    ``k``/``fsuit``/``lcounts`` hold the line states of ``grid`` (before placing) and are restored."""
+    ``k``/``fsuit``/``lcounts`` hold the line states of ``grid`` (before placing) and are restored;
+    ``line_w`` is scratch for the lines' draw weights."""
     _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                 size_sums, size_counts, use_size, a, b, slots, out)
     empty = _cross_mask(grid, groups)
@@ -355,7 +356,6 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
     rest = groups & ~GROUP_DRAWS
     base = 0.0
     avail = 0
-    line_w = np.zeros(10)
     if draws and n_after < 25:
         avail = _avail(rank_und)
         for L in range(10):
@@ -382,21 +382,21 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
 
 @njit(cache=True, inline="always")
 def _td_scratch():
-    """Line states (count, suit, packed rank counts) and feature indices."""
+    """Line states (count, suit, packed rank counts), feature indices and the lines' draw weights."""
     return (np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64), np.empty(10, dtype=np.int64),
-            np.empty(MAX_ACTIVE, dtype=np.int64))
+            np.empty(MAX_ACTIVE, dtype=np.int64), np.empty(10))
 
 
 @njit(cache=True)
 def placement_values(grid, card, points, keys, sums, counts, size_sums, size_counts, use_size, theta, groups):
     """``float64[25]``: estimated final score after placing ``card`` in each cell (-inf where occupied)."""
     rank_und, suit_und, undealt, sizes, a, b, slots, out = _scratch()
-    k, fsuit, lcounts, idx = _td_scratch()
+    k, fsuit, lcounts, idx, line_w = _td_scratch()
     n = undealt_counts(grid, card, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
     line_states(grid, k, fsuit, lcounts)
     _td_placements(grid, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                   size_sums, size_counts, use_size, a, b, slots, out, k, fsuit, lcounts, theta, groups, idx)
+                   size_sums, size_counts, use_size, a, b, slots, out, k, fsuit, lcounts, theta, groups, idx, line_w)
     return out
 
 
@@ -405,7 +405,7 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
                           groups):
     """For each card of ``cards``: the value of its best placement on ``grid``."""
     rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
-    k, fsuit, lcounts, idx = _td_scratch()
+    k, fsuit, lcounts, idx, line_w = _td_scratch()
     out = np.empty(cards.shape[0])
     n = undealt_counts(grid, _NO_CARD, rank_und, suit_und, undealt)
     _line_sizes(grid, sizes)
@@ -416,7 +416,8 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
         rank_und[d % 13] -= 1
         suit_und[d // 13] -= 1
         _td_placements(grid, d, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                       size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx)
+                       size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx,
+                       line_w)
         out[i] = vals.max()
         undealt[d] = 1
         rank_und[d % 13] += 1
@@ -429,7 +430,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
              use_size, theta, groups):
     """As NARL's ``playouts``, on the table plus the residual."""
     rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
-    k, fsuit, lcounts, idx = _td_scratch()
+    k, fsuit, lcounts, idx, line_w = _td_scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
     deck, n0 = undealt_deck(grid, rank_und, suit_und, undealt)
@@ -446,7 +447,7 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
             else:
                 _td_placements(g, card, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                                size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups,
-                               idx)
+                               idx, line_w)
                 cell = _argmax(vals)
             _put(g, sizes, cell, card)
             _add(cell // 5, card, k, fsuit, lcounts)
@@ -484,7 +485,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     whose errors keep their sign learns at the full step and one whose errors cancel
     slows down. Returns (sum of final scores, sum of squared errors G - V)."""
     rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
-    k, fsuit, lcounts, idx = _td_scratch()
+    k, fsuit, lcounts, idx, line_w = _td_scratch()
     deck = np.arange(52)
     grid = np.empty(25, dtype=np.int8)
     rec = np.empty((25, MAX_ACTIVE), dtype=np.int64)
@@ -510,7 +511,8 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             card = deck[t]
             _deal(card, undealt, rank_und, suit_und)
             _td_placements(grid, card, t + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
-                           size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx)
+                           size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups, idx,
+                           line_w)
             if epsilon > 0.0 and np.float64(rng_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
                 cell = random_bit(state, empty_mask(grid))
             else:
