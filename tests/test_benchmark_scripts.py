@@ -1,6 +1,7 @@
 """The benchmark scripts refuse a bad point system in one line (argparse's exit code 2),
 before any learning or game, like the command line does."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,3 +22,19 @@ def test_bad_point_system_is_one_line(script, extra):
         "unknown point system 'bogus'; accepted: american, british, ameritish:SEED, random:SEED, hypercorner:SEED, "
         "single:HAND (a hand name such as flush or full_house, or single:random:SEED), or ten comma-separated integers")
     assert run.stdout == ""
+
+
+def test_td_learning_speed_runs_the_kernels_champion_learns_with():
+    """The benchmark calls the learning kernels with their current arguments (it once
+    lagged a signature change) and reports what it timed."""
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "td_learning_speed.py"), "--table-games", "500",
+                          "--games", "40", "--rounds", "1"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["groups"] == "default+draws" and out["tc"] is True and out["games_per_round"] == 40
+    assert min(out["narl_1_thread"], out["td_1_thread"], out["td_2_threads"]) > 0
+    bad = subprocess.run([sys.executable, str(BENCHMARKS / "td_learning_speed.py"), "--groups", "bogus"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].endswith("unknown TD feature group 'bogus'; choose from sizes, suits, "
+                                                        "joint, ranks, discard, cross, draws or default")
