@@ -31,6 +31,8 @@ from pokersquares.evaluators import patterns as ep
 from pokersquares.kernels import patterns as kp
 from pokersquares.points import parse_point_system
 
+if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+    sys.exit(f"usage: python {sys.argv[0]} LABEL SECONDS [OPTIONS_JSON]\n" + __doc__.strip().splitlines()[0])
 label, seconds, opts = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3] if len(sys.argv) > 3 else "{}")
 games = int(os.environ.get("GAMES", 10000))
 out_dir = os.environ.get("OUT", ".")

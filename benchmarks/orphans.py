@@ -20,6 +20,8 @@ def desc(pid):
         fr = {p for p, q in pp.items() if q in fr} - found; found |= fr
     return found
 
+if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help") or sys.argv[2] not in ("kill9", "term", "int"):
+    sys.exit(f"usage: python {sys.argv[0]} SRC_DIR kill9|term|int\n" + __doc__.strip().splitlines()[0])
 src, how = sys.argv[1], sys.argv[2]
 d = tempfile.mkdtemp()
 db = os.path.join(d, "k.sqlite")

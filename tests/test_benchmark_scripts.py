@@ -38,3 +38,10 @@ def test_td_learning_speed_runs_the_kernels_champion_learns_with():
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].endswith("unknown TD feature group 'bogus'; choose from sizes, suits, "
                                                         "joint, ranks, discard, cross, draws or default")
+
+
+@pytest.mark.parametrize("script, args", [("orphans.py", []), ("orphans.py", ["src", "kill"]), ("og_variants.py", ["--help"])])
+def test_positional_scripts_print_their_usage(script, args):
+    run = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith(f"usage: python {BENCHMARKS / script} ")
