@@ -253,6 +253,9 @@ def test_bad_input_shows_the_servers_message(context, server):
     # Let that message go (it hides after 5 s) so the next one is seen on its own.
     expect(page.locator("#toast")).to_be_hidden(timeout=10_000)
     page.select_option("#play-system [data-role=kind]", "american")
+    # The preview's chips replace the error text and move the button down: a click during
+    # that shift can land beside it (seen once in CI), so wait for them as a user would.
+    expect(page.locator("#play-system .preview li")).to_have_count(10)
     page.select_option("#play-deal-kind", "seed")
     page.fill("#play-seed", "12x")
     page.click("#play-new")
