@@ -117,6 +117,16 @@ def line_states(grid, k, fsuit, counts):
 
 
 @njit(cache=True, inline="always")
+def _held_ranks(counts):
+    """The ranks a line holds (packed 4-bit rank counts), as a 13-bit mask."""
+    mask = 0
+    for r in range(13):
+        if (counts >> (4 * r)) & 15:
+            mask |= 1 << r
+    return mask
+
+
+@njit(cache=True, inline="always")
 def _dead(k, fsuit, counts):
     """Whether an open line of ``k`` cards is dead: mixed suits, no two cards of a rank,
     and its ranks fit no straight."""
@@ -124,10 +134,7 @@ def _dead(k, fsuit, counts):
         return False
     if ((counts >> 1) | (counts >> 2)) & _NIBBLE_BIT0:
         return False
-    mask = 0
-    for r in range(13):
-        if (counts >> (4 * r)) & 15:
-            mask |= 1 << r
+    mask = _held_ranks(counts)
     for w in _STRAIGHTS:
         if mask & ~w == 0:
             return False
@@ -150,13 +157,7 @@ def straight_draw(k, counts, rank_und, avail):
     held = counts & _NIBBLE_BIT0
     if held != counts:  # a rank held twice or more
         return -1, 0
-    mask = 0
-    r = 0
-    while held:
-        if held & 1:
-            mask |= 1 << r
-        held >>= 4
-        r += 1
+    mask = _held_ranks(counts)
     fits = False
     windows = 0
     missing = 0
