@@ -93,8 +93,10 @@ def test_a_straight_draw_whose_window_is_dealt_out_has_no_windows_or_outs():
         if name:
             grid[cell] = parse_card(name)
     assert Feature("draws", (8, 0, 4, 0, 0)) in grid_features(grid, K.GROUP_DRAWS)
+    assert _kernel_indices(grid, K.GROUP_DRAWS) == sorted(feature_index(f) for f in grid_features(grid, K.GROUP_DRAWS))
     grid[8] = parse_card("2S")  # one ten undealt again: one window, 1 out
     assert Feature("draws", (8, 0, 4, 1, 1)) in grid_features(grid, K.GROUP_DRAWS)
+    assert _kernel_indices(grid, K.GROUP_DRAWS) == sorted(feature_index(f) for f in grid_features(grid, K.GROUP_DRAWS))
 
 
 def test_a_full_grid_has_no_features():
