@@ -45,3 +45,50 @@ def test_positional_scripts_print_their_usage(script, args):
     run = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=120)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith(f"usage: python {BENCHMARKS / script} ")
+
+
+def _script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_td_select_ensemble_plays_the_sum_of_values_and_a_transposed_learner_sees_the_grid_transposed():
+    import numpy as np
+
+    from pokersquares.cards import deal
+    from pokersquares.evaluators.td import TdEvaluator
+    from pokersquares.game import EMPTY
+    from pokersquares.points import AMERICAN
+    from pokersquares.search.base import GreedySearch
+    from pokersquares.strength import play
+
+    td_select = _script("td_select")
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    learners = []
+    for seed in (0, 1):
+        ev = TdEvaluator(games=3000, td_games=500, threads=1)
+        ev.prepare(points, 0.0, seed)
+        learners.append(ev)
+    for s in range(3):  # one learner alone, or twice, plays as greedy play does
+        alone = play(learners[0], GreedySearch(), points, s)
+        assert td_select._play_ensemble(learners[:1], points, s) == alone
+        assert td_select._play_ensemble([learners[0], learners[0]], points, s) == alone
+    together = [td_select._play_ensemble(learners, points, s) for s in range(6)]
+    for ev in learners:  # each learner has its say: the pair plays neither one's games
+        assert together != [play(ev, GreedySearch(), points, s) for s in range(6)]
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    cards = deal(7)
+    grid[[0, 1, 2, 7, 13]] = cards[:5]
+    card = int(cards[5])
+    seen = td_select._values(learners[1], grid, card, True)
+    for cell in range(25):
+        if grid[cell] != EMPTY:
+            assert seen[cell] == -np.inf
+            continue
+        child = grid.copy()
+        child[cell] = card
+        assert seen[cell] == pytest.approx(learners[1].state_value(child[td_select.TRANSPOSE]))
