@@ -55,20 +55,11 @@ def _play_ensemble(evaluators: list, points: np.ndarray, seed: int, transposed: 
     """One game on the deal of ``seed`` as :func:`pokersquares.strength.play` plays it
     greedily, each card to the cell with the highest sum of the evaluators' values
     (``transposed[k]``: evaluator k sees the grid transposed)."""
-    flags = tuple(transposed) + (False,) * (len(evaluators) - len(transposed))
-    from pokersquares.cards import deal
-    from pokersquares.game import EMPTY
-    from pokersquares.kernels.core import score_grid
+    from pokersquares.strength import play_deal
 
-    grid = np.full(25, EMPTY, dtype=np.int8)
-    for move, card in enumerate(deal(seed)[:25]):
-        empty = np.flatnonzero(grid == EMPTY)
-        if move == 0 or len(empty) == 1:
-            cell = int(empty[0])
-        else:
-            cell = int(np.argmax(sum(_values(ev, grid, int(card), t) for ev, t in zip(evaluators, flags))))
-        grid[cell] = card
-    return int(score_grid(grid, points))
+    flags = tuple(transposed) + (False,) * (len(evaluators) - len(transposed))
+    return play_deal(lambda grid, card, move: int(np.argmax(sum(_values(ev, grid, card, t)
+                                                               for ev, t in zip(evaluators, flags)))), points, seed)
 
 
 def _one_seed(seed: int, learners: int, table_games: int, td_games: int, deals: int, check_deals: int,

@@ -33,7 +33,7 @@ from .kernels.core import score_grid
 from .points import AMERICAN
 from .search.base import GreedySearch, Search
 
-__all__ = ["AGENTS", "StrengthAgent", "run_strength", "compare", "EXPECTED_PATH"]
+__all__ = ["AGENTS", "StrengthAgent", "play", "play_deal", "run_strength", "compare", "EXPECTED_PATH"]
 
 EXPECTED_PATH = Path("benchmarks") / "strength_expected.json"
 FALL_WARNING_SE = 2.0
@@ -100,19 +100,25 @@ AGENTS = (
 )
 
 
-def play(evaluator: Evaluator, search: Search, points: np.ndarray, seed: int) -> int:
+def play_deal(choose: Callable[[np.ndarray, int, int], int], points: np.ndarray, seed: int) -> int:
     """One game on the deal of ``seed``: the first card to a corner, the last to the
-    one empty cell, every other move by ``search`` with unlimited time (fixed-work
-    searches ignore it; expectimax then searches every cell)."""
+    one empty cell, every other move to ``choose(grid, card, move)`` (a copy of the grid)."""
     grid = np.full(25, EMPTY, dtype=np.int8)
     for move, card in enumerate(deal(seed)[:25]):
         empty = np.flatnonzero(grid == EMPTY)
         if move == 0 or len(empty) == 1:
             cell = int(empty[0])
         else:
-            cell, _ = search.choose(evaluator, grid.copy(), int(card), points, 1e9, seed * 31 + move)
+            cell = int(choose(grid.copy(), int(card), move))
         grid[cell] = card
     return int(score_grid(grid, points))
+
+
+def play(evaluator: Evaluator, search: Search, points: np.ndarray, seed: int) -> int:
+    """:func:`play_deal` with every move by ``search`` with unlimited time (fixed-work
+    searches ignore it; expectimax then searches every cell)."""
+    return play_deal(lambda grid, card, move: search.choose(evaluator, grid, card, points, 1e9, seed * 31 + move)[0],
+                     points, seed)
 
 
 def run_strength(names: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict:
