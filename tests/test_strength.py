@@ -23,3 +23,31 @@ def test_every_agent_has_a_stored_expectation_and_unknown_agents_are_refused():
     assert set(stored) == {a.name for a in AGENTS}
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         run_strength(["nope"])
+
+
+def test_a_deal_is_played_as_the_contest_deals_it():
+    """play_deal: the first card to the corner, then the move rule for every card but the
+    last, which goes to the one empty cell; the score is the final grid's."""
+    import numpy as np
+
+    from pokersquares.cards import deal
+    from pokersquares.game import EMPTY
+    from pokersquares.kernels.core import score_grid
+    from pokersquares.points import AMERICAN
+    from pokersquares.strength import play_deal
+
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    cards = [int(c) for c in deal(12)[:25]]
+    asked = []
+
+    def last_empty(grid, card, move):  # fills the grid from the end
+        asked.append((move, card, grid.copy()))
+        return int(np.flatnonzero(grid == EMPTY)[-1])
+
+    score = play_deal(last_empty, points, 12)
+    assert [m for m, _, _ in asked] == list(range(1, 24))
+    assert [c for _, c, _ in asked] == cards[1:24]
+    first = asked[0][2]
+    assert first[0] == cards[0] and (first == EMPTY).sum() == 24
+    final = np.array([cards[0], cards[24], *cards[23:0:-1]], dtype=np.int8)
+    assert score == score_grid(final, points)
