@@ -4,20 +4,24 @@ The evaluator is :class:`~pokersquares.evaluators.td.TdEvaluator`: GettysburgPla
 NARL table, then a TD-learned residual over how the lines interact, both learned from
 scratch within the preparation budget on both cores (nothing learned outside the clock
 ships with it). Over the table alone it adds +3.35 ± 0.27 greedily (10,000 American
-deals, 300 s each); at 5 s per game the player scores 126.39 ± 1.01 over 1,000 American
-deals, +2.39 ± 0.76 paired over ``gettysburg`` (docs/results.md); ``evaluator=narl`` is
-the table alone. Since version 10 the TD games also tune the table's line values
-(``table_step=0.002``; British +0.65 ± 0.16 greedily, paired over four learning seeds
-at fixed work; ``table_step=0`` is version 9's evaluator). The search is :class:`~pokersquares.search.halving.CrnHalving`: Monte
-Carlo over the table's greedy policy (playouts of 4 cards that end in the table's estimate) with
-common random numbers, sequential halving at the root, an
-early stop on clear decisions and exact expectimax over the last cards. Why: the
-table played greedily is already strong and its depth-2 expectimax used 0.03 s of a
-30 s game; this search turns the rest of the clock into playouts where the choice
-is close. docs/results.md holds the measurements and the ablation table.
+deals, 300 s each); at 5 s per game version 14 scores 125.23 ± 0.96 over 1,000 American
+deals, +0.73 ± 0.82 paired over ``gettysburg`` (version 9: 126.39 ± 1.01, +2.39 ± 0.76),
+and at the contest's 30 s 127.19 ± 1.78 over seeds 0..299 (docs/results.md);
+``evaluator=narl`` is the table alone. Since version 10 the TD games also tune the
+table's line values (``table_step=0.002``; British +0.65 ± 0.16 greedily, paired over
+four learning seeds at fixed work; ``table_step=0`` is version 9's evaluator). Since
+version 13 each residual weight steps by temporal coherence (``tc``, Jaśkowski 2018).
+The search is :class:`~pokersquares.search.halving.CrnHalving`: Monte Carlo over the
+evaluator's greedy policy (playouts of 4 cards that end in the evaluator's estimate)
+with common random numbers, sequential halving at the root, an early stop on clear
+decisions and exact expectimax over the last cards. Why: the table played greedily is
+already strong and its depth-2 expectimax used 0.03 s of a 30 s game; this search turns
+the rest of the clock into playouts where the choice is close (at fixed work, +3.05 ±
+1.18 over its evaluator played greedily, 500 deals). docs/results.md holds the
+measurements and the ablation table.
 
-Options for ablations: ``depth`` (cards per playout before the table's estimate ends
-it; 4 by default, which beat playouts to the end by 5.5 ± 2.8 points paired over 100
+Options for ablations: ``depth`` (cards per playout before the evaluator's estimate
+ends it; 4 by default, which beat playouts to the end by 5.5 ± 2.8 points paired over 100
 deals at 5 s per game), ``stop_z`` (``1000``: in effect never stop early), ``exact``, ``crn``, ``halving``;
 ``load=FILE`` plays from a saved evaluator instead of learning: a TD evaluator
 (``pokersquares train --player champion``) or a NARL table (``pokersquares train
