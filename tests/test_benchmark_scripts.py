@@ -92,3 +92,22 @@ def test_td_select_ensemble_plays_the_sum_of_values_and_a_transposed_learner_see
         child = grid.copy()
         child[cell] = card
         assert seen[cell] == pytest.approx(learners[1].state_value(child[td_select.TRANSPOSE]))
+
+
+def test_every_mutant_still_applies_to_the_source_and_names_tests_that_exist():
+    """``benchmarks/mutants.py`` reports a mutant whose text is gone as *stale* only when
+    it runs (one did go stale when a kernel was rewritten): each break must replace text
+    found exactly once in its file, change it, and name test files that exist."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        from mutants import load_mutants
+    finally:
+        sys.path.pop(0)
+    mutants = load_mutants()
+    assert len({m["name"] for m in mutants}) == len(mutants)
+    for m in mutants:
+        source = (root / m["file"]).read_text()
+        assert source.count(m["old"]) == 1, m["name"]
+        assert m["new"] != m["old"], m["name"]
+        assert m["tests"] and all((root / t).exists() for t in m["tests"]), m["name"]

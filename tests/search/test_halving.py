@@ -119,3 +119,24 @@ def test_moves_before_from_cards_are_greedy_and_later_ones_searched(narl):
             assert cell == narl.greedy_cell(grid, card)
     with pytest.raises(ValueError):
         CrnHalving(from_cards=26)
+
+
+def test_the_early_stop_is_a_paired_z_test():
+    """The leader ends the search when its mean lead over the runner-up, playout by
+    playout on the same futures, is more than ``stop_z`` standard errors of that mean
+    (the spread of the leads over the square root of their number): not one playout's
+    spread, and not the spread of the futures both cells share."""
+    rng = np.random.default_rng(0)
+    futures = rng.normal(100.0, 30.0, 400)  # what both cells' playouts share
+    noise = rng.standard_normal(400)
+    noise = (noise - noise.mean()) / noise.std(ddof=1)  # the leads' own spread: exactly 1
+    search = CrnHalving(stop_z=3.0)
+    # 400 leads of spread 1: a standard error of 0.05, so 0.16 is 3.2 of them and 0.14 is 2.8.
+
+    def rounds(x):  # samples arrive round by round
+        return [x[:150], x[150:]]
+
+    assert search._clearly_ahead(rounds(futures + 0.16 + noise), rounds(futures))
+    assert not search._clearly_ahead(rounds(futures + 0.14 + noise), rounds(futures))
+    assert not CrnHalving(stop_z=float("inf"))._clearly_ahead(rounds(futures + 50 + noise), rounds(futures))
+    assert not search._clearly_ahead([futures[:7] + 50], [futures[:7]])  # too few playouts to judge
