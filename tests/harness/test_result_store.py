@@ -86,3 +86,19 @@ def test_forget_penalised_and_penalty_counts(tmp_path):
         assert s.run(run_id).penalties == 2
         assert s.forget_penalised(run_id) == 2
         assert [g.game_index for g in s.games(run_id)] == [0] and s.run(run_id).penalties == 0
+
+
+def test_a_game_recorded_once_is_kept_as_it_was(tmp_path):
+    """Two workers finishing the same game (a resumed run beside the run it resumes, or
+    a game replayed after a crash) must not change what the store already holds: the
+    first record of a game stays, its score, moves and time alike, and new games of the
+    same batch are still added."""
+    with ResultStore(tmp_path / "k.sqlite") as s:
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 3, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 0, 50, [(1, 0, 0)], 0.25)])
+        s.add_games(run_id, [GameRecord(0, 0, 90, [(2, 4, 4)], 0.75), GameRecord(1, 1, 60)])
+        games = {g.game_index: g for g in s.games(run_id)}
+        assert sorted(games) == [0, 1]
+        assert (games[0].score, games[0].decision_s) == (50, 0.25)
+        assert [tuple(p) for p in games[0].placements] == [(1, 0, 0)]
+        assert games[1].score == 60
