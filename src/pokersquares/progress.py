@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-__all__ = ["Progress", "report", "listening", "with_subject", "MIN_INTERVAL_S"]
+__all__ = ["Progress", "report", "report_if_slow", "listening", "with_subject", "MIN_INTERVAL_S", "SLOW_S"]
 
 MIN_INTERVAL_S = 0.25
+SLOW_S = 1.0  # a step that takes longer than this is worth a line of its own
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,21 @@ def report(stage: str, games: int | None = None, seconds_left: float | None = No
             return
         _last = now
     listener(Progress(stage, None if games is None else int(games), seconds_left, subject))
+
+
+@contextlib.contextmanager
+def report_if_slow(stage: str, after_s: float | None = None, *, subject: str = "") -> Iterator[None]:
+    """Report ``stage`` (forced) if the block is still running after ``after_s`` seconds
+    (default ``SLOW_S``), and nothing if it ends sooner: numba compiling a player's kernels on a cold cache
+    takes a minute and deserves a line; loading them from the cache takes a fraction of
+    a second, and a line saying "compiling" then would be wrong."""
+    timer = threading.Timer(SLOW_S if after_s is None else after_s, lambda: report(stage, subject=subject, force=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ def test_run_shows_the_preparation_on_stderr_and_json_stays_clean(tmp_path):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["games"] == 1  # stdout is the JSON alone
     lines = [line for line in r.stderr.splitlines() if line.startswith("preparing og on American")]
-    assert any("compiling" in line for line in lines)
+    # (whether a "compiling" line shows depends on numba's cache: tests/test_progress.py)
     learning = [line for line in lines if ": learning," in line]
     assert learning and "games" in learning[0] and "s left" in learning[0]
 

@@ -70,8 +70,8 @@ def train_cmd(
     if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
         raise fail(f"cannot write {str(out)!r}: permission denied")
     if hasattr(p, "warm_up"):
-        progress.report("compiling its kernels (once: numba caches them)", subject=subject, force=True)
-        p.warm_up()  # compiling kernels is not learning time, as in the harness
+        with progress.report_if_slow("compiling its kernels (once: numba caches them)", subject=subject):
+            p.warm_up()  # compiling kernels is not learning time, as in the harness
     if hasattr(p, "set_seed"):
         p.set_seed(seed)
     t = time.perf_counter()

@@ -127,8 +127,8 @@ def build(spec: str, seed: int):
     """Build the player and warm it up (compile its kernels), untimed; seed it."""
     player = make_player(spec)
     if hasattr(player, "warm_up"):
-        progress.report("compiling its kernels (once: numba caches them)", force=True)
-        player.warm_up()
+        with progress.report_if_slow("compiling its kernels (once: numba caches them)"):
+            player.warm_up()
     if hasattr(player, "set_seed"):
         player.set_seed(seed)
     return player
