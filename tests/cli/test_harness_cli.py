@@ -40,6 +40,20 @@ def test_tournament_json(tmp_path):
     assert t["ranking"][0] == "greedy" and t["scores"]["greedy"] == 2.0
 
 
+def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_path):
+    """A cut name would name another system ("ameritish:34412" is not the contest's
+    "ameritish:34412016"), so the first column fits the longest name."""
+    r = cli("tournament", "--players", "random,greedy", "--systems", "ameritish:34412016;american", "--games", "1",
+            "--db", str(tmp_path / "t.sqlite"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    headers = [line for line in lines if line.startswith("system ")]
+    rows = [line for line in lines if line.split()[:1] in (["ameritish:34412016"], ["American"])]
+    assert len(headers) == 2 and len(rows) == 6  # totals and normalised under the first, means under the second
+    for row, header in zip(rows, [headers[0]] * 4 + [headers[1]] * 2):
+        assert len(row) == len(header) and len(row.split()) == 3  # the name, then one column per player
+
+
 def test_a_tournament_lists_players_with_several_parameters(tmp_path):
     r = cli("tournament", "--players", "random,hybrid:evaluator=possibility,search=greedy", "--systems", "american",
             "--games", "2", "--prep-time", "1", "--time-per-game", "5", "--db", str(tmp_path / "t.sqlite"), "--json")

@@ -225,31 +225,33 @@ def _print_regret_lines(db, runs, optima_db=None) -> None:
 def print_table(table: dict) -> None:
     players, systems = table["players"], table["systems"]
     w = max(8, *(len(p) for p in players)) + 2
-    typer.echo(f"{'system':<16}" + "".join(f"{p[:w - 2]:>{w}}" for p in players))
+    # Names are never cut: "ameritish:34412" would name another system than "ameritish:34412016".
+    ws = max(16, *(len(s) + 1 for s in systems))
+    typer.echo(f"{'system':<{ws}}" + "".join(f"{p:>{w}}" for p in players))
     for s in systems:
-        typer.echo(f"{s[:15]:<16}" + "".join(f"{table['totals'][s][p]:>{w}.0f}" for p in players))
+        typer.echo(f"{s:<{ws}}" + "".join(f"{table['totals'][s][p]:>{w}.0f}" for p in players))
     typer.echo("")
     typer.echo("normalised (per system: (total - min) / (max - min))")
     for s in systems:
-        typer.echo(f"{s[:15]:<16}" + "".join(f"{table['normalized'][s][p]:>{w}.3f}" for p in players))
-    typer.echo(f"{'TOTAL':<16}" + "".join(f"{table['scores'][p]:>{w}.3f}" for p in players))
+        typer.echo(f"{s:<{ws}}" + "".join(f"{table['normalized'][s][p]:>{w}.3f}" for p in players))
+    typer.echo(f"{'TOTAL':<{ws}}" + "".join(f"{table['scores'][p]:>{w}.3f}" for p in players))
     se, gap_se = table.get("score_se", {}), table.get("gap_se", {})
     if se:
-        typer.echo(f"{'± stderr':<16}" + "".join(f"{se[p]:>{w}.3f}" for p in players))
+        typer.echo(f"{'± stderr':<{ws}}" + "".join(f"{se[p]:>{w}.3f}" for p in players))
     typer.echo("")
     typer.echo("mean ± stderr per game")
     wm = max(w, 17)
-    typer.echo(f"{'system':<16}" + "".join(f"{p[:wm - 2]:>{wm}}" for p in players))
+    typer.echo(f"{'system':<{ws}}" + "".join(f"{p:>{wm}}" for p in players))
     for s in systems:
         cells = []
         for p in players:
             m, e = table["means"][s][p], table["mean_se"][s][p]
             cells.append("-" if m is None else f"{m:.2f}" + ("" if e is None else f" ± {e:.2f}"))
-        typer.echo(f"{s[:15]:<16}" + "".join(f"{c:>{wm}}" for c in cells))
+        typer.echo(f"{s:<{ws}}" + "".join(f"{c:>{wm}}" for c in cells))
     penalties = table.get("penalties")
     if penalties is not None:
         per_player = {p: sum(penalties[s][p] for s in systems) for p in players}
-        typer.echo(f"{'penalties':<16}" + "".join(f"{per_player[p]:>{wm}}" for p in players))
+        typer.echo(f"{'penalties':<{ws}}" + "".join(f"{per_player[p]:>{wm}}" for p in players))
     typer.echo("")
     leader = table["ranking"][0]
     for i, p in enumerate(table["ranking"], 1):
