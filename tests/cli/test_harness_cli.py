@@ -54,6 +54,18 @@ def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_
         assert len(row) == len(header) and len(row.split()) == 3  # the name, then one column per player
 
 
+def test_the_results_listing_names_players_and_systems_in_full(tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    player = "hybrid:evaluator=possibility,search=greedy"
+    for spec, system in ((player, "single:three_of_a_kind"), ("random", "american")):
+        assert cli("run", "--player", spec, "--system", system, "--games", "2", "--db", db).returncode == 0
+    lines = cli("results", "--db", db).stdout.splitlines()
+    rows = [line.split() for line in lines[1:3]]
+    assert rows[0][1:5] == [player, "Three", "Of", "A"] and rows[0][5] == "Kind"
+    assert rows[1][1:3] == ["random", "American"]
+    assert len(lines[1]) == len(lines[2])  # the columns line up
+
+
 def test_a_tournament_lists_players_with_several_parameters(tmp_path):
     r = cli("tournament", "--players", "random,hybrid:evaluator=possibility,search=greedy", "--systems", "american",
             "--games", "2", "--prep-time", "1", "--time-per-game", "5", "--db", str(tmp_path / "t.sqlite"), "--json")

@@ -360,11 +360,14 @@ def results_cmd(
         typer.echo(json.dumps({"runs": [{**r.to_json(), "optimum": regrets.get(r.run_id)} for r in runs],
                                "tournaments": tours}))
         return
-    typer.echo(f"{'run':>4} {'player':<20} {'system':<14} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
+    # Names in full: a cut player spec or system name ("Three Of A Kin") names nothing.
+    wp = max(20, *(len(r.player) for r in runs)) if runs else 20
+    wsys = max(14, *(len(r.system_name) for r in runs)) if runs else 14
+    typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
                f"{'s/game':>7} {'fallback':>8} tournament")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
-        typer.echo(f"{r.run_id:>4} {r.player[:20]:<20} {r.system_name[:14]:<14} {r.seed:>8} "
+        typer.echo(f"{r.run_id:>4} {r.player:<{wp}} {r.system_name:<{wsys}} {r.seed:>8} "
                    f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.penalties:>9} {r.time_per_game:>7g} "
                    f"{r.fallback_moves:>8} {r.tournament_id or ''}")
     if any(r.fallback_moves for r in runs):
