@@ -134,9 +134,9 @@ def main() -> None:
     if args.groups:
         from concurrent.futures import ThreadPoolExecutor
 
-        from pokersquares.harness.warm_up import kernel_groups, shares
+        from pokersquares.harness.warm_up import plan
 
-        parts = shares(kernel_groups(specs), 2)
+        parts = plan(specs, 2)
         cache = args.cache or tempfile.mkdtemp(prefix="numba-cold-")  # shared, as serve's processes share one
         out["numba_cache"] = args.cache or "empty, shared by the processes"
         with ThreadPoolExecutor(len(parts)) as pool:

@@ -1,4 +1,4 @@
-from pokersquares.harness.warm_up import kernel_groups, warm_up_players
+from pokersquares.harness.warm_up import kernel_groups, plan, shares, warm_up_players
 
 
 def test_players_sharing_an_evaluator_compile_in_the_same_process():
@@ -16,3 +16,25 @@ def test_every_player_is_warmed_up_and_reported_once():
 def test_players_sharing_a_search_compile_in_the_same_process():
     # hybrid (NARL under MCTS) shares NARL's kernels with gettysburg and MCTS's with tiger
     assert kernel_groups(["tiger", "gettysburg", "og", "hybrid"]) == [["tiger", "gettysburg", "hybrid"], ["og"]]
+
+
+def test_a_search_without_kernels_of_its_own_joins_no_one():
+    # og (patterns) and td (the TD evaluator) both play greedily on their evaluator's
+    # kernels: nothing of the greedy search is compiled, so nothing binds them together
+    # (joined, the champion's kernels waited behind BeeMo's in one process).
+    assert kernel_groups(["og", "td", "champion", "beemo"]) == [["og", "beemo"], ["td", "champion"]]
+
+
+def test_the_costliest_group_goes_to_the_least_loaded_process_and_cheap_groups_run_first():
+    assert shares([["a"], ["b"], ["c"], ["d"]], 2, [10.0, 8.0, 3.0, 1.0]) == [["d", "a"], ["c", "b"]]
+    assert shares([["a"], ["b"], ["c"]], 2) == [["a", "c"], ["b"]]  # without costs: in turn
+
+
+def test_the_built_in_agents_split_into_two_balanced_processes():
+    """The champion's kernels (the costliest) and BeeMo's go to different processes, and
+    random and greedy, quick to compile, come first in theirs."""
+    agents = ["random", "greedy", "beemo", "og", "champion", "gettysburg", "hybrid", "td", "tiger"]
+    parts = plan(agents, 2)
+    assert sorted(sum(parts, [])) == sorted(agents)
+    mine = next(p for p in parts if "champion" in p)
+    assert "beemo" not in mine and mine[:2] == ["random", "greedy"]

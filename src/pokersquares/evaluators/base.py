@@ -33,6 +33,10 @@ class Evaluator(ABC):
     """
 
     name: str = "evaluator"
+    #: CPU seconds numba spends compiling this evaluator's kernels (with those it builds
+    #: on) on an empty cache, for scheduling warm-ups only (:mod:`pokersquares.harness.warm_up`);
+    #: measured on this project's machine (``benchmarks/web_first_advice.py --cold``'s console).
+    compile_s: float = 1.0
     # Whether ``prepare`` learns for as long as its budget allows: players then check
     # the learned policy against the greedy rule (players.greedy_guard).
     learns_within_budget: bool = False

@@ -173,6 +173,7 @@ class NarlEvaluator(Evaluator):
     """
 
     name = "narl"
+    compile_s = 12.0
 
     @property
     def learns_within_budget(self) -> bool:

@@ -206,6 +206,7 @@ class PatternEvaluator(Evaluator):
     """
 
     name = "patterns"
+    compile_s = 25.0
     learns_within_budget = True
 
     def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,

@@ -189,6 +189,7 @@ class PossibilityEvaluator(Evaluator):
     probability as for possible types)."""
 
     name = "possibility"
+    compile_s = 6.0
 
     def __init__(self, alpha: float = TUNED[0], beta: float = TUNED[1], gamma: float = TUNED[2],
                  apriori: str | Sequence[float] = "british", made_weight: float = 1.0) -> None:

@@ -270,6 +270,7 @@ class TdEvaluator(Evaluator):
     """
 
     name = "td"
+    compile_s = 32.0  # its own kernels and NARL's, which it builds on
     learns_more = True
 
     def __init__(self, groups: str = "sizes,suits,joint,ranks", alpha: float = 0.3, lam: float = 0.5,

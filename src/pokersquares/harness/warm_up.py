@@ -18,20 +18,40 @@ from typing import Callable
 from ..errors import PokerSquaresError
 from .registry import make_player
 
-__all__ = ["warm_up_players", "kernel_groups", "shares"]
+__all__ = ["warm_up_players", "kernel_groups", "shares", "plan"]
+
+
+#: Seconds a player with no evaluator and no search (``random``, ``greedy``) compiles.
+SMALL_COMPILE_S = 2.0
+
+
+def _families(player) -> dict[tuple[str, str], float]:
+    """The kernel families a player compiles, with their costs: its evaluator's class and
+    its search's class, unless the search has no kernels of its own (``compile_s`` 0,
+    such as greedy, which runs on its evaluator's)."""
+    families = {}
+    for part in ("evaluator", "search"):
+        obj = getattr(player, part, None)
+        cost = getattr(obj, "compile_s", SMALL_COMPILE_S if obj is None else 0.0)
+        if obj is None or cost > 0:
+            families[(part, type(obj).__name__)] = cost
+    return families
 
 
 def kernel_groups(specs: list[str]) -> list[list[str]]:
     """``specs`` grouped by the kernels they compile: players sharing an evaluator class
-    or a search class are in one group (``hybrid``, NARL under MCTS, shares the NARL
-    kernels with ``gettysburg`` and MCTS's tree kernel with ``tiger``: apart, two
-    processes compiled that kernel at once), players with neither together; groups and
-    their players in order of first appearance."""
-    groups: list[tuple[set, list[str]]] = []
+    or a search class with kernels of its own are in one group (``hybrid``, NARL under
+    MCTS, shares the NARL kernels with ``gettysburg`` and MCTS's tree kernel with
+    ``tiger``: apart, two processes compiled that kernel at once), players with neither
+    together; groups and their players in order of first appearance."""
+    return [specs_ for specs_, _ in _groups_with_costs(specs)]
+
+
+def _groups_with_costs(specs: list[str]) -> list[tuple[list[str], float]]:
+    groups: list[tuple[dict, list[str]]] = []
     for spec in specs:
-        player = make_player(spec)
-        families = {(part, type(getattr(player, part, None)).__name__) for part in ("evaluator", "search")}
-        joined = [g for g in groups if g[0] & families]
+        families = _families(make_player(spec))
+        joined = [g for g in groups if g[0].keys() & families.keys()]
         if joined:
             keep = joined[0]
             for other in joined[1:]:
@@ -42,15 +62,35 @@ def kernel_groups(specs: list[str]) -> list[list[str]]:
             keep[1].append(spec)
         else:
             groups.append((families, [spec]))
-    return [sorted(specs_, key=specs.index) for _, specs_ in groups]
+    return [(sorted(specs_, key=specs.index), sum(families.values())) for families, specs_ in groups]
 
 
-def shares(groups: list[list[str]], processes: int) -> list[list[str]]:
-    """The specs each of ``processes`` warm-up processes takes: the groups in turn."""
-    parts: list[list[str]] = [[] for _ in range(min(processes, len(groups)))]
-    for k, group in enumerate(groups):  # the groups in turn: the costliest come first in practice
-        parts[k % len(parts)].extend(group)
-    return parts
+def shares(groups: list[list[str]], processes: int, costs: list[float] | None = None) -> list[list[str]]:
+    """The specs each of ``processes`` warm-up processes takes. With ``costs`` (each
+    group's compile seconds), the costliest group goes first to the process with the
+    least work so far (longest processing time first), and each process then compiles
+    its cheapest groups first, so that quick players are ready early; without them,
+    the groups in turn."""
+    n = min(processes, len(groups))
+    if costs is None:
+        parts: list[list[str]] = [[] for _ in range(n)]
+        for k, group in enumerate(groups):
+            parts[k % n].extend(group)
+        return parts
+    load = [0.0] * n
+    taken: list[list[int]] = [[] for _ in range(n)]
+    for k in sorted(range(len(groups)), key=lambda k: -costs[k]):
+        p = min(range(n), key=lambda p: load[p])
+        load[p] += costs[k]
+        taken[p].append(k)
+    return [[spec for k in sorted(ks, key=lambda k: costs[k]) for spec in groups[k]] for ks in taken]
+
+
+def plan(specs: list[str], processes: int) -> list[list[str]]:
+    """The specs each warm-up process compiles: :func:`shares` of the players' kernel
+    groups, balanced by their compile costs."""
+    grouped = _groups_with_costs(specs)
+    return shares([g for g, _ in grouped], processes, [c for _, c in grouped])
 
 
 def _warm_main(conn, specs: list[str]) -> None:
@@ -75,7 +115,7 @@ def warm_up_players(specs: list[str], processes: int = 2,
     if processes < 1:
         raise PokerSquaresError(f"processes must be at least 1, got {processes}")
     t = time.monotonic()
-    parts = shares(kernel_groups(specs), processes)
+    parts = plan(specs, processes)
     # Spawned, not forked: a parent that already ran numba's threaded kernels cannot
     # safely fork a process that compiles and runs them (a test run lost a child so).
     ctx = mp.get_context("spawn")

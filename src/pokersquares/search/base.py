@@ -22,6 +22,11 @@ class Search(ABC):
     name: str = "search"
     cores: int = 1
     min_search_s: float = 0.0
+    #: CPU seconds numba spends compiling this search's own kernels on an empty cache
+    #: (0: it has none and runs on its evaluator's); only for scheduling warm-ups
+    #: (:mod:`pokersquares.harness.warm_up`), measured with ``benchmarks/compile_time.py``
+    #: and the console of ``benchmarks/web_first_advice.py --cold``.
+    compile_s: float = 0.0
 
     @abstractmethod
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,

@@ -61,6 +61,7 @@ class CrnHalving(Search):
     """
 
     name = "crn_halving"
+    compile_s = 2.0  # the exact end game's kernel
 
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
                  exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,

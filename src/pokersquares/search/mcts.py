@@ -86,6 +86,7 @@ class MCTS(Search):
     """
 
     name = "mcts"
+    compile_s = 12.0  # its tree kernel, once for each evaluator it runs on
 
     def __init__(self, selection: str = "prune", simulation: str = "best", select_calc: bool = False,
                  simulate_calc: bool = False, cp: float = DEFAULT_CP, delta: float = 1.3,
