@@ -226,7 +226,7 @@ def print_table(table: dict) -> None:
     players, systems = table["players"], table["systems"]
     w = max(8, *(len(p) for p in players)) + 2
     # Names are never cut: "ameritish:34412" would name another system than "ameritish:34412016".
-    ws = max(16, *(len(s) + 1 for s in systems))
+    ws = max([16, *(len(s) + 1 for s in systems)])
     typer.echo(f"{'system':<{ws}}" + "".join(f"{p:>{w}}" for p in players))
     for s in systems:
         typer.echo(f"{s:<{ws}}" + "".join(f"{table['totals'][s][p]:>{w}.0f}" for p in players))
@@ -361,8 +361,8 @@ def results_cmd(
                                "tournaments": tours}))
         return
     # Names in full: a cut player spec or system name ("Three Of A Kin") names nothing.
-    wp = max(20, *(len(r.player) for r in runs)) if runs else 20
-    wsys = max(14, *(len(r.system_name) for r in runs)) if runs else 14
+    wp = max([20, *(len(r.player) for r in runs)])
+    wsys = max([14, *(len(r.system_name) for r in runs)])
     typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
                f"{'s/game':>7} {'fallback':>8} tournament")
     for r in runs:

@@ -69,14 +69,10 @@ def shares(groups: list[list[str]], processes: int, costs: list[float] | None = 
     """The specs each of ``processes`` warm-up processes takes. With ``costs`` (each
     group's compile seconds), the costliest group goes first to the process with the
     least work so far (longest processing time first), and each process then compiles
-    its cheapest groups first, so that quick players are ready early; without them,
-    the groups in turn."""
+    its cheapest groups first, so that quick players are ready early; without them
+    (every group alike), the groups in turn."""
     n = min(processes, len(groups))
-    if costs is None:
-        parts: list[list[str]] = [[] for _ in range(n)]
-        for k, group in enumerate(groups):
-            parts[k % n].extend(group)
-        return parts
+    costs = [1.0] * len(groups) if costs is None else costs
     load = [0.0] * n
     taken: list[list[int]] = [[] for _ in range(n)]
     for k in sorted(range(len(groups)), key=lambda k: -costs[k]):
