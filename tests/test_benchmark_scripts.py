@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pokersquares.points import SPEC_HELP
@@ -111,3 +112,29 @@ def test_every_mutant_still_applies_to_the_source_and_names_tests_that_exist():
         assert source.count(m["old"]) == 1, m["name"]
         assert m["new"] != m["old"], m["name"]
         assert m["tests"] and all((root / t).exists() for t in m["tests"]), m["name"]
+
+
+def test_td_consistency_backs_up_each_cell_over_every_next_card(tmp_path):
+    from pokersquares import AMERICAN
+    from pokersquares.evaluators.td import TdEvaluator
+
+    consistency = _script("td_consistency")
+    evaluator = TdEvaluator(games=1500, td_games=800, threads=1)
+    evaluator.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.0, seed=3)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 6, 12, 18]] = [0, 13, 27, 40]
+    cells = np.array([1, 5, 24])
+    undealt = sorted(set(range(52)) - {0, 13, 27, 40, 9})
+    for cell, backup in zip(cells, consistency.one_step_backups(evaluator, grid, 9, cells)):
+        after = grid.copy()
+        after[cell] = 9
+        # The mean over the undealt cards of the best value of placing each, by hand.
+        by_hand = np.mean([np.max(evaluator.placement_values(after, c)[after == -1]) for c in undealt])
+        assert backup == pytest.approx(by_hand)
+    out = consistency.measure(evaluator, 3, 0, 3, 20)
+    assert out["decisions"] == 3 * 18 and 0 <= out["backup_agrees_with_greedy"] <= 1
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not an evaluator")
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "td_consistency.py"), str(bad)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""

@@ -132,3 +132,18 @@ def test_a_malformed_saved_evaluator_is_refused_and_leaves_the_evaluator_as_it_w
         with pytest.raises(PokerSquaresError, match="cannot read TD evaluator"):
             target.load(path)
         assert not np.any(target.theta) and target.narl.games_learned == 0 and target.learns_within_budget
+
+
+def test_a_playout_with_lam_ends_in_the_lambda_return_of_its_values(learned):
+    # One playout per call deals the same first cards at every depth (the shuffle fixes
+    # only the prefix it plays), so a depth-2 playout's lambda-return is (1 - lam) times
+    # the depth-1 playout's value plus lam times the depth-2 playout's value.
+    for grid in _grids(20, 7):
+        if (grid == -1).sum() < 3:
+            continue
+        for seed in range(3):
+            one = learned.limited_playouts(grid, 1, 1, seed)[0]
+            two = learned.limited_playouts(grid, 1, 2, seed)[0]
+            assert learned.limited_playouts(grid, 1, 2, seed, lam=1.0)[0] == two
+            assert learned.limited_playouts(grid, 1, 2, seed, lam=0.3)[0] == pytest.approx(0.7 * one + 0.3 * two)
+            assert learned.limited_playouts(grid, 1, 4, seed, lam=0.0)[0] == pytest.approx(one)

@@ -413,13 +413,13 @@ class TdEvaluator(Evaluator):
                                        *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return K.playouts(np.asarray(grid, dtype=np.int8), n, 25, int(seed) & (2**63 - 1), False,
+        return K.playouts(np.asarray(grid, dtype=np.int8), n, 25, int(seed) & (2**63 - 1), False, 1.0,
                           *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
-                         random_policy: bool = False) -> np.ndarray:
+                         random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
         return K.playouts(np.asarray(grid, dtype=np.int8), n, depth, int(seed) & (2**63 - 1), random_policy,
-                          *self._tables())
+                          float(lam), *self._tables())
 
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""

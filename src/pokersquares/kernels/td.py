@@ -427,9 +427,12 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
 
 
 @njit(cache=True, nogil=True)
-def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, counts, size_sums, size_counts,
+def playouts(grid, n_games, depth, seed, random_policy, lam, points, keys, sums, counts, size_sums, size_counts,
              use_size, theta, groups):
-    """As NARL's ``playouts``, on the table plus the residual."""
+    """As NARL's ``playouts``, on the table plus the residual. ``lam`` < 1 ends each
+    playout in the lambda-return of the values along it instead of its last value: the
+    value after its t-th card weighs ``(1 - lam) * lam**(t-1)``, the last the rest
+    (``lam`` = 1: the last value alone)."""
     rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     k, fsuit, lcounts, idx, line_w = _td_scratch()
     out = np.empty(n_games)
@@ -440,6 +443,8 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
     for game in range(n_games):
         n = restart_playout(g, grid, state, deck, moves, rank_und, suit_und, undealt, sizes)
         line_states(g, k, fsuit, lcounts)
+        ret = 0.0
+        weight = 1.0
         for t in range(moves):
             card = deck[t]
             _deal(card, undealt, rank_und, suit_und)
@@ -450,15 +455,18 @@ def playouts(grid, n_games, depth, seed, random_policy, points, keys, sums, coun
                                size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups,
                                idx, line_w)
                 cell = _argmax(vals)
+                if lam < 1.0 and t < moves - 1:
+                    ret += weight * (1.0 - lam) * vals[cell]
+                    weight *= lam
             _put(g, sizes, cell, card)
             _add(cell // 5, card, k, fsuit, lcounts)
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             n += 1
         if n == 25:
-            out[game] = score_grid(g, points)
+            last = float(score_grid(g, points))
         else:
-            out[game] = grid_value_td(g, points, keys, sums, counts, size_sums, size_counts, use_size, theta,
-                                      groups)
+            last = grid_value_td(g, points, keys, sums, counts, size_sums, size_counts, use_size, theta, groups)
+        out[game] = ret + weight * last
     return out
 
 

@@ -65,10 +65,11 @@ class CrnHalving(Search):
 
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
                  exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,
-                 max_playouts: int | None = None, from_cards: int = 0) -> None:
-        if depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25:
+                 max_playouts: int | None = None, from_cards: int = 0, lam: float = 1.0) -> None:
+        if (depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25
+                or not 0 <= lam <= 1):
             raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1, "
-                             "0 <= from_cards <= 25")
+                             "0 <= from_cards <= 25, 0 <= lam <= 1")
         self.depth = depth
         self.cores = cores
         self.time_fraction = time_fraction
@@ -79,6 +80,7 @@ class CrnHalving(Search):
         self.halving = halving
         self.max_playouts = max_playouts
         self.from_cards = from_cards
+        self.lam = lam
         self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
         self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
         self._pool = None
@@ -100,10 +102,14 @@ class CrnHalving(Search):
         threads = min(self.cores, n)
         shares = [n // threads + (t < n % threads) for t in range(threads)]
 
+        # lam < 1 (the lambda-return along each playout) only for evaluators that take it.
+        extra = {} if self.lam == 1.0 else {"lam": self.lam}
+
         def work(t: int) -> np.ndarray:
             s = _seed(seed, round_, t)
             return np.stack([evaluator.limited_playouts(child, shares[t], self.depth,
-                                                        s if self.crn else _seed(s, 0, 1 + int(np.argmax(child != grid))))
+                                                        s if self.crn else _seed(s, 0, 1 + int(np.argmax(child != grid))),
+                                                        **extra)
                              for child in children])
 
         if threads == 1:
