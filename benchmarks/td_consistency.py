@@ -30,18 +30,14 @@ from pokersquares.cards import deal
 from pokersquares.errors import PokerSquaresError
 from pokersquares.evaluators.td import TdEvaluator
 from pokersquares.game import EMPTY
+from pokersquares.search.expectimax import Expectimax
 
 
 def one_step_backups(evaluator, grid: np.ndarray, card: int, cells: np.ndarray) -> np.ndarray:
     """For each of ``cells``: the mean over the undealt cards of the best placement's value
-    after ``card`` is placed there."""
-    undealt = np.setdiff1d(np.arange(52), np.append(grid[grid != EMPTY], card))
-    out = np.empty(len(cells))
-    for i, cell in enumerate(cells):
-        after = grid.copy()
-        after[cell] = card
-        out[i] = evaluator.best_placement_values(after, undealt).mean()
-    return out
+    after ``card`` is placed there (the depth-2 expectimax's values, with no time limit)."""
+    _, values = Expectimax().choose(evaluator, grid, card, evaluator.points, float("inf"), 0)
+    return values[cells]
 
 
 def measure(evaluator, games: int, seed: int, from_card: int, to_card: int) -> dict:
