@@ -303,3 +303,70 @@ def test_temporal_coherence_starts_at_the_full_step_and_records_the_errors(table
     assert (np.abs(tc_e) <= tc_a + 1e-12).all()
     # a weight met twice in the game took its second step at a rate below 1 only if its errors disagreed
     assert np.allclose(theta[touched & (np.abs(tc_e) == tc_a)], constant[touched & (np.abs(tc_e) == tc_a)])
+
+
+def _td_search_candidates(grid, card, table, theta, groups, alpha, lam):
+    """Every change of ``theta`` one TD-search game from ``grid`` (``card`` in hand, two
+    more cards to come) can make, by the readable rule: greedy placements on table +
+    residual, then for each afterstate ``t`` that is not the full grid the step
+    ``alpha * (G_t - V_t) / m_t`` on its ``m_t`` active features, ``G_t`` its lambda-return
+    over the values seen and the final score."""
+    rest = [int(c) for c in np.setdiff1d(np.arange(52), grid[grid >= 0]) if c != card]
+    out = []
+    for d1 in rest:
+        for d2 in rest:
+            if d2 == d1:
+                continue
+            g, values, states = grid.copy(), [], []
+            for c in (card, d1, d2):
+                vals = K.placement_values(g, c, *table, theta, groups)
+                cell = int(np.argmax(vals))
+                values.append(vals[cell])
+                g = g.copy()
+                g[cell] = c
+                states.append(g)
+            final = float(K.score_grid(states[-1], table[0]))
+            change = np.zeros(K.N_WEIGHTS)
+            ret = final
+            for t in (1, 0):
+                ret = (1 - lam) * values[t + 1] + lam * ret
+                idx = [feature_index(f) for f in grid_features(states[t], groups)]
+                np.add.at(change, idx, alpha * (ret - values[t]) / len(idx))
+            out.append(change)
+    return out
+
+
+def test_td_search_learns_a_game_from_the_position_by_the_td_rule(table):
+    """One game of :func:`K.learn_from` changes the weights as the readable rule does
+    for one of the ways the two cards to come can fall (a wrong return, step or
+    afterstate matches none of them)."""
+    groups = K.ALL_GROUPS | K.GROUP_DRAWS
+    rng = np.random.default_rng(21)
+    theta = rng.normal(scale=2.0, size=K.N_WEIGHTS)
+    for trial in range(3):
+        grid = np.full(25, -1, dtype=np.int8)
+        cards = rng.permutation(52)
+        grid[rng.permutation(25)[:22]] = cards[:22]
+        card = int(cards[22])
+        learned = theta.copy()
+        K.learn_from(grid, card, 1, 100 + trial, 0.05, 0.5, *table, learned, groups)
+        change = learned - theta
+        assert np.abs(change).max() > 0
+        candidates = _td_search_candidates(grid, card, table, theta, groups, 0.05, 0.5)
+        assert min(np.abs(change - c).max() for c in candidates) < 1e-9
+
+
+def test_td_search_moves_the_positions_value_toward_its_games(table):
+    """After learning from a position, the greedy afterstate's value is nearer the mean
+    final score of games from there than before (the same games, without learning,
+    measure it)."""
+    theta = np.zeros(K.N_WEIGHTS)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 1, 6, 12, 18]] = [0, 13, 26, 5, 44]
+    card = 9
+    mean_final = K.learn_from(grid, card, 2000, 7, 0.0, 0.5, *table, theta, K.ALL_GROUPS) / 2000
+    assert not theta.any()  # alpha 0: play only
+    before = abs(K.placement_values(grid, card, *table, theta, K.ALL_GROUPS).max() - mean_final)
+    K.learn_from(grid, card, 2000, 8, 0.01, 0.5, *table, theta, K.ALL_GROUPS)
+    after = abs(K.placement_values(grid, card, *table, theta, K.ALL_GROUPS).max() - mean_final)
+    assert after < 0.5 * before

@@ -51,6 +51,7 @@ the kernels (:mod:`pokersquares.kernels.td`) are tested against it.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import time
@@ -382,6 +383,22 @@ class TdEvaluator(Evaluator):
             return 0
         with progress.listening(None):  # a game's learning is not a preparation to show
             return self.learn(seconds=seconds)["games"]
+
+    def adapted_copy(self) -> "TdEvaluator":
+        """A copy that shares the table and owns its residual weights: what TD search
+        (:class:`~pokersquares.search.td_search.TdSearch`) learns into during one move,
+        leaving this evaluator's weights as they were."""
+        twin = copy.copy(self)
+        twin.theta = self.theta.copy()
+        return twin
+
+    def learn_from(self, grid: np.ndarray, card: int, games: int, seed: int, alpha: float = 0.01,
+                   lam: float = 0.5) -> float:
+        """TD search's learning: ``games`` games from ``grid`` with ``card`` in hand,
+        moving this evaluator's residual weights (:func:`pokersquares.kernels.td.learn_from`);
+        returns the sum of their final scores. The table is not changed."""
+        return float(K.learn_from(np.asarray(grid, dtype=np.int8), int(card), int(games), int(seed) & (2**63 - 1),
+                                  float(alpha), float(lam), *self._tables()))
 
     def warm_up_copy(self) -> "TdEvaluator":
         twin = super().warm_up_copy()

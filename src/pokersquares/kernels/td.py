@@ -60,7 +60,7 @@ from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, aft
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
            "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
-           "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games"]
+           "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
 
 GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS = 1, 2, 4, 8, 16, 32, 64
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
@@ -569,3 +569,59 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
                         sums[slot] += step * counts[slot]  # the average moves by step
         score_sum += final
     return score_sum, err_sum
+
+
+@njit(cache=True, nogil=True)
+def learn_from(grid, card, n_games, seed, alpha, lam, points, keys, sums, counts, size_sums, size_counts,
+               use_size, theta, groups):
+    """TD search's learning (Silver, Sutton and Müller 2012): ``n_games`` games from the
+    position ``grid`` with ``card`` in hand, each placing ``card`` and then the undealt
+    cards in a fresh random order by the greedy policy on table + residual, and after
+    each game moving the active weights of its non-final afterstates toward their
+    lambda-returns with the constant step ``alpha`` (shared among a state's active
+    features), as :func:`learn_games` does from the empty grid; the table stays as it
+    is. Several threads may learn into the same ``theta``. Returns the sum of the final
+    scores."""
+    rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
+    k, fsuit, lcounts, idx, line_w = _td_scratch()
+    state = rng_seed(seed)
+    everything, n0 = undealt_deck(grid, rank_und, suit_und, undealt)
+    deck = np.empty(everything.shape[0] - 1, dtype=np.int64)
+    m = 0
+    for c in everything:
+        if c != card:
+            deck[m] = c
+            m += 1
+    moves = 25 - n0
+    g = grid.copy()
+    rec = np.empty((25, MAX_ACTIVE), dtype=np.int64)
+    rec_m = np.zeros(25, dtype=np.int64)
+    value = np.empty(25)
+    score_sum = 0.0
+    for game in range(n_games):
+        n = restart_playout(g, grid, state, deck, moves - 1, rank_und, suit_und, undealt, sizes)
+        line_states(g, k, fsuit, lcounts)
+        for t in range(moves):
+            c = card if t == 0 else deck[t - 1]
+            _deal(c, undealt, rank_und, suit_und)
+            _td_placements(g, c, n + 1, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
+                           size_sums, size_counts, use_size, a, b, slots, vals, k, fsuit, lcounts, theta, groups,
+                           idx, line_w)
+            cell = _argmax(vals)
+            value[t] = vals[cell]
+            _put(g, sizes, cell, c)
+            _add(cell // 5, c, k, fsuit, lcounts)
+            _add(5 + cell % 5, c, k, fsuit, lcounts)
+            n += 1
+            if n < 25:
+                rec_m[t] = features(n, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
+                                    _cross_mask(g, groups))
+        final = score_grid(g, points)
+        ret = np.float64(final)
+        for t in range(moves - 2, -1, -1):  # the last afterstate is the full grid, valued exactly
+            ret = (1.0 - lam) * value[t + 1] + lam * ret
+            step = alpha * (ret - value[t]) / rec_m[t] if rec_m[t] > 0 else 0.0
+            for i in range(rec_m[t]):
+                theta[rec[t, i]] += step
+        score_sum += final
+    return score_sum

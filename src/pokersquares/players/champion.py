@@ -76,6 +76,7 @@ from .catalog import register_player
 from ..points import AMERICAN
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
+from ..search.td_search import TdSearch
 from .composed import SearchPlayer
 
 __all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS"]
@@ -118,14 +119,15 @@ def _flag(name: str, value) -> bool:
                  "playouts=N (at most N playouts a move: fixed work, for ablations), learn_in_game=true|false (the TD "
                  "residual goes on learning in the time each game leaves, at its last card), groups= (the TD "
                  "residual's feature groups, joined by +: default+draws), lam= (each playout ends in the "
-                 "lambda-return of its values, 1: its last value)", cores=2)
+                 "lambda-return of its values, 1: its last value), tdsearch=N (TD search: before each move the residual "
+                 "learns on N games from the position, then the search decides on it; 0: off)", cores=2)
 def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
              learn_in_game: bool = False, groups: str | None = DEFAULT_GROUPS, lam: float = 1.0,
-             time_per_game: float | None = None) -> ChampionPlayer:
+             tdsearch: int = 0, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -143,6 +145,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"playouts must be a positive whole number of playouts a move, got {playouts!r}")
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
         raise PokerSquaresError(f"lam must be a number in 0..1 (1: each playout ends in its last value), got {lam!r}")
+    if isinstance(tdsearch, bool) or not isinstance(tdsearch, int) or tdsearch < 0:
+        raise PokerSquaresError(f"tdsearch must be a whole number of games a move (0: off), got {tdsearch!r}")
     if clock not in ("even", "usage"):
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:
@@ -150,7 +154,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc),
                         ("groups", None if groups == DEFAULT_GROUPS else groups),
                         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
-                        ("lam", None if lam == 1 else lam)):
+                        ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None)):
         if evaluator == "narl" and value is not None:
             raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
@@ -168,6 +172,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
                         from_cards=search_from, max_playouts=playouts, lam=float(lam))
+    if tdsearch:
+        search = TdSearch(search, episodes=tdsearch, cores=cores)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
                           learn_usage=clock == "usage", learn_in_game=learn_in_game)
 

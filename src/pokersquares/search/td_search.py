@@ -1,0 +1,117 @@
+"""TD search: learn from the games that can follow this position, then let another search decide.
+
+Silver, Sutton and Müller (2012, "Temporal-difference search in computer Go") learn a
+value function by temporal differences on games simulated from the current position,
+so that its weights fit the positions that can still arise rather than all positions
+of all games. Here: before each move, a copy of the evaluator's residual weights
+(:meth:`~pokersquares.evaluators.td.TdEvaluator.adapted_copy`) is learned further by
+TD(lambda) on ``episodes`` games that place the card in hand and then the undealt cards,
+dealt in a fresh random order, by the greedy policy on the copy
+(:func:`pokersquares.kernels.td.learn_from`); the inner search (greedy, or the
+champion's :class:`~pokersquares.search.halving.CrnHalving`) then decides on the copy,
+and the copy is dropped. The evaluator's own weights never change.
+
+The games run on ``cores`` threads into the one copy (lock-free, as the preparation's
+learning does), in batches, until ``episodes`` or ``time_share`` of the move's
+budget is spent, whichever comes first; the inner search gets the rest of the budget.
+An evaluator that cannot learn this way (no ``adapted_copy``) goes to the inner
+search unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..game import EMPTY
+from .base import GreedySearch, Search
+
+__all__ = ["TdSearch"]
+
+
+class TdSearch(Search):
+    """TD search before ``inner`` decides.
+
+    ``episodes``: simulated games a move (at most); ``alpha``: the step, shared among a
+    state's active features (the preparation's constant step, 0.01); ``lam``: TD's
+    lambda; ``time_share``: the most of a move's budget the learning may take;
+    ``cores``: threads learning into the copy.
+    """
+
+    name = "td_search"
+
+    def __init__(self, inner: Search | None = None, episodes: int = 1000, alpha: float = 0.01, lam: float = 0.5,
+                 cores: int = 2, time_share: float = 0.5) -> None:
+        if episodes < 0 or alpha < 0 or not 0 <= lam <= 1 or cores < 1 or not 0 < time_share <= 1:
+            raise ValueError("TdSearch needs episodes >= 0, alpha >= 0, 0 <= lam <= 1, cores >= 1, "
+                             "0 < time_share <= 1")
+        self.inner = inner if inner is not None else GreedySearch()
+        self.episodes = episodes
+        self.alpha = alpha
+        self.lam = lam
+        self.cores = max(cores, getattr(self.inner, "cores", 1))
+        self.time_share = time_share
+        self.min_search_s = getattr(self.inner, "min_search_s", 0.0)
+        self.compile_s = getattr(self.inner, "compile_s", 0.0)
+        self.episode_s = 1e-4     # seconds per simulated game, learned as it goes
+        self._pool = None
+        self.last = {}
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_pool"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._pool = None
+
+    def adapt(self, evaluator, grid: np.ndarray, card: int, time_s: float, seed: int):
+        """The evaluator's adapted copy after this move's learning (or the evaluator
+        itself when it cannot learn so, or no game is left to learn from)."""
+        empty = int(np.count_nonzero(grid == EMPTY))
+        self.last = {"episodes": 0, "learn_s": 0.0}
+        if self.episodes == 0 or empty < 2 or not hasattr(evaluator, "adapted_copy"):
+            return evaluator
+        start = time.perf_counter()
+        deadline = start + self.time_share * time_s
+        local = evaluator.adapted_copy()
+        threads = self.cores
+        if threads > 1 and self._pool is None:
+            self._pool = ThreadPoolExecutor(threads)
+        done = 0
+        batch = 16
+        round_ = 0
+        while done < self.episodes:
+            left = deadline - time.perf_counter()
+            # A batch a thread, sized to end before the deadline at the speed measured so far.
+            fits = int(left * threads / self.episode_s)
+            n = min(self.episodes - done, batch * threads, fits)
+            if n < threads:
+                break
+            shares = [n // threads + (t < n % threads) for t in range(threads)]
+            seeds = [(seed * 1_000_003 + round_ * 7919 + t * 104_729) & (2**63 - 1) for t in range(threads)]
+            t0 = time.perf_counter()
+            if threads == 1:
+                local.learn_from(grid, card, shares[0], seeds[0], self.alpha, self.lam)
+            else:
+                list(self._pool.map(lambda t: local.learn_from(grid, card, shares[t], seeds[t], self.alpha, self.lam),
+                                    range(threads)))
+            dt = time.perf_counter() - t0
+            self.episode_s = max(1e-7, dt * threads / n)
+            done += n
+            round_ += 1
+            batch = min(4 * batch, 1024)
+        self.last = {"episodes": done, "learn_s": time.perf_counter() - start}
+        return local
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        start = time.perf_counter()
+        grid = np.asarray(grid, dtype=np.int8)
+        local = self.adapt(evaluator, grid, card, time_s, seed)
+        learned = self.last
+        cell, values = self.inner.choose(local, grid, card, points, max(0.0, time_s - (time.perf_counter() - start)),
+                                         seed)
+        inner_last = getattr(self.inner, "last", {})
+        self.last = {**(inner_last if isinstance(inner_last, dict) else {}), **learned}
+        return cell, values

@@ -1,0 +1,82 @@
+"""TdSearch: the inner search decides on a copy of the evaluator learned from the position."""
+
+import time
+
+import numpy as np
+import pytest
+
+from pokersquares.cards import deal
+from pokersquares.evaluators.narl import NarlEvaluator
+from pokersquares.evaluators.td import TdEvaluator
+from pokersquares.points import AMERICAN
+from pokersquares.search.base import GreedySearch, Search
+from pokersquares.search.td_search import TdSearch
+
+POINTS = np.array(AMERICAN.points, dtype=np.int64)
+
+
+@pytest.fixture(scope="module")
+def td():
+    evaluator = TdEvaluator(games=2000, td_games=500, threads=1)
+    evaluator.prepare(POINTS, 0.0, seed=3)
+    grid, card = _mid_game()
+    evaluator.adapted_copy().learn_from(grid, card, 1, 0)  # compiled before any clock runs
+    return evaluator
+
+
+def _mid_game(seed: int = 5, placed: int = 9):
+    cards = deal(seed)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[np.random.default_rng(seed).permutation(25)[:placed]] = cards[:placed]
+    return grid, int(cards[placed])
+
+
+class Recording(Search):
+    """Greedy, remembering the evaluator and budget it was given."""
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        self.seen, self.time_s = evaluator, time_s
+        return GreedySearch().choose(evaluator, grid, card, points, time_s, seed)
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_inner_search_decides_on_a_learned_copy_and_the_evaluator_keeps_its_weights(td, cores):
+    grid, card = _mid_game()
+    before = td.theta.copy()
+    inner = Recording()
+    search = TdSearch(inner, episodes=400, cores=cores)
+    cell, values = search.choose(td, grid, card, POINTS, 10.0, seed=1)
+    np.testing.assert_array_equal(td.theta, before)
+    assert inner.seen is not td and inner.seen.narl is td.narl  # the table is shared, not copied
+    assert np.abs(inner.seen.theta - before).max() > 0
+    assert search.last["episodes"] == 400
+    assert cell == int(np.argmax(inner.seen.placement_values(grid, card)))
+    assert inner.time_s < 10.0
+
+
+def test_learning_stops_at_its_share_of_the_move(td):
+    grid, card = _mid_game(placed=3)
+    search = TdSearch(GreedySearch(), episodes=10**9, time_share=0.5)
+    search.choose(td, grid, card, POINTS, 0.05, seed=2)  # learns the playing speed
+    start = time.perf_counter()
+    search.choose(td, grid, card, POINTS, 0.4, seed=3)
+    took = time.perf_counter() - start
+    assert 0 < search.last["episodes"] < 10**9
+    assert search.last["learn_s"] <= 0.2 + 0.1 and took < 0.4 + 0.1
+
+
+def test_an_evaluator_that_cannot_learn_so_goes_to_the_inner_search_as_it_is():
+    narl = NarlEvaluator(games=1000, threads=1)
+    narl.prepare(POINTS, 0.0, seed=1)
+    grid, card = _mid_game()
+    inner = Recording()
+    TdSearch(inner, episodes=100).choose(narl, grid, card, POINTS, 1.0, seed=1)
+    assert inner.seen is narl
+
+
+def test_a_position_with_one_empty_cell_learns_nothing(td):
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[:24] = np.arange(24)
+    search = TdSearch(GreedySearch(), episodes=100)
+    assert search.choose(td, grid, 30, POINTS, 1.0, seed=1)[0] == 24
+    assert search.last["episodes"] == 0
