@@ -31,6 +31,28 @@ def test_td_player_options():
     assert make_player("td:tc=false,games=10").evaluator.tc_a.shape == (0,)
 
 
+def test_tdsearch_wraps_the_players_search():
+    from pokersquares.search.base import GreedySearch
+    from pokersquares.search.halving import CrnHalving
+    from pokersquares.search.td_search import TdSearch
+
+    td = make_player("td:search=greedy,tdsearch=200,games=10").search
+    assert isinstance(td, TdSearch) and td.episodes == 200 and isinstance(td.inner, GreedySearch)
+    champion = make_player("champion:tdsearch=300,games=10")
+    assert isinstance(champion.search, TdSearch) and isinstance(champion.search.inner, CrnHalving)
+    assert champion.search.episodes == 300 and champion.cores == 2
+    assert isinstance(make_player("champion:games=10").search, CrnHalving)  # off by default
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
+def test_td_search_without_a_cap_on_its_games_plays_within_its_clock(system, play_legal):
+    """Its learning stops at its share of each move's budget, however many games it may play."""
+    player = make_player("champion:games=400,tdsearch=200000")
+    player.warm_up()
+    player.set_point_system(system, 5.0)
+    play_legal(player, 2, time_per_game=1.0)
+
+
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
 def test_champion_over_td_plays_within_its_clock(system, play_legal):
     player = make_player("champion:evaluator=td,games=400")
@@ -57,6 +79,9 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("champion:tc=yes", "tc of player 'champion' takes true or false"),
     ("td:alpha=-1", "alpha >= 0"),
     ("champion:alpha=-1", "alpha >= 0"),
+    ("td:tdsearch=-1", "tdsearch must be a whole number"),
+    ("champion:tdsearch=true", "tdsearch of player .champion. takes an integer"),
+    ("champion:evaluator=narl,tdsearch=100", "tdsearch is a setting of the TD evaluator"),
 ])
 def test_rejected_options(spec, message):
     with pytest.raises(PokerSquaresError, match=message):

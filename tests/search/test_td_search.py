@@ -56,12 +56,12 @@ def test_the_inner_search_decides_on_a_learned_copy_and_the_evaluator_keeps_its_
 
 def test_learning_stops_at_its_share_of_the_move(td):
     grid, card = _mid_game(placed=3)
-    search = TdSearch(GreedySearch(), episodes=10**9, time_share=0.5)
+    search = TdSearch(GreedySearch(), episodes=200_000, time_share=0.5)
     search.choose(td, grid, card, POINTS, 0.05, seed=2)  # learns the playing speed
     start = time.perf_counter()
     search.choose(td, grid, card, POINTS, 0.4, seed=3)
     took = time.perf_counter() - start
-    assert 0 < search.last["episodes"] < 10**9
+    assert 0 < search.last["episodes"] < 200_000
     assert search.last["learn_s"] <= 0.2 + 0.1 and took < 0.4 + 0.1
 
 
