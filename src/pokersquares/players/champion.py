@@ -54,6 +54,12 @@ default ``default+draws`` since version 14 (``groups=default`` is version 13's):
 cannot; at equal learning time, greedily over 10,000 deals and four learning seeds,
 British +1.14 ± 0.12, American −0.02 ± 0.13 (docs/results.md). A loaded evaluator keeps
 the groups it was learned with.
+``tdsearch=N``: TD search (:class:`~pokersquares.search.td_search.TdSearch`; Silver, Sutton
+and Müller 2012): before each move a copy of the TD residual learns on N games simulated
+from the position (on both cores, at most half the move's budget), and the search decides
+on the copy; at fixed work over 1,000 American deals it was level with greedy play over
+``td`` (−0.14 ± 0.57) and did not add to this search (docs/results.md, "TD search"), so
+it is off (0) by default.
 ``learn_in_game=true``: at each game's last card (its cell is forced) the TD residual
 goes on learning on both cores for the time the game left, less the clock's reserve
 (:meth:`SearchPlayer.learn_in_leftover`); the learning carries over to the run's
