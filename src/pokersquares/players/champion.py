@@ -82,7 +82,7 @@ from .catalog import register_player
 from ..points import AMERICAN
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
-from ..search.td_search import TdSearch
+from ..search.td_search import TdSearch, episodes_option
 from .composed import SearchPlayer
 
 __all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS"]
@@ -151,8 +151,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         raise PokerSquaresError(f"playouts must be a positive whole number of playouts a move, got {playouts!r}")
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
         raise PokerSquaresError(f"lam must be a number in 0..1 (1: each playout ends in its last value), got {lam!r}")
-    if isinstance(tdsearch, bool) or not isinstance(tdsearch, int) or tdsearch < 0:
-        raise PokerSquaresError(f"tdsearch must be a whole number of games a move (0: off), got {tdsearch!r}")
+    tdsearch = episodes_option(tdsearch)
     if clock not in ("even", "usage"):
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
     if evaluator is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import PokerSquaresError
 from ..evaluators.td import TdEvaluator, step_settings
-from ..search.td_search import TdSearch
+from ..search.td_search import TdSearch, episodes_option
 from .catalog import register_player
 from .composed import SearchPlayer
 from .gettysburg import make_search
@@ -30,8 +30,7 @@ def td(search: str = "greedy", groups: str = "sizes,suits,joint,ranks", alpha: f
     for name, value in (("games", games), ("td_games", td_games)):
         if value is not None and (not isinstance(value, int) or value < 0):
             raise PokerSquaresError(f"{name} must be a non-negative integer, got {value!r}")
-    if isinstance(tdsearch, bool) or not isinstance(tdsearch, int) or tdsearch < 0:
-        raise PokerSquaresError(f"tdsearch must be a whole number of games a move (0: off), got {tdsearch!r}")
+    tdsearch = episodes_option(tdsearch)
     evaluator = TdEvaluator(groups=str(groups), lam=float(lam), epsilon=float(epsilon),
                             games=games, td_games=td_games, narl_share=float(narl_share), threads=threads,
                             table_updates=table_updates, **step_settings(alpha, table_step, tc))

@@ -8,7 +8,12 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 
-__all__ = ["Search", "GreedySearch"]
+__all__ = ["Search", "GreedySearch", "round_seed"]
+
+
+def round_seed(seed: int, round_: int, thread: int) -> int:
+    """The seed of one thread's playouts in one round of a decision seeded ``seed``."""
+    return (seed * 1_000_003 + round_ * 7919 + thread * 104_729) & (2**63 - 1)
 
 
 class Search(ABC):

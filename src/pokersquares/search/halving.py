@@ -33,14 +33,10 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
-from .base import Search
+from .base import Search, round_seed
 from .endgame import exact_cost, exact_values
 
 __all__ = ["CrnHalving"]
-
-
-def _seed(seed: int, round_: int, thread: int) -> int:
-    return (seed * 1_000_003 + round_ * 7919 + thread * 104_729) & (2**63 - 1)
 
 
 class CrnHalving(Search):
@@ -106,9 +102,9 @@ class CrnHalving(Search):
         extra = {} if self.lam == 1.0 else {"lam": self.lam}
 
         def work(t: int) -> np.ndarray:
-            s = _seed(seed, round_, t)
+            s = round_seed(seed, round_, t)
             return np.stack([evaluator.limited_playouts(child, shares[t], self.depth,
-                                                        s if self.crn else _seed(s, 0, 1 + int(np.argmax(child != grid))),
+                                                        s if self.crn else round_seed(s, 0, 1 + int(np.argmax(child != grid))),
                                                         **extra)
                              for child in children])
 

@@ -25,10 +25,18 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..errors import PokerSquaresError
 from ..game import EMPTY
-from .base import GreedySearch, Search
+from .base import GreedySearch, Search, round_seed
 
-__all__ = ["TdSearch"]
+__all__ = ["TdSearch", "episodes_option"]
+
+
+def episodes_option(value) -> int:
+    """A player's ``tdsearch=N`` option, checked: games a move, 0 for off."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise PokerSquaresError(f"tdsearch must be a whole number of games a move (0: off), got {value!r}")
+    return value
 
 
 class TdSearch(Search):
@@ -90,7 +98,7 @@ class TdSearch(Search):
             if n < threads:
                 break
             shares = [n // threads + (t < n % threads) for t in range(threads)]
-            seeds = [(seed * 1_000_003 + round_ * 7919 + t * 104_729) & (2**63 - 1) for t in range(threads)]
+            seeds = [round_seed(seed, round_, t) for t in range(threads)]
             t0 = time.perf_counter()
             if threads == 1:
                 local.learn_from(grid, card, shares[0], seeds[0], self.alpha, self.lam)
