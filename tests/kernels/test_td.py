@@ -48,8 +48,7 @@ def _suited_grids(count, seed):
 @pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS,
                                     K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD, K.GROUP_CROSS,
                                     K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS, K.GROUP_DRAWS,
-                                    K.ALL_GROUPS | K.GROUP_DRAWS, K.GROUP_SHAPE,
-                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_SHAPE])
+                                    K.ALL_GROUPS | K.GROUP_DRAWS])
 def test_kernel_features_are_the_reference_features(groups):
     for grid in [*_random_grids(300, 1), *_suited_grids(300, 2)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
@@ -69,9 +68,6 @@ def test_a_hand_built_grid():
     assert Feature("joint", (4, 2, 1, 10)) in features
     assert Feature("ranks", (4, 2, 1, 2, 1)) in features    # twos: rows 0, 2 and column 0 (a pair); 2 undealt
     assert len(features) == 1 + 4 * 3 + 3                   # ranks 2, 5 and 9
-    # shape: lines per class (empty, one suit, a rank twice, straight possible, dead)
-    assert grid_features(grid, K.GROUP_SHAPE) == [Feature("shape", (4, 0, 2, 3, 0, 0, 0)),
-                                                  Feature("shape", (4, 1, 3, 1, 1, 0, 0))]
 
 
 def test_straight_draws_tell_an_open_ender_from_a_gutshot():
@@ -135,8 +131,7 @@ def test_learning_moves_values_toward_the_returns(table):
     assert after < 0.9 * before
 
 
-@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.ALL_GROUPS | K.GROUP_DRAWS, K.GROUP_SHAPE,
-                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_SHAPE])
+@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.ALL_GROUPS | K.GROUP_DRAWS])
 def test_placements_are_the_values_of_the_grids_they_lead_to(table, groups):
     # (with draws, a placement swaps its row's and column's draw weights into a sum
     # taken once: the values must still be those of the afterstates)

@@ -86,8 +86,7 @@ def saved_format(path) -> str | None:
         return None
 
 GROUP_NAMES = {"sizes": K.GROUP_SIZES, "suits": K.GROUP_SUITS, "joint": K.GROUP_JOINT, "ranks": K.GROUP_RANKS,
-               "discard": K.GROUP_DISCARD, "cross": K.GROUP_CROSS, "draws": K.GROUP_DRAWS,
-               "shape": K.GROUP_SHAPE}
+               "discard": K.GROUP_DISCARD, "cross": K.GROUP_CROSS, "draws": K.GROUP_DRAWS}
 
 
 def parse_groups(text: str) -> int:
@@ -204,10 +203,6 @@ def grid_features(grid: np.ndarray, groups: int = K.ALL_GROUPS) -> list[Feature]
             draw = straight_draw(line, rank_left)
             if draw is not None:
                 out.append(Feature("draws", (n, int(i >= 5), len(line), draw[0], min(draw[1], K.OUTS_CAP))))
-    if groups & K.GROUP_SHAPE:
-        for orientation in (0, 1):
-            classes = [line_class(line) for i, line in open_lines if (i >= 5) == orientation]
-            out.append(Feature("shape", (n, orientation, *(classes.count(c) for c in range(K.N_CLASSES)))))
     return out
 
 
@@ -228,9 +223,6 @@ def feature_index(feature: Feature) -> int:
     if feature.group == "cross":
         n, row, col = v
         return K.OFF_CROSS + (n * K.N_CLASSES + row) * K.N_CLASSES + col
-    if feature.group == "shape":
-        n, orientation, *counts = v
-        return K.OFF_SHAPE + (n * 2 + orientation) * K.N_SHAPES + sum(c * 6 ** i for i, c in enumerate(counts))
     if feature.group == "draws":
         n, orientation, size, windows, outs = v
         return K.OFF_DRAWS + (((n * 2 + orientation) * 4 + size - 1) * 6 + windows) * (K.OUTS_CAP + 1) + outs

@@ -30,14 +30,10 @@ bit   group    one index per ...
                undealt cards of the ranks those windows miss (capped at 15):
                an open-ended draw from a gutshot, which the table's one
                straight bit cannot tell apart
-128   shape    orientation: ``n``; how many of its open lines are in each
-               ``cross`` class (five counts 0..5, base-6 digits): the plan
-               of the whole grid (columns kept for flushes, rows for ranks,
-               dead lines left to take what helps nothing)
 ===== ======== ================================================================
 
-``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross``, ``draws`` and
-``shape`` are asked for by name.
+``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross`` and ``draws`` are
+asked for by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
 all its cards share, -1 for an empty line, -2 for mixed suits) and ``counts`` (its
@@ -62,12 +58,11 @@ from .core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, line_scores, rando
 from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, afterstate_slots, grid_value,
                    restart_playout, undealt_counts, undealt_deck)
 
-__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS", "GROUP_SHAPE",
-           "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS", "OFF_SHAPE", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
+__all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
+           "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
            "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
 
-GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS, GROUP_SHAPE = (
-    1, 2, 4, 8, 16, 32, 64, 128)
+GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS = 1, 2, 4, 8, 16, 32, 64
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
@@ -85,14 +80,10 @@ OFF_CROSS = OFF_DISCARD + N_DISCARD
 OUTS_CAP = 15
 N_DRAWS = 25 * 2 * 4 * 6 * (OUTS_CAP + 1)
 OFF_DRAWS = OFF_CROSS + N_CROSS
-N_SHAPES = 6 ** N_CLASSES
-N_SHAPE = 25 * 2 * N_SHAPES
-OFF_SHAPE = OFF_DRAWS + N_DRAWS
-N_WEIGHTS = OFF_SHAPE + N_SHAPE
-MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10 + 2
+N_WEIGHTS = OFF_DRAWS + N_DRAWS
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10
 _STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
-_POW6 = np.array([1, 6, 36, 216, 1296], dtype=np.int64)
 _NO_CARD = np.int64(-1)
 _NIBBLE_BIT0 = np.int64(0x1111111111111)
 
@@ -314,19 +305,6 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
             if j >= 0:
                 out[m] = j
                 m += 1
-    if groups & GROUP_SHAPE:
-        rows = 0
-        cols = 0
-        for L in range(10):
-            if k[L] < 5:
-                digit = _POW6[line_class(k[L], fsuit[L], counts[L])]
-                if L < 5:
-                    rows += digit
-                else:
-                    cols += digit
-        out[m] = OFF_SHAPE + n * 2 * N_SHAPES + rows
-        out[m + 1] = OFF_SHAPE + (n * 2 + 1) * N_SHAPES + cols
-        m += 2
     return m
 
 
