@@ -370,3 +370,21 @@ def test_td_search_moves_the_positions_value_toward_its_games(table):
     K.learn_from(grid, card, 2000, 8, 0.01, 0.5, *table, theta, K.ALL_GROUPS)
     after = abs(K.placement_values(grid, card, *table, theta, K.ALL_GROUPS).max() - mean_final)
     assert after < 0.5 * before
+
+
+def test_epsilon_is_the_share_of_random_moves_in_the_learning_games(table):
+    """``epsilon`` 1 plays every learning move uniformly at random: the games score as
+    random play does (about 14 American points), far below the greedy games of
+    epsilon 0; epsilon 0.02 changes some games (a random move now and then) but scores
+    near greedy play; learning with it moves the same weights (the TD rule over the
+    moves played)."""
+    theta = np.zeros(K.N_WEIGHTS)
+    games = 400
+    greedy, _ = K.learn_games(games, rng_seed(31), 0.0, 0.5, 0.0, *table, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    random, _ = K.learn_games(games, rng_seed(31), 0.0, 0.5, 1.0, *table, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    some, _ = K.learn_games(games, rng_seed(31), 0.0, 0.5, 0.02, *table, theta, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    assert random / games < 30 < 60 < greedy / games
+    assert some != greedy and abs(some - greedy) / games < 10
+    learned = np.zeros(K.N_WEIGHTS)
+    K.learn_games(50, rng_seed(32), 0.3, 0.5, 0.02, *table, learned, K.ALL_GROUPS, False, 0.0, *NO_TC)
+    assert learned.any()

@@ -21,6 +21,10 @@ def test_td_player_options():
     assert make_player("td:table_updates=true,games=10").evaluator.table_updates
     assert make_player("td:table_step=0.003,games=10").evaluator.table_step == 0.003
     assert make_player("champion:table_step=0.003,games=10").evaluator.table_step == 0.003
+    assert make_player("champion:epsilon=0.02,games=10").evaluator.epsilon == 0.02
+    assert make_player("champion:games=10").evaluator.epsilon == 0.02  # since version 15
+    assert make_player("champion:epsilon=0,games=10").evaluator.epsilon == 0.0
+    assert make_player("td:games=10").evaluator.epsilon == 0.0
     default = TdEvaluator()
     for spec in ("td:games=10", "champion:games=10"):  # left out, the evaluator's own defaults
         ev = make_player(spec).evaluator
@@ -75,6 +79,9 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("champion:evaluator=narl,table_step=0.001", "table_step is a setting of the TD evaluator"),
     ("champion:evaluator=narl,tc=true", "tc is a setting of the TD evaluator"),
     ("champion:evaluator=narl,alpha=0.1", "alpha is a setting of the TD evaluator"),
+    ("champion:evaluator=narl,epsilon=0.05", "epsilon is a setting of the TD evaluator"),
+    ("champion:epsilon=1.5", "TD needs epsilon in 0..1"),
+    ("champion:epsilon=-0.1", "TD needs epsilon in 0..1"),
     ("td:tc=1", "tc of player 'td' takes true or false"),
     ("champion:tc=yes", "tc of player 'champion' takes true or false"),
     ("td:alpha=-1", "alpha >= 0"),

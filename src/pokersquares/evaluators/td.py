@@ -279,8 +279,13 @@ class TdEvaluator(Evaluator):
                  narl_share: float = 0.7, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
                  decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False,
                  table_step: float = 0.002, tc: bool = True) -> None:
-        if not 0.0 <= lam <= 1.0 or not 0.0 <= epsilon <= 1.0 or alpha < 0:
-            raise PokerSquaresError("TD needs alpha >= 0 and lam, epsilon in [0, 1]")
+        if not alpha >= 0:
+            raise PokerSquaresError(f"TD needs alpha >= 0 (its step), got {alpha!r}")
+        if not 0.0 <= lam <= 1.0:
+            raise PokerSquaresError(f"TD needs lam in 0..1 (its lambda), got {lam!r}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise PokerSquaresError(f"TD needs epsilon in 0..1 (the share of random moves while it learns), "
+                                    f"got {epsilon!r}")
         if not table_step >= 0.0:
             raise PokerSquaresError(f"table_step must be >= 0, got {table_step!r}")
         if not 0.0 < narl_share <= 1.0:

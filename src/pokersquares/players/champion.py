@@ -60,6 +60,13 @@ from the position (on both cores, at most half the move's budget), and the searc
 on the copy; at fixed work over 1,000 American deals it was level with greedy play over
 ``td`` (−0.14 ± 0.57) and did not add to this search (docs/results.md, "TD search"), so
 it is off (0) by default.
+``epsilon``: the share of moves the TD residual's learning games play at random
+(0.02 since version 15; 0 is version 14). Greedily at fixed work, paired on the same
+tables and deals over eight learning seeds: American +0.38 ± 0.20 (2,000,000 table and
+500,000 TD games; the eight learners' means spread 0.10 instead of 0.58, the worst
+125.11 instead of 123.92: the exploration rescues the learners that the greedy games
+left stuck), British +0.24 ± 0.09 (docs/results.md, "Exploring while the TD residual
+learns").
 ``learn_in_game=true``: at each game's last card (its cell is forced) the TD residual
 goes on learning on both cores for the time the game left, less the clock's reserve
 (:meth:`SearchPlayer.learn_in_leftover`); the learning carries over to the run's
@@ -90,6 +97,7 @@ __all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS"]
 # The TD residual's feature groups (version 14 added draws: British +1.14 ± 0.12 greedily at
 # equal learning time, American −0.02 ± 0.13; four learning seeds, docs/results.md).
 DEFAULT_GROUPS = "default+draws"
+DEFAULT_EPSILON = 0.02  # since version 15: the TD residual's learning games explore
 
 
 class ChampionPlayer(SearchPlayer):
@@ -121,7 +129,8 @@ def _flag(name: str, value) -> bool:
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
                  "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
-                 "tc=true|false (the TD residual's step and temporal coherence), "
+                 "tc=true|false (the TD residual's step and temporal coherence), epsilon= (the share of random "
+                 "moves while the TD residual learns; 0.02), "
                  "playouts=N (at most N playouts a move: fixed work, for ablations), learn_in_game=true|false (the TD "
                  "residual goes on learning in the time each game leaves, at its last card), groups= (the TD "
                  "residual's feature groups, joined by +: default+draws), lam= (each playout ends in the "
@@ -133,7 +142,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
              learn_in_game: bool = False, groups: str | None = DEFAULT_GROUPS, lam: float = 1.0,
-             tdsearch: int = 0, time_per_game: float | None = None) -> ChampionPlayer:
+             tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -159,7 +168,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc),
                         ("groups", None if groups == DEFAULT_GROUPS else groups),
                         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
-                        ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None)):
+                        ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None),
+                        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon)):
         if evaluator == "narl" and value is not None:
             raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
@@ -169,7 +179,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     elif evaluator == "td":
         learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores,
                               **step_settings(alpha, table_step, tc),
-                              **({} if groups is None else {"groups": str(groups)}))
+                              **({} if groups is None else {"groups": str(groups)}),
+                              epsilon=float(epsilon))
         if load is not None:
             learned.load(str(load))
     else:
@@ -183,6 +194,6 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
                           learn_usage=clock == "usage", learn_in_game=learn_in_game)
 
 
-champion.version = "14"  # 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "15"  # 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)
