@@ -147,3 +147,34 @@ def test_a_playout_with_lam_ends_in_the_lambda_return_of_its_values(learned):
             assert learned.limited_playouts(grid, 1, 2, seed, lam=1.0)[0] == two
             assert learned.limited_playouts(grid, 1, 2, seed, lam=0.3)[0] == pytest.approx(0.7 * one + 0.3 * two)
             assert learned.limited_playouts(grid, 1, 4, seed, lam=0.0)[0] == pytest.approx(one)
+
+
+def test_an_optimistic_start_adds_init_for_every_feature_not_yet_learned(tmp_path):
+    """``init``: before learning, the residual of a grid is ``init`` times its active
+    features (the readable reference's count); learning moves the weights of the
+    features its games meet and leaves the others at ``init``; a saved evaluator keeps
+    both, and learning anew for other points starts from ``init`` again."""
+    from pokersquares.evaluators.td import grid_features
+
+    ev = TdEvaluator(groups="default+draws", init=0.25, games=500, td_games=300, threads=1)
+    ev.points = POINTS.copy()
+    ev.reset(3)
+    for grid in _grids(20, 4):
+        assert ev.residual(grid) == pytest.approx(0.25 * len(grid_features(grid, ev.groups)))
+    ev.prepare(POINTS, 0.0, seed=3)
+    moved = ev.theta != 0.25
+    assert 0 < np.count_nonzero(moved) < moved.size
+    path = tmp_path / "td.npz"
+    ev.save(path)
+    twin = TdEvaluator().load(path)
+    assert twin.init == 0.25 and np.array_equal(twin.theta, ev.theta)
+    twin.games, twin.td_games = 10, 0
+    with pytest.warns(UserWarning, match="learning anew"):
+        twin.prepare(-POINTS, 0.0, seed=1)
+    assert np.all(twin.theta == 0.25)
+
+
+@pytest.mark.parametrize("init", [float("nan"), float("inf")])
+def test_an_init_that_is_not_a_finite_number_is_refused(init):
+    with pytest.raises(PokerSquaresError, match="init must be a finite number"):
+        TdEvaluator(init=init)

@@ -25,6 +25,9 @@ def test_td_player_options():
     assert make_player("champion:games=10").evaluator.epsilon == 0.02  # since version 15
     assert make_player("champion:epsilon=0,games=10").evaluator.epsilon == 0.0
     assert make_player("td:games=10").evaluator.epsilon == 0.0
+    assert make_player("champion:init=0.1,games=10").evaluator.init == 0.1
+    assert make_player("td:init=-2,games=10").evaluator.init == -2.0
+    assert make_player("champion:games=10").evaluator.init == 0.0
     default = TdEvaluator()
     for spec in ("td:games=10", "champion:games=10"):  # left out, the evaluator's own defaults
         ev = make_player(spec).evaluator
@@ -81,6 +84,9 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("champion:evaluator=narl,alpha=0.1", "alpha is a setting of the TD evaluator"),
     ("champion:evaluator=narl,epsilon=0.05", "epsilon is a setting of the TD evaluator"),
     ("champion:epsilon=1.5", "TD needs epsilon in 0..1"),
+    ("champion:evaluator=narl,init=0.1", "init is a setting of the TD evaluator"),
+    ("champion:init=nan", "takes a finite number"),
+    ("td:init=true", "init of player 'td' takes a"),
     ("champion:epsilon=-0.1", "TD needs epsilon in 0..1"),
     ("td:tc=1", "tc of player 'td' takes true or false"),
     ("champion:tc=yes", "tc of player 'champion' takes true or false"),

@@ -52,6 +52,7 @@ the kernels (:mod:`pokersquares.kernels.td`) are tested against it.
 from __future__ import annotations
 
 import copy
+import math
 import json
 import re
 import time
@@ -268,6 +269,10 @@ class TdEvaluator(Evaluator):
     ``td`` 8 and ``champion`` 13): greedily, American, +0.32 ± 0.08 over the constant
     step 0.01 at 2,000,000 table and 500,000 TD games (six learning seeds), +0.23 ±
     0.05 at half that (four); ``alpha`` 1 was unstable (docs/results.md).
+    ``init``: every residual weight's start (0: none). Above 0 it is an optimistic start
+    (Guei et al. 2022): a feature the learning games have not yet met adds ``init`` to a
+    state's value, so the greedy learner is drawn toward the line interactions it has
+    not tried, in place of (or beside) ``epsilon``'s random moves.
     """
 
     name = "td"
@@ -278,7 +283,7 @@ class TdEvaluator(Evaluator):
                  epsilon: float = 0.0, games: int | None = None, td_games: int | None = None,
                  narl_share: float = 0.7, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
                  decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False,
-                 table_step: float = 0.002, tc: bool = True) -> None:
+                 table_step: float = 0.002, tc: bool = True, init: float = 0.0) -> None:
         if not alpha >= 0:
             raise PokerSquaresError(f"TD needs alpha >= 0 (its step), got {alpha!r}")
         if not 0.0 <= lam <= 1.0:
@@ -288,6 +293,8 @@ class TdEvaluator(Evaluator):
                                     f"got {epsilon!r}")
         if not table_step >= 0.0:
             raise PokerSquaresError(f"table_step must be >= 0, got {table_step!r}")
+        if isinstance(init, bool) or not isinstance(init, (int, float)) or not math.isfinite(init):
+            raise PokerSquaresError(f"init must be a finite number (each residual weight's start), got {init!r}")
         if not 0.0 < narl_share <= 1.0:
             raise PokerSquaresError(f"narl_share must be in (0, 1], got {narl_share!r}")
         if not isinstance(threads, int) or threads < 1:
@@ -298,11 +305,12 @@ class TdEvaluator(Evaluator):
         self.table_updates = bool(table_updates)
         self.table_step = float(table_step)
         self.tc = bool(tc)
+        self.init = float(init)
         self.games = games
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
         self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
-        self.theta = np.zeros(K.N_WEIGHTS)
+        self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
@@ -344,7 +352,7 @@ class TdEvaluator(Evaluator):
         randomness restarts from ``seed``."""
         self.narl.points = self.points
         self.narl.reset(seed)
-        self.theta = np.zeros(K.N_WEIGHTS)
+        self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
@@ -481,6 +489,7 @@ class TdEvaluator(Evaluator):
             groups = parse_groups(group_names)
             alpha, lam, epsilon = float(meta["alpha"]), float(meta["lam"]), float(meta["epsilon"])
             tc = bool(meta.get("tc", False))  # files saved before temporal coherence learned without it
+            init = float(meta.get("init", 0.0))  # files saved before optimistic starts started at 0
             td_games, td_seconds = int(meta["td_games_learned"]), float(meta["td_seconds"])
             arrays["meta"] = arrays.pop("narl_meta")
             narl = copy.copy(self.narl)
@@ -488,7 +497,7 @@ class TdEvaluator(Evaluator):
         except (KeyError, ValueError, TypeError, IndexError, PokerSquaresError) as e:
             raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
         self.narl, self.theta, self.group_names, self.groups = narl, theta, group_names, groups
-        self.alpha, self.lam, self.epsilon, self.tc = alpha, lam, epsilon, tc
+        self.alpha, self.lam, self.epsilon, self.tc, self.init = alpha, lam, epsilon, tc, init
         self._new_coherence()
         self.points = narl.points.copy()
         self.td_games_learned, self.td_seconds = td_games, td_seconds
@@ -498,6 +507,6 @@ class TdEvaluator(Evaluator):
 
     def info(self) -> dict:
         return {"evaluator": self.name, "groups": self.group_names, "alpha": self.alpha, "lam": self.lam,
-                "epsilon": self.epsilon, "table_updates": self.table_updates,
+                "epsilon": self.epsilon, "init": self.init, "table_updates": self.table_updates,
                 "table_step": self.table_step, "tc": self.tc, "narl": self.narl.info(), "td_games_learned": self.td_games_learned,
                 "td_seconds": round(self.td_seconds, 3)}

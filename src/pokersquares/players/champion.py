@@ -130,7 +130,8 @@ def _flag(name: str, value) -> bool:
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
                  "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
                  "tc=true|false (the TD residual's step and temporal coherence), epsilon= (the share of random "
-                 "moves while the TD residual learns; 0.02), "
+                 "moves while the TD residual learns; 0.02), init= (each TD residual weight's start; above 0 an optimistic "
+                 "start), "
                  "playouts=N (at most N playouts a move: fixed work, for ablations), learn_in_game=true|false (the TD "
                  "residual goes on learning in the time each game leaves, at its last card), groups= (the TD "
                  "residual's feature groups, joined by +: default+draws), lam= (each playout ends in the "
@@ -142,7 +143,8 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
              learn_in_game: bool = False, groups: str | None = DEFAULT_GROUPS, lam: float = 1.0,
-             tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, time_per_game: float | None = None) -> ChampionPlayer:
+             tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, init: float = 0.0,
+             time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     if not isinstance(depth, int) or depth < 1:
         raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
@@ -169,7 +171,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
                         ("groups", None if groups == DEFAULT_GROUPS else groups),
                         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
                         ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None),
-                        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon)):
+                        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon), ("init", init or None)):
         if evaluator == "narl" and value is not None:
             raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
@@ -180,7 +182,7 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
         learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores,
                               **step_settings(alpha, table_step, tc),
                               **({} if groups is None else {"groups": str(groups)}),
-                              epsilon=float(epsilon))
+                              epsilon=float(epsilon), init=init)
         if load is not None:
             learned.load(str(load))
     else:

@@ -19,19 +19,19 @@ __all__ = ["td"]
 @register_player("td", "NARL table + a TD-learned residual over line interactions; search=expectimax|greedy|"
                  "depth_mc|flat_ucb, groups=A+B (sizes, suits, joint, ranks, discard, cross; default), alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=, "
                  "table_updates=true (TD games keep the table's averages learning), table_step= (TD games learn "
-                 "the table's line values too), tc=true|false (temporal-coherence step sizes), tdsearch=N (TD search: before each move "
+                 "the table's line values too), tc=true|false (temporal-coherence step sizes), epsilon= (random moves while it learns), init= (each residual weight's start), tdsearch=N (TD search: before each move "
                  "the residual learns on N games from the position, then the search decides on it), load=FILE (a saved TD evaluator: pokersquares train --player td)",
                  cores=2)
 def td(search: str = "greedy", groups: str = "sizes,suits,joint,ranks", alpha: float | None = None, lam: float = 0.5,
        epsilon: float = 0.0, games: int | None = None, td_games: int | None = None, narl_share: float = 0.7,
        threads: int = 2, load: str | None = None, table_updates: bool = False, table_step: float | None = None,
-       tc: bool | None = None, tdsearch: int = 0, time_per_game: float | None = None) -> SearchPlayer:
+       tc: bool | None = None, tdsearch: int = 0, init: float = 0.0, time_per_game: float | None = None) -> SearchPlayer:
     """Build the player (see :class:`~pokersquares.evaluators.td.TdEvaluator` for the options)."""
     for name, value in (("games", games), ("td_games", td_games)):
         if value is not None and (not isinstance(value, int) or value < 0):
             raise PokerSquaresError(f"{name} must be a non-negative integer, got {value!r}")
     tdsearch = episodes_option(tdsearch)
-    evaluator = TdEvaluator(groups=str(groups), lam=float(lam), epsilon=float(epsilon),
+    evaluator = TdEvaluator(groups=str(groups), lam=float(lam), epsilon=float(epsilon), init=init,
                             games=games, td_games=td_games, narl_share=float(narl_share), threads=threads,
                             table_updates=table_updates, **step_settings(alpha, table_step, tc))
     if load is not None:
