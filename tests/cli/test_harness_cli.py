@@ -38,6 +38,9 @@ def test_tournament_json(tmp_path):
     t = json.loads(r.stdout)
     assert t["systems"] == ["American", "British"] and t["players"] == ["random", "greedy"]
     assert t["ranking"][0] == "greedy" and t["scores"]["greedy"] == 2.0
+    for system in t["systems"]:  # first on each system, and random behind it game by game
+        behind = t["behind_first"][system]
+        assert behind["first"] == "greedy" and behind["players"]["random"]["diff"] < 0
 
 
 def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_path):
@@ -49,8 +52,9 @@ def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_
     lines = r.stdout.splitlines()
     headers = [line for line in lines if line.startswith("system ")]
     rows = [line for line in lines if line.split()[:1] in (["ameritish:34412016"], ["American"])]
-    assert len(headers) == 2 and len(rows) == 6  # totals and normalised under the first, means under the second
-    for row, header in zip(rows, [headers[0]] * 4 + [headers[1]] * 2):
+    # totals and normalised under the first, means under the second, behind the first under the third
+    assert len(headers) == 3 and len(rows) == 8
+    for row, header in zip(rows, [headers[0]] * 4 + [headers[1]] * 2 + [headers[2]] * 2):
         assert len(row) == len(header) and len(row.split()) == 3  # the name, then one column per player
 
 
@@ -130,3 +134,20 @@ def test_play_prints_moves_and_grid(tmp_path):
     assert r.returncode == 0
     assert r.stdout.startswith(" 1. 6S -> row 0, col 0") and "Total:" in r.stdout
     assert cli("players").stdout.startswith("random")
+
+
+def test_the_table_counts_the_systems_each_player_is_first_on_or_within_one_se_of_it(capsys):
+    """"b" is 1 behind on every deal of S (SE 0: more than one SE behind) and first on T;
+    "a" leads S, is 0.25 ± 0.63 behind on T (within one SE) and 0.75 ± 0.48 behind on U
+    (between one and two SE: a miss)."""
+    from pokersquares.cli.harness import print_table
+    from pokersquares.harness.tournament import tournament_table
+
+    scores = {"S": {"a": [10, 20, 30, 40], "b": [9, 19, 29, 39]}, "T": {"a": [1, 1, 1, 1], "b": [3, 1, 1, 0]},
+              "U": {"a": [0, 0, 0, 0], "b": [2, 0, 1, 0]}}
+    print_table(tournament_table(["a", "b"], ["S", "T", "U"], 4, scores))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index(next(x for x in lines if x.startswith("behind each system's first"))) + 2].split() == [
+        "S", "first", "-1.00", "±", "0.00"]
+    assert next(x for x in lines if x.startswith("first or within 1 SE")).split()[-6:] == [
+        "2", "of", "3", "2", "of", "3"]

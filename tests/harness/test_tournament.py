@@ -38,6 +38,25 @@ def test_means_and_bootstrap_errors():
     assert tournament_table(["a", "b"], ["S"], 4, short)["gap_se"] == {"a": 0.0, "b": 0.0}
 
 
+def test_each_system_names_its_first_and_every_players_paired_difference_to_it():
+    # "b" trails "a" by exactly one on every deal: the paired SE is 0 although the deals
+    # spread widely (an unpaired SE would be about 9); "c" trails by 0, 4, 0, 4: the
+    # differences' sd is 4 / sqrt(3), over sqrt(4) games.
+    scores = {"S": {"a": [10, 20, 30, 40], "b": [9, 19, 29, 39], "c": [10, 16, 30, 36]},
+              "T": {"a": [1, 1, 1, 1], "b": [2, 1, 2, 1], "c": [2, 1, 1, 2]}}
+    t = tournament_table(["a", "b", "c"], ["S", "T"], 4, scores)
+    s = t["behind_first"]["S"]
+    assert s["first"] == "a" and s["players"]["a"] == {"diff": 0.0, "se": 0.0}
+    assert s["players"]["b"] == {"diff": -1.0, "se": 0.0}
+    assert s["players"]["c"]["diff"] == -2.0 and s["players"]["c"]["se"] == pytest.approx(2 / 3 ** 0.5)
+    # A tie for first goes to the player listed first; the other is 0 behind it.
+    tie = t["behind_first"]["T"]
+    assert tie["first"] == "b" and tie["players"]["c"]["diff"] == 0.0 and tie["players"]["a"]["diff"] == -0.5
+    # Unequal game counts: no first and no differences, rather than differences of other deals.
+    short = tournament_table(["a", "b"], ["S"], 4, {"S": {"a": [10, 0, 10, 0], "b": [0, 10]}})
+    assert short["behind_first"]["S"] == {"first": None, "players": {"a": None, "b": None}}
+
+
 def test_small_tournament_and_its_table_from_the_store(tmp_path):
     store = ResultStore(tmp_path / "t.sqlite")
     systems = parse_point_systems("american,single:flush")

@@ -222,6 +222,37 @@ def _print_regret_lines(db, runs, optima_db=None) -> None:
             typer.echo("  " + line)
 
 
+def print_behind_first(table: dict, ws: int, wm: int) -> None:
+    """Each system's first and every other player's paired difference to it, then how many
+    systems each player is first on or within one paired standard error of the first."""
+    behind = table.get("behind_first")
+    if not behind:
+        return
+    players, systems = table["players"], table["systems"]
+    typer.echo("")
+    typer.echo("behind each system's first (mean difference, paired game by game, ± stderr)")
+    typer.echo(f"{'system':<{ws}}" + "".join(f"{p:>{wm}}" for p in players))
+    close = {p: 0 for p in players}
+    counted = 0
+    for s in systems:
+        row = behind[s]
+        if row["first"] is None:
+            typer.echo(f"{s:<{ws}}" + "".join(f"{'-':>{wm}}" for _ in players))
+            continue
+        counted += 1
+        cells = []
+        for p in players:
+            d = row["players"][p]
+            if p == row["first"]:
+                cells.append("first")
+            else:
+                cells.append(f"{d['diff']:+.2f} ± {d['se']:.2f}")
+            close[p] += p == row["first"] or d["diff"] >= 0 or -d["diff"] <= d["se"]
+        typer.echo(f"{s:<{ws}}" + "".join(f"{c:>{wm}}" for c in cells))
+    if counted:
+        typer.echo(f"{'first or within 1 SE':<{ws}}" + "".join(f"{f'{close[p]} of {counted}':>{wm}}" for p in players))
+
+
 def print_table(table: dict) -> None:
     players, systems = table["players"], table["systems"]
     w = max(8, *(len(p) for p in players)) + 2
@@ -252,6 +283,7 @@ def print_table(table: dict) -> None:
     if penalties is not None:
         per_player = {p: sum(penalties[s][p] for s in systems) for p in players}
         typer.echo(f"{'penalties':<{ws}}" + "".join(f"{per_player[p]:>{wm}}" for p in players))
+    print_behind_first(table, ws, wm)
     typer.echo("")
     leader = table["ranking"][0]
     for i, p in enumerate(table["ranking"], 1):

@@ -14,7 +14,7 @@ from .registry import make_player
 from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, record_runs
 from .store import GameRecord, ResultStore
 
-__all__ = ["TournamentError", "normalize", "tournament_table", "bootstrap_errors", "run_tournament", "table_from_store"]
+__all__ = ["TournamentError", "normalize", "tournament_table", "behind_first", "bootstrap_errors", "run_tournament", "table_from_store"]
 
 
 class TournamentError(PokerSquaresError):
@@ -47,7 +47,25 @@ def tournament_table(players: list[str], systems: list[str], games: int,
             "means": {s: {p: m for p, (m, _) in row.items()} for s, row in means.items()},
             "mean_se": {s: {p: se for p, (_, se) in row.items()} for s, row in means.items()},
             "penalties": {s: {p: (penalties or {}).get(s, {}).get(p, 0) for p in players} for s in systems},
+            "behind_first": {s: behind_first(players, scores[s]) for s in systems},
             **bootstrap_errors(players, systems, scores, ranking[0] if players else None, resamples)}
+
+
+def behind_first(players: list[str], scores: dict[str, list[int]]) -> dict:
+    """One system's first (the highest total; a tie goes to the player listed first) and,
+    for every player, its mean minus the first's and the standard error of that paired
+    difference (game ``i`` of every player is the same deal, so the differences are taken
+    game by game). A player's entry is None when the players have not all played the
+    same number of games (at least two) on the system."""
+    lengths = {len(scores[p]) for p in players}
+    if not players or len(lengths) != 1 or lengths.pop() < 2:
+        return {"first": None, "players": {p: None for p in players}}
+    first = max(players, key=lambda p: (sum(scores[p]), -players.index(p)))
+    out = {}
+    for p in players:
+        d = np.asarray(scores[p], dtype=np.float64) - np.asarray(scores[first], dtype=np.float64)
+        out[p] = {"diff": float(d.mean()), "se": float(d.std(ddof=1) / np.sqrt(d.size))}
+    return {"first": first, "players": out}
 
 
 def _mean_se(scores: list[int]) -> tuple[float | None, float | None]:
