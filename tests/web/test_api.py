@@ -468,6 +468,12 @@ def test_tournament_table_is_the_contests(result_store):
             for p in t["players"]:
                 assert t["normalized"][s][p] == pytest.approx(1.0 if hi == lo else (totals[p] - lo) / (hi - lo))
         assert t["ranking"][0] == max(t["players"], key=lambda p: t["scores"][p])
+        for s in t["systems"]:  # each system's first and the paired differences to it
+            first = t["behind_first"][s]["first"]
+            assert t["totals"][s][first] == max(t["totals"][s].values())
+            for p in t["players"]:
+                diffs = [a - b for a, b in zip(t["cells"][s][p]["scores"], t["cells"][s][first]["scores"])]
+                assert t["behind_first"][s]["players"][p]["diff"] == pytest.approx(sum(diffs) / len(diffs))
         assert c.get("/api/results/tournaments/7").status_code == 404
 
 

@@ -317,6 +317,9 @@ def test_results_show_a_tournament_and_a_run(context, server):
     expect(page.locator(".results-detail svg.chart")).to_have_count(2 + 2)  # ranking, normalised, a box plot per system
     ranking = table.locator("tbody tr").evaluate_all("rs => rs.map(r => r.dataset.player)")
     assert sorted(ranking) == ["greedy", "random"]
+    titles = table.locator("tbody td[title]").evaluate_all("ts => ts.map(t => t.title)")
+    assert any("first on this system" in t for t in titles)
+    assert any("paired game by game" in t for t in titles)
     shot(page, "results-tournament")
     page.locator("tr[data-run]", has_text="greedy").first.click()
     expect(page.locator("#results-best")).to_be_visible()

@@ -1115,7 +1115,10 @@ const results = {
       el("td", { class: "num", text: i + 1 }), el("td", {}, el("span", { class: "sw", style: `display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:5px;background:${PALETTE[players.indexOf(p) % PALETTE.length]}` }), p),
       systems.map((s) => {
         const c = t.cells[s][p];
-        return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)} ± ${fmt(c.stderr, 2)} over ${c.games} games (run ${c.run_id})` },
+        const behind = t.behind_first && t.behind_first[s];
+        const gap = !behind || behind.first === null ? "" : behind.first === p ? "; first on this system"
+          : `; ${fmt(behind.players[p].diff, 2)} ± ${fmt(behind.players[p].se, 2)} against ${behind.first}, paired game by game`;
+        return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)} ± ${fmt(c.stderr, 2)} over ${c.games} games (run ${c.run_id})${gap}` },
           fmt(t.normalized[s][p], 3), el("br"), el("small", { class: "note", text: c.mean === null ? "–" : `μ ${fmt(c.mean, 1)}` }));
       }),
       el("td", { class: "num best", text: fmt(t.scores[p], 3) })));
