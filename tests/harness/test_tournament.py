@@ -46,8 +46,8 @@ def test_each_system_names_its_first_and_every_players_paired_difference_to_it()
               "T": {"a": [1, 1, 1, 1], "b": [2, 1, 2, 1], "c": [2, 1, 1, 2]}}
     t = tournament_table(["a", "b", "c"], ["S", "T"], 4, scores)
     s = t["behind_first"]["S"]
-    assert s["first"] == "a" and s["players"]["a"] == {"diff": 0.0, "se": 0.0}
-    assert s["players"]["b"] == {"diff": -1.0, "se": 0.0}
+    assert s["first"] == "a" and s["players"]["a"] == {"diff": 0.0, "se": 0.0, "close": True}
+    assert s["players"]["b"] == {"diff": -1.0, "se": 0.0, "close": False}
     assert s["players"]["c"]["diff"] == -2.0 and s["players"]["c"]["se"] == pytest.approx(2 / 3 ** 0.5)
     # A tie for first goes to the player listed first; the other is 0 behind it.
     tie = t["behind_first"]["T"]

@@ -247,7 +247,7 @@ def print_behind_first(table: dict, ws: int, wm: int) -> None:
                 cells.append("first")
             else:
                 cells.append(f"{d['diff']:+.2f} ± {d['se']:.2f}")
-            close[p] += p == row["first"] or d["diff"] >= 0 or -d["diff"] <= d["se"]
+            close[p] += d["close"]
         typer.echo(f"{s:<{ws}}" + "".join(f"{c:>{wm}}" for c in cells))
     if counted:
         typer.echo(f"{'first or within 1 SE':<{ws}}" + "".join(f"{f'{close[p]} of {counted}':>{wm}}" for p in players))

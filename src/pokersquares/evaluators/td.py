@@ -52,8 +52,8 @@ the kernels (:mod:`pokersquares.kernels.td`) are tested against it.
 from __future__ import annotations
 
 import copy
-import math
 import json
+import math
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor

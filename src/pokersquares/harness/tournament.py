@@ -55,8 +55,10 @@ def behind_first(players: list[str], scores: dict[str, list[int]]) -> dict:
     """One system's first (the highest total; a tie goes to the player listed first) and,
     for every player, its mean minus the first's and the standard error of that paired
     difference (game ``i`` of every player is the same deal, so the differences are taken
-    game by game). A player's entry is None when the players have not all played the
-    same number of games (at least two) on the system."""
+    game by game), and ``close``: whether it is the first, level with it or behind it by
+    at most one paired standard error (issue 16's tournament target). A player's entry
+    is None when the players have not all played the same number of games (at least
+    two) on the system."""
     lengths = {len(scores[p]) for p in players}
     if not players or len(lengths) != 1 or lengths.pop() < 2:
         return {"first": None, "players": {p: None for p in players}}
@@ -64,7 +66,8 @@ def behind_first(players: list[str], scores: dict[str, list[int]]) -> dict:
     out = {}
     for p in players:
         d = np.asarray(scores[p], dtype=np.float64) - np.asarray(scores[first], dtype=np.float64)
-        out[p] = {"diff": float(d.mean()), "se": float(d.std(ddof=1) / np.sqrt(d.size))}
+        diff, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+        out[p] = {"diff": diff, "se": se, "close": diff >= -se}
     return {"first": first, "players": out}
 
 
