@@ -49,7 +49,7 @@ def variant_settings(variant: str) -> dict:
     groups, *rest = variant.split(";")
     parse_groups(groups)  # an unknown name fails here, before any learning
     settings = parse_player_spec("td:" + ",".join(rest))[1]
-    unknown = set(settings) - {"alpha", "lam", "epsilon", "init", "hidden", "beta", "net_scale", "unstaged", "table_updates", "table_step", "tc", "td_games", "threads", *TABLE_SETTINGS}
+    unknown = set(settings) - {"alpha", "lam", "epsilon", "init", "table_updates", "table_step", "tc", "td_games", "threads", *TABLE_SETTINGS}
     if unknown:
         raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
     from pokersquares.errors import PokerSquaresError

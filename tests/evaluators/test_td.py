@@ -178,36 +178,3 @@ def test_an_optimistic_start_adds_init_for_every_feature_not_yet_learned(tmp_pat
 def test_an_init_that_is_not_a_finite_number_is_refused(init):
     with pytest.raises(PokerSquaresError, match="init must be a finite number"):
         TdEvaluator(init=init)
-
-
-@pytest.mark.parametrize("unstaged", [False, True])
-def test_the_network_beside_the_weights_adds_its_plain_python_value(unstaged):
-    """Experiment (reverted after its screen): ``hidden`` units of a ReLU network over the
-    residual's features (without ``draws``), staged or with the stage as an input of its own."""
-    from pokersquares.evaluators.td import Feature, feature_index, grid_features
-
-    H = 4
-    ev = TdEvaluator(groups="default+draws", hidden=H, unstaged=unstaged, games=3000, td_games=500, threads=1)
-    ev.prepare(POINTS, 0.0, seed=2)
-    th = ev.theta
-    e0 = K.N_WEIGHTS + K.NET_HEAD
-    b0 = e0 + K.net_rows(unstaged) * H
-    w0 = b0 + H
-    assert np.count_nonzero(th[w0:w0 + H]) == H  # the output weights learned
-    offsets = {"suits": K.OFF_SUITS, "joint": K.OFF_JOINT, "ranks": K.OFF_RANKS}
-    rows_at = dict(zip(["suits", "joint", "ranks"], K._ROW_OFF))
-    for grid in _grids(40, 3):
-        feats = grid_features(grid, ev.groups)
-        rows = []
-        for f in feats:
-            if f.group == "draws":
-                continue
-            if not unstaged or f.group == "sizes":
-                rows.append(feature_index(f))
-            else:
-                rows.append(feature_index(Feature(f.group, (0,) + f.values[1:])) - offsets[f.group] + rows_at[f.group])
-        if unstaged and feats:
-            rows.append(K.N_UNSTAGED_ROWS - 25 + int(np.count_nonzero(grid >= 0)))
-        net = sum(th[w0 + j] * max(0.0, th[b0 + j] + sum(th[e0 + r * H + j] for r in rows)) for j in range(H))
-        linear = sum(th[feature_index(f)] for f in feats)
-        assert ev.residual(grid) == pytest.approx(linear + net, abs=1e-9)

@@ -283,8 +283,7 @@ class TdEvaluator(Evaluator):
                  epsilon: float = 0.0, games: int | None = None, td_games: int | None = None,
                  narl_share: float = 0.7, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
                  decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False,
-                 table_step: float = 0.002, tc: bool = True, init: float = 0.0, hidden: int = 0,
-                 beta: float = 0.0005, net_scale: float = 0.1, unstaged: bool = False) -> None:
+                 table_step: float = 0.002, tc: bool = True, init: float = 0.0) -> None:
         if not alpha >= 0:
             raise PokerSquaresError(f"TD needs alpha >= 0 (its step), got {alpha!r}")
         if not 0.0 <= lam <= 1.0:
@@ -307,32 +306,14 @@ class TdEvaluator(Evaluator):
         self.table_step = float(table_step)
         self.tc = bool(tc)
         self.init = float(init)
-        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= 256:
-            raise PokerSquaresError(f"hidden must be an integer in 0..256 (the network's units), got {hidden!r}")
-        self.hidden, self.beta, self.net_scale = hidden, float(beta), float(net_scale)
-        self.unstaged = bool(unstaged)
-        self._seed = 0
         self.games = games
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
         self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
-        self.theta = self._new_theta()
+        self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
-
-    def _new_theta(self) -> np.ndarray:
-        """The linear weights at ``init`` and, with ``hidden`` units, the network after
-        them: random embeddings (scale ``net_scale``), zero biases and output weights."""
-        linear = np.full(K.N_WEIGHTS, self.init)
-        if not self.hidden:
-            return linear
-        rng = np.random.default_rng(self._seed)
-        net = np.zeros(K.net_size(self.hidden, self.unstaged))
-        net[0], net[1], net[2] = self.hidden, self.beta, float(self.unstaged)
-        size = K.net_rows(self.unstaged) * self.hidden
-        net[K.NET_HEAD:K.NET_HEAD + size] = rng.normal(0.0, self.net_scale, size)
-        return np.concatenate([linear, net])
 
     def _new_coherence(self) -> None:
         """Temporal coherence's per-weight sums (signed and absolute errors), or empty
@@ -371,11 +352,11 @@ class TdEvaluator(Evaluator):
         randomness restarts from ``seed``."""
         self.narl.points = self.points
         self.narl.reset(seed)
-        self._seed = int(seed) & (2**63 - 1)
-        self.theta = self._new_theta()
+        self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
+        self._seed = int(seed) & (2**63 - 1)
 
     def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
         """TD learning of the residual for ``seconds`` or ``games`` on ``threads`` cores, all

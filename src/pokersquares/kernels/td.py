@@ -308,107 +308,11 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
     return m
 
 
-# A small network beside the linear weights (``hidden`` > 0): ``theta`` then continues
-# after the N_WEIGHTS linear weights with NET_HEAD numbers (the hidden units H, the
-# network's step, 1 when its inputs drop the stage), an embedding of H numbers for every
-# input row, H biases and H output weights. Its value: sum over units j of
-# w[j] * relu(b[j] + sum of the embeddings' j-th numbers over the active inputs).
-# Staged inputs: one row per feature index below OFF_DRAWS. Unstaged: a feature's
-# index without its stage (the cards placed), plus one row for the stage itself.
-NET_HEAD = 3
-_STAGED_OFF = np.array([OFF_SUITS, OFF_JOINT, OFF_RANKS, OFF_DISCARD, OFF_CROSS, OFF_DRAWS], dtype=np.int64)
-_STAGE_LEN = (_STAGED_OFF[1:] - _STAGED_OFF[:-1]) // 25
-_ROW_OFF = np.empty(5, dtype=np.int64)
-_ROW_OFF[0] = N_SIZES
-for _g in range(1, 5):
-    _ROW_OFF[_g] = _ROW_OFF[_g - 1] + _STAGE_LEN[_g - 1]
-N_UNSTAGED_ROWS = int(_ROW_OFF[4] + _STAGE_LEN[4] + 25)
-
-
-def net_rows(unstaged):
-    return N_UNSTAGED_ROWS if unstaged else OFF_DRAWS
-
-
-def net_size(hidden, unstaged=False):
-    """``theta``'s length beyond the linear weights for ``hidden`` units (0 for none)."""
-    return NET_HEAD + (net_rows(unstaged) + 2) * hidden if hidden > 0 else 0
-
-
-@njit(cache=True, inline="always")
-def _net_rows(theta, idx, m, rows):
-    """The network's input rows of these features; returns their number."""
-    r = 0
-    unstaged = theta[N_WEIGHTS + 2] > 0.0
-    stage = -1
-    for i in range(m):
-        f = idx[i]
-        if f >= OFF_DRAWS:
-            continue
-        if not unstaged or f < OFF_SUITS:
-            rows[r] = f
-        else:
-            g = 0
-            while f >= _STAGED_OFF[g + 1]:
-                g += 1
-            q = f - _STAGED_OFF[g]
-            stage = q // _STAGE_LEN[g]
-            rows[r] = _ROW_OFF[g] + q % _STAGE_LEN[g]
-        r += 1
-    if unstaged and stage >= 0:
-        rows[r] = N_UNSTAGED_ROWS - 25 + stage
-        r += 1
-    return r
-
-
-@njit(cache=True, inline="always")
-def _net_at(theta, idx, m):
-    H = np.int64(theta[N_WEIGHTS])
-    rows = np.empty(MAX_ACTIVE + 1, dtype=np.int64)
-    r = _net_rows(theta, idx, m, rows)
-    e0 = N_WEIGHTS + NET_HEAD
-    n_rows = N_UNSTAGED_ROWS if theta[N_WEIGHTS + 2] > 0.0 else OFF_DRAWS
-    b0 = e0 + n_rows * H
-    w0 = b0 + H
-    total = 0.0
-    for j in range(H):
-        pre = theta[b0 + j]
-        for i in range(r):
-            pre += theta[e0 + rows[i] * H + j]
-        if pre > 0.0:
-            total += theta[w0 + j] * pre
-    return total
-
-
-@njit(cache=True, inline="always")
-def _net_learn(theta, idx, m, delta):
-    """One gradient step of the network toward ``delta`` more value for these features."""
-    H = np.int64(theta[N_WEIGHTS])
-    rows = np.empty(MAX_ACTIVE + 1, dtype=np.int64)
-    r = _net_rows(theta, idx, m, rows)
-    g = theta[N_WEIGHTS + 1] * delta
-    e0 = N_WEIGHTS + NET_HEAD
-    n_rows = N_UNSTAGED_ROWS if theta[N_WEIGHTS + 2] > 0.0 else OFF_DRAWS
-    b0 = e0 + n_rows * H
-    w0 = b0 + H
-    for j in range(H):
-        pre = theta[b0 + j]
-        for i in range(r):
-            pre += theta[e0 + rows[i] * H + j]
-        if pre > 0.0:
-            gj = g * theta[w0 + j]
-            theta[w0 + j] += g * pre
-            theta[b0 + j] += gj
-            for i in range(r):
-                theta[e0 + rows[i] * H + j] += gj
-
-
 @njit(cache=True, inline="always")
 def _sum_at(theta, idx, m):
     total = 0.0
     for i in range(m):
         total += theta[idx[i]]
-    if theta.shape[0] > N_WEIGHTS:
-        total += _net_at(theta, idx, m)
     return total
 
 
@@ -598,7 +502,6 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
     value = np.empty(25)
     rec_slots = np.empty((25, 10), dtype=np.int64)  # table slots of each afterstate's lines
     tc_on = tc_e.shape[0] > 0
-    net_on = theta.shape[0] > N_WEIGHTS
     score_sum = 0.0
     err_sum = 0.0
     for game in range(n_games):
@@ -658,8 +561,6 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
                 else:
                     for i in range(m):
                         theta[rec[t, i]] += step
-                if net_on:
-                    _net_learn(theta, rec[t], m, delta)
             if table_step > 0.0:
                 step = table_step * delta / 10.0
                 for L in range(10):
