@@ -128,12 +128,19 @@ def test_pickling_keeps_the_table(learned):
 
 
 def test_bad_table_files(tmp_path):
-    with pytest.raises(InvalidTableError):
+    with pytest.raises(InvalidTableError, match="missing.npz: no such file$"):
         NarlEvaluator().load(tmp_path / "missing.npz")
+    with pytest.raises(InvalidTableError, match="a folder, not a file$"):
+        NarlEvaluator().load(tmp_path)
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a table")
-    with pytest.raises(InvalidTableError):
-        NarlEvaluator().load(bad)
+    array = tmp_path / "array.npy"
+    np.save(array, np.arange(3))
+    for path in (bad, array):
+        # numpy's own message would suggest loading it with pickle: never passed on
+        with pytest.raises(InvalidTableError, match=r"not an \.npz archive as pokersquares saves them$") as e:
+            NarlEvaluator().load(path)
+        assert "pickle" not in str(e.value)
     other = tmp_path / "other.npz"
     np.savez(other, meta=np.array('{"format": "something-else"}'))
     with pytest.raises(InvalidTableError, match="not a NARL table"):

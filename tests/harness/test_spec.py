@@ -45,6 +45,10 @@ def test_limits_out_of_range_are_refused(field, value, says):
     ("beemo:cores=abc", "cores of player 'beemo'"),
     ("beemo:cores=0", "cores of player 'beemo'"),
     ("og:load=/no/such/file.json", "/no/such/file.json"),
+    ("og:foo=1", "og': it takes no parameter 'foo'; its parameters: load, train_games"),
+    ("beemo:foo=1", "beemo': it takes no parameter 'foo'; its parameters: load, playouts"),
+    ("og:train_games=abc", "train_games of player 'og' takes an integer"),
+    ("beemo:feedback=3", "feedback of player 'beemo' takes true or false"),
 ])
 def test_player_specs_are_checked_when_built(spec, says):
     with pytest.raises(PokerSquaresError, match=says):

@@ -66,8 +66,17 @@ def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
     """The JSON ``meta`` and the arrays of an ``.npz`` an evaluator saved, checked to be
     of format ``fmt`` and ``version``; anything else is one :class:`InvalidTableError`
     naming ``what`` was expected."""
+    if not Path(path).is_file():
+        raise InvalidTableError(f"cannot read {what} {path}: "
+                                + ("a folder, not a file" if Path(path).is_dir() else "no such file"))
     try:
-        with np.load(Path(path), allow_pickle=False) as data:
+        data = np.load(Path(path), allow_pickle=False)
+    except (OSError, ValueError, EOFError):  # numpy's own text would suggest unpickling it
+        raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):  # a bare .npy array
+        raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them")
+    try:
+        with data:
             meta = json.loads(str(data["meta"]))
             if meta.get("format") != fmt:
                 raise InvalidTableError(f"{path}: not a {what} (format {meta.get('format')!r})")

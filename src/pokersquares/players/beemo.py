@@ -24,17 +24,25 @@ from .composed import SearchPlayer
 __all__ = ["beemo", "og"]
 
 
-def _evaluator(load, learning) -> PatternEvaluator:
-    return PatternEvaluator(load=load, **learning)
+_LEARNING = ("train_games", "eval_games", "ucb_every", "ucb_c", "feedback", "carry", "known_complete", "paired",
+             "learn_threads")  # PatternEvaluator's learning options, as beemo and og take them
+
+
+def _evaluator(load, learning: dict) -> PatternEvaluator:
+    """The pattern evaluator with the learning options a spec gave (None: its default)."""
+    return PatternEvaluator(load=load, **{k: v for k, v in learning.items() if v is not None})
 
 
 @register_player("beemo", "BeeMo (2016 winner): flat Monte Carlo over optimized-greedy playouts on learned "
                  "hand patterns; beemo:load=FILE uses a trained table, playouts=N caps playouts per cell",
                  cores=2)
 def beemo(load: str | None = None, playouts: int | None = None, time_per_game: float | None = None,
-          cores: int = 2, **learning) -> SearchPlayer:
-    """``learning`` takes the options of ``PatternEvaluator`` (train_games, eval_games,
-    ucb_every, ucb_c, feedback, carry)."""
+          cores: int = 2, train_games: int | None = None, eval_games: int | None = None,
+          ucb_every: int | None = None, ucb_c: float | None = None, feedback: bool | None = None,
+          carry: bool | None = None, known_complete: bool | None = None, paired: bool | None = None,
+          learn_threads: int | None = None) -> SearchPlayer:
+    """The learning options are ``PatternEvaluator``'s (left out: its defaults)."""
+    learning = {k: v for k, v in locals().items() if k in _LEARNING}
     return SearchPlayer(_evaluator(load, learning), FlatMonteCarlo(playouts=playouts, cores=cores),
                         name="beemo", time_per_game=time_per_game)
 
@@ -44,7 +52,12 @@ beemo.version = "3"  # 3: the guard keeps the learned table unless it is 2 SE be
 
 @register_player("og", "BeeMo's optimized greedy on learned hand patterns, no search; og:load=FILE "
                  "uses a trained table", cores=1)
-def og(load: str | None = None, **learning) -> SearchPlayer:
+def og(load: str | None = None, train_games: int | None = None, eval_games: int | None = None,
+       ucb_every: int | None = None, ucb_c: float | None = None, feedback: bool | None = None,
+       carry: bool | None = None, known_complete: bool | None = None, paired: bool | None = None,
+       learn_threads: int | None = None) -> SearchPlayer:
+    """OG alone; the learning options as :func:`beemo`'s."""
+    learning = {k: v for k, v in locals().items() if k in _LEARNING}
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
