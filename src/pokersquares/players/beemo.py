@@ -47,7 +47,7 @@ def beemo(load: str | None = None, playouts: int | None = None, time_per_game: f
                         name="beemo", time_per_game=time_per_game)
 
 
-beemo.version = "3"  # 3: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
+beemo.version = "4"  # 4: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 3: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
 
 
 @register_player("og", "BeeMo's optimized greedy on learned hand patterns, no search; og:load=FILE "

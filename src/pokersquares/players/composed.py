@@ -115,8 +115,8 @@ class SearchPlayer(BasePlayer):
             if self.learn_in_game and not self.plays_greedy_rule:
                 self.learn_in_leftover(seconds_left)
             return int(empty[0])
-        if self.plays_greedy_rule:
-            return greedy_guard.greedy_rule_move(grid, card, self.points)
+        if self.plays_greedy_rule and isinstance(self.search, GreedySearch):
+            return greedy_guard.greedy_rule_move(grid, card, self.points)  # a player without search: the rule
         if len(empty) == 25:
             # Every first placement is alike up to symmetry: take the corner.
             return 0
@@ -136,6 +136,8 @@ class SearchPlayer(BasePlayer):
     def _searched_move(self, grid: np.ndarray, card: Card, seconds_left: float, moves: int) -> int:
         """The search's move, in the budget the clock gives it with ``moves`` (this one
         included) still to search."""
+        if self.plays_greedy_rule:
+            return self._rule_searched_move(grid, card, seconds_left, moves)
         budget = self.clock.budget(seconds_left, moves, self.search.min_search_s)
         if budget == 0.0:
             # No time to search: the evaluator's own move, counted in the game's record
@@ -147,6 +149,21 @@ class SearchPlayer(BasePlayer):
         self.clock.move_done()
         self._moves += 1
         return cell
+
+    def _rule_searched_move(self, grid: np.ndarray, card: Card, seconds_left: float, moves: int) -> int:
+        """Where the learned policy lost the guard's check: flat Monte Carlo over the
+        greedy rule (each cell's mean final score over the rule's games on the same
+        sampled deals, :func:`.greedy_guard.greedy_rule_values`) in the clock's budget,
+        the rule's own move when that is under ``RULE_MIN_SEARCH_S``."""
+        budget = self.clock.budget(seconds_left, moves, greedy_guard.RULE_MIN_SEARCH_S)
+        if budget == 0.0:
+            self.fallback_moves += 1
+            return greedy_guard.greedy_rule_move(grid, card, self.points)
+        values = greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed * 31 + self._moves,
+                                                 games=greedy_guard.RULE_MAX_GAMES, seconds=budget)
+        self.clock.move_done()
+        self._moves += 1
+        return int(np.argmax(values))
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
         if self.plays_greedy_rule:

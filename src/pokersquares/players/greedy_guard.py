@@ -10,7 +10,11 @@ some, the greedy rule on as many others, and keeps the learned policy unless it
 scored clearly less: by more than ``MARGIN_Z`` standard errors of the difference of
 the two means. A player that loses the check plays the greedy rule for that point
 system (:attr:`GuardReport.plays_greedy_rule`); with more time the table wins the
-check by tens of points and nothing changes.
+check by tens of points and nothing changes. A player with a search then searches over
+the rule instead of over its evaluator: flat Monte Carlo, each cell's mean final score
+over the rule's games on the same sampled deals (:func:`greedy_rule_values`), from
+``RULE_MIN_SEARCH_S`` a move (American, 40 ms a move: 124.59 against the rule's 87.22
+on deals 0..99, British 47.00 against 31.25; ``benchmarks/rule_search.py``).
 
 Why a margin: the search on top of the learned evaluator is what the greedy rule
 gives up, so a tie must keep the evaluator. Under Hypercorner (30 s of preparation),
@@ -34,13 +38,15 @@ from ..game import EMPTY
 from ..kernels.greedy import greedy_rule_cell, greedy_rule_games
 
 __all__ = ["GuardReport", "check_against_greedy", "greedy_rule_move", "greedy_rule_values", "check_budget_s",
-           "FLUSH_WEIGHT", "MARGIN_Z"]
+           "FLUSH_WEIGHT", "MARGIN_Z", "RULE_MIN_SEARCH_S", "RULE_MAX_GAMES"]
 
 FLUSH_WEIGHT = 0.3  # the greedy baseline's (players.baseline.GreedyPlayer)
 CHUNK = 50          # check games per side between looks at the clock
 MAX_GAMES = 2000    # per side: the means' standard errors are then about 0.6 points
 MIN_BUDGET_S = 0.2  # below this the whole budget is margin: no check, the table is played
 MARGIN_Z = 2.0      # the greedy rule is played only when the table scored this many SEs below it
+RULE_MIN_SEARCH_S = 0.03  # a searching player that plays the rule searches over it from this budget a move
+RULE_MAX_GAMES = 100_000  # per cell, in one move's search over the rule (the clock ends it long before)
 
 
 def check_budget_s(budget_s: float) -> float:
