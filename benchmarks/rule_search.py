@@ -4,7 +4,8 @@
 
 What a searching player plays when its learning lost the small-budget guard's check
 (players.greedy_guard): each cell's mean final score over the rule's games on the same
-sampled deals, in ``--per-move`` seconds a move (one core), against the rule's own move.
+sampled deals, in ``--per-move`` seconds a move (one core, as the player runs it), against
+the rule's own move.
 Game i is dealt from seed i; the difference is paired game by game.
 """
 
@@ -18,7 +19,7 @@ import time
 
 import numpy as np
 
-from pokersquares.players.greedy_guard import greedy_rule_move, greedy_rule_values
+from pokersquares.players.greedy_guard import RULE_FIRST_GAMES, greedy_rule_move, greedy_rule_values
 from pokersquares.points import parse_point_system
 from pokersquares.strength import play_deal
 
@@ -38,7 +39,7 @@ def main() -> None:
             rule.append(play_deal(lambda g, c, m: greedy_rule_move(g, c, points), points, seed))
             start = time.perf_counter()
             searched.append(play_deal(lambda g, c, m, s=seed: int(np.argmax(greedy_rule_values(
-                g, c, points, s * 31 + m, games=100_000, seconds=args.per_move))), points, seed))
+                g, c, points, s * 31 + m, games=100_000, seconds=args.per_move, first=RULE_FIRST_GAMES))), points, seed))
             seconds.append(time.perf_counter() - start)
         diff = [b - a for a, b in zip(rule, searched)]
         se = lambda xs: statistics.stdev(xs) / math.sqrt(len(xs))  # noqa: E731

@@ -160,7 +160,8 @@ class SearchPlayer(BasePlayer):
             self.fallback_moves += 1
             return greedy_guard.greedy_rule_move(grid, card, self.points)
         values = greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed * 31 + self._moves,
-                                                 games=greedy_guard.RULE_MAX_GAMES, seconds=budget)
+                                                 games=greedy_guard.RULE_MAX_GAMES, seconds=budget,
+                                                 first=greedy_guard.RULE_FIRST_GAMES)
         self.clock.move_done()
         self._moves += 1
         return int(np.argmax(values))

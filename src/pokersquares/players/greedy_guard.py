@@ -13,8 +13,8 @@ system (:attr:`GuardReport.plays_greedy_rule`); with more time the table wins th
 check by tens of points and nothing changes. A player with a search then searches over
 the rule instead of over its evaluator: flat Monte Carlo, each cell's mean final score
 over the rule's games on the same sampled deals (:func:`greedy_rule_values`), from
-``RULE_MIN_SEARCH_S`` a move (American, 40 ms a move: 124.59 against the rule's 87.22
-on deals 0..99, British 47.00 against 31.25; ``benchmarks/rule_search.py``).
+``RULE_MIN_SEARCH_S`` a move (American, 40 ms a move: 122.51 against the rule's 87.22
+on deals 0..99, British 46.31 against 31.25; ``benchmarks/rule_search.py``).
 
 Why a margin: the search on top of the learned evaluator is what the greedy rule
 gives up, so a tie must keep the evaluator. Under Hypercorner (30 s of preparation),
@@ -38,7 +38,7 @@ from ..game import EMPTY
 from ..kernels.greedy import greedy_rule_cell, greedy_rule_games
 
 __all__ = ["GuardReport", "check_against_greedy", "greedy_rule_move", "greedy_rule_values", "check_budget_s",
-           "FLUSH_WEIGHT", "MARGIN_Z", "RULE_MIN_SEARCH_S", "RULE_MAX_GAMES"]
+           "FLUSH_WEIGHT", "MARGIN_Z", "RULE_MIN_SEARCH_S", "RULE_MAX_GAMES", "RULE_FIRST_GAMES"]
 
 FLUSH_WEIGHT = 0.3  # the greedy baseline's (players.baseline.GreedyPlayer)
 CHUNK = 50          # check games per side between looks at the clock
@@ -47,6 +47,7 @@ MIN_BUDGET_S = 0.2  # below this the whole budget is margin: no check, the table
 MARGIN_Z = 2.0      # the greedy rule is played only when the table scored this many SEs below it
 RULE_MIN_SEARCH_S = 0.03  # a searching player that plays the rule searches over it from this budget a move
 RULE_MAX_GAMES = 100_000  # per cell, in one move's search over the rule (the clock ends it long before)
+RULE_FIRST_GAMES = 2      # per cell before a move's search over the rule first looks at the clock
 
 
 def check_budget_s(budget_s: float) -> float:
@@ -111,10 +112,11 @@ def greedy_rule_move(grid: np.ndarray, card: int, points: np.ndarray) -> int:
 
 
 def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: int, games: int = 200,
-                       seconds: float | None = None, flush_weight: float = FLUSH_WEIGHT) -> np.ndarray:
+                       seconds: float | None = None, flush_weight: float = FLUSH_WEIGHT,
+                       first: int = 16) -> np.ndarray:
     """For advice: each empty cell's estimated final score when ``card`` goes there and
     the greedy rule plays on (the mean of up to ``games`` games on the same deals for
-    every cell, at least 16; with ``seconds``, as many as fit in about 80% of them);
+    every cell, at least ``first``; with ``seconds``, as many as fit in at most 80% of them);
     ``-inf`` for occupied cells."""
     start = time.perf_counter()
     grid = np.asarray(grid, dtype=np.int8)
@@ -123,7 +125,7 @@ def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: in
     rng = np.random.default_rng(seed)
     cells = np.flatnonzero(grid == EMPTY)
     totals = np.zeros(len(cells))
-    played, batch = 0, 16
+    played, batch = 0, first
     while played < games:
         deals = np.stack([rng.permutation(undealt) for _ in range(min(batch, games - played))]).astype(np.int8)
         for k, cell in enumerate(cells):
@@ -132,8 +134,10 @@ def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: in
             totals[k] += greedy_rule_games(child, deals, points, flush_weight).sum()
         played += len(deals)
         if seconds is not None:
+            # Each batch takes at most half of what is left of 80% of the seconds at the
+            # pace so far, so that a machine slowing down mid-batch costs little.
             took = time.perf_counter() - start
-            batch = int(min(games, (0.8 * seconds - took) / took * played))
+            batch = int(min(games, 0.5 * (0.8 * seconds - took) / took * played))
             if batch < 1:
                 break
     values = np.full(25, -np.inf)
