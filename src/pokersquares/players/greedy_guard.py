@@ -114,7 +114,8 @@ def greedy_rule_move(grid: np.ndarray, card: int, points: np.ndarray) -> int:
 def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: int, games: int = 200,
                        seconds: float | None = None, flush_weight: float = FLUSH_WEIGHT,
                        first: int = 16) -> np.ndarray:
-    """For advice: each empty cell's estimated final score when ``card`` goes there and
+    """For advice, and for the search over the rule of a player whose learning lost the
+    check (``SearchPlayer``): each empty cell's estimated final score when ``card`` goes there and
     the greedy rule plays on (the mean of up to ``games`` games on the same deals for
     every cell, at least ``first``; with ``seconds``, as many as fit in at most 80% of them);
     ``-inf`` for occupied cells."""
