@@ -23,3 +23,21 @@ def play_legal():
         return record
 
     return play
+
+
+@pytest.fixture
+def rule_searches(monkeypatch):
+    """Record every search over the greedy rule (``greedy_guard.greedy_rule_values``)
+    as ``(grid, card, seconds, values)``, the search itself unchanged."""
+    from pokersquares.players import greedy_guard
+
+    searches = []
+    real = greedy_guard.greedy_rule_values
+
+    def spy(grid, card, points, seed, games=200, seconds=None, **kw):
+        values = real(grid, card, points, seed, games=games, seconds=seconds, **kw)
+        searches.append((grid.copy(), card, seconds, values))
+        return values
+
+    monkeypatch.setattr(greedy_guard, "greedy_rule_values", spy)
+    return searches

@@ -47,7 +47,7 @@ def test_an_empty_table_loses_the_check_and_the_player_plays_the_greedy_rule(spe
 
 
 @pytest.mark.parametrize("spec", ["gettysburg:time_per_game=1", "champion:evaluator=narl,time_per_game=1"])
-def test_a_searching_player_that_loses_the_check_searches_over_the_greedy_rule(spec, monkeypatch):
+def test_a_searching_player_that_loses_the_check_searches_over_the_greedy_rule(spec, monkeypatch, rule_searches):
     # Flat Monte Carlo over the rule's games: American, 40 ms a move, deals 0..99, 122.51
     # against the rule's 87.22 (benchmarks/rule_search.py; docs/results.md, "When the guard
     # keeps the greedy rule, a searching player searches over it").
@@ -55,15 +55,7 @@ def test_a_searching_player_that_loses_the_check_searches_over_the_greedy_rule(s
     player = make_player(spec)
     player.set_point_system(AMERICAN, 2.0)
     assert player.plays_greedy_rule
-    searches = []
-    real = greedy_guard.greedy_rule_values
-
-    def spy(grid, card, points, seed, games=200, seconds=None, **kw):
-        values = real(grid, card, points, seed, games=games, seconds=seconds, **kw)
-        searches.append((grid.copy(), card, seconds, values))
-        return values
-
-    monkeypatch.setattr(greedy_guard, "greedy_rule_values", spy)
+    searches = rule_searches
     deal = np.random.default_rng(5).permutation(52)[:25]
     start = time.perf_counter()
     cells = _moves(player, AMERICAN, deal)

@@ -1,19 +1,23 @@
-"""Baseline players: uniform random placement, and a simple greedy player."""
+"""Baseline players: uniform random placement, a simple greedy player, and flat Monte
+Carlo over that greedy rule (nothing learned)."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
 
 from ..cards import Card
+from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..harness.player import BasePlayer
 from . import greedy_guard
 from .catalog import register_player
+from .move_clock import MoveClock
 from ..hands import classify
 
-__all__ = ["RandomPlayer", "GreedyPlayer"]
+__all__ = ["RandomPlayer", "GreedyPlayer", "GreedyMcPlayer"]
 
 
 @register_player("random", "uniformly random empty cell (American mean about 14.4)")
@@ -96,3 +100,52 @@ class GreedyPlayer(BasePlayer):
         grid = np.full(25, EMPTY, dtype=np.int8)
         grid[:22] = np.arange(22)
         greedy_guard.greedy_rule_values(grid, 30, np.zeros(10, dtype=np.int64), 0, games=1)
+
+
+@register_player("greedy_mc", "flat Monte Carlo over greedy's rule, nothing learned: each cell's mean final score "
+                 "over the rule's games on the same sampled deals, in the game's clock (American about 122 at "
+                 "1 s a game); time_per_game=, reserve=")
+class GreedyMcPlayer(greedy_guard.RuleSearching, BasePlayer):
+    """Searches over the ``greedy`` rule and learns nothing: for each card, every empty
+    cell is judged by the mean final score of the rule's games from there on the same
+    sampled deals (:func:`.greedy_guard.rule_searched_cell`), in the share of the game's
+    clock a :class:`~.move_clock.MoveClock` gives the move (``reserve`` of the clock
+    kept back; ``time_per_game`` caps the game's clock below the harness's). Below
+    ``RULE_MIN_SEARCH_S`` a move, the rule's own move. What a searching player falls
+    back to when its learning lost the small-budget guard's check; on its own, the
+    yardstick for what learning adds to a search.
+    """
+
+    name = "greedy_mc"
+
+    def __init__(self, time_per_game: float | None = None, reserve: float = 0.08) -> None:
+        super().__init__()
+        if time_per_game is not None and not time_per_game > 0:
+            raise PokerSquaresError(f"greedy_mc needs time_per_game > 0 (seconds), got {time_per_game!r}")
+        if not 0 <= reserve < 1:
+            raise PokerSquaresError(f"greedy_mc needs reserve in [0, 1) (a share of the game's clock), got {reserve!r}")
+        self.clock = MoveClock(reserve, math.inf, time_per_game)
+        self._moves = 0
+        self.fallback_moves = 0  # this game's moves left to the rule for lack of time
+
+    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        empty = np.flatnonzero(grid == EMPTY)
+        if len(empty) == 1:
+            return int(empty[0])
+        if len(empty) == 25:
+            return 0  # every first placement is alike up to symmetry
+        return self._rule_searched_move(grid, card, seconds_left, len(empty) - 1)  # the last move is free
+
+    def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
+        """Each empty cell's estimated final score (the mean over as many of the rule's
+        games as fit in ``seconds``, at least ``RULE_FIRST_GAMES`` a cell); ``-inf`` where occupied."""
+        return greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed,
+                                               games=greedy_guard.RULE_MAX_GAMES, seconds=seconds,
+                                               first=greedy_guard.RULE_FIRST_GAMES)
+
+    def warm_up(self) -> None:
+        """Compile the greedy rule's kernels (off every clock)."""
+        grid = np.full(25, EMPTY, dtype=np.int8)
+        grid[:22] = np.arange(22)
+        greedy_guard.greedy_rule_values(grid, 30, np.zeros(10, dtype=np.int64), 0, games=1)
+        greedy_guard.greedy_rule_move(grid, 30, np.zeros(10, dtype=np.int64))

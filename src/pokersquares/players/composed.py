@@ -24,7 +24,7 @@ __all__ = ["SearchPlayer", "LEARN_MARGIN_S"]
 LEARN_MARGIN_S = 0.25
 
 
-class SearchPlayer(BasePlayer):
+class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
     """Plays by ``search`` over ``evaluator``; learns in ``prepare`` through the evaluator.
 
     The game's clock is shared among the moves by ``self.clock``, a
@@ -103,12 +103,6 @@ class SearchPlayer(BasePlayer):
                 greedy_guard.check_against_greedy(evaluator, points, 0.0, 0, max_games=1)
                 greedy_guard.greedy_rule_move(early, 42, points)
 
-    def start_game(self) -> None:
-        super().start_game()
-        self.clock.start_game()
-        self._moves = 0
-        self.fallback_moves = 0
-
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
@@ -149,22 +143,6 @@ class SearchPlayer(BasePlayer):
         self.clock.move_done()
         self._moves += 1
         return cell
-
-    def _rule_searched_move(self, grid: np.ndarray, card: Card, seconds_left: float, moves: int) -> int:
-        """Where the learned policy lost the guard's check: flat Monte Carlo over the
-        greedy rule (each cell's mean final score over the rule's games on the same
-        sampled deals, :func:`.greedy_guard.greedy_rule_values`) in the clock's budget,
-        the rule's own move when that is under ``RULE_MIN_SEARCH_S``."""
-        budget = self.clock.budget(seconds_left, moves, greedy_guard.RULE_MIN_SEARCH_S)
-        if budget == 0.0:
-            self.fallback_moves += 1
-            return greedy_guard.greedy_rule_move(grid, card, self.points)
-        values = greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed * 31 + self._moves,
-                                                 games=greedy_guard.RULE_MAX_GAMES, seconds=budget,
-                                                 first=greedy_guard.RULE_FIRST_GAMES)
-        self.clock.move_done()
-        self._moves += 1
-        return int(np.argmax(values))
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
         if self.plays_greedy_rule:

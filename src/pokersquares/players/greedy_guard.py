@@ -37,7 +37,9 @@ from ..evaluators.base import Evaluator
 from ..game import EMPTY
 from ..kernels.greedy import greedy_rule_cell, greedy_rule_games
 
-__all__ = ["GuardReport", "check_against_greedy", "greedy_rule_move", "greedy_rule_values", "check_budget_s",
+__all__ = ["GuardReport", "check_against_greedy", "greedy_rule_move", "greedy_rule_values", "rule_searched_cell",
+           "RuleSearching",
+           "check_budget_s",
            "FLUSH_WEIGHT", "MARGIN_Z", "RULE_MIN_SEARCH_S", "RULE_MAX_GAMES", "RULE_FIRST_GAMES"]
 
 FLUSH_WEIGHT = 0.3  # the greedy baseline's (players.baseline.GreedyPlayer)
@@ -110,7 +112,6 @@ def greedy_rule_move(grid: np.ndarray, card: int, points: np.ndarray) -> int:
                                 FLUSH_WEIGHT))
 
 
-
 def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: int, games: int = 200,
                        seconds: float | None = None, flush_weight: float = FLUSH_WEIGHT,
                        first: int = 16) -> np.ndarray:
@@ -144,3 +145,38 @@ def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: in
     values = np.full(25, -np.inf)
     values[cells] = totals / played
     return values
+
+
+def rule_searched_cell(grid: np.ndarray, card: int, points: np.ndarray, seed: int, seconds: float) -> int:
+    """Flat Monte Carlo over the greedy rule in ``seconds``: the cell whose sampled
+    futures, the same for every cell, the rule then plays to the highest mean final
+    score (:func:`greedy_rule_values`, ``RULE_FIRST_GAMES`` a cell first)."""
+    values = greedy_rule_values(grid, int(card), points, seed, games=RULE_MAX_GAMES, seconds=seconds,
+                                first=RULE_FIRST_GAMES)
+    return int(np.argmax(values))
+
+
+class RuleSearching:
+    """For players that search over the greedy rule on a :class:`~.move_clock.MoveClock`
+    (``self.clock``; with ``self.points``, ``self.seed``, and per game ``self._moves``
+    and ``self.fallback_moves``, which :meth:`start_game` resets with the clock): a
+    searching player whose learning lost the check, and ``greedy_mc``."""
+
+    def start_game(self) -> None:
+        super().start_game()
+        self.clock.start_game()
+        self._moves = 0
+        self.fallback_moves = 0
+
+    def _rule_searched_move(self, grid: np.ndarray, card: int, seconds_left: float, moves: int) -> int:
+        """Flat Monte Carlo over the greedy rule (:func:`rule_searched_cell`) in the
+        clock's budget for this move, ``moves`` being the moves still to search; the
+        rule's own move, counted as a fallback, when that is under ``RULE_MIN_SEARCH_S``."""
+        budget = self.clock.budget(seconds_left, moves, RULE_MIN_SEARCH_S)
+        if budget == 0.0:
+            self.fallback_moves += 1
+            return greedy_rule_move(grid, card, self.points)
+        cell = rule_searched_cell(grid, int(card), self.points, self.seed * 31 + self._moves, budget)
+        self.clock.move_done()
+        self._moves += 1
+        return cell
