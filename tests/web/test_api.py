@@ -257,6 +257,23 @@ def test_greedy_hint_shows_its_estimates_and_its_own_choice(client):
     assert client.get(f"/api/games/{view['id']}").json()["turn"] == view["turn"]
 
 
+def test_greedy_mc_hint_is_the_best_of_its_estimates(client):
+    view = new_game(client, seed=5)
+    for cell in (0, 1, 7, 13):
+        view = place(client, view, cell)
+    while (r := client.post(f"/api/games/{view['id']}/hint",
+                            json={"agent": "greedy_mc", "seconds": 0.3, "turn": view["turn"]})).status_code == 202:
+        time.sleep(0.2)
+    assert r.status_code == 200, r.text
+    hint = r.json()
+    values = hint["values"]
+    for i, v in enumerate(values):
+        assert (v is None) == (view["cells"][i] is not None)
+    assert 30 < max(v for v in values if v is not None) < 200  # final scores under American
+    # No rule of its own to say: its choice is the cell of its highest estimate.
+    assert values[hint["choice"]] == max(v for v in values if v is not None)
+
+
 def test_an_agent_without_estimates_still_gives_its_choice(client):
     view = new_game(client)
     view = place(client, view, 0)
