@@ -29,14 +29,13 @@ def compiled():
 def test_each_searched_move_is_the_best_cell_of_its_search_within_the_clock(rule_searches):
     player = make_player("greedy_mc:time_per_game=1")
     player.set_point_system(AMERICAN, 0.0)
-    searches = rule_searches
     deal = np.random.default_rng(5).permutation(52)[:25]
     start = time.perf_counter()
     cells = _game(player, deal)
     assert time.perf_counter() - start < 1.5  # its 1 s a game, and the harness's margin
     assert cells[0] == (0, 0)  # the first card to a corner, unsearched
-    assert len(searches) >= 20 and player.fallback_moves == len(deal) - 2 - len(searches)
-    for grid, card, seconds, values in searches:
+    assert len(rule_searches) >= 20 and player.fallback_moves == len(deal) - 2 - len(rule_searches)
+    for grid, card, seconds, values in rule_searches:
         assert 0 < seconds < 1.0
         move = int(np.sum(grid >= 0))
         assert deal[move] == card and tuple(cells[move]) == divmod(int(np.argmax(values)), 5)

@@ -232,25 +232,32 @@ def test_a_finished_game_takes_no_more_cards(client):
 
 # -- advice, watching, replays ---------------------------------------------------------------
 
-def test_greedy_hint_shows_its_estimates_and_its_own_choice(client):
+def _hint_at_the_fifth_card(client, agent, seconds):
+    """A game of seed 5 with four cards placed, and ``agent``'s hint on its fifth card,
+    whose values are estimates of the final score in exactly the empty cells."""
     view = new_game(client, seed=5)
     for cell in (0, 1, 7, 13):
         view = place(client, view, cell)
-    # Run alone, this test may be the first to ask greedy: 202 while its kernels load.
+    # Run alone, a test may be the first to ask the agent: 202 while its kernels load.
     while (r := client.post(f"/api/games/{view['id']}/hint",
-                            json={"agent": "greedy", "seconds": 0.5, "turn": view["turn"]})).status_code == 202:
+                            json={"agent": agent, "seconds": seconds, "turn": view["turn"]})).status_code == 202:
         time.sleep(0.2)
     assert r.status_code == 200, r.text
     hint = r.json()
-    player = GreedyPlayer()
-    player.set_point_system(AMERICAN, 0)
-    grid = np.array([-1 if c is None else parse_card(c) for c in view["cells"]], dtype=np.int8)
-    card = parse_card(view["card"])
     assert hint["turn"] == view["turn"]
     for i, v in enumerate(hint["values"]):
         assert (v is None) == (view["cells"][i] is not None)
     # Estimates of the final score (greedy scores about 81 on American), not one-ply gains.
     assert 30 < max(v for v in hint["values"] if v is not None) < 200
+    return view, hint
+
+
+def test_greedy_hint_shows_its_estimates_and_its_own_choice(client):
+    view, hint = _hint_at_the_fifth_card(client, "greedy", 0.5)
+    player = GreedyPlayer()
+    player.set_point_system(AMERICAN, 0)
+    grid = np.array([-1 if c is None else parse_card(c) for c in view["cells"]], dtype=np.int8)
+    card = parse_card(view["card"])
     # The choice is greedy's own one-ply move, as Watch plays it.
     assert hint["choice"] == player.choose(grid, card, 1.0)
     # Asking is not playing.
@@ -258,18 +265,8 @@ def test_greedy_hint_shows_its_estimates_and_its_own_choice(client):
 
 
 def test_greedy_mc_hint_is_the_best_of_its_estimates(client):
-    view = new_game(client, seed=5)
-    for cell in (0, 1, 7, 13):
-        view = place(client, view, cell)
-    while (r := client.post(f"/api/games/{view['id']}/hint",
-                            json={"agent": "greedy_mc", "seconds": 0.3, "turn": view["turn"]})).status_code == 202:
-        time.sleep(0.2)
-    assert r.status_code == 200, r.text
-    hint = r.json()
+    _, hint = _hint_at_the_fifth_card(client, "greedy_mc", 0.3)
     values = hint["values"]
-    for i, v in enumerate(values):
-        assert (v is None) == (view["cells"][i] is not None)
-    assert 30 < max(v for v in values if v is not None) < 200  # final scores under American
     # No rule of its own to say: its choice is the cell of its highest estimate.
     assert values[hint["choice"]] == max(v for v in values if v is not None)
 

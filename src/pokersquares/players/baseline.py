@@ -36,6 +36,14 @@ class RandomPlayer(BasePlayer):
         return self._rng.choice(np.flatnonzero(grid == EMPTY).tolist())
 
 
+def _compile_rule_kernels() -> None:
+    """Compile (or load) the greedy rule's move and games kernels."""
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    grid[:22] = np.arange(22)
+    greedy_guard.greedy_rule_values(grid, 30, np.zeros(10, dtype=np.int64), 0, games=1)
+    greedy_guard.greedy_rule_move(grid, 30, np.zeros(10, dtype=np.int64))
+
+
 # Lines through each cell: its row (index r) and its column (index 5 + c).
 _CELL_LINES = [(i // 5, 5 + i % 5) for i in range(25)]
 
@@ -97,9 +105,7 @@ class GreedyPlayer(BasePlayer):
 
     def warm_up(self) -> None:
         """Compile the greedy rule's kernels (off every clock), for :meth:`cell_values`."""
-        grid = np.full(25, EMPTY, dtype=np.int8)
-        grid[:22] = np.arange(22)
-        greedy_guard.greedy_rule_values(grid, 30, np.zeros(10, dtype=np.int64), 0, games=1)
+        _compile_rule_kernels()
 
 
 @register_player("greedy_mc", "flat Monte Carlo over greedy's rule, nothing learned: each cell's mean final score "
@@ -145,7 +151,4 @@ class GreedyMcPlayer(greedy_guard.RuleSearching, BasePlayer):
 
     def warm_up(self) -> None:
         """Compile the greedy rule's kernels (off every clock)."""
-        grid = np.full(25, EMPTY, dtype=np.int8)
-        grid[:22] = np.arange(22)
-        greedy_guard.greedy_rule_values(grid, 30, np.zeros(10, dtype=np.int64), 0, games=1)
-        greedy_guard.greedy_rule_move(grid, 30, np.zeros(10, dtype=np.int64))
+        _compile_rule_kernels()
