@@ -147,11 +147,12 @@ def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: in
     return values
 
 
-def rule_searched_cell(grid: np.ndarray, card: int, points: np.ndarray, seed: int, seconds: float) -> int:
-    """Flat Monte Carlo over the greedy rule in ``seconds``: the cell whose sampled
-    futures, the same for every cell, the rule then plays to the highest mean final
-    score (:func:`greedy_rule_values`, ``RULE_FIRST_GAMES`` a cell first)."""
-    values = greedy_rule_values(grid, int(card), points, seed, games=RULE_MAX_GAMES, seconds=seconds,
+def rule_searched_cell(grid: np.ndarray, card: int, points: np.ndarray, seed: int, seconds: float,
+                       games: int = RULE_MAX_GAMES) -> int:
+    """Flat Monte Carlo over the greedy rule in ``seconds`` (at most ``games`` a cell): the
+    cell whose sampled futures, the same for every cell, the rule then plays to the
+    highest mean final score (:func:`greedy_rule_values`, ``RULE_FIRST_GAMES`` a cell first)."""
+    values = greedy_rule_values(grid, int(card), points, seed, games=games, seconds=seconds,
                                 first=RULE_FIRST_GAMES)
     return int(np.argmax(values))
 
