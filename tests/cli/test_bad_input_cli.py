@@ -106,6 +106,22 @@ def test_export_of_a_missing_run_and_system_clamping_said_aloud(cli, tmp_path):
     assert code == 0 and "500 -> 127" in err and "127" in out
 
 
+@pytest.mark.parametrize("args", [
+    ("run", "--player", "random", "--games", "1", *R, "--system", "0,2,5,10,15,20,25,50,75,500"),
+    ("tournament", "--players", "random", "--games", "1", *R, "--systems", "british;0,2,5,10,15,20,25,50,75,500"),
+    ("tournament", "--players", "random", "--games", "1", *R, "--systems", "0,2,5,10,15,20,25,50,75,500"),
+])
+def test_every_command_says_which_typed_values_it_clamped(cli, tmp_path, args):
+    code, out, err = cli(*args, "--db", tmp_path / "r.sqlite")
+    assert code == 0 and err.count("500 -> 127") == 1
+
+
+def test_named_systems_are_never_said_to_be_clamped(cli, tmp_path):
+    code, out, err = cli("tournament", "--players", "random", "--games", "1", *R, "--systems", "american,british",
+                         "--db", tmp_path / "r.sqlite")
+    assert code == 0 and "clamped" not in err
+
+
 def test_sweep_reports_penalties_and_writes_the_plot_where_told(cli, tmp_path):
     db = tmp_path / "r.sqlite"
     code, out, err = cli("sweep", "--player", "greedy", "--param", "flush_weight=0,1", "--games", "1", *R,

@@ -16,6 +16,7 @@ import warnings
 import typer
 
 from ..errors import PokerSquaresError
+from ..points import PointSystem, clamped_values, parse_point_system, parse_point_systems
 
 app = typer.Typer(
     name="pokersquares",
@@ -40,6 +41,31 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     """Print a one-line error and return an exit to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+def _note_clamped(spec: str, system: PointSystem) -> None:
+    clamped = clamped_values(spec, system)
+    if clamped:
+        typer.echo(f"note: point values are clamped to [-128, 127] as the contest's are: {clamped}", err=True)
+
+
+def point_system(spec: str) -> PointSystem:
+    """``parse_point_system`` for a command's option, saying on stderr which typed values
+    were clamped into the contest's range (so a typed 500 never plays as 127 unsaid)."""
+    system = parse_point_system(spec)
+    _note_clamped(spec, system)
+    return system
+
+
+def point_systems(spec: str) -> list[PointSystem]:
+    """``parse_point_systems`` for a command's option, with ``point_system``'s note for
+    each part that is ten integers."""
+    systems = parse_point_systems(spec)
+    parts = [p for p in spec.split(";") if p.strip()] if ";" in spec else [spec]
+    if len(parts) == len(systems):  # otherwise the parts are names, which are never clamped
+        for part, system in zip(parts, systems):
+            _note_clamped(part, system)
+    return systems
 
 
 class PrepLine:

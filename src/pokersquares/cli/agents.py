@@ -20,8 +20,8 @@ from .. import progress
 from ..cards import check_seed
 from ..harness.registry import make_player
 from ..harness.spec import check_seconds
-from ..points import SPEC_HELP, parse_point_system
-from . import app, fail
+from ..points import SPEC_HELP
+from . import app, fail, point_system
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -56,7 +56,7 @@ def train_cmd(
 ) -> None:
     """Learn for a point system within the preprocessing budget and save the result
     (use it with e.g. --player beemo:load=FILE)."""
-    ps = parse_point_system(system)
+    ps = point_system(system)
     check_seconds(prep_time, "--prep-time", zero_ok=True)
     check_seed(seed, "--seed")
     p = make_player(player)

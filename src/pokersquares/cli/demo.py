@@ -15,9 +15,9 @@ from ..harness.store import ResultStore
 from ..harness.tournament import run_tournament
 from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
-from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP, parse_point_systems
+from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec
-from . import app, fail
+from . import app, fail, point_systems
 from .harness import DB_OPT, _Progress, check_player_list, print_table, play_cmd
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
@@ -36,7 +36,7 @@ def demo_cmd(
 ) -> None:
     """A greedy game, 1,000 random games, then a short tournament of the registered agents."""
     start = time.monotonic()
-    pss = parse_point_systems(systems)
+    pss = point_systems(systems)
     if not pss:
         raise fail(f"--systems names no point system: {systems!r}")
     names = check_player_list(players, "--players") if players else [p.name for p in list_players()]

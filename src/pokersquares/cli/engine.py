@@ -9,8 +9,7 @@ import typer
 
 from ..cards import card_name, deal, parse_cards
 from ..hands import HAND_NAMES, classify
-from ..points import clamped_values, parse_point_system
-from . import app, fail
+from . import app, fail, point_system
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -31,10 +30,7 @@ def system_cmd(
     json_out: bool = JSON_OPT,
 ) -> None:
     """Print a point system as a table."""
-    ps = parse_point_system(spec)
-    clamped = clamped_values(spec, ps)
-    if clamped:
-        typer.echo(f"note: point values are clamped to [-128, 127] as the contest's are: {clamped}", err=True)
+    ps = point_system(spec)
     if json_out:
         typer.echo(json.dumps(ps.to_json()))
         return

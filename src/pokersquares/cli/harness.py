@@ -20,8 +20,8 @@ from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..optimum.regret import format_regret, regret_lines, run_regrets
-from ..points import SPEC_HELP, parse_point_system, parse_point_systems
-from . import app, fail
+from ..points import SPEC_HELP
+from . import app, fail, point_system, point_systems
 from .optimum import check_optima_store
 
 WORKERS_HELP = ("Games played in parallel (default: cores / cores the player uses, so the machine is "
@@ -139,7 +139,7 @@ def play_cmd(
 ) -> None:
     """Play one game and print the moves and the final grid."""
     use_classpath(classpath)
-    ps = parse_point_system(system)
+    ps = point_system(system)
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit)
     make_player(player)  # a bad spec fails here, before the store is touched
     with ResultStore(db) as store:
@@ -185,7 +185,7 @@ def run_cmd(
     use_classpath(classpath)
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
-    ps = parse_point_system(system)
+    ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
     spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)
@@ -320,7 +320,7 @@ def tournament_cmd(
     names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
-    pss = parse_point_systems(systems)
+    pss = point_systems(systems)
     if not pss:
         raise fail(f"--systems names no point system: {systems!r}")
     for ps in pss:

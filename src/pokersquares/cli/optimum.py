@@ -10,8 +10,8 @@ import typer
 
 from ..cards import card_name
 from ..errors import InvalidSeedError, PokerSquaresError
-from ..points import SPEC_HELP, parse_point_system
-from . import app, fail
+from ..points import SPEC_HELP
+from . import app, fail, point_system
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -100,7 +100,7 @@ def optimum_cmd(
         return _check(db, optima or [db], json_out)
     if (seed is None) == (seeds is None):
         raise PokerSquaresError("give one of --seed S or --seeds A..B")
-    ps = parse_point_system(system)
+    ps = point_system(system)
     require_solver(ps.points)
     if seed is not None:
         _check_seed(seed)

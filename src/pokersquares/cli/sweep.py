@@ -12,8 +12,8 @@ from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec
 from ..harness.registry import make_player
 from ..harness.runner import RunSpec, backend_session, check_backend
 from ..harness.store import ResultStore
-from ..points import SPEC_HELP, parse_point_system
-from . import app, fail
+from ..points import SPEC_HELP
+from . import app, fail, point_system
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
                       SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
 
@@ -50,7 +50,7 @@ def sweep_cmd(
     use_classpath(classpath)
     if games < 1:
         raise fail(f"--games must be at least 1, got {games}")
-    ps = parse_point_system(system)
+    ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
     make_player(player)
