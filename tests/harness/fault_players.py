@@ -149,3 +149,22 @@ class WarmedHere(GreedyPlayer):
         if not self.warmed:
             raise RuntimeError("not warmed up since it was handed over")
         super().start_game()
+
+
+class SlowWarmUp(GreedyPlayer):
+    """Greedy, but its warm-up sleeps ``seconds``: always (``handed=false``), or only once
+    it was handed over (unpickled into a game process), as a cold numba cache on a busy
+    machine can make a warm-up long."""
+
+    def __init__(self, seconds: float = 0.0, handed: bool = False) -> None:
+        super().__init__()
+        self.seconds, self.handed, self.unpickled = float(seconds), handed, False
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.unpickled = True
+
+    def warm_up(self):
+        super().warm_up()
+        if self.unpickled or not self.handed:
+            time.sleep(self.seconds)

@@ -80,6 +80,23 @@ def test_each_ray_worker_warms_up_the_prepared_player_before_its_games():
     assert [r.penalty for r in recs] == [None] * 3 and all(len(r.placements) == 25 for r in recs)
 
 
+@pytest.mark.timeout(120)  # a build phase left without its limit would hang here
+def test_a_warm_up_is_untimed_up_to_the_local_runners_limit_and_stopped_past_it(monkeypatch):
+    """Building and loading a player include its warm-up (compiling into a cold numba
+    cache, many times slower on a busy machine), which the local runner gives
+    WARM_UP_LIMIT_S: the Ray backend too, and past it the task is stopped."""
+    monkeypatch.setattr(ray_backend, "WARM_UP_LIMIT_S", 8.0)
+    slow = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=3.5,handed=true", AMERICAN, 2, 0,
+                                         1.0, 1.0), range(2))
+    assert [r.penalty for r in slow] == [None, None]  # 3.5 s of loading, more than a game's 1 s + grace
+    stuck = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=600,handed=true", AMERICAN, 2, 0,
+                                          1.0, 1.0), range(2))
+    assert all(r.penalty.startswith("loading and warming up the player took over 8 s") for r in stuck)
+    never = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=600", AMERICAN, 2, 0, 1.0, 1.0),
+                                  range(2))
+    assert all(r.penalty == "building and warming up took over 8 s" for r in never)
+
+
 def test_faults_score_the_penalty_as_locally():
     hang = ray_backend.run_games(RunSpec("fault_players:Hang", NEG, 2, 0, 1.0, 30.0), range(2))
     assert hang[0].penalty is None and hang[1].penalty.startswith("timeout") and hang[1].score == -30

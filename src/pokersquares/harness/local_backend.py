@@ -36,14 +36,12 @@ from ..errors import PokerSquaresError
 from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
-from .spec import (HANG_GRACE_S, PlayerFailedError, RunSpec, build, default_workers, limit_threads, load_prepared,
-                   player_cores, prepare_and_pickle)
+from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, RunSpec, build, default_workers, limit_threads,
+                   load_prepared, player_cores, prepare_and_pickle)
 from .store import GameRecord
 
 __all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker"]
 
-# How long building a player and compiling its kernels may take before preparation.
-WARM_UP_LIMIT_S = 900.0
 _POLL_S = 0.2
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 

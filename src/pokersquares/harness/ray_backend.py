@@ -42,16 +42,14 @@ from .game_play import play_game
 from .local_backend import RunnerWarning
 from .registry import make_player
 from .seeds import new_secret
-from .spec import HANG_GRACE_S, PlayerFailedError, build_and_prepare, limit_threads, load_prepared, player_cores
+from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, build_and_prepare, limit_threads, load_prepared,
+                   player_cores)
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
 
 RAY_MISSING = "the Ray backend needs Ray: pip install 'pokersquares[ray]'"
 MAX_RETRIES = 3
-# How long a game task may take to load its player (an unpicklable player is
-# prepared in each worker, so it also gets the preparation budget).
-LOAD_GRACE_S = 30.0
 # Object store of a local instance: prepared players and results are small.
 LOCAL_OBJECT_STORE_BYTES = 512 * 1024 ** 2
 _POLL_S = 0.2
@@ -177,6 +175,7 @@ def _node_id() -> str:
 
 
 def _prepare_task(clock, run_no: int, attempt: int, player: str, system, prep_time: float, seed: int, cores: int):
+    clock.mark.remote(("build", run_no, attempt, _node_id()))
     limit_threads(cores)
     try:
         # The driver's preparation clock starts at the mark, after the untimed warm-up.
@@ -258,7 +257,7 @@ class _Task:
     index: int | None
     attempt: int
     since: float
-    phase: str = "queued"  # then "prep", or "load" and "play": the clock runs from the last
+    phase: str = "queued"  # then "build" and "prep", or "load" and "play": the clock runs from the last
     node: str | None = None
 
 
@@ -392,7 +391,7 @@ class _Driver:
             marks = []
         by_key = {(t.run_no, t.index, t.attempt): t for t in self.flying.values()}
         for mark in marks:
-            if mark[0] == "prep":
+            if mark[0] in ("build", "prep"):
                 task = by_key.get((mark[1], None, mark[2]))
             else:
                 task = by_key.get((mark[1], mark[2], mark[3]))
@@ -401,8 +400,11 @@ class _Driver:
 
     def limit(self, task: _Task) -> float | None:
         s = self.runs[task.run_no].spec
-        return {"prep": s.prep_time + max(HANG_GRACE_S, 0.1 * s.prep_time),
-                "load": LOAD_GRACE_S + (s.prep_time if self.runs[task.run_no].unpicklable else 0.0),
+        # Building and loading include the untimed warm-up, as the local runner's do; an
+        # unpicklable player is prepared in each worker, so loading it also gets its budget.
+        return {"build": WARM_UP_LIMIT_S,
+                "prep": s.prep_time + max(HANG_GRACE_S, 0.1 * s.prep_time),
+                "load": WARM_UP_LIMIT_S + (s.prep_time if self.runs[task.run_no].unpicklable else 0.0),
                 "play": s.time_per_game + HANG_GRACE_S}.get(task.phase)
 
     def stop_overdue(self, now: float) -> None:
@@ -417,8 +419,13 @@ class _Driver:
             s = self.runs[task.run_no].spec
             if task.node is not None and task.node not in alive:
                 self.retry_or_fail(task, "its Ray node died")
+            elif task.phase == "build":
+                self.penalise_rest(task.run_no, f"building and warming up took over {WARM_UP_LIMIT_S:g} s")
             elif task.index is None:
                 self.penalise_rest(task.run_no, f"preparation exceeded its budget of {s.prep_time:g} s")
+            elif task.phase == "load":
+                self.penalty(task.run_no, task.index, f"loading and warming up the player took over "
+                             f"{self.limit(task):g} s; the player's task was stopped")
             else:
                 self.penalty(task.run_no, task.index,
                              f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"

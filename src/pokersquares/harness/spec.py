@@ -22,7 +22,7 @@ from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
            "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S",
-           "DEFAULT_MEMORY_MB"]
+           "DEFAULT_MEMORY_MB", "WARM_UP_LIMIT_S"]
 
 # The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
 MAX_GAMES = 10_000_000
@@ -30,6 +30,10 @@ MAX_SECONDS = 1e6
 # Slack beyond the contest limits before the watchdog stops a player: the player's own
 # clock decides timeouts; this only catches players that never answer.
 HANG_GRACE_S = 2.0
+# How long building a player and warming it up (compiling its kernels into a cold numba
+# cache, which a busy machine slows many times over) may take: untimed, as the contest
+# did not time class loading, but a player stuck there is stopped after this long.
+WARM_UP_LIMIT_S = 900.0
 # Resident memory one game process may use before it is stopped and its game penalised
 # (BeeMo, the largest agent, uses about 450 MB). 0: no limit.
 DEFAULT_MEMORY_MB = 4096
