@@ -56,6 +56,21 @@ def test_each_game_process_warms_up_the_prepared_player_before_its_games():
     assert [r.penalty for r in recs] == [None] * 3 and all(len(r.placements) == 25 for r in recs)
 
 
+@pytest.mark.timeout(120)  # a warm-up left without its limit would hang here
+def test_a_warm_up_is_untimed_up_to_its_limit_and_stopped_past_it(monkeypatch):
+    """Building a player and loading it into a game process include its warm-up
+    (compiling into a cold numba cache, many times slower on a busy machine): not a
+    game's clock, but WARM_UP_LIMIT_S, past which the process is stopped."""
+    from pokersquares.harness import local_backend
+    monkeypatch.setattr(local_backend, "WARM_UP_LIMIT_S", 8.0)
+    slow = run("fault_players:SlowWarmUp:seconds=3.5,handed=true", n=2, tpg=1.0)
+    assert [r.penalty for r in slow] == [None, None]  # 3.5 s of loading, more than a game's 1 s + grace
+    stuck = run("fault_players:SlowWarmUp:seconds=600,handed=true", n=2, tpg=1.0)
+    assert all(r.penalty.startswith("loading and warming up the player took over 8 s") for r in stuck)
+    never = run("fault_players:SlowWarmUp:seconds=600", n=2, tpg=1.0)
+    assert all(r.penalty == "building and warming up took over 8 s" for r in never)
+
+
 def test_timeouts_by_the_clock_and_by_the_watchdog():
     slow = run("fault_players:Slow", n=2, system=NEG, tpg=0.5)
     assert slow[1].penalty.startswith("timeout") and slow[1].score == -30 and slow[0].penalty is None

@@ -267,7 +267,8 @@ class _Pool:
         self.workers: list[_Worker] = []
         self.prefetch = 1 if spec.time_per_game >= 1 and cores > 1 else 2
         self.game_limit = spec.time_per_game + HANG_GRACE_S
-        self.ready_limit = (spec.prep_time if blob is None else 0.0) + 30.0
+        # Getting ready includes the untimed warm-up (an unpicklable player also prepares).
+        self.ready_limit = (spec.prep_time if blob is None else 0.0) + WARM_UP_LIMIT_S
 
     def penalty(self, index: int, reason: str) -> None:
         self.finish(GameRecord(index, self.spec.seed + index, self.spec.point_system.penalty, [], 0.0, reason))
@@ -320,6 +321,8 @@ class _Pool:
         """The reason to stop ``w`` (over its time or its memory), if any."""
         limit = self.game_limit if w.ready else self.ready_limit
         if now - w.started > limit and (w.assigned or not w.ready):
+            if not w.ready:
+                return f"loading and warming up the player took over {limit:g} s; the player's process was stopped"
             return (f"timeout: no answer within {self.spec.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
                     " the player's process was stopped")
         return _over_memory(w.proc.pid, self.spec.memory_mb)
