@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+import time
 
 import pytest
 
@@ -95,6 +96,37 @@ def test_a_warm_up_is_untimed_up_to_the_local_runners_limit_and_stopped_past_it(
     never = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=600", AMERICAN, 2, 0, 1.0, 1.0),
                                   range(2))
     assert all(r.penalty == "building and warming up took over 8 s" for r in never)
+
+
+class _SlowClock:
+    """The driver's start clock, slow to answer its first drain (a busy machine)."""
+
+    def __init__(self, first_drain_s: float) -> None:
+        self.marks, self.drains, self.first_drain_s = [], 0, first_drain_s
+
+    def mark(self, key) -> None:
+        self.marks.append(key)
+
+    def drain(self) -> list:
+        self.drains += 1
+        if self.drains == 1:
+            time.sleep(self.first_drain_s)
+        marks, self.marks = self.marks, []
+        return marks
+
+
+def test_a_clock_slow_to_answer_holds_up_no_poll_and_loses_no_mark():
+    clock = ray.remote(num_cpus=0)(_SlowClock).remote(2.5)
+    ray.get(clock.mark.remote(("play", 0, 5, 0, "node-a")))
+    driver = object.__new__(ray_backend._Driver)  # only its clock: no run, no task submitted
+    task = ray_backend._Task(0, 5, 0, since=0.0)
+    driver.ray, driver.clock, driver.flying, driver.draining = ray, clock, {"ref": task}, None
+    t = time.monotonic()
+    driver.start_clocks(1.0)
+    assert time.monotonic() - t < 2.0 and task.phase == "queued"  # not answered within the poll
+    time.sleep(2.0)
+    driver.start_clocks(2.0)  # the same drain's answer: the mark it took is not lost
+    assert (task.phase, task.since, task.node) == ("play", 2.0, "node-a")
 
 
 def test_faults_score_the_penalty_as_locally():

@@ -281,6 +281,7 @@ class _Driver:
         self.flying: dict[object, _Task] = {}
         self.limit_games, self.limit_checked = self.budget(), time.monotonic()
         self.drained = 0.0
+        self.draining = None  # the clock's drain asked for and not answered yet
 
     # -- outcomes ---------------------------------------------------------------------------
     def finish(self, k: int, rec: GameRecord) -> None:
@@ -385,10 +386,18 @@ class _Driver:
             self.limit_games, self.limit_checked = self.budget(), now  # a cluster may grow or shrink
 
     def start_clocks(self, now: float) -> None:
+        # A drain the clock has not answered within a second (a busy machine) is waited
+        # for at the next poll, not asked again: its answer holds the marks it drained.
+        if self.draining is None:
+            self.draining = self.clock.drain.remote()
         try:
-            marks = self.ray.get(self.clock.drain.remote(), timeout=10)
+            ready, _ = self.ray.wait([self.draining], num_returns=1, timeout=1.0)
+            if not ready:
+                return
+            marks = self.ray.get(self.draining)
         except self.ray.exceptions.RayError:
             marks = []
+        self.draining = None
         by_key = {(t.run_no, t.index, t.attempt): t for t in self.flying.values()}
         for mark in marks:
             if mark[0] in ("build", "prep"):
