@@ -36,8 +36,8 @@ from ..errors import PokerSquaresError
 from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
-from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, RunSpec, build, default_workers, limit_threads,
-                   load_prepared, player_cores, prepare_and_pickle)
+from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, RunSpec, build, build_overrun, default_workers,
+                   limit_threads, load_overrun, load_prepared, player_cores, prepare_and_pickle)
 from .store import GameRecord
 
 __all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker"]
@@ -210,7 +210,7 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
     raises PlayerFailedError."""
     conn, proc = _start(ctx, _prep_main, spec)
     deadline = time.monotonic() + WARM_UP_LIMIT_S  # building and compiling are not timed
-    overdue = f"building and warming up took over {WARM_UP_LIMIT_S:g} s"
+    overdue = build_overrun(WARM_UP_LIMIT_S)
     subject = f"preparing {spec.player} on {spec.point_system.name}"
     try:
         while True:
@@ -322,7 +322,7 @@ class _Pool:
         limit = self.game_limit if w.ready else self.ready_limit
         if now - w.started > limit and (w.assigned or not w.ready):
             if not w.ready:
-                return f"loading and warming up the player took over {limit:g} s; the player's process was stopped"
+                return load_overrun(limit, "process")
             return (f"timeout: no answer within {self.spec.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
                     " the player's process was stopped")
         return _over_memory(w.proc.pid, self.spec.memory_mb)

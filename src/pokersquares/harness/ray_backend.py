@@ -42,8 +42,8 @@ from .game_play import play_game
 from .local_backend import RunnerWarning
 from .registry import make_player
 from .seeds import new_secret
-from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, build_and_prepare, limit_threads, load_prepared,
-                   player_cores)
+from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
+                   load_overrun, load_prepared, player_cores)
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
@@ -429,12 +429,11 @@ class _Driver:
             if task.node is not None and task.node not in alive:
                 self.retry_or_fail(task, "its Ray node died")
             elif task.phase == "build":
-                self.penalise_rest(task.run_no, f"building and warming up took over {WARM_UP_LIMIT_S:g} s")
+                self.penalise_rest(task.run_no, build_overrun(WARM_UP_LIMIT_S))
             elif task.index is None:
                 self.penalise_rest(task.run_no, f"preparation exceeded its budget of {s.prep_time:g} s")
             elif task.phase == "load":
-                self.penalty(task.run_no, task.index, f"loading and warming up the player took over "
-                             f"{self.limit(task):g} s; the player's task was stopped")
+                self.penalty(task.run_no, task.index, load_overrun(self.limit(task), "task"))
             else:
                 self.penalty(task.run_no, task.index,
                              f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"

@@ -22,7 +22,7 @@ from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
            "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S",
-           "DEFAULT_MEMORY_MB", "WARM_UP_LIMIT_S"]
+           "DEFAULT_MEMORY_MB", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
 
 # The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
 MAX_GAMES = 10_000_000
@@ -34,6 +34,17 @@ HANG_GRACE_S = 2.0
 # cache, which a busy machine slows many times over) may take: untimed, as the contest
 # did not time class loading, but a player stuck there is stopped after this long.
 WARM_UP_LIMIT_S = 900.0
+
+
+def build_overrun(limit_s: float) -> str:
+    """Why every game of a run scores the penalty when building its player overran."""
+    return f"building and warming up took over {limit_s:g} s"
+
+
+def load_overrun(limit_s: float, stopped: str) -> str:
+    """Why a game scores the penalty when loading its player into ``stopped`` (the
+    process or task then stopped) overran."""
+    return f"loading and warming up the player took over {limit_s:g} s; the player's {stopped} was stopped"
 # Resident memory one game process may use before it is stopped and its game penalised
 # (BeeMo, the largest agent, uses about 450 MB). 0: no limit.
 DEFAULT_MEMORY_MB = 4096
