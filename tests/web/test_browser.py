@@ -200,7 +200,11 @@ def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
     shot(page, "advice-heatmap-greedy", full_page=False)
 
     # A learned agent first prepares for the point system (the page says so), then advises.
-    # Seconds when numba's cache is warm (the players' tests fill it); minutes when cold.
+    # Its kernels are compiled here first: compiling in the server's process holds the GIL,
+    # so on a cold cache (CI on two processes reached this test before the players' tests
+    # had filled it) the server could not say "preparing" until the answer itself.
+    from pokersquares.harness.registry import make_player
+    make_player("gettysburg").warm_up()
     page.select_option("#play-agent", "gettysburg")
     page.click("#play-hint")
     expect(page.locator("#play-hint-status")).to_contain_text(re.compile("compiling|learning|queue"))
