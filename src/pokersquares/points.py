@@ -17,7 +17,8 @@ from .javarandom import JavaRandom
 __all__ = [
     "PointSystem", "AMERICAN", "BRITISH", "CONTEST_SEED",
     "random_system", "hypercorner_system", "single_hand_system", "random_single_hand_system",
-    "ameritish_system", "contest_systems", "parse_point_system", "parse_point_systems", "clamped_values", "SPEC_HELP",
+    "ameritish_system", "contest_systems", "parse_point_system", "parse_point_systems", "split_point_system_specs", "unique_names",
+    "clamped_values", "SPEC_HELP",
 ]
 
 CONTEST_SEED = 34412016
@@ -199,17 +200,35 @@ def clamped_values(spec: str, system: PointSystem) -> str:
     return ", ".join(f"{t} -> {p}" for t, p in zip(typed, system.points) if t != p)
 
 
+def split_point_system_specs(spec: str) -> list[str]:
+    """The parts of a list of systems, as :func:`parse_point_systems` reads them: split on
+    ``;`` if there is one; otherwise ten integers are one system and anything else is
+    named specs separated by commas (``contest`` stays one part)."""
+    text = spec.strip()
+    if ";" in text:
+        return [p.strip() for p in text.split(";") if p.strip()]
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) == NUM_HANDS and all(p.lstrip("-+").isdigit() for p in parts):
+        return [text]
+    return [p for p in parts if p]
+
+
 def parse_point_systems(spec: str) -> list[PointSystem]:
     """A list of systems: ``contest`` for the twelve contest systems, or specs separated by ``;``
     or by commas where each part is a named spec."""
-    text = spec.strip()
-    if text.lower() == "contest":
+    if spec.strip().lower() == "contest":
         return contest_systems()
-    if ";" in text:
-        return [parse_point_system(p) for p in text.split(";") if p.strip()]
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) == NUM_HANDS and all(p.lstrip("-+").isdigit() for p in parts):
-        return [parse_point_system(text)]
-    return [parse_point_system(p) for p in parts if p]
+    return [parse_point_system(p) for p in split_point_system_specs(spec)]
+
+
+def unique_names(systems: Sequence[PointSystem]) -> list[str]:
+    """The systems' names, a repeated one numbered: ``custom``, ``custom (2)``, ..."""
+    names: list[str] = []
+    for s in systems:
+        name, k = s.name, 2
+        while name in names:
+            name, k = f"{s.name} ({k})", k + 1
+        names.append(name)
+    return names
 
 

@@ -78,7 +78,8 @@ def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path)
 
 
 @pytest.mark.parametrize("args", [("--part", "nope"), ("--systems", "pony"), ("--variants", "eps0=0.9"),
-                                  ("--searches", "alphabeta"), ("--evaluator", "x"), ("--search-systems", "pony")])
+                                  ("--searches", "alphabeta"), ("--evaluator", "x"), ("--search-systems", "pony"),
+                                  ("--search-systems", "british;1,2"), ("--search-systems", "british,british")])
 def test_gettysburg_bad_options_exit_2(tmp_path: Path, args):
     r = run("gettysburg", "--db", str(tmp_path / "g.sqlite"), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)

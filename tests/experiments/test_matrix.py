@@ -52,8 +52,20 @@ def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path)
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 24  # nothing replayed
 
 
+def test_systems_typed_as_ten_integers_are_cells_of_their_own(tmp_path: Path):
+    db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
+    r = run("--evaluators", "narl", "--searches", "greedy", "--systems",
+            "1,2,3,4,5,6,7,8,9,10; 0,0,0,0,0,0,0,0,0,1; american", "-n", "2", "--time-per-game", "1",
+            "--prep-time", "0.2", "--db", str(db), "--plot", str(plot), "--json")
+    assert r.returncode == 0, r.stderr
+    cells = json.loads(r.stdout)["cells"]
+    assert [c["system"] for c in cells] == ["custom", "custom (2)", "American"]
+    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6
+
+
 @pytest.mark.parametrize("args", [("--evaluators", "nope"), ("--searches", "greedy,bfs"), ("--systems", "mars"),
-                                  ("--systems", "american,american"), ("--plot", "/nowhere/m.png"),
+                                  ("--systems", "american,american"), ("--systems", "american;0,2,5,10,15,20,25,50,75,100"),
+                                  ("--systems", "1,2,3"), ("--plot", "/nowhere/m.png"),
                                   ("--workers", "0")])
 def test_bad_options_exit_2_and_record_nothing(tmp_path: Path, args):
     db = tmp_path / "m.sqlite"

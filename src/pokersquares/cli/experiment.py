@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -18,7 +19,7 @@ import typer
 from ..errors import PokerSquaresError
 from ..harness.runner import backend_session, check_backend
 from ..harness.store import ResultStore
-from . import app
+from . import app, point_system, point_systems
 from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, WORKERS_HELP,
                       _check_workers, _Progress)
 
@@ -177,7 +178,8 @@ def gettysburg_cmd(
                                              "learns (85% of it; the contest: 300)."),
     games: int = typer.Option(2000, "--games", "-n", min=2, help="Greedy games per learner and system (the paper: 2000)."),
     search_systems: str = typer.Option("american,british,ameritish:21347,hypercorner:21347", "--search-systems",
-                                       help="Search comparison: point system specs, comma-separated."),
+                                       help="Search comparison: point system specs separated by commas, or by ';' when "
+                                            "one is ten integers."),
     searches: str = typer.Option("expectimax,depth_mc,flat_ucb,greedy", "--searches",
                                   help="expectimax, depth_mc, flat_ucb, greedy."),
     evaluator: str = typer.Option("best", "--evaluator",
@@ -198,7 +200,7 @@ def gettysburg_cmd(
 ) -> None:
     """GettysburgPlayer (Neller et al. 2016, sect. 6): NARL learners (Fig. 2) and searches."""
     from ..experiments import gettysburg as X
-    from ..points import parse_point_system
+    from ..points import split_point_system_specs
 
     if part not in ("learning", "search", "both"):
         raise ExperimentOptionError(f"--part must be learning, search or both, not {part!r}")
@@ -216,9 +218,11 @@ def gettysburg_cmd(
             raise ExperimentOptionError(f"unknown search {s!r}; known: {', '.join(X.SEARCHES)}")
     if evaluator != "best" and evaluator not in X.VARIANTS:
         raise ExperimentOptionError(f"unknown evaluator {evaluator!r}; known: best, {', '.join(X.VARIANTS)}")
-    spec_list = _split(search_systems)
+    spec_list = split_point_system_specs(search_systems)
     for spec in spec_list:
-        parse_point_system(spec)  # bad specs fail before any work
+        point_system(spec)  # bad specs fail before any work; typed values beyond the range are noted
+    if len(set(spec_list)) < len(spec_list):
+        raise ExperimentOptionError("--search-systems gives a point system twice")
     if not plot_dir.is_dir():
         raise ExperimentOptionError(f"--plot-dir {str(plot_dir)!r} is not a directory")
     lg = learn_games or None
@@ -353,7 +357,9 @@ def matrix_cmd(
     evaluators: str = typer.Option("patterns,narl,possibility", "--evaluators", help="Comma-separated evaluators."),
     searches: str = typer.Option("greedy,flat_mc,expectimax,depth_mc,flat_ucb,mcts", "--searches",
                                  help="Comma-separated searches (each row's greedy cell is always played)."),
-    systems: str = typer.Option("american,british,random:1", "--systems", help="Comma-separated point system specs."),
+    systems: str = typer.Option("american,british,random:1", "--systems",
+                                 help="'contest' (the 12 systems of 2016) or point system specs separated by commas, "
+                                      "or by ';' when one is ten integers."),
     games: int = typer.Option(20, "--games", "-n", min=2, help="Games per cell (the same deals in every cell)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.05, help="Decision seconds per game, every cell."),
     prep_time: float = typer.Option(30.0, "--prep-time", min=0.0, help="Preparation seconds per cell (contest: 300)."),
@@ -369,7 +375,7 @@ def matrix_cmd(
     """Every evaluator with every search under equal budgets on the same deals: means ± SE,
     each cell's paired difference against its row's greedy cell, and a heat map."""
     from ..experiments import matrix as ex
-    from ..points import parse_point_system
+    from ..points import unique_names
 
     ev_list, se_list = _split(evaluators), _split(searches)
     for name, chosen, known in (("evaluator", ev_list, ex.EVALUATORS), ("search", se_list, ex.SEARCHES)):
@@ -378,11 +384,13 @@ def matrix_cmd(
         for x in chosen:
             if x not in known:
                 raise ExperimentOptionError(f"unknown {name} {x!r}; choose from {', '.join(known)}")
-    system_list = [parse_point_system(s) for s in _split(systems)]
+    system_list = point_systems(systems)
     if not system_list:
         raise ExperimentOptionError("no point system given")
-    if len({s.name for s in system_list}) < len(system_list):
-        raise ExperimentOptionError("--systems names a point system twice")
+    if len({s.points for s in system_list}) < len(system_list):
+        raise ExperimentOptionError("--systems gives the same point values twice")
+    # Two systems typed as ten integers are both "custom": the matrix tells them apart.
+    system_list = [replace(s, name=n) for s, n in zip(system_list, unique_names(system_list))]
     _writable(plot, "the plot")
     cells = ex.matrix_specs(ev_list, se_list, system_list, games, seed, time_per_game, prep_time)
     with _recording(db, workers, backend, address, _games(cells.values()), "matrix",

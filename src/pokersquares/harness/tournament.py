@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import PokerSquaresError
-from ..points import PointSystem
+from ..points import PointSystem, unique_names
 from .registry import make_player
 from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, record_runs
 from .store import GameRecord, ResultStore
@@ -106,16 +106,6 @@ def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, d
             "resamples": resamples}
 
 
-def _unique_names(systems: list[PointSystem]) -> list[str]:
-    names: list[str] = []
-    for s in systems:
-        name, k = s.name, 2
-        while name in names:
-            name, k = f"{s.name} ({k})", k + 1
-        names.append(name)
-    return names
-
-
 def run_tournament(players: list[str], systems: list[PointSystem], games: int, seed: int, store: ResultStore,
                    *, time_per_game: float = 30.0, prep_time: float = 300.0, workers: int | None = None,
                    on_result: Callable[[str, str, GameRecord], None] | None = None,
@@ -129,7 +119,7 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     check_backend(backend, address)
     if not players or not systems:
         raise TournamentError("a tournament needs at least one player and one point system")
-    names = _unique_names(systems)
+    names = unique_names(systems)
     cells = [(sname, player) for sname in names for player in players]
     specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb)
              for system in systems for player in players]
@@ -153,7 +143,7 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
     """The table of a tournament as far as the store holds its games."""
     t = store.tournament(tournament_id)
     systems = [PointSystem.from_json(s) for s in t["systems"]]
-    names = _unique_names(systems)
+    names = unique_names(systems)
     by_key = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
     scores: dict[str, dict[str, list[int]]] = {}
     penalties: dict[str, dict[str, int]] = {}
