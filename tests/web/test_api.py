@@ -875,6 +875,20 @@ def test_warm_up_compiles_in_processes_then_prepares_each_agent_as_its_kernels_a
     assert events.index(compiled[0]) < next(i for i, e in enumerate(events) if "greedy on American: ready" in e)
 
 
+def test_with_nothing_to_warm_the_kernels_are_still_compiled_aside_and_nothing_is_prepared():
+    events = []
+    agents = {"greedy": registered_agents()["greedy"], "slow": AgentSpec(_SlowToLearn, "not registered")}
+    with local_client(create_app(agents=agents, prep_s=0.5, warm=[], on_event=events.append,
+                                 compile_processes=1)) as c:
+        deadline = time.monotonic() + 120  # a spawned process imports the package
+        while not any(e.startswith("all agents compiled") for e in events):
+            assert time.monotonic() < deadline, events
+            time.sleep(0.1)
+        assert c.get("/api/agents/status").json()["preparations"] == []
+    assert [e.split()[2] for e in events if e.startswith("kernels of ")] == ["greedy"]
+    assert "compiling their kernels in the background" in events[0]
+
+
 def test_a_held_agent_waits_for_its_kernels_then_prepares_and_can_be_cancelled_meanwhile():
     from pokersquares.web.agents import AgentPool
 

@@ -55,8 +55,10 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     ``agents``: the agents a page may use, by name, or a function returning them
     (the registered players by default), called in the background at start; ``hosts``: the names the server answers
     to; ``warm``: point system specs every agent prepares for at start, with
-    progress told to ``on_event``, their kernels compiled first in ``compile_processes``
-    processes (0: by the preparations themselves); ``max_body``: the largest request body in bytes.
+    progress told to ``on_event``; ``compile_processes``: processes in which the
+    registered agents' kernels are compiled at start, with or without ``warm`` (0: each
+    agent's first preparation compiles them, in the server's process, one agent at a
+    time); ``max_body``: the largest request body in bytes.
     """
     warm_systems = [parse_system(spec) for spec in warm]  # bad specs fail before the server starts
     pool = AgentPool(agents, prep_s=prep_s, think_s=think_s, game_s=game_s)
@@ -92,8 +94,11 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
 
 def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], None] | None,
                    compile_processes: int = 0) -> None:
-    """Import the agents (compiling on a cold cache), then prepare each for ``systems``,
-    telling ``on_event`` how it goes."""
+    """Import the agents (compiling on a cold cache), compile their kernels in
+    ``compile_processes`` processes (if at least 1), then prepare each for ``systems``,
+    telling ``on_event`` how it goes. With no systems the kernels are still compiled
+    aside, on every core the processes have, so that an agent's first preparation loads
+    them from numba's cache instead of compiling them in the server's process first."""
     say = on_event or (lambda _message: None)
     start = time.monotonic()
     try:
@@ -101,11 +106,12 @@ def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], Non
     except Exception as e:  # noqa: BLE001 - the server keeps serving games without agents
         say(f"the agents could not be loaded: {type(e).__name__}: {e}")
         return
-    if not systems:
+    if not systems and compile_processes < 1:
         return
     total = len(agents) * len(systems)
-    say(f"loaded {len(agents)} agents in {time.monotonic() - start:.1f} s; preparing them for "
-        f"{', '.join(s.name for s in systems)} in the background")
+    say(f"loaded {len(agents)} agents in {time.monotonic() - start:.1f} s; "
+        + (f"preparing them for {', '.join(s.name for s in systems)} in the background" if systems
+           else "compiling their kernels in the background"))
     done = []
     lock = threading.Lock()
 
@@ -138,6 +144,8 @@ def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], Non
         say(f"kernels of {name} ready ({n}/{of} agents, {time.monotonic() - start:.1f} s)")
         pool.release(name)
         pool.warm_agent(name, systems, ready)
+        if n == of and not systems:
+            say(f"all agents compiled in {time.monotonic() - start:.1f} s")
 
     pool.hold(compiled)  # a page's request meanwhile waits for the kernels, not compiles them again
     try:
