@@ -408,3 +408,41 @@ def results_cmd(
     for t in tours:
         typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "
                    f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")
+
+
+@app.command("compare")
+def compare_cmd(
+    stores: list[Path] = typer.Argument(..., help="Result stores to read (read only)."),
+    player: Optional[list[str]] = typer.Option(None, "--player", help="Only runs whose player spec contains this "
+                                                                      "(repeatable)."),
+    system: Optional[str] = typer.Option(None, "--system", help="Only runs of this point system (its name)."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Every run's mean, and every two runs of one point system compared game by game on
+    the deals both played (mean difference ± SE, 95% interval)."""
+    from ..harness.compare import compare_runs, load_runs
+
+    for path in stores:
+        if not path.exists():
+            raise fail(f"no result store at {path}")
+    result = compare_runs(load_runs(stores, player or (), system))
+    if json_out:
+        typer.echo(json.dumps(result))
+        return
+    if not result["runs"]:
+        raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
+    wp = max(len(r["player"]) for r in result["runs"])
+    for r in result["runs"]:
+        se = "-" if r["stderr"] is None else f"{r['stderr']:.2f}"
+        typer.echo(f"{r['store']}:{r['run']:<4} {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} games "
+                   f"{r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game (max {r['max_seconds']:.2f})  "
+                   f"{r['penalties']} penalties")
+    if not result["paired"]:
+        typer.echo("no two runs of one point system share two deals")
+        return
+    typer.echo("paired, game by game on the deals both played (95% interval):")
+    for d in result["paired"]:
+        lo, hi = d["ci95"]
+        typer.echo(f"  {d['system']}: {d['a']} ({d['a_run'][0]}:{d['a_run'][1]}) − {d['b']} "
+                   f"({d['b_run'][0]}:{d['b_run'][1]}): {d['a_minus_b']:+.2f} ± {d['stderr']:.2f} "
+                   f"({lo:+.2f} .. {hi:+.2f}), {d['deals']} deals")

@@ -1,0 +1,88 @@
+"""Paired comparisons of recorded runs (harness/compare.py) and ``pokersquares compare``."""
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pokersquares.harness.compare import compare_runs, load_runs
+from pokersquares.harness.store import GameRecord, ResultStore
+from pokersquares.points import AMERICAN, BRITISH, PointSystem
+
+
+def _store(path: Path, runs) -> Path:
+    """``runs``: (player, system, {seed: score}, seconds per game)."""
+    with ResultStore(path) as store:
+        for player, system, scores, seconds in runs:
+            run = store.open_run(player, player, system, min(scores), len(scores), 1.0, 0.0)
+            store.add_games(run, [GameRecord(i, seed, score, decision_s=seconds)
+                                  for i, (seed, score) in enumerate(sorted(scores.items()))])
+    return path
+
+
+@pytest.fixture
+def stores(tmp_path):
+    a = _store(tmp_path / "a.sqlite", [("champion", AMERICAN, {0: 130, 1: 110, 2: 125, 3: 90}, 0.5),
+                                       ("champion", BRITISH, {0: 50, 1: 60}, 0.5)])
+    b = _store(tmp_path / "b.sqlite", [("beemo", AMERICAN, {1: 100, 2: 126, 3: 80, 4: 200}, 0.8),
+                                       # Ten integers, named "custom": paired with nobody above.
+                                       ("beemo", PointSystem((0, 2, 5, 10, 15, 20, 25, 50, 75, 99)), {0: 1, 1: 2}, 0.1)])
+    return a, b
+
+
+def test_runs_are_paired_on_the_deals_both_played_and_only_on_one_system(stores):
+    result = compare_runs(load_runs(stores))
+    assert [(r["player"], r["system"], r["games"]) for r in result["runs"]] == [
+        ("champion", "American", 4), ("champion", "British", 2), ("beemo", "American", 4), ("beemo", "custom", 2)]
+    american = result["runs"][0]
+    assert american["mean"] == pytest.approx(113.75) and american["seconds_per_game"] == pytest.approx(0.5)
+    assert american["stderr"] == pytest.approx(statistics.stdev([130, 110, 125, 90]) / 2)
+    [pair] = result["paired"]  # British and the custom system have no partner
+    diffs = [110 - 100, 125 - 126, 90 - 80]  # deals 1..3: deal 0 and deal 4 were played by one side only
+    assert pair["deals"] == 3 and pair["a"] == "champion" and pair["b"] == "beemo"
+    assert pair["a_minus_b"] == pytest.approx(statistics.fmean(diffs))
+    se = statistics.stdev(diffs) / math.sqrt(3)
+    assert pair["stderr"] == pytest.approx(se)
+    assert pair["ci95"] == pytest.approx([statistics.fmean(diffs) - 1.96 * se, statistics.fmean(diffs) + 1.96 * se])
+    assert pair["a_run"] == [str(stores[0]), 1] and pair["b_run"] == [str(stores[1]), 1]
+
+
+def test_filters_keep_the_runs_asked_for(stores):
+    assert {r.info.player for r in load_runs(stores, players=["bee"])} == {"beemo"}
+    assert [r.info.system_name for r in load_runs(stores, system="british")] == ["British"]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "pokersquares", "compare", *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def test_the_command_prints_each_run_and_the_paired_difference(stores):
+    r = run_cli(*stores)
+    assert r.returncode == 0, r.stderr
+    assert "champion (" in r.stdout and "American" in r.stdout
+    assert "+6.33 ± 3.67 (-0.85 .. +13.52), 3 deals" in r.stdout  # 10, -1 and 10 on deals 1..3
+    out = json.loads(run_cli(*stores, "--json", "--player", "champion").stdout)
+    assert {r["player"] for r in out["runs"]} == {"champion"} and out["paired"] == []
+
+
+def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path):
+    one = _store(tmp_path / "one.sqlite", [("greedy", AMERICAN, {7: 99}, 0.0)])
+    r = run_cli(one, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["runs"][0]["stderr"] is None
+    assert " ± -" in run_cli(one).stdout
+
+
+@pytest.mark.parametrize("args, message", [(("nope.sqlite",), "no result store at nope.sqlite"),
+                                           (("{a}", "--player", "tiger"), "no run with a finished game matches"),
+                                           (("{text}",), "is not a readable result store")])
+def test_bad_input_is_one_line_and_exit_2(stores, tmp_path, args, message):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n" * 100)
+    r = run_cli(*[a.format(a=stores[0], text=text) for a in args])
+    assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert text.read_text() == "not a database\n" * 100  # a file that is not a store is left as it was
