@@ -86,3 +86,10 @@ def test_bad_input_is_one_line_and_exit_2(stores, tmp_path, args, message):
     r = run_cli(*[a.format(a=stores[0], text=text) for a in args])
     assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert text.read_text() == "not a database\n" * 100  # a file that is not a store is left as it was
+
+
+def test_with_one_store_runs_are_named_by_id_alone(tmp_path):
+    one = _store(tmp_path / "t.sqlite", [("greedy", AMERICAN, {0: 80, 1: 90}, 0.0),
+                                         ("random", AMERICAN, {0: 10, 1: 30}, 0.0)])
+    out = run_cli(one).stdout
+    assert "greedy (run 1) − random (run 2): +65.00 ± 5.00" in out and str(one) not in out

@@ -434,15 +434,19 @@ def compare_cmd(
     wp = max(len(r["player"]) for r in result["runs"])
     for r in result["runs"]:
         se = "-" if r["stderr"] is None else f"{r['stderr']:.2f}"
-        typer.echo(f"{r['store']}:{r['run']:<4} {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} games "
+        typer.echo(f"{'run ' if len(stores) == 1 else r['store'] + ':'}{r['run']:<4} {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} games "
                    f"{r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game (max {r['max_seconds']:.2f})  "
                    f"{r['penalties']} penalties")
     if not result["paired"]:
         typer.echo("no two runs of one point system share two deals")
         return
+    one_store = len(stores) == 1
+
+    def run_label(store: str, run_id: int) -> str:
+        return f"run {run_id}" if one_store else f"{store}:{run_id}"
+
     typer.echo("paired, game by game on the deals both played (95% interval):")
     for d in result["paired"]:
         lo, hi = d["ci95"]
-        typer.echo(f"  {d['system']}: {d['a']} ({d['a_run'][0]}:{d['a_run'][1]}) − {d['b']} "
-                   f"({d['b_run'][0]}:{d['b_run'][1]}): {d['a_minus_b']:+.2f} ± {d['stderr']:.2f} "
-                   f"({lo:+.2f} .. {hi:+.2f}), {d['deals']} deals")
+        typer.echo(f"  {d['system']}: {d['a']} ({run_label(*d['a_run'])}) − {d['b']} ({run_label(*d['b_run'])}): "
+                   f"{d['a_minus_b']:+.2f} ± {d['stderr']:.2f} ({lo:+.2f} .. {hi:+.2f}), {d['deals']} deals")
