@@ -93,3 +93,9 @@ def test_with_one_store_runs_are_named_by_id_alone(tmp_path):
                                          ("random", AMERICAN, {0: 10, 1: 30}, 0.0)])
     out = run_cli(one).stdout
     assert "greedy (run 1) − random (run 2): +65.00 ± 5.00" in out and str(one) not in out
+
+
+def test_a_store_named_twice_is_read_once(stores, monkeypatch):
+    monkeypatch.chdir(stores[0].parent)
+    runs = load_runs([stores[0], "a.sqlite", stores[1]])
+    assert len(runs) == 4 and len(compare_runs(runs)["paired"]) == 1

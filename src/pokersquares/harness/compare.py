@@ -40,7 +40,11 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
     store order then run order; ``players``: keep the runs whose player spec contains
     one of these; ``system``: keep the runs of this point system (its name, any case)."""
     out = []
+    seen = set()
     for path in paths:
+        if Path(path).resolve() in seen:  # a store named twice (by any path) is read once
+            continue
+        seen.add(Path(path).resolve())
         with ResultStore(path, readonly=True) as store:
             for info in store.runs():
                 if players and not any(p in info.player for p in players):
