@@ -99,3 +99,13 @@ def test_a_store_named_twice_is_read_once(stores, monkeypatch):
     monkeypatch.chdir(stores[0].parent)
     runs = load_runs([stores[0], "a.sqlite", stores[1]])
     assert len(runs) == 4 and len(compare_runs(runs)["paired"]) == 1
+
+
+def test_results_points_to_compare_when_two_runs_share_a_system(stores):
+    def listing(path):
+        return subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(path)],
+                              capture_output=True, text=True).stdout
+    assert f"pokersquares compare {stores[0]}" not in listing(stores[0])  # American and British: nothing to pair
+    two = _store(stores[0].parent / "two.sqlite", [("greedy", AMERICAN, {0: 80, 1: 90}, 0.0),
+                                                   ("random", AMERICAN, {0: 10, 1: 30}, 0.0)])
+    assert f"pokersquares compare {two}" in listing(two)

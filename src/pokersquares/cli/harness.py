@@ -405,6 +405,8 @@ def results_cmd(
     if any(r.fallback_moves for r in runs):
         typer.echo("(fallback: moves a search left to its greedy fallback for lack of time)")
     _print_regret_lines(db, runs, optima)
+    if len({tuple(r.points) for r in runs if r.finished}) < sum(1 for r in runs if r.finished):
+        typer.echo(f"(two runs of one point system: `pokersquares compare {db}` compares them game by game)")
     for t in tours:
         typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "
                    f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")
