@@ -433,20 +433,21 @@ def compare_cmd(
         return
     if not result["runs"]:
         raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
-    wp = max(len(r["player"]) for r in result["runs"])
-    for r in result["runs"]:
-        se = "-" if r["stderr"] is None else f"{r['stderr']:.2f}"
-        typer.echo(f"{'run ' if len(stores) == 1 else r['store'] + ':'}{r['run']:<4} {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} games "
-                   f"{r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game (max {r['max_seconds']:.2f})  "
-                   f"{r['penalties']} penalties")
-    if not result["paired"]:
-        typer.echo("no two runs of one point system share two deals")
-        return
-    one_store = len(stores) == 1
+    one_store = len({r["store"] for r in result["runs"]}) == 1
 
     def run_label(store: str, run_id: int) -> str:
         return f"run {run_id}" if one_store else f"{store}:{run_id}"
 
+    wl = max(len(run_label(r["store"], r["run"])) for r in result["runs"])
+    wp = max(len(r["player"]) for r in result["runs"])
+    for r in result["runs"]:
+        se = "-" if r["stderr"] is None else f"{r['stderr']:.2f}"
+        typer.echo(f"{run_label(r['store'], r['run']):<{wl}}  {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} "
+                   f"games {r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game (max {r['max_seconds']:.2f})  "
+                   f"{r['penalties']} penalties")
+    if not result["paired"]:
+        typer.echo("no two runs of one point system share two deals")
+        return
     typer.echo("paired, game by game on the deals both played (95% interval):")
     for d in result["paired"]:
         lo, hi = d["ci95"]

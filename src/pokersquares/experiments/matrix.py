@@ -16,6 +16,7 @@ import math
 import statistics
 from typing import Sequence
 
+from ..harness.compare import paired_scores
 from ..harness.runner import RunSpec
 from ..harness.store import ResultStore
 from ..players.hybrid import EVALUATORS, SEARCHES
@@ -43,12 +44,10 @@ def matrix_specs(evaluators: Sequence[str], searches: Sequence[str], systems: Se
 
 
 def paired_difference(a: dict[int, float], b: dict[int, float]) -> tuple[float, float, int]:
-    """Mean and standard error of ``a - b`` over the seeds both hold, and their number."""
-    common = sorted(set(a) & set(b))
-    diffs = [a[s] - b[s] for s in common]
-    if len(diffs) < 2:
-        return (diffs[0] if diffs else math.nan), math.nan, len(diffs)
-    return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs)), len(diffs)
+    """Mean and standard error of ``a - b`` over the seeds both hold, and their number
+    (:func:`~pokersquares.harness.compare.paired_scores`, its missing error as nan)."""
+    mean, se, n = paired_scores(a, b)
+    return mean, (math.nan if se is None else se), n
 
 
 def run_matrix(cells: dict[tuple[str, str, str], RunSpec], store: ResultStore, **play) -> list[dict]:

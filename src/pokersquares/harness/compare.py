@@ -13,11 +13,11 @@ import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .store import GameRecord, ResultStore, RunInfo
 
-__all__ = ["RecordedRun", "load_runs", "run_summary", "run_difference", "compare_runs"]
+__all__ = ["RecordedRun", "load_runs", "paired_scores", "run_summary", "run_difference", "compare_runs"]
 
 Z95 = 1.96
 
@@ -29,10 +29,6 @@ class RecordedRun:
     store: str
     info: RunInfo
     games: dict[int, GameRecord]
-
-    @property
-    def label(self) -> str:
-        return f"{self.info.player} ({self.store}:{self.info.run_id})"
 
 
 def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: str | None = None) -> list[RecordedRun]:
@@ -62,6 +58,13 @@ def _se(xs: Sequence[float]) -> float | None:
     return statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else None
 
 
+def paired_scores(a: Mapping[int, float], b: Mapping[int, float]) -> tuple[float, float | None, int]:
+    """Mean and standard error of ``a - b`` (scores by deal seed) over the seeds both
+    hold, and their number: the mean is nan with none in common, the error None below two."""
+    diffs = [a[s] - b[s] for s in sorted(set(a) & set(b))]
+    return (statistics.fmean(diffs) if diffs else math.nan), _se(diffs), len(diffs)
+
+
 def run_summary(run: RecordedRun) -> dict:
     """The run's games, mean ± standard error (None for one game), seconds per game (mean and largest),
     penalties and fallback moves per game."""
@@ -81,13 +84,11 @@ def run_difference(a: RecordedRun, b: RecordedRun) -> dict | None:
     of different point systems or share fewer than two deals."""
     if list(a.info.points) != list(b.info.points):
         return None
-    common = sorted(set(a.games) & set(b.games))
-    if len(common) < 2:
+    mean, se, deals = paired_scores({s: g.score for s, g in a.games.items()}, {s: g.score for s, g in b.games.items()})
+    if se is None:
         return None
-    diffs = [a.games[s].score - b.games[s].score for s in common]
-    mean, se = statistics.fmean(diffs), _se(diffs)
     return {"a": a.info.player, "b": b.info.player, "a_run": [a.store, a.info.run_id],
-            "b_run": [b.store, b.info.run_id], "system": a.info.system_name, "deals": len(diffs),
+            "b_run": [b.store, b.info.run_id], "system": a.info.system_name, "deals": deals,
             "a_minus_b": mean, "stderr": se, "ci95": [mean - Z95 * se, mean + Z95 * se]}
 
 
