@@ -45,6 +45,8 @@ def load_overrun(limit_s: float, stopped: str) -> str:
     """Why a game scores the penalty when loading its player into ``stopped`` (the
     process or task then stopped) overran."""
     return f"loading and warming up the player took over {limit_s:g} s; the player's {stopped} was stopped"
+
+
 # Resident memory one game process may use before it is stopped and its game penalised
 # (BeeMo, the largest agent, uses about 450 MB). 0: no limit.
 DEFAULT_MEMORY_MB = 4096
