@@ -1,31 +1,9 @@
 """Every bad input a careful user tries is refused in one line with exit code 2, before
 any game is played or learning second spent, and leaves nothing in the result store."""
 
-import signal
 import sqlite3
-import sys
-import warnings
 
 import pytest
-
-from pokersquares.cli import main
-
-
-@pytest.fixture
-def cli(monkeypatch, capsys):
-    """Run the command line in this process: (exit code, stdout, stderr)."""
-    def run(*args):
-        monkeypatch.setattr(sys, "argv", ["pokersquares", *map(str, args)])
-        term, show = signal.getsignal(signal.SIGTERM), warnings.showwarning
-        try:
-            with pytest.raises(SystemExit) as e:
-                main()
-        finally:
-            signal.signal(signal.SIGTERM, term)
-            warnings.showwarning = show
-        out, err = capsys.readouterr()
-        return e.value.code, out, err
-    return run
 
 
 def stored(db) -> tuple[int, int]:
@@ -66,6 +44,11 @@ BAD = {
                                      "--games", "2", *R], "follows no player with parameters"),
     "demo player twice": (["demo", "--players", "greedy,greedy", "--games", "1"], "lists a player twice"),
     "demo prep inf": (["demo", "--prep-time", "inf"], "finite"),
+    # Click's own usage errors, one line too (not its usage block):
+    "unknown option": (["run", "--player", "greedy", "--bogus", "1"], "No such option: --bogus (see pokersquares run --help)"),
+    "below an option's range": (["experiment", "matrix", "--games", "1"], "Invalid value for '--games'"),
+    "unknown command": (["nosuch"], "No such command 'nosuch'"),
+    "missing option": (["tournament", "--games", "1"], "Missing option '--players'"),
 }
 
 

@@ -6,6 +6,7 @@ Each group of subcommands lives in its own module and registers itself on ``app`
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import signal
@@ -30,7 +31,6 @@ app = typer.Typer(
 
 def _load_subcommands() -> None:
     # Each module of this package registers its subcommands on ``app`` when imported.
-    import importlib
     import pkgutil
 
     for module in pkgutil.iter_modules(__path__):
@@ -104,6 +104,13 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     typer.echo(f"warning: {message}", err=True)
 
 
+def _one_line_usage_error(self, file=None) -> None:
+    """A bad option or argument (a value out of its range, a missing option) said in one
+    line, as every other bad input is, in place of click's usage block."""
+    command = f"{self.ctx.command_path} --help" if self.ctx is not None else "pokersquares --help"
+    typer.echo(f"error: {self.format_message()} (see {command})", err=True)
+
+
 def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C (or SIGTERM) behind an exit, if any: Typer turns Ctrl-C into a silent exit 130."""
     seen = set()
@@ -129,6 +136,12 @@ def main() -> None:
     _load_subcommands()
     signal.signal(signal.SIGTERM, _on_sigterm)
     warnings.showwarning = _one_line_warning
+    # The command line's own errors only (Typer 0.29 carries its own copy of click).
+    for name in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            importlib.import_module(name).UsageError.show = _one_line_usage_error
+        except ImportError:
+            pass
     try:
         with progress.listening(PrepLine()):
             app()
