@@ -1,0 +1,98 @@
+"""The review subcommand: recorded games, move by move, against a coach's evaluation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..cards import card_name
+from ..errors import PokerSquaresError
+from ..game import cell_of
+from ..harness.spec import check_seconds
+from ..harness.store import ResultStore
+from .. import progress
+from . import app, fail
+
+
+def _cell(cell: int) -> str:
+    row, col = cell_of(cell)
+    return f"row {row}, col {col}"
+
+
+@app.command("review")
+def review_cmd(
+    store: Path = typer.Argument(..., help="The result store holding the games (read only)."),
+    run: int = typer.Option(..., "--run", help="The run whose games to review (`pokersquares results` lists them)."),
+    game: Optional[list[int]] = typer.Option(None, "--game", help="A game's deal seed (repeatable); default: every "
+                                                                  "finished game of the run."),
+    coach: str = typer.Option("champion", "--coach", help="The player whose evaluation judges the moves: one with an "
+                                                          "evaluator (champion, td, gettysburg, beemo, ...; "
+                                                          "champion:load=FILE plays a saved evaluator)."),
+    prep_time: float = typer.Option(30.0, "--prep-time", min=0.0,
+                                    help="Seconds the coach learns the run's point system (contest: 300)."),
+    exact_cells: int = typer.Option(4, "--exact-cells", min=0, max=5,
+                                    help="Judge exactly (expectimax over the undealt cards) when this many empty "
+                                         "cells or fewer are left."),
+    worst: int = typer.Option(3, "--worst", min=0, help="The costliest moves to list per game."),
+    json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
+) -> None:
+    """Each move of recorded games judged by a coach: the value of the cell played against
+    the coach's best (its estimate of the final score; exact over the last cards), the
+    points each move gave away, and where in the game they went."""
+    from ..review import make_coach, prepare_coach, coach_values, review_record, run_summary
+
+    check_seconds(prep_time, "--prep-time", zero_ok=True)
+    if not store.exists():
+        raise fail(f"no result store at {store}")
+    with ResultStore(store, readonly=True) as db:
+        try:
+            info = db.run(run)
+        except PokerSquaresError:
+            raise fail(f"{store} has no run {run} (`pokersquares results --db {store}` lists them)") from None
+        records = {g.seed: g for g in db.games(run) if len(g.placements) == 25}
+    if not records:
+        raise fail(f"run {run} has no finished game to review")
+    seeds = sorted(records) if not game else list(dict.fromkeys(game))
+    missing = [s for s in seeds if s not in records]
+    if missing:
+        raise fail(f"run {run} has no finished game dealt with seed {missing[0]} (it played seeds "
+                   f"{min(records)}..{max(records)})")
+    from ..points import PointSystem
+
+    system = PointSystem(tuple(info.points), info.system_name)
+    player = make_coach(coach)  # a coach that cannot judge is refused before it learns
+    with progress.listening(progress.with_subject(f"preparing {coach} for {system.name}")):
+        prepare_coach(player, system, prep_time)
+    values = coach_values(player)
+    reviews = [review_record(values, info.points, records[s], exact_cells) for s in seeds]
+    summary = run_summary(reviews)
+    if json_out:
+        typer.echo(json.dumps({"store": str(store), "run": run, "player": info.player, "system": system.name,
+                               "coach": coach, "prep_time": prep_time, "exact_cells": exact_cells,
+                               "summary": summary, "games": [r.to_json() for r in reviews]}))
+        return
+    typer.echo(f"run {run}: {info.player} on {system.name}, judged by {coach} ({prep_time:g} s of preparation; "
+               f"exact with {exact_cells} empty cells or fewer)")
+    if len(reviews) == 1:
+        r = reviews[0]
+        typer.echo(f"deal {r.seed}: score {r.score}; {r.agreed} of 25 moves as the coach would; "
+                   f"points given away by the coach's values: {r.loss:.2f}")
+        for m in r.moves:
+            played = f"{m.turn:2d}. {card_name(m.card)} -> {_cell(m.cell)}"
+            if m.agrees:
+                typer.echo(f"{played:<28} {m.value:8.2f}" + ("  exact" if m.exact else ""))
+            else:
+                typer.echo(f"{played:<28} {m.value:8.2f}  coach: {_cell(m.best)} {m.best_value:8.2f}  "
+                           f"-{m.loss:.2f}" + ("  exact" if m.exact else ""))
+        return
+    for r in reviews:
+        costly = ", ".join(f"move {m.turn} -{m.loss:.1f}" for m in r.worst(worst))
+        typer.echo(f"deal {r.seed:>6}: score {r.score:4d}  given away {r.loss:7.2f}  agreed {r.agreed:2d}/25"
+                   + (f"  ({costly})" if costly else ""))
+    se = "-" if summary["loss_se"] is None else f"{summary['loss_se']:.2f}"
+    typer.echo(f"{summary['games']} games: mean score {summary['mean_score']:.2f}; given away {summary['mean_loss']:.2f} "
+               f"± {se} a game; {100 * summary['agreement']:.1f}% of moves as the coach would")
+    typer.echo("given away a game, by moves: " + ", ".join(f"{k}: {v:.2f}" for k, v in summary["stage_loss"].items()))

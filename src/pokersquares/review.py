@@ -1,0 +1,195 @@
+"""A played game, move by move, against a coach's evaluation: where it lost points.
+
+For each placement of a finished game the coach values every empty cell for the card
+in hand (its estimate of the final score if the card goes there and it plays on), and
+the move's *loss* is the best cell's value minus the value of the cell played: 0 when
+the player agreed with the coach. Over the last cards (``exact_cells`` empty cells or
+fewer, the card's cell included) the values are exact: the expected final score under
+best play from there (:mod:`pokersquares.search.endgame`), so a loss there is a real
+expected loss, not an opinion.
+
+The coach is a player that evaluates positions (``champion``, ``td``, ``gettysburg``,
+``beemo``, ...: anything with an evaluator), prepared for the game's point system. Its
+values are its own, greedy judgement without search: a move it would have searched
+its way to may still count as a loss, and it judges its own moves as costing nothing.
+Where the coach's learning lost its check against the greedy rule (small budgets,
+``players.greedy_guard``), the rule's sampled values stand in. The sum of a game's
+losses is a guide to where points went, not the score a perfect player would add: that
+bound is ``pokersquares optimum``'s.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .errors import PokerSquaresError
+from .game import EMPTY, NUM_CELLS
+from .kernels.core import score_grid
+from .search.endgame import exact_values
+
+__all__ = ["MoveReview", "GameReview", "ReviewError", "make_coach", "prepare_coach", "coach_values", "review_game",
+           "review_record", "run_summary", "STAGES"]
+
+# Stages of a game, by the turns (1-based) they hold.
+STAGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 25))
+# Values within this of the best count as the best (float noise, ties).
+_TIE = 1e-9
+
+
+class ReviewError(PokerSquaresError):
+    """A game or a coach that cannot be reviewed."""
+
+
+@dataclass
+class MoveReview:
+    """One placement, judged: ``turn`` 1..25, the ``card`` (0..51), the ``cell`` it went
+    to and the coach's ``best`` cell (row*5+col), their values (estimated final
+    scores), ``loss`` = best value - value played (>= 0) and whether the values are
+    ``exact`` (the last cards)."""
+
+    turn: int
+    card: int
+    cell: int
+    best: int
+    value: float
+    best_value: float
+    loss: float
+    exact: bool
+
+    @property
+    def agrees(self) -> bool:
+        return self.loss <= _TIE
+
+
+@dataclass
+class GameReview:
+    """A game's moves, judged; ``score`` is the game's final score."""
+
+    score: int
+    moves: list[MoveReview] = field(default_factory=list)
+    seed: int | None = None
+
+    @property
+    def loss(self) -> float:
+        return float(sum(m.loss for m in self.moves))
+
+    @property
+    def agreed(self) -> int:
+        return sum(m.agrees for m in self.moves)
+
+    def worst(self, n: int = 3) -> list[MoveReview]:
+        """The ``n`` costliest moves (those with a loss), costliest first, ties by turn."""
+        lossy = [m for m in self.moves if not m.agrees]
+        return sorted(lossy, key=lambda m: (-m.loss, m.turn))[:n]
+
+    def stage_loss(self) -> list[float]:
+        """The loss in each of :data:`STAGES`."""
+        return [float(sum(m.loss for m in self.moves if a <= m.turn <= b)) for a, b in STAGES]
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "score": self.score, "loss": round(self.loss, 3), "agreed": self.agreed,
+                "moves": [{**asdict(m), "value": round(m.value, 3), "best_value": round(m.best_value, 3),
+                           "loss": round(m.loss, 3)} for m in self.moves]}
+
+
+def make_coach(spec: str) -> Any:
+    """The player ``spec`` names, checked to be one that can coach (it has an evaluator):
+    the check a command makes before any learning second is spent."""
+    from .harness.registry import make_player
+
+    player = make_player(spec)
+    coach_values(player)
+    return player
+
+
+def prepare_coach(player: Any, point_system: Any, prep_s: float, seed: int = 0) -> Any:
+    """Compile ``player``'s kernels (off the clock, as the harness does), then let it
+    learn ``point_system`` within ``prep_s`` seconds, as it would before a game."""
+    if hasattr(player, "warm_up"):
+        player.warm_up()
+    if hasattr(player, "set_seed"):
+        player.set_seed(seed)
+    player.set_point_system(point_system, prep_s)
+    return player
+
+
+def coach_values(player: Any) -> Callable[[np.ndarray, int], np.ndarray]:
+    """The prepared ``player``'s judgement as ``values(grid, card) -> float64[25]``
+    (``-inf`` where occupied): its evaluator's greedy values, or the greedy rule's
+    sampled ones where its learning lost the check against that rule."""
+    if getattr(player, "plays_greedy_rule", False):
+        from .players.greedy_guard import greedy_rule_values
+
+        return lambda grid, card: greedy_rule_values(grid, card, player.points, 0)
+    evaluator = getattr(player, "evaluator", None)
+    if evaluator is None or not hasattr(evaluator, "placement_values"):
+        raise ReviewError(f"{getattr(player, 'name', type(player).__name__)} cannot coach a review: it has no "
+                          "evaluator to value positions with (choose champion, td, gettysburg, beemo, ...)")
+    return evaluator.placement_values
+
+
+def _check_placements(placements: Sequence[tuple[int, int]]) -> None:
+    if len(placements) != NUM_CELLS:
+        raise ReviewError(f"a review needs a finished game of {NUM_CELLS} placements, got {len(placements)}")
+    cards = [int(c) for c, _ in placements]
+    cells = [int(c) for _, c in placements]
+    if sorted(set(cells)) != list(range(NUM_CELLS)):
+        raise ReviewError("the placements do not fill each of the 25 cells once")
+    if len(set(cards)) != NUM_CELLS or not all(0 <= c < 52 for c in cards):
+        raise ReviewError("the placements' cards are not 25 different cards (0..51)")
+
+
+def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequence[int],
+                placements: Sequence[tuple[int, int]], exact_cells: int = 4, seed: int | None = None) -> GameReview:
+    """Judge each of a finished game's ``placements`` ((card, cell), in the order
+    played) by ``values`` (:func:`coach_values`), exactly where ``exact_cells`` empty
+    cells or fewer are left."""
+    _check_placements(placements)
+    pts = np.asarray(points, dtype=np.int64)
+    grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
+    out = []
+    for turn, (card, cell) in enumerate(placements, start=1):
+        card, cell = int(card), int(cell)
+        empty = np.flatnonzero(grid == EMPTY)
+        exact = len(empty) <= exact_cells
+        v = exact_values(grid, card, pts) if exact else np.asarray(values(grid.copy(), card), dtype=np.float64)
+        judged = v[empty]
+        if not np.all(np.isfinite(judged)):
+            raise ReviewError(f"the coach gave no value to some empty cell at turn {turn}")
+        best = int(empty[np.argmax(judged)])
+        chosen = float(v[cell])
+        # A cell the coach values as high as its best (a tie) is its best.
+        if chosen >= float(v[best]) - _TIE:
+            best = cell
+        out.append(MoveReview(turn, card, cell, best, chosen, float(v[best]), max(0.0, float(v[best]) - chosen),
+                              exact))
+        grid[cell] = card
+    return GameReview(int(score_grid(grid, pts)), out, seed)
+
+
+def review_record(values: Callable[[np.ndarray, int], np.ndarray], points: Sequence[int], record: Any,
+                  exact_cells: int = 4) -> GameReview:
+    """:func:`review_game` of a result store's game (``harness.store.GameRecord``: its
+    placements are ``[card, row, col]`` in the order played)."""
+    placements = [(int(card), int(row) * 5 + int(col)) for card, row, col in record.placements]
+    return review_game(values, points, placements, exact_cells, seed=record.seed)
+
+
+def run_summary(reviews: Sequence[GameReview]) -> dict:
+    """Over several games: the mean loss a game ± SE, the share of moves the coach
+    agreed with, and the mean loss a game in each stage (:data:`STAGES`)."""
+    if not reviews:
+        raise ReviewError("no games to summarise")
+    losses = [r.loss for r in reviews]
+    se = statistics.stdev(losses) / math.sqrt(len(losses)) if len(losses) > 1 else None
+    moves = sum(len(r.moves) for r in reviews)
+    stages = np.mean([r.stage_loss() for r in reviews], axis=0)
+    return {"games": len(reviews), "mean_score": statistics.fmean(r.score for r in reviews),
+            "mean_loss": statistics.fmean(losses), "loss_se": se,
+            "agreement": sum(r.agreed for r in reviews) / moves,
+            "stage_loss": {f"{a}-{b}": float(s) for (a, b), s in zip(STAGES, stages)}}

@@ -1,0 +1,74 @@
+"""``pokersquares review``: recorded games judged move by move, and the bad inputs it
+refuses before its coach learns a second."""
+
+import json
+import re
+import time
+
+import pytest
+
+from pokersquares.harness.store import ResultStore
+
+COACH = "gettysburg:games=2000,search=greedy"  # fixed work: a quick, deterministic coach
+
+@pytest.fixture
+def store(cli, tmp_path):
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("run", "--player", "greedy", "--games", "3", "--seed", "10", "--db", db, "-q", "--json")
+    assert code in (0, None), err
+    return db
+
+def test_a_run_reviewed_as_json_replays_each_recorded_game(cli, store):
+    code, out, err = cli("review", store, "--run", "1", "--coach", COACH, "--prep-time", "5", "--json")
+    assert code in (0, None), err
+    data = json.loads(out)
+    with ResultStore(store, readonly=True) as db:
+        recorded = {g.seed: g for g in db.games(1)}
+    assert [g["seed"] for g in data["games"]] == [10, 11, 12]
+    for g in data["games"]:
+        rec = recorded[g["seed"]]
+        assert g["score"] == rec.score
+        assert [(m["card"], m["cell"]) for m in g["moves"]] == [(c, r * 5 + k) for c, r, k in rec.placements]
+        assert g["loss"] == pytest.approx(sum(m["loss"] for m in g["moves"]), abs=0.01)
+        assert all(m["loss"] >= 0 for m in g["moves"])
+        assert [m["exact"] for m in g["moves"]] == [False] * 21 + [True] * 4
+    s = data["summary"]
+    assert s["games"] == 3 and s["mean_score"] == pytest.approx(sum(r.score for r in recorded.values()) / 3)
+    assert s["mean_loss"] == pytest.approx(sum(g["loss"] for g in data["games"]) / 3, abs=0.01)
+    assert data["player"] == "greedy" and data["system"] == "American" and data["coach"] == COACH
+
+def test_one_game_is_shown_move_by_move(cli, store):
+    code, out, err = cli("review", store, "--run", "1", "--game", "11", "--coach", COACH, "--prep-time", "5",
+                         "--exact-cells", "2")
+    assert code in (0, None), err
+    lines = out.splitlines()
+    assert lines[1].startswith("deal 11: score ")
+    moves = lines[2:]
+    assert len(moves) == 25 and moves[0].startswith(" 1. ") and moves[24].startswith("25. ")
+    assert [m.endswith("exact") for m in moves] == [False] * 23 + [True] * 2
+    # A move the coach would not make names its cell and the points given away.
+    assert all(("coach: row" in m) == bool(re.search(r"  -\d+\.\d\d( |$)", m)) for m in moves)
+    assert sum(("coach: row" in m) for m in moves) == 25 - int(lines[1].split("; ")[1].split()[0])
+
+@pytest.mark.parametrize("args, says", [
+    (["--run", "9"], "has no run 9"),
+    (["--run", "1", "--game", "99"], "no finished game dealt with seed 99"),
+    (["--run", "1", "--coach", "greedy"], "greedy cannot coach a review"),
+    (["--run", "1", "--coach", "nosuch"], "unknown player 'nosuch'"),
+    (["--run", "1", "--prep-time", "inf"], "finite"),
+    (["--run", "1", "--exact-cells", "9"], "--exact-cells"),
+])
+def test_bad_input_is_one_line_before_the_coach_learns(cli, store, args, says):
+    start = time.monotonic()
+    code, out, err = cli("review", store, *args, *([] if "--prep-time" in args else ["--prep-time", "60"]))
+    assert code == 2 and says in err and err.count("\n") == 1, err
+    assert time.monotonic() - start < 30  # refused before a minute of learning
+
+def test_what_is_not_a_store_is_refused_and_left_as_it_was(cli, tmp_path):
+    code, out, err = cli("review", tmp_path / "none.sqlite", "--run", "1")
+    assert code == 2 and "no result store at" in err
+    text = tmp_path / "notes.txt"
+    text.write_text("not a store")
+    code, out, err = cli("review", text, "--run", "1")
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert text.read_text() == "not a store"

@@ -1,0 +1,162 @@
+"""Reviews of played games: each move's loss against a coach's values, exact over the last
+cards, and the summaries over games."""
+
+import numpy as np
+import pytest
+
+from pokersquares.cards import deal
+from pokersquares.game import EMPTY, Game
+from pokersquares.points import AMERICAN, BRITISH
+from pokersquares.review import (GameReview, ReviewError, STAGES, coach_values, review_game, run_summary)
+from pokersquares.search.endgame import exact_values_reference
+
+
+def by_index(grid, card):
+    """A coach that values an empty cell by its index: its best cell is the last empty one."""
+    v = np.arange(25, dtype=np.float64)
+    v[np.asarray(grid) != EMPTY] = -np.inf
+    return v
+
+
+def played(seed, pick):
+    """A game of ``seed``'s deal, each card placed where ``pick(empty cells)`` says."""
+    cards = deal(seed)[:25]
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    out = []
+    for card in cards:
+        cell = pick(np.flatnonzero(grid == EMPTY))
+        grid[cell] = card
+        out.append((int(card), int(cell)))
+    return out
+
+
+def test_the_coachs_own_moves_cost_nothing_and_others_cost_the_gap_to_its_best():
+    mine = review_game(by_index, AMERICAN.points, played(7, lambda empty: empty[-1]), exact_cells=0)
+    assert mine.loss == 0 and mine.agreed == 25 and mine.worst() == []
+    assert all(m.best == m.cell for m in mine.moves)
+    worst = review_game(by_index, AMERICAN.points, played(7, lambda empty: empty[0]), exact_cells=0)
+    # Turn t (1-based): empty cells 0..24 less the t-1 lowest, so the played cell is t-1, the best 24.
+    assert [m.cell for m in worst.moves] == list(range(25))
+    assert [m.best for m in worst.moves] == [24] * 25
+    assert [m.loss for m in worst.moves] == [24.0 - t for t in range(25)]
+    assert worst.loss == sum(range(25)) and worst.agreed == 1  # only the forced last move
+    assert [(m.turn, m.loss) for m in worst.worst(3)] == [(1, 24.0), (2, 23.0), (3, 22.0)]
+
+
+def test_a_cell_valued_as_high_as_the_best_is_the_best():
+    def ties(grid, card):
+        v = np.zeros(25)
+        v[np.asarray(grid) != EMPTY] = -np.inf
+        return v
+
+    r = review_game(ties, AMERICAN.points, played(3, lambda empty: empty[len(empty) // 2]), exact_cells=0)
+    assert r.loss == 0 and r.agreed == 25 and all(m.best == m.cell for m in r.moves)
+
+
+@pytest.mark.parametrize("system", [AMERICAN, BRITISH])
+def test_the_last_cards_are_judged_exactly(system):
+    """With ``exact_cells`` empty cells or fewer the values are expectimax's, checked
+    against the plain-Python recursion; before that, the coach's."""
+    placements = played(11, lambda empty: empty[0])
+    r = review_game(by_index, system.points, placements, exact_cells=3)
+    assert [m.exact for m in r.moves] == [False] * 22 + [True] * 3
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    for m, (card, cell) in zip(r.moves, placements):
+        if m.exact:
+            ref = exact_values_reference(grid, card, system.points)
+            assert m.value == pytest.approx(ref[cell])
+            assert m.best_value == pytest.approx(ref.max())
+            assert m.loss == pytest.approx(ref.max() - ref[cell])
+            assert (m.best == cell) == (ref[cell] >= ref.max() - 1e-9)
+        grid[cell] = card
+    # The forced last move is the final score itself.
+    assert r.moves[-1].value == r.score
+
+
+def test_the_score_is_the_games_own():
+    placements = played(5, lambda empty: empty[len(empty) // 3])
+    game = Game.from_seed(5, AMERICAN)
+    for card, cell in placements:
+        assert game.next_card == card
+        game.play(cell // 5, cell % 5)
+    assert review_game(by_index, AMERICAN.points, placements).score == game.score()
+
+
+@pytest.mark.parametrize("placements, message", [
+    (played(1, lambda e: e[0])[:24], "25 placements"),
+    ([(c, 0) for c, _ in played(1, lambda e: e[0])], "each of the 25 cells once"),
+    ([(0, cell) for _, cell in played(1, lambda e: e[0])], "25 different cards"),
+    ([(c + 52, cell) for c, cell in played(1, lambda e: e[0])], "25 different cards"),
+])
+def test_what_is_not_a_finished_game_is_refused(placements, message):
+    with pytest.raises(ReviewError, match=message):
+        review_game(by_index, AMERICAN.points, placements)
+
+
+def test_a_coach_that_leaves_an_empty_cell_unvalued_is_refused():
+    def partial(grid, card):
+        v = by_index(grid, card)
+        v[np.flatnonzero(np.asarray(grid) == EMPTY)[0]] = -np.inf
+        return v
+
+    with pytest.raises(ReviewError, match="no value to some empty cell at turn 1"):
+        review_game(partial, AMERICAN.points, played(2, lambda e: e[0]))
+
+
+def test_the_coach_is_the_players_evaluator_or_the_rule_it_fell_back_to():
+    class Searcher:
+        class evaluator:
+            @staticmethod
+            def placement_values(grid, card):
+                return by_index(grid, card)
+
+        plays_greedy_rule = False
+        points = np.asarray(AMERICAN.points)
+
+    assert coach_values(Searcher()) is Searcher.evaluator.placement_values
+    fallen = Searcher()
+    fallen.plays_greedy_rule = True
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    grid[:20] = np.arange(20)
+    values = coach_values(fallen)(grid, 30)
+    assert np.all(np.isinf(values[:20])) and np.all(np.isfinite(values[20:]))
+
+    class Rule:
+        name = "greedy"
+
+    with pytest.raises(ReviewError, match="greedy cannot coach a review"):
+        coach_values(Rule())
+
+
+def test_a_run_summary_splits_the_loss_by_stage():
+    worst = review_game(by_index, AMERICAN.points, played(7, lambda empty: empty[0]), exact_cells=0)
+    mine = review_game(by_index, AMERICAN.points, played(7, lambda empty: empty[-1]), exact_cells=0)
+    s = run_summary([worst, mine])
+    assert s["games"] == 2 and s["agreement"] == (1 + 25) / 50
+    assert s["mean_loss"] == pytest.approx(sum(range(25)) / 2)
+    assert s["loss_se"] == pytest.approx(sum(range(25)) / 2)  # stdev of (300, 0) / sqrt(2)
+    assert list(s["stage_loss"]) == [f"{a}-{b}" for a, b in STAGES]
+    assert sum(s["stage_loss"].values()) == pytest.approx(s["mean_loss"])
+    assert s["stage_loss"]["1-5"] == pytest.approx((24 + 23 + 22 + 21 + 20) / 2)
+    assert run_summary([mine])["loss_se"] is None
+    with pytest.raises(ReviewError):
+        run_summary([])
+
+
+def test_a_learned_coach_judges_its_own_greedy_game_as_costing_nothing():
+    """The values a real evaluator plays by: its own greedy moves agree with it, up to the
+    exact last cards, where only expectimax can say."""
+    from pokersquares.evaluators.narl import NarlEvaluator
+
+    ev = NarlEvaluator(games=3000, threads=1)
+    ev.prepare(np.asarray(AMERICAN.points, dtype=np.int64), 10.0, 0)
+    cards = deal(4)[:25]
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    placements = []
+    for card in cards:
+        cell = int(ev.greedy_cell(grid, int(card)))
+        grid[cell] = card
+        placements.append((int(card), cell))
+    r = review_game(ev.placement_values, AMERICAN.points, placements, exact_cells=4)
+    assert all(m.loss == 0 for m in r.moves if not m.exact)
+    assert isinstance(r, GameReview) and r.score == r.moves[-1].value
