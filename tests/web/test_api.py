@@ -326,6 +326,29 @@ def test_replay_puts_the_agent_beside_the_player(client):
         assert agent["cells"][agent["last_cell"]] == agent["card"]
 
 
+def test_review_judges_each_move_of_a_finished_game_by_the_agents_evaluation(client):
+    view = new_game(client, seed=8)
+    r = client.post(f"/api/games/{view['id']}/review", json={"agent": "gettysburg"})
+    assert r.status_code == 409 and "finish the game" in r.json()["detail"]
+    for cell in range(25):
+        view = place(client, view, cell)
+    r = client.post(f"/api/games/{view['id']}/review", json={"agent": "greedy"})
+    assert r.status_code == 400 and "greedy cannot coach a review" in r.json()["detail"]
+    deadline = time.monotonic() + 120  # run alone, the first to ask compiles the agent's kernels
+    while (r := client.post(f"/api/games/{view['id']}/review", json={"agent": "gettysburg"})).status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert r.status_code == 200, r.text
+    review = r.json()
+    assert review["agent"] == "gettysburg" and review["score"] == view["score"]
+    moves = review["moves"]
+    assert [m["turn"] for m in moves] == list(range(1, 26)) and [m["cell"] for m in moves] == list(range(25))
+    assert [card_name(m["card"]) for m in moves] == [card_name(c) for c in Game.from_seed(8, AMERICAN).deck[:25]]
+    assert all(m["loss"] >= 0 and m["best_value"] >= m["value"] - 1e-9 for m in moves)
+    assert [m["exact"] for m in moves] == [False] * 21 + [True] * 4
+    assert moves[-1]["value"] == view["score"] and review["agreed"] == sum(m["loss"] == 0 for m in moves)
+
+
 # -- preparation and time limits, with agents made for the test ------------------------------
 
 class _SlowToLearn(BasePlayer):

@@ -173,6 +173,34 @@ def test_a_full_game_by_mouse_and_keyboard_then_a_replay(context, server):
     assert not page.errors
 
 
+def test_a_finished_game_reviewed_by_an_agent_lists_the_costliest_moves(context, server):
+    page = open_page(context, server)
+    deal(page, 21, system="british")  # beemo on British: no other test here waits for it to prepare
+    for cell in range(25):  # reading order: a game an agent finds plenty of fault with
+        place(page, cell)
+    expect(page.locator("#play-over")).to_be_visible()
+    coaches = page.eval_on_selector_all("#review-agent option", "os => os.map(o => o.value)")
+    assert {"champion", "gettysburg", "beemo"} <= set(coaches) and not {"greedy", "random"} & set(coaches)
+    page.select_option("#review-agent", "beemo")
+    page.click("#review-go")
+    expect(page.locator("#review-status")).to_contain_text("beemo would have played", timeout=120_000)
+    items = page.locator("#review-moves li")
+    expect(items.first).to_be_visible()
+    texts = items.all_inner_texts()
+    assert 1 <= len(texts) <= 5
+    losses = [float(re.search(r"−(\d+\.\d)", t).group(1)) for t in texts]
+    assert losses == sorted(losses, reverse=True) and all(x > 0 for x in losses)
+    reference = Game.from_seed(21, AMERICAN)
+    for t, turn in zip(texts, page.eval_on_selector_all("#review-moves li", "ls => ls.map(l => Number(l.dataset.turn))")):
+        cell = turn - 1  # cards were placed in reading order
+        assert t.startswith(f"card {turn}, {card_name(reference.deck[cell])}: you r{cell // 5 + 1}c{cell % 5 + 1}, beemo r")
+    shot(page, "review")
+    deal(page, 22, system="british")  # a new game clears the review
+    expect(page.locator("#review-moves")).to_be_hidden()
+    expect(page.locator("#review-status")).to_have_text("")
+    assert not page.errors
+
+
 def test_hint_shows_a_heat_map_and_greedys_choice(context, server):
     page = open_page(context, server)
     deal(page, 7)

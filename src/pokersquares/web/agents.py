@@ -302,6 +302,7 @@ class AgentPool:
         # Agents whose kernels another process is compiling: their preparations wait here,
         # off the preparation threads, rather than compile the same kernels a second time.
         self._held: dict[str, list[Preparation]] = {}
+        self._reviews: dict[str, bool] = {}
 
     def close(self) -> None:
         self._preparer.close()
@@ -323,8 +324,23 @@ class AgentPool:
 
     def describe(self) -> list[dict]:
         return [{"name": name, "description": spec.description, "cores": spec.cores, "values": values_note(name),
-                 "advises": spec.advises}
+                 "advises": spec.advises, "reviews": self.reviews(name)}
                 for name, spec in self.agents.items()]
+
+    def reviews(self, name: str) -> bool:
+        """Whether ``name`` can coach a review (:mod:`pokersquares.review`: it has an
+        evaluator); asked of a fresh, unprepared instance, once."""
+        if name not in self._reviews:
+            from ..review import ReviewError, coach_values
+
+            spec = self.agents[self.check_name(name)]
+            try:
+                self._reviews[name] = spec.advises and bool(coach_values(spec.factory()))
+            except ReviewError:
+                self._reviews[name] = False
+            except Exception:  # noqa: BLE001 - an agent that cannot be built says why when it is asked to play
+                self._reviews[name] = False
+        return self._reviews[name]
 
     def check_name(self, name: str) -> str:
         if name not in self.agents:
@@ -584,6 +600,22 @@ class AgentPool:
             return Advice(name, shown, choice, time.monotonic() - start)
 
         return await self._run(prep, client, seconds, think)
+
+    async def review(self, name: str, point_system: PointSystem, placements: Sequence[tuple[int, int]],
+                     client: str = SERVER):
+        """A finished game's ``placements`` ((card, cell) in order) judged move by move by
+        the agent's evaluation (:mod:`pokersquares.review`), within ``think_s``."""
+        from ..review import ReviewError, coach_values, review_game
+
+        if not self.reviews(name):  # refused before it is prepared
+            raise ReviewError(f"{name} cannot coach a review: it has no evaluator to value positions with "
+                              f"(choose {', '.join(n for n in self.agents if self.reviews(n))})")
+        prep = await self.ready(name, point_system, client)
+
+        def judge():
+            return review_game(coach_values(prep.player), point_system.points, placements)
+
+        return await self._run(prep, client, self.think_s, judge)
 
     async def play_deal(self, name: str, point_system: PointSystem, deck: Sequence[Card],
                         seed: int, client: str = SERVER) -> list[int]:

@@ -1,11 +1,13 @@
 """Routes of agents: advice on the current card, an agent's move (watching), a replay
-of a finished deal, and the preparations under way (with a way to cancel one)."""
+of a finished deal, a review of a finished game, and the preparations under way (with a
+way to cancel one)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from ..cards import card_name
 from ..errors import PokerSquaresError
 from .agents import AgentBusyError, AgentPool, AgentPreparing
 from .api_games import GameId, games_of
@@ -89,6 +91,27 @@ async def replay(body: Replay, request: Request, game_id: str = GameId):
     agent = replay_views(deck, agent_moves, game.point_system)
     return {"agent": body.agent, "player": player, "agent_steps": agent,
             "player_score": player[-1]["score"], "agent_score": agent[-1]["score"]}
+
+
+@router.post("/games/{game_id}/review")
+async def review(body: Replay, request: Request, game_id: str = GameId):
+    """The finished game's moves judged by the agent's evaluation: each move's value
+    against the agent's best cell, and the points given away (exact over the last cards)."""
+    pool = pool_of(request)
+    pool.check_name(body.agent)
+    game = games_of(request).get(game_id)
+    with game.lock:
+        if not game.game.done:
+            raise GameConflictError("finish the game before reviewing it")
+        placements = [(int(card), game.moves[turn]) for turn, (card, _, _) in enumerate(game.game.placements)]
+    try:
+        judged = await pool.review(body.agent, game.point_system, placements, client_of(request))
+    except AgentPreparing as p:
+        return _preparing(p)
+    out = {"agent": body.agent, **judged.to_json()}
+    for move in out["moves"]:
+        move["card_name"] = card_name(move["card"])
+    return out
 
 
 @router.get("/agents/status")

@@ -422,6 +422,7 @@ async function waitForAgents() {
     window.appConfig = config;
     fillAgents($("play-agent"), config.agents.filter((a) => a.advises !== false), "ps.play.agent");
     fillAgents($("replay-agent"), config.agents, "ps.replay.agent");
+    fillAgents($("review-agent"), config.agents.filter((a) => a.reviews), "ps.review.agent");
     fillAgents($("watch-agent"), config.agents, "ps.watch.agent");
     for (const n of notes) n.textContent = "";
     return;
@@ -430,6 +431,11 @@ async function waitForAgents() {
 
 // A button whose request is under way: marked busy rather than disabled, so that it
 // keeps the keyboard focus (a disabled button loses it to the page).
+// A cell as the page names it: r1c1 is the top left.
+function cellLabel(i) {
+  return `r${Math.floor(i / SIZE) + 1}c${(i % SIZE) + 1}`;
+}
+
 function setBusy(button, busy) {
   button.setAttribute("aria-disabled", String(busy));
   button.classList.toggle("busy", busy);
@@ -456,6 +462,7 @@ const play = {
     this.picker = new SystemPicker($("play-system"), config.hands, "ps.play.system");
     fillAgents($("play-agent"), config.agents.filter((a) => a.advises !== false), "ps.play.agent");
     fillAgents($("replay-agent"), config.agents, "ps.replay.agent");
+    fillAgents($("review-agent"), config.agents.filter((a) => a.reviews), "ps.review.agent");
     bindRange($("play-think"), $("play-think-out"), "ps.play.think");
     $("play-think").max = config.limits.think_s;
     this.board = new Board($("play-board"), { onCell: (i) => this.place(i) });
@@ -468,6 +475,7 @@ const play = {
     $("play-hint-cancel").addEventListener("click", () => this.cancelHint(true));
     $("play-agent").addEventListener("change", () => { this.cancelHint(false); this.hint = null; this.render(); });
     $("replay-go").addEventListener("click", () => this.replayWith($("replay-agent").value));
+    $("review-go").addEventListener("click", () => this.reviewWith($("review-agent").value));
     $("play-deal-kind").addEventListener("change", () => { $("play-seed").hidden = $("play-deal-kind").value !== "seed"; });
     $("play-seed").hidden = true;
     $("replay-step").addEventListener("input", () => this.showReplayStep(Number($("replay-step").value)));
@@ -532,6 +540,9 @@ const play = {
       this.replay = null;
       this.cancelHint(false);
       $("replay-status").textContent = "";
+      $("review-status").textContent = "";
+      $("review-moves").replaceChildren();
+      $("review-moves").hidden = true;
     }
     this.game = view;
     if (this.hint && this.hint.turn !== view.turn) this.hint = null;
@@ -666,6 +677,28 @@ const play = {
     } finally { setBusy($("replay-go"), false); }
   },
 
+  // The coach's judgement of each of your moves: the costliest first.
+  async reviewWith(agent) {
+    const id = this.game.id, status = $("review-status"), list = $("review-moves");
+    status.className = "note";
+    status.textContent = `${agent} is reviewing your moves…`;
+    if ($("review-go").getAttribute("aria-disabled") === "true") return;
+    setBusy($("review-go"), true);
+    try {
+      const r = await untilReady(() => api("POST", `/api/games/${id}/review`, { agent }), (p) => { status.textContent = preparingText(p); });
+      if (!this.game || this.game.id !== id) return;
+      const costly = r.moves.filter((m) => m.loss > 0).sort((a, b) => b.loss - a.loss || a.turn - b.turn);
+      status.textContent = `${agent} would have played ${r.agreed} of your 25 cards where you did` +
+        (costly.length ? `; by its estimates of the final score the others gave away ${r.loss.toFixed(1)} points. The costliest:` : ".");
+      list.replaceChildren(...costly.slice(0, 5).map((m) => el("li", { "data-turn": m.turn,
+        text: `card ${m.turn}, ${m.card_name}: you ${cellLabel(m.cell)}, ${agent} ${cellLabel(m.best)} (−${m.loss.toFixed(1)}${m.exact ? ", exact" : ""})` })));
+      list.hidden = costly.length === 0;
+    } catch (e) {
+      status.className = "note error";
+      status.textContent = e.message;
+    } finally { setBusy($("review-go"), false); }
+  },
+
   showReplayStep(step) {
     if (!this.replay) return;
     step = Math.max(0, Math.min(25, step));
@@ -677,9 +710,8 @@ const play = {
     $("replay-you-score").textContent = you.score;
     $("replay-agent-name").textContent = this.replay.agent;
     $("replay-agent-score").textContent = them.score;
-    const where = (i) => `r${Math.floor(i / SIZE) + 1}c${(i % SIZE) + 1}`;
     $("replay-caption").textContent = step === 0 ? "before the first card"
-      : `card ${step}: ${you.card} — you ${where(you.last_cell)}, ${this.replay.agent} ${where(them.last_cell)}`;
+      : `card ${step}: ${you.card} — you ${cellLabel(you.last_cell)}, ${this.replay.agent} ${cellLabel(them.last_cell)}`;
   },
 
   onKey(e) {
