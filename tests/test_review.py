@@ -7,7 +7,8 @@ import pytest
 from pokersquares.cards import deal
 from pokersquares.game import EMPTY, Game
 from pokersquares.points import AMERICAN, BRITISH
-from pokersquares.review import (GameReview, ReviewError, STAGES, coach_values, review_game, run_summary)
+from pokersquares.review import (GameReview, ReviewError, STAGES, TRANSPOSE, coach_values, either_way_round,
+                                 review_game, run_summary)
 from pokersquares.search.endgame import exact_values_reference
 
 
@@ -113,7 +114,12 @@ def test_the_coach_is_the_players_evaluator_or_the_rule_it_fell_back_to():
         plays_greedy_rule = False
         points = np.asarray(AMERICAN.points)
 
-    assert coach_values(Searcher()) is Searcher.evaluator.placement_values
+    grid = np.full(25, EMPTY, dtype=np.int8)
+    grid[[0, 1, 7]] = [3, 4, 5]
+    # Either way round: each cell's value is the higher of its index and its transposed cell's.
+    got = coach_values(Searcher())(grid, 30)
+    assert list(got[[2, 3, 10, 24]]) == [10, 15, 10, 24]
+    assert np.isneginf(got[[0, 1, 7]]).all()
     fallen = Searcher()
     fallen.plays_greedy_rule = True
     grid = np.full(25, EMPTY, dtype=np.int8)
@@ -126,6 +132,29 @@ def test_the_coach_is_the_players_evaluator_or_the_rule_it_fell_back_to():
 
     with pytest.raises(ReviewError, match="greedy cannot coach a review"):
         coach_values(Rule())
+
+
+def test_a_game_and_its_transpose_are_judged_alike():
+    """Swapping rows and columns changes nothing in the game, so nothing in its review,
+    whatever way round the coach learned."""
+    weights = np.random.default_rng(0).normal(size=25)
+
+    def lopsided(grid, card):
+        v = weights * (1 + (np.asarray(grid) != EMPTY).sum())
+        v[np.asarray(grid) != EMPTY] = -np.inf
+        return v
+
+    judge = either_way_round(lopsided)
+    placements = played(9, lambda empty: empty[len(empty) // 2])
+    transposed = [(card, int(TRANSPOSE[cell])) for card, cell in placements]
+    a = review_game(judge, AMERICAN.points, placements, exact_cells=3)
+    b = review_game(judge, AMERICAN.points, transposed, exact_cells=3)
+    assert a.score == b.score and a.loss > 0
+    assert [m.loss for m in a.moves] == pytest.approx([m.loss for m in b.moves])
+    assert [m.best_value for m in a.moves] == pytest.approx([m.best_value for m in b.moves])
+    # The coach as given, one way round only, tells them apart.
+    assert review_game(lopsided, AMERICAN.points, placements).loss != pytest.approx(
+        review_game(lopsided, AMERICAN.points, transposed).loss)
 
 
 def test_a_run_summary_splits_the_loss_by_stage():
