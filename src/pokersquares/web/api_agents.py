@@ -73,15 +73,22 @@ async def agent_move(body: Think, request: Request, game_id: str = GameId):
     return await _advice(request, game_id, body, play=True)
 
 
-@router.post("/games/{game_id}/replay")
-async def replay(body: Replay, request: Request, game_id: str = GameId):
-    """The agent plays the finished game's deal; both games, placement by placement."""
+def _finished(request: Request, game_id: str, agent: str, doing: str):
+    """The agent pool and the game, once the agent is known and the game finished."""
     pool = pool_of(request)
-    pool.check_name(body.agent)
+    pool.check_name(agent)
     game = games_of(request).get(game_id)
     with game.lock:
         if not game.game.done:
-            raise GameConflictError("finish the game before replaying its deal with an agent")
+            raise GameConflictError(f"finish the game before {doing}")
+    return pool, game
+
+
+@router.post("/games/{game_id}/replay")
+async def replay(body: Replay, request: Request, game_id: str = GameId):
+    """The agent plays the finished game's deal; both games, placement by placement."""
+    pool, game = _finished(request, game_id, body.agent, "replaying its deal with an agent")
+    with game.lock:
         deck, seed, moves = list(game.game.deck), game.game.seed, game.moves
     try:
         agent_moves = await pool.play_deal(body.agent, game.point_system, deck, seed or 0, client_of(request))
@@ -97,12 +104,8 @@ async def replay(body: Replay, request: Request, game_id: str = GameId):
 async def review(body: Replay, request: Request, game_id: str = GameId):
     """The finished game's moves judged by the agent's evaluation: each move's value
     against the agent's best cell, and the points given away (exact over the last cards)."""
-    pool = pool_of(request)
-    pool.check_name(body.agent)
-    game = games_of(request).get(game_id)
+    pool, game = _finished(request, game_id, body.agent, "reviewing it")
     with game.lock:
-        if not game.game.done:
-            raise GameConflictError("finish the game before reviewing it")
         placements = [(int(card), game.moves[turn]) for turn, (card, _, _) in enumerate(game.game.placements)]
     try:
         judged = await pool.review(body.agent, game.point_system, placements, client_of(request))
