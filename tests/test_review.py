@@ -41,6 +41,8 @@ def test_the_coachs_own_moves_cost_nothing_and_others_cost_the_gap_to_its_best()
     assert [m.best for m in worst.moves] == [24] * 25
     assert [m.loss for m in worst.moves] == [24.0 - t for t in range(25)]
     assert worst.loss == sum(range(25)) and worst.agreed == 1  # only the forced last move
+    # Every cell's value is kept: the empty ones' (the coach's), None where occupied.
+    assert worst.moves[3].values == [None] * 3 + [float(i) for i in range(3, 25)]
     assert [(m.turn, m.loss) for m in worst.worst(3)] == [(1, 24.0), (2, 23.0), (3, 22.0)]
 
 

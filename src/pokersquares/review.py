@@ -59,8 +59,8 @@ class ReviewError(PokerSquaresError):
 class MoveReview:
     """One placement, judged: ``turn`` 1..25, the ``card`` (0..51), the ``cell`` it went
     to and the coach's ``best`` cell (row*5+col), their values (estimated final
-    scores), ``loss`` = best value - value played (>= 0) and whether the values are
-    ``exact`` (the last cards)."""
+    scores), ``loss`` = best value - value played (>= 0), whether the values are
+    ``exact`` (the last cards) and ``values``, every cell's (None where occupied)."""
 
     turn: int
     card: int
@@ -70,6 +70,7 @@ class MoveReview:
     best_value: float
     loss: float
     exact: bool
+    values: list[float | None] = field(default_factory=list)
 
     @property
     def agrees(self) -> bool:
@@ -104,7 +105,8 @@ class GameReview:
     def to_json(self) -> dict:
         return {"seed": self.seed, "score": self.score, "loss": round(self.loss, 3), "agreed": self.agreed,
                 "moves": [{**asdict(m), "value": round(m.value, 3), "best_value": round(m.best_value, 3),
-                           "loss": round(m.loss, 3)} for m in self.moves]}
+                           "loss": round(m.loss, 3), "values": [None if v is None else round(v, 3) for v in m.values]}
+                          for m in self.moves]}
 
 
 def make_coach(spec: str) -> Any:
@@ -191,8 +193,9 @@ def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequenc
         # A cell the coach values as high as its best (a tie) is its best.
         if chosen >= float(v[best]) - _TIE:
             best = cell
+        shown = [float(v[i]) if grid[i] == EMPTY else None for i in range(NUM_CELLS)]
         out.append(MoveReview(turn, card, cell, best, chosen, float(v[best]), max(0.0, float(v[best]) - chosen),
-                              exact))
+                              exact, shown))
         grid[cell] = card
     return GameReview(int(score_grid(grid, pts)), out, seed)
 

@@ -347,6 +347,13 @@ def test_review_judges_each_move_of_a_finished_game_by_the_agents_evaluation(cli
     assert all(m["loss"] >= 0 and m["best_value"] >= m["value"] - 1e-9 for m in moves)
     assert [m["exact"] for m in moves] == [False] * 21 + [True] * 4
     assert moves[-1]["value"] == view["score"] and review["agreed"] == sum(m["loss"] == 0 for m in moves)
+    # Each move with every empty cell's value and the grid it was made on.
+    steps = review["steps"]
+    assert len(steps) == 26 and steps[-1]["cells"] == view["cells"]
+    for m in moves:
+        before = steps[m["turn"] - 1]["cells"]
+        assert [v is None for v in m["values"]] == [c is not None for c in before]
+        assert m["values"][m["cell"]] == m["value"] and m["values"][m["best"]] == m["best_value"]
 
 
 # -- preparation and time limits, with agents made for the test ------------------------------

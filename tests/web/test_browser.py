@@ -194,8 +194,20 @@ def test_a_finished_game_reviewed_by_an_agent_lists_the_costliest_moves(context,
     for t, turn in zip(texts, page.eval_on_selector_all("#review-moves li", "ls => ls.map(l => Number(l.dataset.turn))")):
         cell = turn - 1  # cards were placed in reading order
         assert t.startswith(f"card {turn}, {card_name(reference.deck[cell])}: you r{cell // 5 + 1}c{cell % 5 + 1}, beemo r")
+    # A listed move shown where it was made: the grid before it, the coach's values of the
+    # empty cells, its choice starred and the cell played dashed.
+    first = int(page.get_attribute("#review-moves li >> nth=0", "data-turn"))
+    page.click("#review-moves li >> nth=0 >> button")
+    expect(page.locator("#review-move")).to_be_visible()
+    expect(page.locator("#review-board .cell.filled")).to_have_count(first - 1)
+    expect(page.locator("#review-board .cell.heat")).to_have_count(25 - (first - 1))
+    expect(page.locator("#review-board .cell.choice")).to_have_count(1)
+    expect(page.locator(f"#review-board .cell.other-choice[data-cell='{first - 1}']")).to_have_count(1)
+    assert page.get_attribute("#review-board .cell.choice", "data-cell") != str(first - 1)
+    expect(page.locator("#review-caption")).to_contain_text(f"card {first}, ")
     shot(page, "review")
     deal(page, 22, system="british")  # a new game clears the review
+    expect(page.locator("#review-move")).to_be_hidden()
     expect(page.locator("#review-moves")).to_be_hidden()
     expect(page.locator("#review-status")).to_have_text("")
     assert not page.errors

@@ -114,6 +114,8 @@ async def review(body: Replay, request: Request, game_id: str = GameId):
     out = {"agent": body.agent, **judged.to_json()}
     for move in out["moves"]:
         move["card_name"] = card_name(move["card"])
+    # The grid after each placement (0..25), for showing a move where it was made.
+    out["steps"] = replay_views([card for card, _ in placements], [cell for _, cell in placements], game.point_system)
     return out
 
 

@@ -456,7 +456,7 @@ function bindRange(input, output, storageKey, unit = " s") {
 // tabs keep their own games); the last game anywhere lives in localStorage, so that a
 // new tab resumes it, and enough to rebuild it if the server has forgotten it.
 const play = {
-  game: null, hint: null, cursor: 12, busy: false, replay: null, replayStep: 25, hintAsked: null,
+  game: null, hint: null, cursor: 12, busy: false, replay: null, replayStep: 25, hintAsked: null, review: null,
 
   init(config) {
     this.picker = new SystemPicker($("play-system"), config.hands, "ps.play.system");
@@ -468,6 +468,7 @@ const play = {
     this.board = new Board($("play-board"), { onCell: (i) => this.place(i) });
     this.youBoard = new Board($("replay-you"), { label: "your game" });
     this.agentBoard = new Board($("replay-agent-board"), { label: "the agent's game" });
+    this.reviewBoard = new Board($("review-board"), { label: "the grid before the move reviewed" });
     $("play-new").addEventListener("click", () => this.confirmNewGame());
     $("play-again").addEventListener("click", () => this.newGame());
     $("play-daily").addEventListener("click", () => this.startDaily());
@@ -543,6 +544,8 @@ const play = {
       $("review-status").textContent = "";
       $("review-moves").replaceChildren();
       $("review-moves").hidden = true;
+      $("review-move").hidden = true;
+      this.review = null;
     }
     this.game = view;
     if (this.hint && this.hint.turn !== view.turn) this.hint = null;
@@ -690,13 +693,31 @@ const play = {
       const costly = r.moves.filter((m) => m.loss > 0).sort((a, b) => b.loss - a.loss || a.turn - b.turn);
       status.textContent = `${agent} would have played ${r.agreed} of your 25 cards where you did` +
         (costly.length ? `; by its estimates of the final score the others gave away ${r.loss.toFixed(1)} points. The costliest:` : ".");
-      list.replaceChildren(...costly.slice(0, 5).map((m) => el("li", { "data-turn": m.turn,
-        text: `card ${m.turn}, ${m.card_name}: you ${cellLabel(m.cell)}, ${agent} ${cellLabel(m.best)} (−${m.loss.toFixed(1)}${m.exact ? ", exact" : ""})` })));
+      this.review = r;
+      list.replaceChildren(...costly.slice(0, 5).map((m) => el("li", { "data-turn": m.turn },
+        el("button", { type: "button", class: "link", title: "show this move",
+          text: `card ${m.turn}, ${m.card_name}: you ${cellLabel(m.cell)}, ${agent} ${cellLabel(m.best)} (−${m.loss.toFixed(1)}${m.exact ? ", exact" : ""})` }))));
+      for (const button of list.querySelectorAll("button")) {
+        button.addEventListener("click", () => this.showReviewedMove(Number(button.parentElement.dataset.turn)));
+      }
       list.hidden = costly.length === 0;
+      $("review-move").hidden = true;
     } catch (e) {
       status.className = "note error";
       status.textContent = e.message;
     } finally { setBusy($("review-go"), false); }
+  },
+
+  // A reviewed move: the grid before it, the coach's value of each empty cell, its
+  // choice starred and the cell played dashed.
+  showReviewedMove(turn) {
+    const r = this.review, m = r && r.moves[turn - 1];
+    if (!m) return;
+    $("review-move").hidden = false;
+    this.reviewBoard.render(r.steps[turn - 1], { heat: { values: m.values, choice: m.best }, otherChoice: m.cell });
+    $("review-caption").textContent = `card ${turn}, ${m.card_name}: you played ${cellLabel(m.cell)} (dashed), ` +
+      `${r.agent} would play ${cellLabel(m.best)} (★), ${m.exact ? "exactly" : "by its estimate"} ${m.loss.toFixed(1)} points better`;
+    renderLegend($("review-legend"), { values: m.values, choice: m.best }, r.agent, m.exact ? "(exact expected final scores)" : "");
   },
 
   showReplayStep(step) {
