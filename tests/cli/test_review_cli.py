@@ -64,6 +64,13 @@ def test_bad_input_is_one_line_before_the_coach_learns(cli, store, args, says):
     assert code == 2 and says in err and err.count("\n") == 1, err
     assert time.monotonic() - start < 30  # refused before a minute of learning
 
+def test_a_coach_given_no_time_to_learn_is_said_to_be_untrained(cli, store):
+    code, out, err = cli("review", store, "--run", "1", "--game", "10", "--coach", "gettysburg", "--prep-time", "0")
+    assert code in (0, None) and "learns nothing in 0 s of preparation" in err
+    code, out, err = cli("review", store, "--run", "1", "--game", "10", "--coach", COACH, "--prep-time", "1")
+    assert code in (0, None) and "learns nothing" not in err
+
+
 def test_what_is_not_a_store_is_refused_and_left_as_it_was(cli, tmp_path):
     code, out, err = cli("review", tmp_path / "none.sqlite", "--run", "1")
     assert code == 2 and "no result store at" in err

@@ -64,6 +64,9 @@ def review_cmd(
 
     system = PointSystem(tuple(info.points), info.system_name)
     player = make_coach(coach)  # a coach that cannot judge is refused before it learns
+    if prep_time == 0 and "load=" not in coach:
+        typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
+                   "evaluator's (give --prep-time, or load=FILE a saved one)", err=True)
     with progress.listening(progress.with_subject(f"preparing {coach} for {system.name}")):
         prepare_coach(player, system, prep_time)
     values = coach_values(player)
