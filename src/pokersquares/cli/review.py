@@ -35,7 +35,7 @@ def review_cmd(
                                     help="Seconds the coach learns the run's point system (contest: 300)."),
     exact_cells: int = typer.Option(4, "--exact-cells", min=0, max=5,
                                     help="Judge exactly (expectimax over the undealt cards) when this many empty "
-                                         "cells or fewer are left."),
+                                         "cells or fewer are left (4: milliseconds a game; 5: seconds)."),
     worst: int = typer.Option(3, "--worst", min=0, help="The costliest moves to list per game."),
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
