@@ -659,6 +659,38 @@ class _Quick(BasePlayer):
         return int(np.flatnonzero(grid == -1)[0])
 
 
+class _SlowCoach(_Quick):
+    """An agent whose evaluator takes 40 ms a position: a review (two orientations, 21
+    positions before the exact end) takes about 1.7 s, more than one hint's time."""
+
+    class evaluator:
+        @staticmethod
+        def placement_values(grid, card):
+            time.sleep(0.04)
+            v = np.arange(25, dtype=float)
+            v[np.asarray(grid) != -1] = -np.inf
+            return v
+
+
+def test_a_review_has_a_whole_games_time_not_one_hints():
+    agents = {"coach": AgentSpec(_SlowCoach, "a slow evaluator"), "quick": AgentSpec(_Quick, "no evaluator")}
+    with local_client(create_app(agents=agents, prep_s=0.5, think_s=0.5, game_s=8.0)) as c:
+        config = {a["name"]: a["reviews"] for a in c.get("/api/config").json()["agents"]}
+        assert config == {"coach": True, "quick": False}
+        view = new_game(c, seed=4)
+        for cell in range(25):
+            view = place(c, view, cell)
+        deadline = time.monotonic() + 30
+        while (r := c.post(f"/api/games/{view['id']}/review", json={"agent": "coach"})).status_code == 202:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert r.status_code == 200, r.text
+        assert [m["best"] for m in r.json()["moves"][:21]] == [24] * 21  # the index coach's best, either way round
+        r = c.post(f"/api/games/{view['id']}/review", json={"agent": "quick"})
+        assert r.status_code == 400 and "quick cannot coach a review" in r.json()["detail"]
+        assert "(choose coach)" in r.json()["detail"]
+
+
 def _pool_app(**pool_kw):
     agents = {"slow": AgentSpec(_Counting, "learns for its whole budget"), "quick": AgentSpec(_Quick, "learns nothing")}
     app = create_app(agents=agents, prep_s=2.0, think_s=0.5)

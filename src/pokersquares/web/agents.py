@@ -604,7 +604,9 @@ class AgentPool:
     async def review(self, name: str, point_system: PointSystem, placements: Sequence[tuple[int, int]],
                      client: str = SERVER):
         """A finished game's ``placements`` ((card, cell) in order) judged move by move by
-        the agent's evaluation (:mod:`pokersquares.review`), within ``think_s``."""
+        the agent's evaluation (:mod:`pokersquares.review`), within ``game_s``, the time
+        a whole game may take (an evaluator judges a game in milliseconds; the greedy
+        rule's sampled values, where a short preparation lost to that rule, in seconds)."""
         from ..review import ReviewError, coach_values, review_game
 
         if not self.reviews(name):  # refused before it is prepared
@@ -615,7 +617,7 @@ class AgentPool:
         def judge():
             return review_game(coach_values(prep.player), point_system.points, placements)
 
-        return await self._run(prep, client, self.think_s, judge)
+        return await self._run(prep, client, self.game_s, judge)
 
     async def play_deal(self, name: str, point_system: PointSystem, deck: Sequence[Card],
                         seed: int, client: str = SERVER) -> list[int]:
