@@ -66,8 +66,16 @@ def report_if_slow(stage: str, after_s: float | None = None, *, subject: str = "
     """Report ``stage`` (forced) if the block is still running after ``after_s`` seconds
     (default ``SLOW_S``), and nothing if it ends sooner: numba compiling a player's kernels on a cold cache
     takes a minute and deserves a line; loading them from the cache takes a fraction of
-    a second, and a line saying "compiling" then would be wrong."""
-    timer = threading.Timer(SLOW_S if after_s is None else after_s, lambda: report(stage, subject=subject, force=True))
+    a second, and a line saying "compiling" then would be wrong. The line goes to
+    whoever listens when the block starts: a warm-up that silences its own learning
+    (``listening(None)``) does not silence it."""
+    listener = _listener
+
+    def say() -> None:
+        if listener is not None:
+            listener(Progress(stage, subject=subject))
+
+    timer = threading.Timer(SLOW_S if after_s is None else after_s, say)
     timer.daemon = True
     timer.start()
     try:

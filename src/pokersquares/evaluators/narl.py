@@ -269,8 +269,8 @@ class NarlEvaluator(Evaluator):
         helper.reset(1)
         base = scratch._snapshot()
         helper._start_from(base, scratch.epsilon)
-        helper.learn(games=2)
-        scratch.learn(games=2)
+        helper.learn(games=2, show=False)  # scratch learning: nobody's progress
+        scratch.learn(games=2, show=False)
         scratch._add_new(helper, base)
         scratch._grow()
 

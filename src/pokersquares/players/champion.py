@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import progress
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
 from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step_settings
@@ -112,7 +113,8 @@ class ChampionPlayer(SearchPlayer):
         learner = self.evaluator.warm_up_copy()
         learner.points = np.asarray(AMERICAN.points, dtype=np.int64)
         learner.reset(0)
-        learner.learn(games=4)
+        with progress.listening(None):  # the copy's learning is not the player's
+            learner.learn(games=4)
         late = np.full(25, EMPTY, dtype=np.int8)
         late[:23] = np.arange(23)
         exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))
