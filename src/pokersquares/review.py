@@ -120,10 +120,14 @@ def make_coach(spec: str) -> Any:
 
 
 def prepare_coach(player: Any, point_system: Any, prep_s: float, seed: int = 0) -> Any:
-    """Compile ``player``'s kernels (off the clock, as the harness does), then let it
-    learn ``point_system`` within ``prep_s`` seconds, as it would before a game."""
+    """Compile ``player``'s kernels (off the clock, as the harness does; said on the
+    progress line when that is slow, as on a cold numba cache), then let it learn
+    ``point_system`` within ``prep_s`` seconds, as it would before a game."""
+    from . import progress
+
     if hasattr(player, "warm_up"):
-        player.warm_up()
+        with progress.report_if_slow("compiling its kernels (once: numba caches them)"):
+            player.warm_up()
     if hasattr(player, "set_seed"):
         player.set_seed(seed)
     player.set_point_system(point_system, prep_s)
