@@ -75,10 +75,14 @@ def open_page(context, url):
     return page
 
 
-def shot(page, name, full_page=True, doc=None):
+def shot(page, name, full_page=True, doc=None, element=None):
+    """A screenshot of the page (or of ``element``, a selector) in artifacts/screenshots/."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    if element is not None:
+        page.locator(element).screenshot(path=str(path))
+    else:
+        page.screenshot(path=str(path), full_page=full_page)
     if doc and os.environ.get("POKERSQUARES_DOC_IMAGES") == "1":
         from PIL import Image
 
@@ -205,7 +209,7 @@ def test_a_finished_game_reviewed_by_an_agent_lists_the_costliest_moves(context,
     expect(page.locator(f"#review-board .cell.other-choice[data-cell='{first - 1}']")).to_have_count(1)
     assert page.get_attribute("#review-board .cell.choice", "data-cell") != str(first - 1)
     expect(page.locator("#review-caption")).to_contain_text(f"card {first}, ")
-    shot(page, "review")
+    shot(page, "review", doc="review.png", element="#play-over")
     deal(page, 22, system="british")  # a new game clears the review
     expect(page.locator("#review-move")).to_be_hidden()
     expect(page.locator("#review-moves")).to_be_hidden()
