@@ -79,3 +79,28 @@ def test_what_is_not_a_store_is_refused_and_left_as_it_was(cli, tmp_path):
     code, out, err = cli("review", text, "--run", "1")
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
     assert text.read_text() == "not a store"
+
+
+def test_a_deal_played_twice_is_reviewed_twice(cli, tmp_path):
+    """A person in the web app may play one deal twice: both games are in the run, and
+    asking for the deal reviews both."""
+    from pokersquares.cards import deal
+    from pokersquares.harness.store import GameRecord
+    from pokersquares.points import AMERICAN
+
+    cards = deal(5)[:25]
+    db = tmp_path / "human.sqlite"
+    with ResultStore(db) as store:
+        run = store.open_run("human", "human", AMERICAN, 5, 2, 0.0, 0.0)
+        games = []
+        for k, order in enumerate((range(25), range(24, -1, -1))):
+            placements = [(int(c), cell // 5, cell % 5) for c, cell in zip(cards, order)]
+            games.append(GameRecord(k, 5, 0, placements))
+        store.add_games(run, games)
+    code, out, err = cli("review", db, "--run", str(run), "--game", "5", "--coach", COACH, "--prep-time", "1",
+                         "--json")
+    assert code in (0, None), err
+    data = json.loads(out)
+    assert [g["seed"] for g in data["games"]] == [5, 5]
+    assert [m["cell"] for m in data["games"][0]["moves"]] == list(range(25))
+    assert [m["cell"] for m in data["games"][1]["moves"]] == list(range(24, -1, -1))

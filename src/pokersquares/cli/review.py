@@ -52,14 +52,17 @@ def review_cmd(
             info = db.run(run)
         except PokerSquaresError:
             raise fail(f"{store} has no run {run} (`pokersquares results --db {store}` lists them)") from None
-        records = {g.seed: g for g in db.games(run) if len(g.placements) == 25}
-    if not records:
+        finished = [g for g in db.games(run) if len(g.placements) == 25]
+    if not finished:
         raise fail(f"run {run} has no finished game to review")
-    seeds = sorted(records) if not game else list(dict.fromkeys(game))
-    missing = [s for s in seeds if s not in records]
+    seeds = {g.seed for g in finished}
+    missing = [s for s in dict.fromkeys(game or ()) if s not in seeds]
     if missing:
         raise fail(f"run {run} has no finished game dealt with seed {missing[0]} (it played seeds "
-                   f"{min(records)}..{max(records)})")
+                   f"{min(seeds)}..{max(seeds)})")
+    # Every game of the run, or those dealt with the seeds asked for (a deal played twice,
+    # as a person may in the web app, is reviewed twice).
+    records = [g for g in finished if not game or g.seed in set(game)]
     from ..points import PointSystem
 
     system = PointSystem(tuple(info.points), info.system_name)
@@ -70,7 +73,7 @@ def review_cmd(
     with progress.listening(progress.with_subject(f"preparing {coach} for {system.name}")):
         prepare_coach(player, system, prep_time)
     values = coach_values(player)
-    reviews = [review_record(values, info.points, records[s], exact_cells) for s in seeds]
+    reviews = [review_record(values, info.points, record, exact_cells) for record in records]
     summary = run_summary(reviews)
     if json_out:
         typer.echo(json.dumps({"store": str(store), "run": run, "player": info.player, "system": system.name,
