@@ -80,3 +80,28 @@ def test_a_position_with_one_empty_cell_learns_nothing(td):
     search = TdSearch(GreedySearch(), episodes=100)
     assert search.choose(td, grid, 30, POINTS, 1.0, seed=1)[0] == 24
     assert search.last["episodes"] == 0
+
+
+class _Slowing:
+    """An evaluator whose learning turns three times slower after its first three
+    batches (the batches grow fourfold: the fourth is the first large one), as when
+    other work starts beside it mid-move."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def adapted_copy(self):
+        return self
+
+    def learn_from(self, grid, card, n, seed, alpha=0.01, lam=0.5):
+        self.calls += 1
+        time.sleep(n * (2e-4 if self.calls <= 3 else 6e-4))
+
+
+def test_a_machine_that_slows_mid_move_does_not_push_the_learning_past_its_share():
+    search = TdSearch(GreedySearch(), episodes=10**9, time_share=0.5, cores=1)
+    search.episode_s = 2e-4  # as measured before, on the quiet machine
+    grid, card = _mid_game()
+    search.adapt(_Slowing(), grid, card, 1.0, seed=0)
+    # Planned for all the time left, the fourth batch (1,024 games) would have ended near 0.7 s.
+    assert search.last["learn_s"] <= 0.5 + 0.03
