@@ -123,14 +123,9 @@ def prepare_coach(player: Any, point_system: Any, prep_s: float, seed: int = 0) 
     """Compile ``player``'s kernels (off the clock, as the harness does; said on the
     progress line when that is slow, as on a cold numba cache), then let it learn
     ``point_system`` within ``prep_s`` seconds, as it would before a game."""
-    from . import progress
+    from .harness.spec import warm_and_seed
 
-    if hasattr(player, "warm_up"):
-        with progress.report_if_slow("compiling its kernels (once: numba caches them)"):
-            player.warm_up()
-    if hasattr(player, "set_seed"):
-        player.set_seed(seed)
-    player.set_point_system(point_system, prep_s)
+    warm_and_seed(player, seed).set_point_system(point_system, prep_s)
     return player
 
 

@@ -142,7 +142,11 @@ def limit_threads(cores: int) -> str | None:
 
 def build(spec: str, seed: int):
     """Build the player and warm it up (compile its kernels), untimed; seed it."""
-    player = make_player(spec)
+    return warm_and_seed(make_player(spec), seed)
+
+
+def warm_and_seed(player, seed: int):
+    """Warm ``player`` up (compile its kernels, said on the progress line when slow), untimed; seed it."""
     if hasattr(player, "warm_up"):
         with progress.report_if_slow("compiling its kernels (once: numba caches them)"):
             player.warm_up()

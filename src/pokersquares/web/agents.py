@@ -331,14 +331,12 @@ class AgentPool:
         """Whether ``name`` can coach a review (:mod:`pokersquares.review`: it has an
         evaluator); asked of a fresh, unprepared instance, once."""
         if name not in self._reviews:
-            from ..review import ReviewError, coach_values
+            from ..review import coach_values
 
             spec = self.agents[self.check_name(name)]
             try:
                 self._reviews[name] = spec.advises and bool(coach_values(spec.factory()))
-            except ReviewError:
-                self._reviews[name] = False
-            except Exception:  # noqa: BLE001 - an agent that cannot be built says why when it is asked to play
+            except Exception:  # noqa: BLE001 - no evaluator (ReviewError), or an agent that cannot be built
                 self._reviews[name] = False
         return self._reviews[name]
 
