@@ -18,6 +18,8 @@ R = ["--prep-time", "0", "--time-per-game", "1", "-q"]
 BAD = {
     "unknown parameter": (["run", "--player", "greedy:foo=1", "--games", "2", *R], "takes no parameter 'foo'"),
     "missing file to load": (["run", "--player", "og:load=missing.json", "--games", "2", *R], "missing.json"),
+    "missing priors": (["run", "--player", "pretrained:priors=missing", "--games", "1", *R],
+                       "priors missing: no such file or folder"),
     "text for a number": (["run", "--player", "tiger:cp=abc", "--games", "1", *R], "cp of player 'tiger' takes a"),
     "text for cores": (["run", "--player", "beemo:cores=abc", "--games", "1", *R], "cores of player 'beemo'"),
     "time per game inf": (["run", "--player", "greedy", "--time-per-game", "inf", "--prep-time", "0"], "finite"),

@@ -1,0 +1,101 @@
+"""Priors: TD evaluators learned offline, for the point systems known in advance.
+
+The contest's point systems are unknown until play starts, so ``champion`` learns
+everything within the preparation budget. For the systems everyone plays (American and
+British) nothing stops a player from learning far longer beforehand; the player
+``pretrained`` (:mod:`pokersquares.players.pretrained`) plays from such a prior where
+one was learned for the system's points, and is ``champion`` elsewhere. Its figures are
+reported apart from ``champion``'s and do not count toward issue 16's targets.
+
+The shipped priors are this package's ``*.npz`` files: TD evaluators as
+``pokersquares train --player champion`` saves them (format ``pokersquares-td``), each
+naming the points it was learned for. How each was made (learning time, seeds, the
+check that picked it) is in docs/results.md ("A prior learned offline"). A folder or file
+of one's own (``pretrained:priors=PATH``) replaces them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import PokerSquaresError
+
+__all__ = ["SHIPPED", "Prior", "read_priors", "shipped_priors"]
+
+SHIPPED = Path(__file__).resolve().parent
+
+
+class Prior:
+    """One saved evaluator: its path, the points it was learned for and what its file says of
+    its learning (``meta``)."""
+
+    def __init__(self, path: Path, points: tuple[int, ...], meta: dict) -> None:
+        self.path, self.points, self.meta = path, points, meta
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("point_system", {}).get("name", self.path.stem))
+
+    def describe(self) -> str:
+        """One line: the system, the games it learned from, the file."""
+        table = self.meta.get("narl_games_learned")
+        td = self.meta.get("td_games_learned")
+        parts = [f"{int(table):,} table games" if table is not None else None,
+                 f"{int(td):,} TD games" if td is not None else None]
+        learned = ", ".join(p for p in parts if p)
+        return f"{self.name} prior ({learned}; {self.path.name})" if learned else f"{self.name} prior ({self.path.name})"
+
+
+def _read_one(path: Path) -> Prior:
+    from ..evaluators.td import FORMAT
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if "narl_meta" in data.files:
+                narl_meta = json.loads(str(data["narl_meta"]))
+                meta.setdefault("narl_games_learned", narl_meta.get("games_learned"))
+    except (OSError, KeyError, ValueError, EOFError):
+        raise PokerSquaresError(f"prior {path}: not an .npz file as pokersquares train saves it") from None
+    if meta.get("format") != FORMAT:
+        raise PokerSquaresError(f"prior {path}: not a TD evaluator (format {meta.get('format')!r}; save one with "
+                                "pokersquares train --player champion)")
+    try:
+        points = tuple(int(p) for p in meta["point_system"]["points"])
+    except (KeyError, TypeError, ValueError):
+        raise PokerSquaresError(f"prior {path}: its file does not say which points it was learned for") from None
+    if len(points) != 10:
+        raise PokerSquaresError(f"prior {path}: its points are not ten integers")
+    return Prior(path, points, meta)
+
+
+def read_priors(where: str | Path | None = None) -> dict[tuple[int, ...], Prior]:
+    """The priors in ``where`` (a saved evaluator, or a folder of them: its ``*.npz``
+    files), by the points each was learned for; the shipped ones when ``where`` is None.
+    Every file is checked (format, points, no two for the same points) before any is
+    used; a problem is one :class:`~pokersquares.errors.PokerSquaresError`."""
+    base = SHIPPED if where is None else Path(where)
+    if base.is_dir():
+        paths = sorted(base.glob("*.npz"))
+        if not paths and where is not None:
+            raise PokerSquaresError(f"priors folder {base} holds no .npz file")
+    elif base.is_file():
+        paths = [base]
+    else:
+        raise PokerSquaresError(f"priors {base}: no such file or folder")
+    priors: dict[tuple[int, ...], Prior] = {}
+    for path in paths:
+        prior = _read_one(path)
+        if prior.points in priors:
+            raise PokerSquaresError(f"priors {priors[prior.points].path.name} and {path.name} were learned for the "
+                                    f"same points {list(prior.points)}; keep one")
+        priors[prior.points] = prior
+    return priors
+
+
+def shipped_priors() -> dict[tuple[int, ...], Prior]:
+    """The priors that ship with the package, by points."""
+    return read_priors(None)
