@@ -71,6 +71,14 @@ def test_a_coach_given_no_time_to_learn_is_said_to_be_untrained(cli, store):
     assert code in (0, None) and "learns nothing" not in err
 
 
+def test_a_pretrained_coach_judges_american_games_with_no_preparation(cli, store):
+    """``pretrained`` plays the shipped American prior: no note, and greedy's games (about
+    84 a game against the prior's 126 greedily) are found to give away points."""
+    code, out, err = cli("review", store, "--run", "1", "--coach", "pretrained", "--prep-time", "0", "--json")
+    assert code in (0, None) and "learns nothing" not in err, err
+    assert json.loads(out)["summary"]["mean_loss"] > 10
+
+
 def test_what_is_not_a_store_is_refused_and_left_as_it_was(cli, tmp_path):
     code, out, err = cli("review", tmp_path / "none.sqlite", "--run", "1")
     assert code == 2 and "no result store at" in err

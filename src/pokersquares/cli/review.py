@@ -30,7 +30,9 @@ def review_cmd(
                                                                   "finished game of the run."),
     coach: str = typer.Option("champion", "--coach", help="The player whose evaluation judges the moves: one with an "
                                                           "evaluator (champion, td, gettysburg, beemo, ...; "
-                                                          "champion:load=FILE plays a saved evaluator)."),
+                                                          "champion:load=FILE plays a saved evaluator; pretrained "
+                                                          "plays a prior learned offline for American and "
+                                                          "British, with no preparation)."),
     prep_time: float = typer.Option(30.0, "--prep-time", min=0.0,
                                     help="Seconds the coach learns the run's point system (contest: 300)."),
     exact_cells: int = typer.Option(4, "--exact-cells", min=0, max=5,
@@ -67,11 +69,12 @@ def review_cmd(
 
     system = PointSystem(tuple(info.points), info.system_name)
     player = make_coach(coach)  # a coach that cannot judge is refused before it learns
-    if prep_time == 0 and "load=" not in coach:
-        typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
-                   "evaluator's (give --prep-time, or load=FILE a saved one)", err=True)
     with progress.listening(progress.with_subject(f"preparing {coach} for {system.name}")):
         prepare_coach(player, system, prep_time)
+    if prep_time == 0 and "load=" not in coach and getattr(player, "prior", None) is None:
+        typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
+                   "evaluator's (give --prep-time, load=FILE a saved one, or --coach pretrained, which has "
+                   "priors for American and British)", err=True)
     values = coach_values(player)
     reviews = [review_record(values, info.points, record, exact_cells) for record in records]
     summary = run_summary(reviews)
