@@ -356,6 +356,30 @@ def test_review_judges_each_move_of_a_finished_game_by_the_agents_evaluation(cli
         assert m["values"][m["cell"]] == m["value"] and m["values"][m["best"]] == m["best_value"]
 
 
+def test_pretrained_reviews_american_games_with_its_prior_not_a_seconds_learning(client):
+    """The page's agents get 1 s of preparation here; ``pretrained`` judges an American
+    game by its shipped prior all the same (the values are the prior's, both ways round)."""
+    from pokersquares.evaluators.td import TdEvaluator
+    from pokersquares.priors import shipped_priors
+    from pokersquares.review import either_way_round
+
+    view = new_game(client, seed=9)
+    for cell in range(25):
+        view = place(client, view, cell)
+    deadline = time.monotonic() + 120
+    while (r := client.post(f"/api/games/{view['id']}/review", json={"agent": "pretrained"})).status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert r.status_code == 200, r.text
+    prior = TdEvaluator(threads=1).load(shipped_priors()[tuple(AMERICAN.points)].path)
+    values = either_way_round(prior.placement_values)
+    for m in r.json()["moves"][:20]:  # before the exact end game
+        before = np.array([-1 if c is None else parse_card(c) for c in r.json()["steps"][m["turn"] - 1]["cells"]],
+                          dtype=np.int8)
+        expected = values(before, m["card"])
+        assert [v for v in m["values"] if v is not None] == pytest.approx(expected[np.isfinite(expected)].tolist(), abs=1e-3)
+
+
 # -- preparation and time limits, with agents made for the test ------------------------------
 
 class _SlowToLearn(BasePlayer):
