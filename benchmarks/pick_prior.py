@@ -36,11 +36,11 @@ def _scores(path: str, deals: int, seed: int) -> list[int]:
 
 
 def _meta(path: str) -> dict:
-    with np.load(path, allow_pickle=False) as data:
-        meta = json.loads(str(data["meta"]))
-        narl = json.loads(str(data["narl_meta"]))
-    return {"points": meta["point_system"]["points"], "system": meta["point_system"]["name"],
-            "table_games": narl.get("games_learned"), "td_games": meta.get("td_games_learned")}
+    from pokersquares.priors import read_prior
+
+    prior = read_prior(path)
+    return {"points": list(prior.points), "system": prior.name, "table_games": prior.meta.get("narl_games_learned"),
+            "td_games": prior.meta.get("td_games_learned")}
 
 
 def main() -> None:
@@ -51,9 +51,16 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    metas = {c: _meta(c) for c in args.candidates}
+    from pokersquares.errors import PokerSquaresError
+
+    try:
+        metas = {c: _meta(c) for c in args.candidates}
+    except PokerSquaresError as e:
+        ap.error(str(e))
     if len({tuple(m["points"]) for m in metas.values()}) != 1:
-        raise SystemExit("error: the candidates were learned for different points")
+        ap.error("the candidates were learned for different points")
+    if args.deals < 2:
+        ap.error("--deals must be at least 2")
     start = time.perf_counter()
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
         scores = dict(zip(args.candidates, pool.map(_scores, args.candidates, [args.deals] * len(args.candidates),

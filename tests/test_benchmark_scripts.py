@@ -138,3 +138,30 @@ def test_td_consistency_backs_up_each_cell_over_every_next_card(tmp_path):
     run = subprocess.run([sys.executable, str(BENCHMARKS / "td_consistency.py"), str(bad)], capture_output=True,
                          text=True, timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+
+
+def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(tmp_path):
+    """A learner of more games beats one of a few, a file listed twice is the same on
+    every deal (the candidates play the same deals), and ``--out`` is the best file."""
+    from pokersquares.evaluators.td import TdEvaluator
+    from pokersquares.points import AMERICAN, BRITISH
+
+    for name, games, points in (("weak", 200, AMERICAN), ("strong", 4000, AMERICAN), ("british", 200, BRITISH)):
+        learned = TdEvaluator(games=games, td_games=games // 4, threads=1)
+        learned.prepare(np.array(points.points, dtype=np.int64), 0.0, seed=1)
+        learned.save(tmp_path / f"{name}.npz", points.name)
+    script = str(BENCHMARKS / "pick_prior.py")
+    run = subprocess.run([sys.executable, script, str(tmp_path / "weak.npz"), str(tmp_path / "strong.npz"),
+                          str(tmp_path / "strong.npz"), "--deals", "400", "--workers", "1", "--out",
+                          str(tmp_path / "best.npz")], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    weak, strong, again = out["candidates"]
+    assert out["best"].endswith("strong.npz") and strong["mean"] > weak["mean"] + 5
+    assert again["mean"] == strong["mean"] and again["minus_best"] == 0 and again["minus_best_se"] == 0
+    assert weak["minus_best"] == pytest.approx(weak["mean"] - strong["mean"], abs=0.01)
+    assert strong["table_games"] == 4000 and (tmp_path / "best.npz").read_bytes() == (tmp_path / "strong.npz").read_bytes()
+    for args, says in (([str(tmp_path / "weak.npz"), str(tmp_path / "british.npz")], "different points"),
+                       ([str(tmp_path / "missing.npz")], "no such file")):
+        bad = subprocess.run([sys.executable, script, *args, "--deals", "10"], capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr and says in bad.stderr.strip().splitlines()[-1]

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 
-__all__ = ["SHIPPED", "Prior", "read_priors", "shipped_priors"]
+__all__ = ["SHIPPED", "Prior", "read_prior", "read_priors", "shipped_priors"]
 
 SHIPPED = Path(__file__).resolve().parent
 
@@ -49,9 +49,14 @@ class Prior:
         return f"{self.name} prior ({learned}; {self.path.name})" if learned else f"{self.name} prior ({self.path.name})"
 
 
-def _read_one(path: Path) -> Prior:
+def read_prior(path: str | Path) -> Prior:
+    """One saved TD evaluator's :class:`Prior`, checked (an ``.npz`` of format
+    ``pokersquares-td`` naming ten points), or one :class:`~pokersquares.errors.PokerSquaresError`."""
     from ..evaluators.td import FORMAT
 
+    path = Path(path)
+    if not path.is_file():
+        raise PokerSquaresError(f"prior {path}: no such file")
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
@@ -88,7 +93,7 @@ def read_priors(where: str | Path | None = None) -> dict[tuple[int, ...], Prior]
         raise PokerSquaresError(f"priors {base}: no such file or folder")
     priors: dict[tuple[int, ...], Prior] = {}
     for path in paths:
-        prior = _read_one(path)
+        prior = read_prior(path)
         if prior.points in priors:
             raise PokerSquaresError(f"priors {priors[prior.points].path.name} and {path.name} were learned for the "
                                     f"same points {list(prior.points)}; keep one")
