@@ -74,9 +74,11 @@ def test_a_preparation_with_a_prior_takes_almost_nothing_and_hands_over_only_wha
     folder, _ = priors
     player = make_player(f"pretrained:priors={folder}")
     player.warm_up()
+    read = player._ready[tuple(BRITISH.points)]
     start = time.perf_counter()
-    player.set_point_system(BRITISH, 0.05)
-    assert time.perf_counter() - start < 0.05
+    player.set_point_system(BRITISH, 0.5)
+    assert time.perf_counter() - start < 0.5
+    assert player.evaluator is read  # read in the warm-up, not in the budget
     copy = pickle.loads(pickle.dumps(player))
     assert copy.prior.points == tuple(BRITISH.points) and not copy._ready
     grid = np.full(25, -1, dtype=np.int8)
