@@ -356,6 +356,19 @@ def test_review_judges_each_move_of_a_finished_game_by_the_agents_evaluation(cli
         assert m["values"][m["cell"]] == m["value"] and m["values"][m["best"]] == m["best_value"]
 
 
+def _review_of_a_finished_game(client, seed, agent, wait_s):
+    """Fill the grid in cell order on the deal of ``seed``, then ask ``agent`` for a review
+    until it is prepared (202 while it is). Returns the finished game's view and the answer."""
+    view = new_game(client, seed=seed)
+    for cell in range(25):
+        view = place(client, view, cell)
+    deadline = time.monotonic() + wait_s
+    while (r := client.post(f"/api/games/{view['id']}/review", json={"agent": agent})).status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return view, r
+
+
 def test_pretrained_reviews_american_games_with_its_prior_not_a_seconds_learning(client):
     """The page's agents get 1 s of preparation here; ``pretrained`` judges an American
     game by its shipped prior all the same (the values are the prior's, both ways round)."""
@@ -363,13 +376,7 @@ def test_pretrained_reviews_american_games_with_its_prior_not_a_seconds_learning
     from pokersquares.priors import shipped_priors
     from pokersquares.review import either_way_round
 
-    view = new_game(client, seed=9)
-    for cell in range(25):
-        view = place(client, view, cell)
-    deadline = time.monotonic() + 120
-    while (r := client.post(f"/api/games/{view['id']}/review", json={"agent": "pretrained"})).status_code == 202:
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    _, r = _review_of_a_finished_game(client, 9, "pretrained", 120)
     assert r.status_code == 200, r.text
     prior = TdEvaluator(threads=1).load(shipped_priors()[tuple(AMERICAN.points)].path)
     values = either_way_round(prior.placement_values)
@@ -701,13 +708,7 @@ def test_a_review_has_a_whole_games_time_not_one_hints():
     with local_client(create_app(agents=agents, prep_s=0.5, think_s=0.5, game_s=8.0)) as c:
         config = {a["name"]: a["reviews"] for a in c.get("/api/config").json()["agents"]}
         assert config == {"coach": True, "quick": False}
-        view = new_game(c, seed=4)
-        for cell in range(25):
-            view = place(c, view, cell)
-        deadline = time.monotonic() + 30
-        while (r := c.post(f"/api/games/{view['id']}/review", json={"agent": "coach"})).status_code == 202:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+        view, r = _review_of_a_finished_game(c, 4, "coach", 30)
         assert r.status_code == 200, r.text
         assert [m["best"] for m in r.json()["moves"][:21]] == [24] * 21  # the index coach's best, either way round
         r = c.post(f"/api/games/{view['id']}/review", json={"agent": "quick"})
