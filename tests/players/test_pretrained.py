@@ -110,7 +110,7 @@ def test_bad_priors_and_options_are_refused_before_anything_is_learned(tmp_path,
     with pytest.raises(PokerSquaresError, match="not a TD evaluator"):
         make_player(f"pretrained:priors={tmp_path / 'narl.npz'}")
     (tmp_path / "junk.npz").write_bytes(b"not an archive")
-    with pytest.raises(PokerSquaresError, match="not an .npz file"):
+    with pytest.raises(PokerSquaresError, match="not an .npz"):
         make_player(f"pretrained:priors={tmp_path / 'junk.npz'}")
     twice = tmp_path / "twice"
     twice.mkdir()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 
 from ..errors import PokerSquaresError
 
@@ -50,25 +49,16 @@ class Prior:
 
 
 def read_prior(path: str | Path) -> Prior:
-    """One saved TD evaluator's :class:`Prior`, checked (an ``.npz`` of format
-    ``pokersquares-td`` naming ten points), or one :class:`~pokersquares.errors.PokerSquaresError`."""
-    from ..evaluators.td import FORMAT
+    """One saved TD evaluator's :class:`Prior`, checked as loading it checks it (the file,
+    its format and version: :func:`~pokersquares.evaluators.narl.read_saved`) and to name
+    ten points, or one :class:`~pokersquares.errors.PokerSquaresError`."""
+    from ..evaluators.narl import read_saved
+    from ..evaluators.td import FORMAT, VERSION
 
     path = Path(path)
-    if not path.is_file():
-        raise PokerSquaresError(f"prior {path}: no such file")
+    meta, arrays = read_saved(path, FORMAT, VERSION, "TD evaluator")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            if "narl_meta" in data.files:
-                narl_meta = json.loads(str(data["narl_meta"]))
-                meta.setdefault("narl_games_learned", narl_meta.get("games_learned"))
-    except (OSError, KeyError, ValueError, EOFError):
-        raise PokerSquaresError(f"prior {path}: not an .npz file as pokersquares train saves it") from None
-    if meta.get("format") != FORMAT:
-        raise PokerSquaresError(f"prior {path}: not a TD evaluator (format {meta.get('format')!r}; save one with "
-                                "pokersquares train --player champion)")
-    try:
+        meta.setdefault("narl_games_learned", json.loads(str(arrays["narl_meta"])).get("games_learned"))
         points = tuple(int(p) for p in meta["point_system"]["points"])
     except (KeyError, TypeError, ValueError):
         raise PokerSquaresError(f"prior {path}: its file does not say which points it was learned for") from None
