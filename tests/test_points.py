@@ -37,9 +37,13 @@ def test_parser_accepts_every_form():
     assert list(parse_point_system("single:flush")) == [0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
     assert list(parse_point_system("single:full_house")).index(1) == 6
     assert list(parse_point_system("1,2,3,4,5,6,7,8,9,-10")) == [1, 2, 3, 4, 5, 6, 7, 8, 9, -10]
+    assert list(parse_point_system(" +1, 2 ,3,4,5,6,7,8,9,-10 ")) == [1, 2, 3, 4, 5, 6, 7, 8, 9, -10]
+    assert parse_point_system("random:-7") == random_system(-7)
 
 
-@pytest.mark.parametrize("bad", ["nope", "1,2,3", "1,2,3,4,5,6,7,8,9,x", "random", "random:x", "single:pony"])
+@pytest.mark.parametrize("bad", ["nope", "1,2,3", "1,2,3,4,5,6,7,8,9,x", "random", "random:x", "single:pony",
+                                 "1_0,2,3,4,5,6,7,8,9,10", "\u0661,2,3,4,5,6,7,8,9,10", "random:\u096b",
+                                 "random:1_000", "random:+-1", "1,2,3,4,5,6,7,8,9,1e1"])
 def test_parser_rejects(bad):
     with pytest.raises(InvalidPointSystemError):
         parse_point_system(bad)

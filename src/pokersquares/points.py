@@ -7,6 +7,7 @@ Hypercorner, Single hand, Ameritish), the twelve contest systems, and
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -148,11 +149,22 @@ SPEC_HELP = (
 )
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def integer_or_none(text: str) -> int | None:
+    """``text`` (spaces around it aside) as an integer written in ASCII digits with an
+    optional sign, else None: stricter than ``int()``, which also takes ``1_000`` and
+    digits of other scripts."""
+    text = text.strip()
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
 def _parse_int(text: str, what: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise InvalidPointSystemError(f"{what} must be an integer, got {text.strip()!r}") from None
+    value = integer_or_none(text)
+    if value is None:
+        raise InvalidPointSystemError(f"{what} must be an integer, got {text.strip()!r}")
+    return value
 
 
 def parse_point_system(spec: str) -> PointSystem:
@@ -193,9 +205,8 @@ def clamped_values(spec: str, system: PointSystem) -> str:
     parts = spec.split(",")
     if len(parts) != NUM_HANDS:
         return ""
-    try:
-        typed = [int(p.strip()) for p in parts]
-    except ValueError:
+    typed = [integer_or_none(p) for p in parts]
+    if None in typed:
         return ""
     return ", ".join(f"{t} -> {p}" for t, p in zip(typed, system.points) if t != p)
 

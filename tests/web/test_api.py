@@ -183,7 +183,8 @@ def test_least_recently_used_game_is_dropped():
     ({"system": "american", "seed": 2 ** 63}, 422, "seed"),
     ({"system": "american", "seed": 1.5}, 422, "seed"),
     ({"system": "american", "moves": [0, 0]}, 400, "already holds"),
-    ({"system": "american", "moves": [25]}, 400, "0..4"),
+    ({"system": "american", "moves": [25]}, 422, "moves.0: Input should be less than or equal to 24"),
+    ({"system": "american", "moves": [3, -1]}, 422, "moves.1: Input should be greater than or equal to 0"),
     ({"system": "american", "moves": list(range(26))}, 422, "moves"),
     ({"system": "american", "player": "x"}, 422, "player"),
 ])
@@ -340,7 +341,7 @@ def test_review_judges_each_move_of_a_finished_game_by_the_agents_evaluation(cli
         time.sleep(0.2)
     assert r.status_code == 200, r.text
     review = r.json()
-    assert review["agent"] == "gettysburg" and review["score"] == view["score"]
+    assert review["agent"] == "gettysburg" and review["score"] == view["score"] and review["seed"] == 8
     moves = review["moves"]
     assert [m["turn"] for m in moves] == list(range(1, 26)) and [m["cell"] for m in moves] == list(range(25))
     assert [card_name(m["card"]) for m in moves] == [card_name(c) for c in Game.from_seed(8, AMERICAN).deck[:25]]
@@ -876,6 +877,11 @@ def test_games_people_finish_are_recorded_as_human(tmp_path):
         assert csv_text.count("\nhuman,") + csv_text.count(",human,") == 2 and "score" in csv_text.splitlines()[0]
         one = c.get("/api/results/export.csv", params={"run": runs[1].run_id}).text
         assert len(one.strip().splitlines()) == 2
+        bad = c.get("/api/results/export.csv", params={"run": [0, 5]})
+        assert bad.status_code == 400 and "positive integer" in bad.json()["detail"]
+        gone = c.get("/api/results/export.csv", params={"run": [runs[0].run_id, *range(1000, 1008)]})
+        assert gone.status_code == 404
+        assert gone.json()["detail"].startswith("no run 1000, 1001, 1002, 1003, 1004 and 3 more in ")
     with local_client(create_app(store_path=path, record_games=False)) as c:
         view = new_game(c)
         for cell in range(25):

@@ -77,3 +77,129 @@ def test_bad_requests_say_what_is_wrong(params):
 def test_regret_without_a_store_is_empty():
     with client_for() as client:
         assert client.get("/api/optimum/regret").json() == {"runs": []}
+
+
+# -- the solver's queue: one solve at a time, bounded, never on the shared threads --------
+
+def _blocking_solves(monkeypatch):
+    """solve_seed replaced by one that waits for ``release``; ``started`` lists the seeds
+    whose solve began, in order."""
+    import threading
+
+    from pokersquares.web import api_optimum
+
+    release, started = threading.Event(), []
+
+    def solve_seed(seed, point_system, time_limit):
+        started.append(seed)
+        assert release.wait(30)
+        return Optimum(seed, point_system.name, point_system.points, 7, 7, True, deal(seed)[:25], 0.1, 7)
+
+    monkeypatch.setattr(api_optimum, "solve_seed", solve_seed)
+    return release, started
+
+
+def test_a_flood_of_solves_is_refused_at_once_and_other_routes_keep_answering(monkeypatch):
+    import threading
+    import time
+
+    from pokersquares.web.api_optimum import QUEUE
+
+    release, started = _blocking_solves(monkeypatch)
+    answers = {}
+    with client_for() as client:
+        def ask(seed, page):
+            answers[seed] = client.get("/api/optimum", params={"seed": str(seed), "system": "american"},
+                                       headers={"X-Client": page})
+
+        # One solve runs and QUEUE wait behind it, each asked for by its own page.
+        solver = client.app.state.optimum
+        threads = [threading.Thread(target=ask, args=(k, f"page{k}")) for k in range(QUEUE + 1)]
+        for k, t in enumerate(threads):
+            t.start()
+            deadline = time.monotonic() + 10
+            while solver.pending() <= k and time.monotonic() < deadline:
+                time.sleep(0.01)
+        assert solver.pending() == QUEUE + 1
+        time.sleep(0.2)
+        assert started == [0]  # one at a time
+        busy = client.get("/api/optimum", params={"seed": "99", "system": "american"}, headers={"X-Client": "late"})
+        assert busy.status_code == 503 and "busy" in busy.json()["detail"]
+        again = client.get("/api/optimum", params={"seed": "98", "system": "american"}, headers={"X-Client": "page1"})
+        assert again.status_code == 429
+        t0 = time.monotonic()
+        for _ in range(45):  # more than the server's shared threads: none is held by a waiting solve
+            assert client.get("/api/results").status_code == 200
+        assert time.monotonic() - t0 < 10
+        assert not answers  # still waiting
+        release.set()
+        for t in threads:
+            t.join(30)
+    assert sorted(answers) == list(range(QUEUE + 1))
+    assert all(r.status_code == 200 and r.json()["score"] == 7 for r in answers.values())
+    assert started == list(range(QUEUE + 1))
+
+
+def test_the_same_deal_asked_twice_is_solved_once_and_then_served_from_memory(monkeypatch):
+    import threading
+
+    release, started = _blocking_solves(monkeypatch)
+    answers = []
+    with client_for() as client:
+        def ask(page):
+            answers.append(client.get("/api/optimum", params={"seed": "5", "system": "british"},
+                                      headers={"X-Client": page}))
+
+        threads = [threading.Thread(target=ask, args=(p,)) for p in ("a", "b", "c")]
+        for t in threads:
+            t.start()
+        release.set()
+        for t in threads:
+            t.join(30)
+        ask("d")
+    assert [r.status_code for r in answers] == [200] * 4
+    assert started == [5]
+
+
+def test_a_waiting_solve_whose_asker_left_never_runs():
+    import asyncio
+    import threading
+
+    from pokersquares.web.api_optimum import OptimumSolver
+
+    solver, release, ran = OptimumSolver(queue_size=2, cache_size=2), threading.Event(), []
+
+    def solve(name):
+        def run():
+            ran.append(name)
+            assert release.wait(30)
+            return {"name": name}
+        return run
+
+    async def scenario():
+        async def stays():
+            return False
+
+        async def leaves():
+            await asyncio.sleep(0.3)
+            return True
+
+        first = asyncio.create_task(solver.answer("k1", "a", solve("k1"), stays))
+        await asyncio.sleep(0.2)
+        assert await solver.answer("k2", "b", solve("k2"), leaves) is None  # left while waiting
+        release.set()
+        assert await first == {"name": "k1"}
+        assert await solver.answer("k3", "c", solve("k3"), stays) == {"name": "k3"}
+        assert await solver.answer("k4", "c", solve("k4"), stays) == {"name": "k4"}
+
+    asyncio.run(scenario())
+    solver.close()
+    assert ran == ["k1", "k3", "k4"]  # k2 was dropped before it started
+    assert solver.cached("k1") is None and solver.cached("k4") == {"name": "k4"}  # the last 2 kept
+
+
+@pytest.mark.parametrize("seed", ["1_000", "\u0661\u0662", "+-3", " "])
+def test_seeds_are_ascii_whole_numbers(seed):
+    with client_for() as client:
+        r = client.get("/api/optimum", params={"seed": seed, "system": "american"})
+    assert r.status_code == 400 and "whole number" in r.json()["detail"]

@@ -65,3 +65,28 @@ def test_after_a_game_the_panel_shows_the_optimum_and_its_grid(page_context, opt
     expect(rows.first).to_be_visible()
     assert rows.count() >= 2
     assert page.errors == []
+
+
+def test_a_busy_solver_is_asked_again_and_the_panel_says_so(page_context, optimum_server):
+    page = open_page(page_context, optimum_server)
+    asked = []
+
+    def busy_once(route):
+        asked.append(route.request.headers.get("x-client"))
+        if len(asked) == 1:
+            route.fulfill(status=503, content_type="application/json",
+                          body='{"detail": "the optimum solver is busy with 3 deals; try again in a few seconds"}')
+        else:
+            route.continue_()
+
+    page.route("**/api/optimum?*", busy_once)
+    page.select_option("#play-system [data-role=kind]", "single")
+    page.select_option("#play-system [data-role=hand]", "flush")
+    deal(page, 2, system="single")
+    for cell in range(25):
+        place(page, cell)
+    panel = page.locator("#optimum-panel")
+    expect(panel).to_contain_text("asking again in 3 s", timeout=30_000)
+    expect(panel.locator("[data-role=optimum-score]")).to_have_text("3", timeout=90_000)
+    assert len(asked) == 2 and asked[0] and asked[0] == asked[1]  # the tab's own client id, both times
+    assert page.errors == []

@@ -600,11 +600,12 @@ class AgentPool:
         return await self._run(prep, client, seconds, think)
 
     async def review(self, name: str, point_system: PointSystem, placements: Sequence[tuple[int, int]],
-                     client: str = SERVER):
+                     client: str = SERVER, seed: int | None = None):
         """A finished game's ``placements`` ((card, cell) in order) judged move by move by
         the agent's evaluation (:mod:`pokersquares.review`), within ``game_s``, the time
         a whole game may take (an evaluator judges a game in milliseconds; the greedy
-        rule's sampled values, where a short preparation lost to that rule, in seconds)."""
+        rule's sampled values, where a short preparation lost to that rule, in seconds);
+        ``seed``: the deal's, reported with the review."""
         from ..review import ReviewError, coach_values, review_game
 
         if not self.reviews(name):  # refused before it is prepared
@@ -613,7 +614,7 @@ class AgentPool:
         prep = await self.ready(name, point_system, client)
 
         def judge():
-            return review_game(coach_values(prep.player), point_system.points, placements)
+            return review_game(coach_values(prep.player), point_system.points, placements, seed=seed)
 
         return await self._run(prep, client, self.game_s, judge)
 

@@ -108,7 +108,7 @@ async def review(body: Replay, request: Request, game_id: str = GameId):
     with game.lock:
         placements = [(int(card), game.moves[turn]) for turn, (card, _, _) in enumerate(game.game.placements)]
     try:
-        judged = await pool.review(body.agent, game.point_system, placements, client_of(request))
+        judged = await pool.review(body.agent, game.point_system, placements, client_of(request), seed=game.game.seed)
     except AgentPreparing as p:
         return _preparing(p)
     out = {"agent": body.agent, **judged.to_json()}

@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi import APIRouter, Path as PathParam, Query, Request
 from fastapi.responses import Response
 
+from ..errors import PokerSquaresError
 from .results import ResultNotFoundError, export_csv, results_index, run_detail, tournament_detail
 
 __all__ = ["router"]
@@ -44,7 +45,7 @@ def tournament(request: Request, tournament_id: int = _row_id()) -> dict:
 def export(request: Request, run: list[int] | None = Query(None, description="run ids (all when absent)")) -> Response:
     """Every game of the chosen runs, one CSV row per game."""
     if run is not None and any(not 1 <= r <= 2 ** 62 for r in run):
-        raise ResultNotFoundError("a run id is a positive integer")
+        raise PokerSquaresError("a run id is a positive integer")
     text = export_csv(_store_path(request), run)
     return Response(text, media_type="text/csv",
                     headers={"Content-Disposition": 'attachment; filename="pokersquares-games.csv"'})

@@ -29,6 +29,7 @@ from ..hands import HAND_NAMES
 from ..points import SPEC_HELP
 from . import api_agents, api_games, api_optimum, api_results
 from .agents import AgentBusyError, AgentError, AgentPool, AgentSpec, Preparation, TooManyRequestsError
+from .api_optimum import OptimumBusyError, OptimumSolver
 from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, BodyLimit, HostCheck
 from .results import ResultNotFoundError
 from .schemas import SEED_MESSAGE
@@ -70,11 +71,13 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
         loader.start()
         yield
         pool.close()
+        app.state.optimum.close()
 
     app = FastAPI(title="Poker Squares", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.games = GameStore(max_games)
     app.state.agents = pool
+    app.state.optimum = OptimumSolver()
     app.state.store_path = Path(store_path) if store_path is not None else None
     app.state.record_path = app.state.store_path if record_games else None
     app.state.limits = {"think_s": think_s, "prep_s": prep_s, "game_s": game_s,
@@ -181,7 +184,7 @@ def _add_error_handlers(app: FastAPI) -> None:
             return error(409, str(exc))
         if isinstance(exc, TooManyRequestsError):
             return error(429, str(exc))
-        if isinstance(exc, AgentBusyError):
+        if isinstance(exc, (AgentBusyError, OptimumBusyError)):
             return error(503, str(exc))
         if isinstance(exc, AgentError):
             return error(504 if "within" in str(exc) or "ran out" in str(exc) else 500, str(exc))

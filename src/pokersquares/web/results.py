@@ -148,4 +148,9 @@ def record_human_game(path: Path, web_game: WebGame) -> int:
 def export_csv(path: Path, run_ids: list[int] | None = None) -> str:
     """The games of ``run_ids`` (all when None) as CSV, one row per game."""
     with _open(path) as store:
+        if run_ids is not None:
+            missing = sorted(set(run_ids) - {r.run_id for r in store.runs()})
+            if missing:
+                shown = ", ".join(map(str, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                raise ResultNotFoundError(f"no run {shown} in {path}")
         return store.export_csv(run_ids)

@@ -3,6 +3,8 @@ a seed), no unknown fields, every number in its range."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..game import NUM_CELLS
@@ -23,8 +25,8 @@ class _Body(BaseModel):
 class NewGame(_Body):
     system: str = Field("american", min_length=1, max_length=200, description=SPEC_HELP)
     seed: int | None = Field(None, ge=SEED_MIN, le=SEED_MAX, description="deal seed (random when absent)")
-    moves: list[int] = Field(default_factory=list, max_length=NUM_CELLS,
-                             description="cells already played, to rebuild a game")
+    moves: list[Annotated[int, Field(ge=0, le=NUM_CELLS - 1)]] = Field(
+        default_factory=list, max_length=NUM_CELLS, description="cells already played (row*5+col), to rebuild a game")
 
 
 class Place(_Body):

@@ -21,7 +21,7 @@ from ..cards import card_name
 from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE, Game, Grid, cell_of
 from ..hands import HAND_NAMES, NUM_HANDS
-from ..points import PointSystem, parse_point_system
+from ..points import PointSystem, integer_or_none, parse_point_system
 
 __all__ = [
     "GameNotFoundError", "GameConflictError", "PointsOutOfRangeError", "WebGame", "GameStore", "parse_system",
@@ -52,9 +52,8 @@ def parse_system(spec: str) -> PointSystem:
     a player who typed 200 for a royal flush should not silently get 127."""
     if "," in spec:
         for hand, text in zip(HAND_NAMES, spec.split(",")):
-            try:
-                value = int(text.strip())
-            except ValueError:
+            value = integer_or_none(text)
+            if value is None:
                 break  # parse_point_system says what is wrong
             if not POINTS_MIN <= value <= POINTS_MAX:
                 raise PointsOutOfRangeError(

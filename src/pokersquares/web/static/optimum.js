@@ -17,12 +17,21 @@
     return e;
   }
 
+  // The tab's client id, as app.js keeps it: the server bounds the solves a client waits for.
+  const headers = () => { const id = sessionStorage.getItem("ps.client"); return id ? { "X-Client": id } : {}; };
+
   async function getJson(url) {
-    const r = await fetch(url);
+    const r = await fetch(url, { headers: headers() });
     const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(data.detail || `the server answered ${r.status}`);
+    if (!r.ok) {
+      const e = new Error(data.detail || `the server answered ${r.status}`);
+      e.busy = r.status === 429 || r.status === 503;  // the solver is busy: ask again later
+      throw e;
+    }
     return data;
   }
+
+  const BUSY_TRIES = 20, BUSY_WAIT_MS = 3000;
 
   function cardNode(name) {
     const suit = name[1], rank = name[0] === "T" ? "10" : name[0];
@@ -92,11 +101,22 @@
     p.hidden = false;
     p.replaceChildren(node("h3", { text: "Best possible for this deal" }),
       node("p", { class: "note", text: "Finding the best arrangement of these 25 cards…" }));
-    try {
-      const opt = await getJson(`/api/optimum?seed=${encodeURIComponent(view.seed_text)}&system=${encodeURIComponent(view.system.spec)}`);
-      if (shown === key) showOptimum(p, opt, view.score);
-    } catch (e) {
-      if (shown === key) p.replaceChildren(node("h3", { text: "Best possible for this deal" }), node("p", { class: "note error", text: e.message }));
+    const url = `/api/optimum?seed=${encodeURIComponent(view.seed_text)}&system=${encodeURIComponent(view.system.spec)}`;
+    for (let tries = 1; shown === key; tries++) {
+      try {
+        const opt = await getJson(url);
+        if (shown === key) showOptimum(p, opt, view.score);
+        return;
+      } catch (e) {
+        if (shown !== key) return;
+        if (!e.busy || tries >= BUSY_TRIES) {
+          p.replaceChildren(node("h3", { text: "Best possible for this deal" }), node("p", { class: "note error", text: e.message }));
+          return;
+        }
+        p.replaceChildren(node("h3", { text: "Best possible for this deal" }),
+          node("p", { class: "note", text: `${e.message} (asking again in ${BUSY_WAIT_MS / 1000} s)` }));
+        await new Promise((r) => setTimeout(r, BUSY_WAIT_MS));
+      }
     }
   });
 
