@@ -211,3 +211,23 @@ def test_greedy_learning_games_play_by_the_table():
     ev = NarlEvaluator(epsilon0=0.0, decay=1.0, games=1500, threads=1)
     ev.prepare(np.array(AMERICAN.points), 0.0, 1)
     assert ev.learn_score_sum / ev.games_learned > 45
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda a: a.update(keys=a["keys"][:5]), "keys, sums and counts must be three lists of one length"),
+    (lambda a: a.update(keys=np.concatenate([a["keys"][:1], a["keys"][:-1]])), "keys must be distinct"),
+    (lambda a: a["sums"].__setitem__(0, np.nan), "sums must be finite"),
+    (lambda a: a["counts"].__setitem__(0, -3), "counts not negative"),
+    (lambda a: a["size_index"].__setitem__(0, -1), "size_index must hold distinct entries"),
+    (lambda a: a.update(size_sums=a["size_sums"][:1]), "size_index, size_sums and size_counts"),
+    (lambda a: a.update(points=a["points"][:9]), "points must hold the 10 hands' points"),
+])
+def test_a_table_cut_short_or_edited_is_refused_when_loaded(learned, tmp_path, change, says):
+    path = tmp_path / "table.npz"
+    learned.save(path)
+    with np.load(path) as data:
+        arrays = {k: data[k].copy() for k in data.files}
+    change(arrays)
+    np.savez(path, **arrays)
+    with pytest.raises(InvalidTableError, match=says):
+        NarlEvaluator().load(path)

@@ -471,7 +471,30 @@ class NarlEvaluator(Evaluator):
                 "size_index": sizes, "size_sums": self.size_sums[sizes], "size_counts": self.size_counts[sizes],
                 "points": self.points, "meta": np.array(json.dumps(meta))}
 
+    @staticmethod
+    def _check_arrays(arrays) -> None:
+        """ValueError naming the first way the saved arrays disagree with each other or
+        with the kernel's table (a file cut short or edited by hand)."""
+        keys, sums, counts = (np.asarray(arrays[k]) for k in ("keys", "sums", "counts"))
+        if not keys.ndim == sums.ndim == counts.ndim == 1 or not len(keys) == len(sums) == len(counts):
+            raise ValueError(f"keys, sums and counts must be three lists of one length, "
+                             f"got {keys.shape}, {sums.shape} and {counts.shape}")
+        if (keys == K.NO_KEY).any() or len(np.unique(keys)) != len(keys):
+            raise ValueError("the abstraction keys must be distinct and none empty")
+        if not np.isfinite(sums).all() or (counts < 0).any():
+            raise ValueError("the sums must be finite and the counts not negative")
+        index, size_sums, size_counts = (np.asarray(arrays[k]) for k in ("size_index", "size_sums", "size_counts"))
+        if not index.ndim == size_sums.ndim == size_counts.ndim == 1 or not len(index) == len(size_sums) == len(size_counts):
+            raise ValueError("size_index, size_sums and size_counts must be three lists of one length")
+        if len(index) and (index.min() < 0 or index.max() >= K.SIZE_TABLE_LEN or len(np.unique(index)) != len(index)):
+            raise ValueError(f"size_index must hold distinct entries in 0..{K.SIZE_TABLE_LEN - 1}")
+        if not np.isfinite(size_sums).all() or (size_counts < 0).any():
+            raise ValueError("the size sums must be finite and the size counts not negative")
+        if np.asarray(arrays["points"]).shape != (10,):
+            raise ValueError("points must hold the 10 hands' points")
+
     def _restore(self, arrays) -> None:
+        self._check_arrays(arrays)
         keys = np.asarray(arrays["keys"], dtype=np.int64)
         capacity = max(self._capacity, 1 << int(2 * len(keys) + 16).bit_length())
         self.keys, self.sums, self.counts, self.used = K.new_table(capacity)
