@@ -1,5 +1,7 @@
 """Runs and player specs are checked when made, before anything runs."""
 
+import math
+
 import pytest
 
 from pokersquares.cards import deal
@@ -49,6 +51,13 @@ def test_limits_out_of_range_are_refused(field, value, says):
     ("beemo:foo=1", "beemo': it takes no parameter 'foo'; its parameters: load, playouts"),
     ("og:train_games=abc", "train_games of player 'og' takes an integer"),
     ("beemo:feedback=3", "feedback of player 'beemo' takes true or false"),
+    ("tiger:cp=3,cp=4", "parameter 'cp' is given twice"),
+    ("tiger:iterations=1_000", "iterations of player 'tiger' takes an integer"),
+    ("tiger:cp=\u0663", "cp of player 'tiger' takes a finite number"),
+    ("tiger:iterations=99999999999999999999", "iterations of player 'tiger' is too large"),
+    ("beemo:cores=100000", "cores of player 'beemo' takes a whole number from 1 to 64"),
+    ("json:JSONDecoder", "'json:JSONDecoder' is not a player: it has no set_point_system, start_game, get_play"),
+    ("builtins:object", "is not a player"),
 ])
 def test_player_specs_are_checked_when_built(spec, says):
     with pytest.raises(PokerSquaresError, match=says):
@@ -58,6 +67,8 @@ def test_player_specs_are_checked_when_built(spec, says):
 def test_good_parameters_are_taken_and_integers_where_integers_go():
     player = make_player("tiger:iterations=200.0,cp=3,rules=false")
     assert player.search.iterations == 200 and isinstance(player.search.iterations, int)
+    assert make_player("tiger:cp=1e1,iterations=+3").search.cp == 10.0
+    assert make_player("greedy:flush_weight=-.5").flush_weight == -0.5
     assert player_cores("beemo:cores=1") == 1
 
 
@@ -77,3 +88,9 @@ def test_a_player_list_keeps_each_players_parameters_with_it(text, specs):
 def test_a_parameter_without_its_player_is_refused(text):
     with pytest.raises(PokerSquaresError, match="follows no player with parameters"):
         split_player_list(text)
+
+
+def test_minus_zero_seconds_are_zero_so_a_run_resumes_under_either():
+    spec = RunSpec(player="greedy", point_system=AMERICAN, games=2, seed=0, time_per_game=1, prep_time=-0.0)
+    assert math.copysign(1, spec.prep_time) == 1 and isinstance(spec.time_per_game, float)
+    assert spec == RunSpec(player="greedy", point_system=AMERICAN, games=2, seed=0, time_per_game=1.0, prep_time=0.0)

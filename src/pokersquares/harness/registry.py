@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import PokerSquaresError, UnknownPlayerError
+from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
            "parse_player_spec", "split_player_list", "check_params", "UnknownPlayerError"]
@@ -40,6 +41,7 @@ _REGISTRY: dict[str, PlayerInfo] = {}
 # Open-ended families of players named PREFIX:MEMBER (``java:MyPlayer``): prefix -> resolver.
 _FAMILIES: dict[str, Callable[[str], Any]] = {}
 _BUILTINS_LOADED = False
+PLAYER_METHODS = ("set_point_system", "start_game", "get_play")  # the contest's protocol (harness.player.Player)
 
 
 def register_player(name: str, description: str, cores: int = 1):
@@ -74,15 +76,22 @@ def list_players() -> list[PlayerInfo]:
     return list(_REGISTRY.values())
 
 
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)", re.IGNORECASE)
+INT_LIMIT = 2 ** 63  # a parameter's integers are 64-bit, as the kernels take them
+MAX_CORES = 64
+
+
 def _parse_value(text: str) -> Any:
+    """``true``/``false``, an integer or a number written in ASCII (not ``1_000``,
+    which ``int()`` would take), else the text itself."""
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
+    value = integer_or_none(text)
+    if value is not None:
+        return value
+    if _NUMBER.fullmatch(text):
+        return float(text)
     return text
 
 
@@ -92,7 +101,10 @@ def _parse_params(text: str) -> dict[str, Any]:
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise UnknownPlayerError(f"player parameter {part!r} is not key=value")
-        params[key.strip().replace("-", "_")] = _parse_value(value.strip())
+        key = key.strip().replace("-", "_")
+        if key in params:
+            raise UnknownPlayerError(f"player parameter {key!r} is given twice")
+        params[key] = _parse_value(value.strip())
     return params
 
 
@@ -202,9 +214,12 @@ def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any])
             raise UnknownPlayerError(f"parameter {key} of player {name!r} takes a finite number, got {value!r}")
         if kind == "int" and not isinstance(value, int):
             params[key] = int(value)
+        if isinstance(params[key], int) and not isinstance(params[key], bool) and not -INT_LIMIT <= params[key] < INT_LIMIT:
+            raise UnknownPlayerError(f"parameter {key} of player {name!r} is too large: {value!r}")
     cores = params.get("cores", 1)
-    if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
-        raise UnknownPlayerError(f"parameter cores of player {name!r} takes a whole number of at least 1, got {cores!r}")
+    if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= MAX_CORES:
+        raise UnknownPlayerError(f"parameter cores of player {name!r} takes a whole number from 1 to {MAX_CORES}, "
+                                 f"got {cores!r}")
 
 
 def make_player(spec: str):
@@ -214,7 +229,7 @@ def make_player(spec: str):
     factory, _ = resolve_factory(name)
     check_params(name, factory, params)
     try:
-        return factory(**params)
+        player = factory(**params)
     except PokerSquaresError:
         raise
     except TypeError as e:
@@ -224,3 +239,8 @@ def make_player(spec: str):
         raise UnknownPlayerError(f"player {spec!r} cannot be built: {e.strerror or e}{what}") from None
     except Exception as e:  # the constructor refused its parameters: the user's to fix, in one line
         raise UnknownPlayerError(f"player {spec!r} cannot be built: {type(e).__name__}: {e}") from None
+    missing = [m for m in PLAYER_METHODS if not callable(getattr(player, m, None))]
+    if missing:
+        raise UnknownPlayerError(f"{name!r} is not a player: it has no {', '.join(missing)} "
+                                 "(a player has set_point_system, start_game and get_play)")
+    return player

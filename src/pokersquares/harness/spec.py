@@ -68,7 +68,7 @@ def check_seconds(value: float, what: str, *, zero_ok: bool) -> float:
         raise RunSpecError(f"{what} must be {'at least 0' if zero_ok else 'more than 0'} s, got {value:g}")
     if value > MAX_SECONDS:
         raise RunSpecError(f"{what} of {value:g} s is over the limit of {MAX_SECONDS:g} s")
-    return float(value)
+    return float(value) + 0.0  # -0.0 is 0.0 (a run's key is made of these)
 
 
 @dataclass(frozen=True)
@@ -95,8 +95,8 @@ class RunSpec:
         check_seed(self.seed, "the first seed")
         if self.games:
             check_seed(self.seed + self.games - 1, "the last game's seed (seed + games - 1)")
-        check_seconds(self.time_per_game, "the time per game", zero_ok=False)
-        check_seconds(self.prep_time, "the preparation time", zero_ok=True)
+        object.__setattr__(self, "time_per_game", check_seconds(self.time_per_game, "the time per game", zero_ok=False))
+        object.__setattr__(self, "prep_time", check_seconds(self.prep_time, "the preparation time", zero_ok=True))
         if isinstance(self.memory_mb, bool) or not isinstance(self.memory_mb, int) or self.memory_mb < 0:
             raise RunSpecError(f"the memory limit must be a whole number of MB (0: none), got {self.memory_mb!r}")
 
