@@ -30,7 +30,7 @@ from ..errors import PokerSquaresError
 from ..points import PointSystem
 from .seeds import new_secret
 
-__all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB"]
+__all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB", "probe"]
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
@@ -115,6 +115,51 @@ class RunInfo:
         return asdict(self)
 
 
+def _check_kind(conn: sqlite3.Connection, path: Path) -> str:
+    """"store", or "new" for an SQLite file with nothing in it; StoreError for anything else."""
+    entries = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+    if not entries:
+        return "new"
+    if not {"runs", "games"} <= {name for type_, name in entries if type_ == "table"}:
+        raise StoreError(f"{path} is an SQLite file but not a pokersquares result store; not touching it")
+    return "store"
+
+
+def probe(path: str | Path) -> str:
+    """What the existing file ``path`` is, found without changing it or leaving anything
+    beside it: "store" (a result store), "new" (empty, or an SQLite file with nothing in it:
+    one a writer may make a store of); StoreError for someone else's SQLite file,
+    sqlite3.DatabaseError for a file that is not SQLite.
+
+    Read-only, so no journal mode is switched. An SQLite file in WAL mode with no -wal file
+    beside it holds everything in the file itself, and a read-only connection to it would
+    still create the -wal and -shm files: it is read as immutable instead."""
+    path = Path(path)
+    with open(path, "rb") as f:
+        header = f.read(100)
+    if not header:
+        return "new"
+    wal = len(header) == 100 and header[18:20] == b"\x02\x02"
+    immutable = "&immutable=1" if wal and not Path(f"{path}-wal").exists() else ""
+    deadline = time.monotonic() + 30
+    while True:
+        conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro{immutable}", uri=True, timeout=30,
+                               isolation_level=None)
+        try:
+            return _check_kind(conn, path)
+        except sqlite3.OperationalError as e:  # a store being created by another process
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+        finally:
+            conn.close()
+        time.sleep(0.01 + random.random() * 0.05)
+
+
+def _uri_path(path: Path) -> str:
+    """``path`` for a file: URI (its "?" and "#" would end the path)."""
+    return str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
 def _key(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -139,7 +184,13 @@ class ResultStore:
                                  "read it with `results`, or write to another --db")
         existed = self.path.exists() and self.path.stat().st_size > 0
         try:
-            uri = f"file:{self.path}?mode=ro" if readonly else str(self.path)
+            # What the file is, found read-only before anything can change it (a journal mode,
+            # a schema): someone else's SQLite file is refused as it is.
+            kind = probe(self.path) if self.path.exists() else "new"
+            if readonly and kind != "store":
+                what = "an empty file" if not existed else "an SQLite file with no tables"
+                raise StoreError(f"{self.path} is not a pokersquares result store ({what}): it holds no runs")
+            uri = f"file:{_uri_path(self.path)}?mode=ro" if readonly else str(self.path)
             self.conn = sqlite3.connect(uri, uri=readonly, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout = 30000")
             if existed:
@@ -190,9 +241,7 @@ class ResultStore:
                 time.sleep(0.01 + random.random() * 0.05)
 
     def _check_kind(self) -> None:
-        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and not {"runs", "games"} <= tables:
-            raise StoreError(f"{self.path} is an SQLite file but not a pokersquares result store; not touching it")
+        _check_kind(self.conn, self.path)
 
     def _check_version(self) -> None:
         """Refuse to write a store made by a newer pokersquares (before changing anything)."""

@@ -45,13 +45,25 @@ class OptimaStore:
     """The ``optima`` table of a result store file (created if missing)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        from ..harness.store import StoreError
+        from ..harness.store import StoreError, _uri_path, probe
         self.path = Path(path)
         try:
             if readonly:
                 if not self.path.exists():
                     raise StoreError(f"no result store at {self.path}")
-                self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+                if self.path.is_dir():
+                    raise StoreError(f"{self.path} is not a file")
+                # Someone else's SQLite file is refused before it is opened (left as it is);
+                # an empty one holds no optima, and is not opened either. A file that is not
+                # SQLite at all is reported by the first read, as it always was.
+                try:
+                    kind = probe(self.path)
+                except sqlite3.DatabaseError:
+                    kind = "unreadable"
+                if kind == "new":
+                    self.conn = sqlite3.connect(":memory:")
+                else:
+                    self.conn = sqlite3.connect(f"file:{_uri_path(self.path)}?mode=ro", uri=True, timeout=30)
             else:
                 from ..harness.store import ResultStore
                 ResultStore(self.path).close()  # a new file becomes a result store; a foreign one is refused
@@ -65,6 +77,8 @@ class OptimaStore:
                 self.conn.commit()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a readable result store ({e})") from None
+        except OSError as e:
+            raise StoreError(f"cannot open the result store {self.path}: {e}") from None
 
     def close(self) -> None:
         self.conn.close()
