@@ -11,8 +11,11 @@ import math
 import os
 import signal
 import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
+from typing import Callable, Optional
 
 import typer
 
@@ -41,6 +44,114 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     """Print a one-line error and return an exit to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")  # what every plot of ours can be written as (matplotlib, Agg)
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` is an existing SQLite file (a result store, or anyone's database)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def check_output(path: Path, option: str, *, db: Optional[Path] = None, db_option: str = "--db",
+                 suffixes: Optional[tuple[str, ...]] = None, example: str = "out.json") -> Path:
+    """A file a command will write, checked before any work (one line and exit 2 otherwise):
+    not a folder, not the command's result store (``db``) nor any other SQLite file (an
+    export or a plot never replaces recorded games), a name ending in one of ``suffixes``
+    (if given; a name with no suffix is written as PNG under exactly that name), and in an
+    existing folder this process can write to. Returns ``path``."""
+    path = Path(path)
+    shown = f"{option} {str(path)!r}"
+    if path.is_dir():
+        raise fail(f"{shown} is a folder; give a file name, e.g. {str(path / example)!r}")
+    if db is not None and _same_file(path, Path(db)):
+        raise fail(f"{shown} is the result store ({db_option}); not overwriting it, give another file")
+    if is_sqlite_file(path):
+        raise fail(f"{shown} is an SQLite file (a result store?); not overwriting it, give another file")
+    if suffixes is not None and path.suffix and path.suffix.lower() not in suffixes:
+        kinds = ", ".join(s.lstrip(".") for s in suffixes)
+        raise fail(f"{shown}: cannot write a plot as {path.suffix!r}; give a file name ending in {kinds} "
+                   "(a name without suffix is written as PNG)")
+    folder = path.parent
+    if not folder.exists():
+        raise fail(f"cannot write {shown}: folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise fail(f"cannot write {shown}: {str(folder)!r} is not a folder")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise fail(f"cannot write {shown}: permission denied")
+    refused = _cannot_create_in(folder)
+    if refused:
+        raise fail(f"cannot write {shown}: cannot create a file in folder {str(folder)!r} ({refused})")
+    return path
+
+
+def _cannot_create_in(folder: Path) -> str | None:
+    """Why no file can be made in ``folder``, or None: tried with a file made and removed
+    (``os.access`` says yes to root everywhere, /proc too)."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".pokersquares-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
+
+
+def save_plot(plot: Callable[[str], None], path: Path, option: str = "--plot") -> None:
+    """``plot(name)`` writing to ``path`` (checked by :func:`check_output` with ``PLOT_SUFFIXES``):
+    a name without suffix gets a PNG under exactly that name (matplotlib alone would add
+    ``.png``)."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() in PLOT_SUFFIXES:
+            plot(str(path))
+            return
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pokersquares-plot-", suffix=".png")
+        os.close(fd)
+        try:
+            plot(tmp)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError as e:
+        raise fail(f"cannot write {option} {str(path)!r}: {e.strerror or e}") from None
+
+
+def check_result_store(db: Path, option: str = "--db", *, write: bool = True) -> None:
+    """The result store a command will use, checked before any work: an existing one must
+    open (a pokersquares store, readable, writable when ``write``); a missing one needs a
+    folder this process can create it in (it is not created here)."""
+    from ..harness.store import ResultStore
+
+    db = Path(db)
+    if db.exists():
+        with ResultStore(db, readonly=not write):
+            return
+    if not write:
+        return  # nothing to read yet, nothing to create
+    folder = db.parent
+    if not folder.is_dir():
+        raise fail(f"cannot create the result store {db} ({option}): folder {folder} does not exist")
+    refused = _cannot_create_in(folder)
+    if refused:
+        raise fail(f"cannot create the result store {db} ({option}): cannot create a file in folder "
+                   f"{folder} ({refused})")
 
 
 def _note_clamped(spec: str, system: PointSystem) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from ..cards import check_seed
 from ..harness.registry import make_player
 from ..harness.spec import check_seconds
 from ..points import SPEC_HELP
-from . import app, fail, point_system
+from . import app, check_output, fail, point_system
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
@@ -62,18 +61,15 @@ def train_cmd(
     p = make_player(player)
     if _learner(p) is None:
         raise fail(f"player {player!r} has nothing to save (it needs a save() method)")
-    if out.parent and not out.parent.exists():
-        raise fail(f"directory {str(out.parent)!r} does not exist")
+    check_output(out, "--out", example="learned.json")
     subject = f"training {player} on {ps.name}"
-    if out.is_dir():
-        raise fail(f"--out {str(out)!r} is a folder; give a file name, e.g. {str(out / 'learned.json')!r}")
-    if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise fail(f"cannot write {str(out)!r}: permission denied")
     if hasattr(p, "warm_up"):
         with progress.report_if_slow("compiling its kernels (once: numba caches them)", subject=subject):
             p.warm_up()  # compiling kernels is not learning time, as in the harness
     if hasattr(p, "set_seed"):
-        p.set_seed(seed)
+        # Any Java long, as `run --seed` takes: the learners seed numpy and int64 kernels,
+        # which take a non-negative one (63 bits, as the evaluators mask seeds themselves).
+        p.set_seed(seed & (2**63 - 1))
     t = time.perf_counter()
     with progress.listening(progress.with_subject(subject)):
         p.set_point_system(ps, prep_time)

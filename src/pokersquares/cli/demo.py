@@ -17,7 +17,7 @@ from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec
-from . import app, fail, point_systems
+from . import app, check_result_store, fail, point_systems
 from .harness import DB_OPT, _Progress, check_player_list, print_table, play_cmd
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
@@ -42,6 +42,7 @@ def demo_cmd(
     names = check_player_list(players, "--players") if players else [p.name for p in list_players()]
     for system in pss:
         RunSpec(names[0], system, games, 0, time_per_game, prep_time)  # limits checked before the first game
+    check_result_store(db)  # a folder or a foreign file is said before minutes of compiling
     typer.echo("== Compiling the agents' kernels (once: numba caches them for every later run) ==")
 
     def ready(spec: str, done: int, total: int) -> None:

@@ -9,9 +9,10 @@ import typer
 
 from ..cards import card_name, deal, parse_cards
 from ..hands import HAND_NAMES, classify
-from . import app, fail, point_system
+from . import app, check_output, fail, point_system
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
+EXPECTED_DEFAULT = "benchmarks/strength_expected.json"
 
 
 @app.command("deal")
@@ -60,8 +61,9 @@ def bench_cmd(
     strength: bool = typer.Option(False, "--strength", help="Playing strength instead: each agent's mean on "
                                   "fixed deals with fixed work (deterministic; a few minutes), compared "
                                   "with the expected figures."),
-    expected: str = typer.Option("benchmarks/strength_expected.json", "--expected",
-                                 help="With --strength: the expected figures."),
+    expected: str = typer.Option(EXPECTED_DEFAULT, "--expected",
+                                 help="With --strength: the expected figures (a JSON file; with --update, "
+                                      "created if missing)."),
     update: bool = typer.Option(False, "--update", help="With --strength: store the figures measured as "
                                 "the expected ones."),
     json_out: bool = JSON_OPT,
@@ -71,6 +73,10 @@ def bench_cmd(
     if strength:
         _strength(only or None, expected, update, json_out)
         return
+    if update:
+        raise fail("--update goes with --strength (it stores the measured strength figures in --expected)")
+    if expected != EXPECTED_DEFAULT:
+        raise fail("--expected goes with --strength (the expected strength figures)")
     from ..bench import run_benchmarks
     if not (math.isfinite(scale) and 0.0001 <= scale <= 1000):
         raise fail(f"--scale must be from 0.0001 to 1000, got {scale:g}")
@@ -88,15 +94,22 @@ def bench_cmd(
 def _strength(only: list[str] | None, expected_path: str, update: bool, json_out: bool) -> None:
     from pathlib import Path
 
-    from ..strength import compare, read_expected, run_strength
+    from ..strength import AGENTS, compare, run_strength
+    unknown = sorted(set(only or ()) - {a.name for a in AGENTS})
+    if unknown:
+        raise typer.BadParameter(f"unknown agent {unknown[0]!r}; known: {', '.join(a.name for a in AGENTS)}",
+                                 param_hint="--only")
+    expected = _read_expected(Path(expected_path), update)
     try:
         measured = run_strength(only, progress=None if json_out else typer.echo)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--only") from None
-    expected = read_expected(Path(expected_path))
     warnings = compare(measured, expected)
     if update:
-        Path(expected_path).write_text(json.dumps({**expected, **measured}, indent=1) + "\n")
+        try:
+            Path(expected_path).write_text(json.dumps({**expected, **measured}, indent=1) + "\n")
+        except OSError as e:
+            raise fail(f"cannot write --expected {expected_path!r}: {e.strerror or e}") from None
     if json_out:
         typer.echo(json.dumps({"strength": measured, "expected": expected, "warnings": warnings}))
     else:
@@ -104,3 +117,27 @@ def _strength(only: list[str] | None, expected_path: str, update: bool, json_out
             typer.echo(f"warning: {w}", err=True)
         if not warnings and expected:
             typer.echo(f"every figure within {2:g} standard errors of {expected_path} or above it")
+
+
+def _read_expected(path, update: bool) -> dict:
+    """``--expected``, read before any benchmark runs: a JSON object of figures; a missing
+    file is an error, unless ``--update`` is to create it (then its folder is checked)."""
+    if update:
+        check_output(path, "--expected", example="strength_expected.json")
+    if not path.exists():
+        if update:
+            return {}
+        raise fail(f"no expected figures at {str(path)!r} (give --expected FILE, or add --update to create it "
+                   "from the figures measured)")
+    if path.is_dir():
+        raise fail(f"--expected {str(path)!r} is a folder; give the JSON file of expected figures")
+    try:
+        expected = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise fail(f"--expected {str(path)!r} is not a JSON file of expected figures ({e})") from None
+    if not isinstance(expected, dict) or not all(
+            isinstance(v, dict) and all(isinstance(v.get(k), (int, float)) and not isinstance(v.get(k), bool)
+                                        for k in ("mean", "se")) for v in expected.values()):
+        raise fail(f"--expected {str(path)!r} is not a JSON object of expected figures "
+                   '({"agent": {"mean": ..., "se": ...}, ...})')
+    return expected

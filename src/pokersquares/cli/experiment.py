@@ -19,7 +19,7 @@ import typer
 from ..errors import PokerSquaresError
 from ..harness.runner import backend_session, check_backend
 from ..harness.store import ResultStore
-from . import app, point_system, point_systems
+from . import PLOT_SUFFIXES, app, check_output, point_system, point_systems, save_plot
 from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, WORKERS_HELP,
                       _check_workers, _Progress)
 
@@ -52,9 +52,7 @@ def _numbers(text: str, cast, what: str) -> list:
         raise ExperimentOptionError(f"{what} must be comma-separated numbers, got {text!r}") from None
 
 
-def _writable(path: Path, what: str) -> None:
-    if not path.parent.is_dir():
-        raise ExperimentOptionError(f"cannot write {what} {path}: folder {path.parent} does not exist")
+PLOT_HELP = " (.png, .pdf or .svg; a name without suffix is written as PNG under that name)."
 
 
 @contextmanager
@@ -99,7 +97,7 @@ def tiger_cmd(
     rows: str = typer.Option("", "--rows", help="Table 3 rows to run, e.g. 1,6,12 (default: all 12)."),
     cps: str = typer.Option(",".join(f"{c:g}" for c in (0.5, 1, 2.5, 5, 7.5, 10, 20, 50, 141.4, 500, 5000)),
                             "--cp", help="C_p values of the Figure 1 sweep."),
-    plot: Path = typer.Option(Path("tiger_cp_sweep.png"), "--plot", help="Where to save the C_p sweep plot (PNG)."),
+    plot: Path = typer.Option(Path("tiger_cp_sweep.png"), "--plot", help="Where to save the C_p sweep plot" + PLOT_HELP),
     db: Path = DB_OPT,
     workers: Optional[int] = WORKERS_OPT,
     backend: str = BACKEND_OPT,
@@ -125,7 +123,7 @@ def tiger_cmd(
     if "cp" in chosen:
         if not cp_values or any(c <= 0 or not math.isfinite(c) for c in cp_values):
             raise ExperimentOptionError("--cp needs positive numbers")
-        _writable(plot, "the plot")
+        check_output(plot, "--plot", db=db, suffixes=PLOT_SUFFIXES, example="tiger_cp_sweep.png")
     tables = {}
     if "table3" in chosen:
         tables["table3"] = ex.table3_rows(games, seed, time_per_game, prep_time, row_ids or None)
@@ -140,7 +138,7 @@ def tiger_cmd(
     result: dict = {"system": "American", "games": games, "time_per_game": time_per_game, "seed": seed,
                     "db": str(db), **{name: [r.to_json() for r in t] for name, t in tables.items()}}
     if "cp_sweep" in tables:
-        ex.plot_cp_sweep(tables["cp_sweep"], cp_values, str(plot), time_per_game)
+        save_plot(lambda name: ex.plot_cp_sweep(tables["cp_sweep"], cp_values, name, time_per_game), plot)
         result["plot"] = str(plot)
     if json_out:
         typer.echo(json.dumps(result))
@@ -225,6 +223,10 @@ def gettysburg_cmd(
         raise ExperimentOptionError("--search-systems gives a point system twice")
     if not plot_dir.is_dir():
         raise ExperimentOptionError(f"--plot-dir {str(plot_dir)!r} is not a directory")
+    for name, wanted in (("gettysburg-learning.png", part in ("learning", "both")),
+                         ("gettysburg-search.png", part in ("search", "both"))):
+        if wanted:
+            check_output(plot_dir / name, "--plot-dir", db=db, suffixes=PLOT_SUFFIXES)
     lg = learn_games or None
     ls = None if lg else learn_seconds
     learning = part in ("learning", "both")
@@ -364,7 +366,7 @@ def matrix_cmd(
     time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.05, help="Decision seconds per game, every cell."),
     prep_time: float = typer.Option(30.0, "--prep-time", min=0.0, help="Preparation seconds per cell (contest: 300)."),
     seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
-    plot: Path = typer.Option(Path("matrix.png"), "--plot", help="Where to save the heat map (PNG)."),
+    plot: Path = typer.Option(Path("matrix.png"), "--plot", help="Where to save the heat map" + PLOT_HELP),
     db: Path = DB_OPT,
     workers: Optional[int] = WORKERS_OPT,
     backend: str = BACKEND_OPT,
@@ -391,13 +393,14 @@ def matrix_cmd(
         raise ExperimentOptionError("--systems gives the same point values twice")
     # Two systems typed as ten integers are both "custom": the matrix tells them apart.
     system_list = [replace(s, name=n) for s, n in zip(system_list, unique_names(system_list))]
-    _writable(plot, "the plot")
+    check_output(plot, "--plot", db=db, suffixes=PLOT_SUFFIXES, example="matrix.png")
     cells = ex.matrix_specs(ev_list, se_list, system_list, games, seed, time_per_game, prep_time)
     with _recording(db, workers, backend, address, _games(cells.values()), "matrix",
                     not (quiet or json_out)) as (store, play):
         rows = ex.run_matrix(cells, store, **play)
-    ex.plot_matrix(rows, str(plot), f"evaluator x search: {games} games per cell, {time_per_game:g} s per game, "
-                                    f"{prep_time:g} s preparation")
+    save_plot(lambda name: ex.plot_matrix(rows, name, f"evaluator x search: {games} games per cell, "
+                                                      f"{time_per_game:g} s per game, {prep_time:g} s preparation"),
+              plot)
     if json_out:
         typer.echo(json.dumps({"games": games, "time_per_game": time_per_game, "prep_time": prep_time, "seed": seed,
                                "db": str(db), "plot": str(plot), "cells": rows}))

@@ -21,7 +21,7 @@ from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP
-from . import app, fail, point_system, point_systems
+from . import app, check_output, fail, point_system, point_systems
 from .optimum import check_optima_store
 
 WORKERS_HELP = ("Games played in parallel (default: cores / cores the player uses, so the machine is "
@@ -360,13 +360,17 @@ def results_cmd(
     """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
     if not db.exists():
         raise fail(f"no result store at {db}")
+    if out is not None and export is None:
+        raise fail("--out goes with --export csv|json (it is where the export is written)")
+    if export is not None and export not in ("csv", "json"):
+        raise fail(f"--export takes csv or json, got {export!r}")
+    if out is not None:
+        check_output(out, "--out", db=db, example=f"games.{export}")
     for path in optima or ():
         check_optima_store(path)
     optima = optima or None
     with ResultStore(db, readonly=True) as store:
         if export is not None:
-            if export not in ("csv", "json"):
-                raise fail(f"--export takes csv or json, got {export!r}")
             ids = [run] if run is not None else None
             text = store.export_csv(ids) if export == "csv" else json.dumps(store.export_rows(ids))
             if out is None:

@@ -13,7 +13,7 @@ from ..harness.registry import make_player
 from ..harness.runner import RunSpec, backend_session, check_backend
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP
-from . import app, fail, point_system
+from . import app, check_output, fail, point_system
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
                       SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
 
@@ -37,7 +37,7 @@ def sweep_cmd(
     time_per_game: float = TPG_OPT,
     prep_time: float = PREP_OPT,
     db: Path = DB_OPT,
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write the mean ± standard error per setting as a PNG."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write the mean ± standard error per setting as a PNG (FILE.png, or a name without suffix)."),
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
     backend: str = BACKEND_OPT,
@@ -61,10 +61,8 @@ def sweep_cmd(
     grid = settings(params, sample, seed if sample_seed is None else sample_seed)
     for setting in grid:
         make_player(setting_spec(player, setting))  # a parameter the player does not take fails here
-    if plot is not None and not plot.parent.exists():
-        raise fail(f"cannot write the plot {plot}: folder {plot.parent} does not exist")
-    if plot is not None and plot.is_dir():
-        raise fail(f"cannot write the plot {plot}: it is a folder (give a file name, e.g. {plot / 'sweep.png'})")
+    if plot is not None:  # plot_sweep writes PNG only
+        check_output(plot, "--plot", db=db, suffixes=(".png",), example="sweep.png")
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(grid), f"sweep {player}", not (quiet or json_out))
         try:

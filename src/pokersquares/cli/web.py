@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Optional
@@ -12,7 +13,7 @@ import typer
 
 from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
-from . import app, fail
+from . import app, check_result_store, fail
 
 
 def _is_loopback(host: str) -> bool:
@@ -22,6 +23,38 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Resolve ``host`` and bind ``(host, port)`` as the server will (every address the
+    name gives, SO_REUSEADDR as asyncio sets it), then let go: a bad host or a port in use
+    is said in one line before anything starts or the address is printed."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as e:
+        raise fail(f"--host {host!r}: not an address this machine can listen on ({e})") from None
+    bound = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:
+                continue  # a family this machine lacks: the server skips it too
+            bound.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as e:
+                shown = f"[{address[0]}]" if family == socket.AF_INET6 else address[0]
+                raise fail(f"cannot listen on {shown}:{port} (--host {host}, --port {port}): "
+                           f"{e.strerror or e}") from None
+        if not bound:
+            raise fail(f"--host {host!r}: no address of it can be listened on")
+    finally:
+        for sock in bound:
+            sock.close()
 
 
 def _with_java_players(class_names: list[str], classpath: Optional[str], game_s: float):
@@ -77,6 +110,7 @@ def serve_cmd(
     def say(message: str) -> None:
         typer.echo(f"  [{time.monotonic() - started:5.1f} s] {message}", err=True)
 
+    check_result_store(db, write=record)  # as run does: a folder or a foreign file is said now, not when a game ends
     systems = [s.strip() for s in warm.split(";") if s.strip()]
     agents = None
     if java_player:
@@ -91,6 +125,7 @@ def serve_cmd(
                              compile_processes=max(1, min(2, os.cpu_count() or 1)))
     except PokerSquaresError as e:
         raise fail(f"--warm: {e}") from None
+    _check_listen(host, port)  # before the address is printed (the app starts its work only when served)
     if not _is_loopback(host):
         typer.echo(f"warning: serving on {host}: anyone who can reach this address can use the app "
                    "(and its agents' CPU time)", err=True)
