@@ -136,20 +136,29 @@ def play_cmd(
     json_out: bool = JSON_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
     memory_limit: int = MEMORY_OPT,
+    retry_penalties: bool = typer.Option(False, "--retry-penalties",
+                                         help="Play the game again if the store holds it penalised."),
 ) -> None:
-    """Play one game and print the moves and the final grid."""
+    """Play one game and print the moves and the final grid (a game the store already
+    holds is shown from it, and said so)."""
     use_classpath(classpath)
     ps = point_system(system)
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit)
     make_player(player)  # a bad spec fails here, before the store is touched
+    played = []
     with ResultStore(db) as store:
-        _, records = record_run(spec, store, workers=1)
+        run_id, records = record_run(spec, store, workers=1, on_result=played.append,
+                                     retry_penalties=retry_penalties)
     rec = records[0]
+    if not played and not json_out:
+        typer.echo(f"(the game stored in run {run_id} of {db}; play it again with another --db"
+                   + (", or with --retry-penalties" if rec.penalty else "") + ")", err=True)
     grid = Grid()
     for c, r, col in rec.placements:
         grid.place(c, r, col)
     if json_out:
         typer.echo(json.dumps({"player": player, "system": ps.to_json(), "seed": seed, "score": rec.score,
+                               "from_store": not played,
                                "penalty": rec.penalty, "decision_s": rec.decision_s,
                                "placements": [[card_name(c), r, col] for c, r, col in rec.placements],
                                "hands": [h.label for h in grid.hand_ids()]}))
