@@ -80,13 +80,19 @@ def test_the_commands_refuse_a_foreign_file_and_leave_it_as_it_was(tmp_path):
         assert md5(path) == before and leftovers(path) == [], args
 
 
-@pytest.mark.parametrize("kind", ["zero", "tableless"])
-def test_reading_an_empty_or_tableless_sqlite_file_is_a_store_error(tmp_path, kind):
-    path = tmp_path / f"{kind}.sqlite"
+def empty_file(folder, kind):
+    """A 0-byte file ("zero") or an SQLite file with no tables ("tableless") in ``folder``."""
+    path = folder / f"{kind}.sqlite"
     if kind == "zero":
         path.write_bytes(b"")
     else:
         tableless(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["zero", "tableless"])
+def test_reading_an_empty_or_tableless_sqlite_file_is_a_store_error(tmp_path, kind):
+    path = empty_file(tmp_path, kind)
     before = md5(path)
     with pytest.raises(StoreError, match=rf"{kind}\.sqlite is not a pokersquares result store .*holds no runs"):
         ResultStore(path, readonly=True)
@@ -97,11 +103,7 @@ def test_reading_an_empty_or_tableless_sqlite_file_is_a_store_error(tmp_path, ki
 
 @pytest.mark.parametrize("kind", ["zero", "tableless"])
 def test_the_read_only_commands_on_an_empty_or_tableless_file_say_so_in_one_line(tmp_path, kind):
-    path = tmp_path / f"{kind}.sqlite"
-    if kind == "zero":
-        path.write_bytes(b"")
-    else:
-        tableless(path)
+    path = empty_file(tmp_path, kind)
     before = md5(path)
     name = path.name
     for args in (("results", "--db", name), ("compare", name), ("review", name, "--run", "1"),
