@@ -561,6 +561,12 @@ def test_results_without_a_store(tmp_path):
         assert c.get("/api/results/runs/1").status_code == 404
     with local_client(create_app()) as c:
         assert not c.get("/api/results").json()["available"]
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")  # what SQLite leaves of a store not made yet
+    with local_client(create_app(store_path=empty)) as c:
+        index = c.get("/api/results").json()
+        assert not index["available"] and "no result store" in index["detail"]
+    assert empty.read_bytes() == b""
 
 
 def test_first_use_costs_are_paid_while_preparing():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
-from ..harness.store import GameRecord, ResultStore, StoreError
+from ..harness.store import GameRecord, ResultStore, StoreError, probe
 from ..harness.tournament import table_from_store
 from ..points import PointSystem
 from .sessions import WebGame, grid_view, point_system_view
@@ -54,12 +54,21 @@ def _open(path: Path) -> ResultStore:
     return ResultStore(path, readonly=True)
 
 
+def _holds_nothing(path: Path) -> bool:
+    """An empty file, or an SQLite file with nothing in it: a store not made yet (the
+    server makes it when it records a game)."""
+    try:
+        return probe(path) == "new"
+    except Exception:  # noqa: BLE001 - anything else is said when the store is opened
+        return False
+
+
 def results_index(path: Path | None, records_games: bool = False) -> dict:
     """Every run and tournament, or why there are none (``records_games``: the server
     records games played in the browser there)."""
     if path is None:
         return {"available": False, "path": None, "detail": "this server was started without a result store"}
-    if not path.is_file():
+    if not path.is_file() or _holds_nothing(path):
         return {"available": False, "path": str(path),
                 "detail": f"no result store at {path} yet: "
                           + ("finish a game on the Play tab (it is recorded there), " if records_games else "")
