@@ -23,7 +23,7 @@ def _to_int32(value: int) -> int:
 
 
 def _to_int64(value: int) -> int:
-    value &= 0xFFFFFFFFFFFFFFFF
+    value = int(value) & 0xFFFFFFFFFFFFFFFF  # a numpy integer would overflow the mask
     return value - (1 << 64) if value & 0x8000000000000000 else value
 
 

@@ -83,14 +83,41 @@ def test_illegal_actions_are_errors_not_no_ops():
         env.step(0)
     env.reset(seed=1)
     env.step(0)
-    for bad in (0, 25, -1, 3.0, True, "1"):
+    for bad in (0, 25, -1, 3.0, True, "1", np.array([1, 2]), np.array([1.0])):
         with pytest.raises(IllegalPlacementError):
             env.step(bad)
     assert env.turn == 1
-    for cell in range(1, 25):
+    env.step(np.array([[1]]))  # a batch of one cell, as some agents hand actions
+    assert env.turn == 2 and env.grid[1] == env.deck[1]
+    for cell in range(2, 25):
         env.step(np.int64(cell))
     with pytest.raises(IllegalPlacementError, match="over"):
         env.step(0)
+
+
+def test_a_reset_that_fails_leaves_the_episode_as_it_was_and_any_java_long_deals():
+    from pokersquares.errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
+
+    env = PokerSquaresEnv()
+    env.reset(seed=1)
+    for cell in range(10):
+        env.step(cell)
+    before = (env.point_system, env.deal_seed, list(env.deck), env.grid.copy(), env.turn)
+    for seed, options, error in [(2 ** 63, {"point_system": "british"}, InvalidSeedError),
+                                 (2, {"point_system": None}, InvalidPointSystemError),
+                                 (2, {"point_system": 5}, InvalidPointSystemError),
+                                 (2, {"point_system": ["a"] * 10}, InvalidPointSystemError),
+                                 (2, {"point_system": [1.5] * 10}, InvalidPointSystemError),
+                                 (2, {"point_system": [True] * 10}, InvalidPointSystemError),
+                                 (2, "british", PokerSquaresError),
+                                 (2, {"points": "british"}, PokerSquaresError)]:
+        with pytest.raises(error):
+            env.reset(seed=seed, options=options)
+        after = (env.point_system, env.deal_seed, list(env.deck), env.grid.copy(), env.turn)
+        assert after[:3] == before[:3] and np.array_equal(after[3], before[3]) and after[4] == before[4]
+    obs, _ = env.reset(seed=-1, options={"point_system": np.array(BRITISH.points)})
+    assert env.point_system == BRITISH and env.deck == deal(-1)[:25] and env.deal_seed == -1
+    assert env.reset(seed=np.int64(-1))[0]["card"] == obs["card"]
 
 
 def test_a_harness_player_as_a_policy_plays_the_harness_game():

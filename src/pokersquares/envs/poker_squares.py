@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..cards import NUM_CARDS, card_name, deal
-from ..errors import IllegalPlacementError
+from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, LINES, NUM_CELLS, Grid
 from ..hands import classify
 from ..points import AMERICAN, PointSystem, parse_point_system
@@ -48,11 +48,21 @@ _CELL_LINES = [(i // 5, 5 + i % 5) for i in range(NUM_CELLS)]
 
 
 def _point_system(value: PointSystem | str | Any) -> PointSystem:
+    """A PointSystem, a spec (``"british"``) or ten integers (numpy's too); anything else
+    is one InvalidPointSystemError."""
     if isinstance(value, PointSystem):
         return value
     if isinstance(value, str):
         return parse_point_system(value)
-    return PointSystem(tuple(int(p) for p in value))
+    try:
+        values = list(value)
+    except TypeError:
+        raise InvalidPointSystemError(f"a point system is a PointSystem, a spec such as 'british' or ten "
+                                      f"integers, got {value!r}") from None
+    for p in values:
+        if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
+            raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
+    return PointSystem(tuple(int(p) for p in values))
 
 
 class PokerSquaresEnv(gym.Env):
@@ -105,11 +115,21 @@ class PokerSquaresEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal game ``seed`` (the contest's deal); ``options={"point_system": spec}``
         plays this episode under another point system."""
-        super().reset(seed=seed)
+        # Everything is checked before anything changes: a reset that fails leaves the
+        # episode as it was.
+        if options is not None and not isinstance(options, dict):
+            raise PokerSquaresError(f"options must be a dict such as {{'point_system': 'british'}}, got {options!r}")
         options = options or {}
-        self.point_system = _point_system(options.get("point_system", self.default_point_system))
+        unknown = set(options) - {"point_system"}
+        if unknown:
+            raise PokerSquaresError(f"unknown reset options {sorted(unknown)}; the one option is point_system")
+        point_system = _point_system(options.get("point_system", self.default_point_system))
+        deck = None if seed is None else deal(seed)[:NUM_CELLS]  # any Java long; a bad seed fails here
+        # Gymnasium seeds its generator with non-negative seeds only; the deal is the contest's either way.
+        super().reset(seed=None if seed is None else int(seed) & (2 ** 63 - 1))
+        self.point_system = point_system
         self.deal_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2 ** 31 - 1))
-        self.deck = deal(self.deal_seed)[:NUM_CELLS]
+        self.deck = deck if deck is not None else deal(self.deal_seed)[:NUM_CELLS]
         self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
         self.turn = 0
         self._line_values = np.zeros(10, dtype=np.int64)
@@ -120,7 +140,9 @@ class PokerSquaresEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before step()")
         if self.turn >= NUM_CELLS:
             raise IllegalPlacementError("the game is over: all 25 cells are filled; call reset()")
-        if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
+        if isinstance(action, np.ndarray) and action.size == 1:  # a batch of one, as some agents hand it
+            action = action.reshape(()).item() if np.issubdtype(action.dtype, np.integer) else action
+        if isinstance(action, (bool, np.bool_)) or isinstance(action, np.ndarray) or not hasattr(action, "__index__"):
             raise IllegalPlacementError(f"an action is a cell index 0..24, got {action!r}")
         cell = operator.index(action)
         if not 0 <= cell < NUM_CELLS:
