@@ -54,5 +54,18 @@ def test_partial_hands(text, hand):
 def test_hand_names():
     assert parse_hand_name("Full_House") == HandId.FULL_HOUSE
     assert parse_hand_name("two pairs") == HandId.TWO_PAIR
-    with pytest.raises(ValueError, match="unknown hand"):
-        parse_hand_name("pony")
+    assert parse_hand_name(" 6 ") == HandId.FULL_HOUSE
+    for bad in ("pony", "-1", "--2", "-6", "10", "\u0663"):
+        with pytest.raises(ValueError, match="unknown hand"):
+            parse_hand_name(bad)
+
+
+@pytest.mark.parametrize("cards, says", [
+    ([0, 0, 1], "distinct"), ([52], "0..51"), ([-1], "0..51"), ([1.5], "0..51"), (["AS"], "0..51"),
+    ([True], "0..51"), (list(range(6)), "at most 5"),
+])
+def test_bad_hands_are_refused_not_classified(cards, says):
+    from pokersquares.errors import InvalidCardError
+
+    with pytest.raises(InvalidCardError, match=says):
+        classify(cards)

@@ -39,11 +39,14 @@ def test_parser_accepts_every_form():
     assert list(parse_point_system("1,2,3,4,5,6,7,8,9,-10")) == [1, 2, 3, 4, 5, 6, 7, 8, 9, -10]
     assert list(parse_point_system(" +1, 2 ,3,4,5,6,7,8,9,-10 ")) == [1, 2, 3, 4, 5, 6, 7, 8, 9, -10]
     assert parse_point_system("random:-7") == random_system(-7)
+    assert parse_point_system(f"random:{2 ** 63 - 1}") == random_system(2 ** 63 - 1)
 
 
 @pytest.mark.parametrize("bad", ["nope", "1,2,3", "1,2,3,4,5,6,7,8,9,x", "random", "random:x", "single:pony",
                                  "1_0,2,3,4,5,6,7,8,9,10", "\u0661,2,3,4,5,6,7,8,9,10", "random:\u096b",
-                                 "random:1_000", "random:+-1", "1,2,3,4,5,6,7,8,9,1e1"])
+                                 "random:1_000", "random:+-1", "1,2,3,4,5,6,7,8,9,1e1",
+                                 f"random:{2 ** 64 + 5}", f"ameritish:{-2 ** 63 - 1}", f"single:random:{2 ** 63}",
+                                 "single:-1", "single:--2"])
 def test_parser_rejects(bad):
     with pytest.raises(InvalidPointSystemError):
         parse_point_system(bad)

@@ -13,7 +13,10 @@ from collections import Counter
 from enum import IntEnum
 from typing import Sequence
 
+import numpy as np
+
 from .cards import Card, rank_of, suit_of
+from .errors import InvalidCardError
 
 __all__ = ["HandId", "HAND_NAMES", "NUM_HANDS", "classify", "parse_hand_name", "is_straight_ranks"]
 
@@ -45,13 +48,14 @@ _ROYAL_RANKS = frozenset({0, 9, 10, 11, 12})  # A T J Q K
 
 def parse_hand_name(text: str) -> HandId:
     """``"flush"``, ``"Full House"``, ``"full_house"``, ``"two-pair"`` or ``"6"``."""
-    key = text.strip().lower().replace("_", " ").replace("-", " ")
+    text = str(text).strip()
+    if text.isascii() and text.isdigit() and int(text) < NUM_HANDS:  # a hand id; "-1" is not one
+        return HandId(int(text))
+    key = text.lower().replace("_", " ").replace("-", " ")
     key = " ".join(key.split())
     aliases = {"pair": "one pair", "two pairs": "two pair", "trips": "three of a kind",
                "quads": "four of a kind", "high": "high card"}
     key = aliases.get(key, key)
-    if key.isdigit() and int(key) < NUM_HANDS:
-        return HandId(int(key))
     if key in HAND_NAMES:
         return HandId(HAND_NAMES.index(key))
     raise ValueError(f"unknown hand {text!r}; hands are: {', '.join(HAND_NAMES)}")
@@ -68,9 +72,14 @@ def is_straight_ranks(ranks: Sequence[int]) -> bool:
 
 
 def classify(cards: Sequence[Card]) -> HandId:
-    """The hand id of 0..5 cards (RULES.md)."""
+    """The hand id of 0..5 distinct cards (ids 0..51; RULES.md)."""
     if len(cards) > 5:
-        raise ValueError(f"a hand holds at most 5 cards, got {len(cards)}")
+        raise InvalidCardError(f"a hand holds at most 5 cards, got {len(cards)}")
+    for c in cards:
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < 52:
+            raise InvalidCardError(f"a card is an id 0..51, got {c!r}")
+    if len(set(int(c) for c in cards)) != len(cards):
+        raise InvalidCardError(f"a hand's cards are distinct, got {list(cards)}")
     ranks = [rank_of(c) for c in cards]
     counts = sorted(Counter(ranks).values(), reverse=True) or [0]
     if len(cards) == 5:

@@ -167,6 +167,15 @@ def _parse_int(text: str, what: str) -> int:
     return value
 
 
+def _parse_seed(text: str, what: str) -> int:
+    """A generator's seed: a Java long, as the contest's generators take (a larger one
+    would wrap silently onto another's system)."""
+    value = _parse_int(text, what)
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise InvalidPointSystemError(f"{what} must be a Java long (-2**63 to 2**63-1), got {value}")
+    return value
+
+
 def parse_point_system(spec: str) -> PointSystem:
     """Turn what a user typed into a point system; see ``SPEC_HELP``."""
     text = spec.strip()
@@ -186,10 +195,10 @@ def parse_point_system(spec: str) -> PointSystem:
     if kind in generators:
         if not arg:
             raise InvalidPointSystemError(f"{kind} needs a seed, e.g. {kind}:42")
-        return generators[kind](_parse_int(arg, f"the seed of {kind}"))
+        return generators[kind](_parse_seed(arg, f"the seed of {kind}"))
     if kind == "single":
         if arg.startswith("random:"):
-            return random_single_hand_system(_parse_int(arg[7:], "the seed of single:random"))
+            return random_single_hand_system(_parse_seed(arg[7:], "the seed of single:random"))
         try:
             return single_hand_system(arg)
         except ValueError as e:

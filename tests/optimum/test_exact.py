@@ -79,3 +79,17 @@ def test_missing_solver_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "highspy", None)
     with pytest.raises(SolverNotInstalledError, match=r"pokersquares\[optimum\]"):
         require_solver()
+
+
+@pytest.mark.parametrize("cards", [list(range(-5, 20)), [c + 0.5 for c in range(25)], list(range(30, 55)),
+                                   [0] * 25, list(range(24)), [True] + list(range(1, 25))])
+def test_bad_cards_are_refused_before_any_solving(cards):
+    import time
+
+    from pokersquares import AMERICAN
+    from pokersquares.errors import InvalidCardError
+
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidCardError):
+        solve_deal(cards, AMERICAN, time_limit=30)
+    assert time.perf_counter() - t0 < 1  # not after the time limit

@@ -10,21 +10,25 @@ import typer
 
 from ..cards import card_name
 from ..errors import InvalidSeedError, PokerSquaresError
-from ..points import SPEC_HELP
+from ..points import SPEC_HELP, integer_or_none
 from . import app, fail, point_system
 
 
 def parse_seeds(text: str) -> list[int]:
     """``7``, ``0..999`` (inclusive) or ``1,5,9``."""
     t = text.strip()
-    try:
-        if ".." in t:
-            lo, _, hi = t.partition("..")
-            a, b = int(lo), int(hi)
-        else:
-            return sorted({int(p) for p in t.split(",") if p.strip()} or {int(t)})
-    except ValueError:
-        raise InvalidSeedError(f"seeds are an integer, a range A..B or a list A,B,C; got {text!r}") from None
+
+    def whole(part: str) -> int:
+        value = integer_or_none(part)
+        if value is None:  # int() would take 1_000 and other scripts' digits
+            raise InvalidSeedError(f"seeds are an integer, a range A..B or a list A,B,C; got {text!r}")
+        return value
+
+    if ".." in t:
+        lo, _, hi = t.partition("..")
+        a, b = whole(lo), whole(hi)
+    else:
+        return sorted({whole(p) for p in t.split(",") if p.strip()} or {whole(t)})
     if b < a:
         raise InvalidSeedError(f"empty seed range {text!r}: the end is below the start")
     if b - a >= 1_000_000:

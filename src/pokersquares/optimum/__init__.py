@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..cards import card_name, deal
-from ..errors import PokerSquaresError
+from ..errors import InvalidCardError, PokerSquaresError
 from ..points import PointSystem
 from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
 from .exact import SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
@@ -74,9 +74,12 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
     seconds (the local search's half second included)."""
     if not time_limit > 0:
         raise PokerSquaresError(f"the time limit must be positive, got {time_limit}")
+    cards = list(cards)
+    if any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < 52 for c in cards):
+        raise InvalidCardError(f"a deal's cards are ids 0..51, got {cards!r}")
     cards = [int(c) for c in cards]
     if len(cards) != 25 or len(set(cards)) != 25:
-        raise PokerSquaresError("a deal's optimum needs 25 distinct cards")
+        raise InvalidCardError("a deal's optimum needs 25 distinct cards")
     require_solver(point_system.points)
     t0 = time.perf_counter()
     c0 = time.process_time()

@@ -215,6 +215,7 @@ def _in_workers(seeds: list[int], point_system: PointSystem, time_limit: float, 
     import os
 
     from ..harness.local_backend import become_worker
+    workers = max(1, min(workers, len(seeds)))  # never more processes than deals
     pool = mp.get_context().Pool(workers, initializer=become_worker, initargs=(os.getpid(),))
     try:
         yield from pool.imap_unordered(_solve_one, [(s, point_system, time_limit) for s in seeds])
