@@ -39,13 +39,16 @@ def suit_of(c: Card) -> int:
 
 
 def card_name(c: Card) -> str:
-    if not 0 <= c < NUM_CARDS:
-        raise InvalidCardError(f"card id must be 0..51, got {c}")
+    if isinstance(c, bool) or not hasattr(c, "__index__") or not 0 <= c < NUM_CARDS:  # int and numpy integers
+        raise InvalidCardError(f"card id must be an integer 0..51, got {c!r}")
+    c = int(c)
     return RANKS[c % 13] + SUITS[c // 13]
 
 
 def parse_card(text: str) -> Card:
     """Parse ``"TC"``, ``"tc"``, ``"10c"`` or ``"As"`` into a card id."""
+    if not isinstance(text, str):
+        raise InvalidCardError(f"not a card: {text!r} (a card is text such as TC, As, 10h)")
     t = text.strip().upper()
     if t.startswith("10"):
         t = "T" + t[2:]

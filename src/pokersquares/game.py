@@ -12,7 +12,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .cards import NUM_CARDS, Card, card_name, deal
-from .errors import IllegalPlacementError
+from .errors import IllegalPlacementError, InvalidCardError, InvalidPointSystemError
 from .hands import HAND_NAMES, NUM_HANDS, HandId, classify
 from .points import PointSystem
 
@@ -45,6 +45,11 @@ class Grid:
         if cells is None:
             self.cells = [EMPTY] * NUM_CELLS
         else:
+            if isinstance(cells, np.ndarray) and cells.shape == (SIZE, SIZE):
+                cells = cells.ravel()
+            cells = list(cells)
+            if any(isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) for c in cells):
+                raise IllegalPlacementError("a grid holds card ids 0..51 or -1 for empty, as integers")
             cells = [int(c) for c in cells]
             if len(cells) != NUM_CELLS:
                 raise IllegalPlacementError(f"a grid has 25 cells, got {len(cells)}")
@@ -61,8 +66,8 @@ class Grid:
                 raise IllegalPlacementError(f"{what} must be an integer 0..4, got {v!r}")
             if not 0 <= v < SIZE:
                 raise IllegalPlacementError(f"{what} must be 0..4, got {v}")
-        if not 0 <= card < NUM_CARDS:
-            raise IllegalPlacementError(f"card id must be 0..51, got {card}")
+        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+            raise IllegalPlacementError(f"card id must be an integer 0..51, got {card!r}")
         at = self.cells[cell_index(row, col)]
         if at != EMPTY:
             raise IllegalPlacementError(f"cell ({row}, {col}) already holds {card_name(at)}")
@@ -76,7 +81,10 @@ class Grid:
 
     # -- queries -------------------------------------------------------------
     def __getitem__(self, rc: tuple[int, int]) -> int:
-        return self.cells[cell_index(*rc)]
+        row, col = rc
+        if not (0 <= row < SIZE and 0 <= col < SIZE):  # (0, 7) is no cell, not (1, 2)
+            raise IndexError(f"a cell is (row, col) with each 0..4, got {rc!r}")
+        return self.cells[cell_index(row, col)]
 
     def copy(self) -> "Grid":
         g = Grid.__new__(Grid)
@@ -92,6 +100,8 @@ class Grid:
 
     def line(self, i: int) -> list[Card]:
         """The cards of hand ``i`` (rows 0..4, then columns 0..4)."""
+        if not 0 <= i < 2 * SIZE:
+            raise IndexError(f"a hand is 0..9 (rows 0..4, then columns 0..4), got {i!r}")
         return [self.cells[j] for j in LINES[i] if self.cells[j] != EMPTY]
 
     def hands(self) -> list[list[Card]]:
@@ -150,6 +160,16 @@ class Game:
     grid: Grid = field(default_factory=Grid)
     seed: int | None = None
     placements: list[tuple[Card, int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.point_system, PointSystem):
+            raise InvalidPointSystemError(f"a game's point system is a PointSystem (parse_point_system('american')), "
+                                          f"got {self.point_system!r}")
+        deck = list(self.deck)
+        if (len(deck) < NUM_CELLS or len(set(deck)) != len(deck)
+                or any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < NUM_CARDS
+                       for c in deck)):
+            raise InvalidCardError(f"a game's deck holds at least 25 distinct card ids 0..51, got {self.deck!r}")
 
     @classmethod
     def from_seed(cls, seed: int, point_system: PointSystem) -> "Game":

@@ -71,6 +71,8 @@ class PointSystem:
 
     @classmethod
     def from_json(cls, data: dict) -> "PointSystem":
+        if not isinstance(data, dict) or "points" not in data:
+            raise InvalidPointSystemError(f"a point system's JSON is an object with its 10 points, got {data!r}")
         return cls(tuple(data["points"]), data.get("name", "custom"))
 
 
@@ -95,7 +97,11 @@ def hypercorner_system(seed: int | JavaRandom, name: str | None = None) -> Point
 
 
 def single_hand_system(hand: int | str, name: str | None = None) -> PointSystem:
-    h = parse_hand_name(hand) if isinstance(hand, str) else HandId(hand)
+    try:
+        h = parse_hand_name(hand) if isinstance(hand, str) else HandId(hand)
+    except ValueError as e:
+        raise InvalidPointSystemError(f"{e}" if isinstance(hand, str) else
+                                      f"a hand is a name or an id 0..{NUM_HANDS - 1}, got {hand!r}") from None
     pts = tuple(1 if i == h else 0 for i in range(NUM_HANDS))
     return PointSystem(pts, name or HAND_NAMES[h].title())
 
@@ -178,6 +184,8 @@ def _parse_seed(text: str, what: str) -> int:
 
 def parse_point_system(spec: str) -> PointSystem:
     """Turn what a user typed into a point system; see ``SPEC_HELP``."""
+    if not isinstance(spec, str):
+        raise InvalidPointSystemError(f"a point system spec is text such as 'american', got {spec!r}")
     text = spec.strip()
     low = text.lower()
     if low in ("american", "ameritish-american"):

@@ -141,3 +141,27 @@ def test_a_policy_by_module_path_plays_in_the_harness():
     assert all(r.penalty is None and len(r.placements) == 25 for r in recs)
     again = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0, secret="k"), range(4), workers=2)
     assert [r.placements for r in again] == [r.placements for r in recs]  # reseeded each game
+
+
+def test_policies_refuse_what_they_cannot_use():
+    from pokersquares.errors import PokerSquaresError
+
+    for bad in (5, object()):
+        with pytest.raises(PokerSquaresError, match="needs a player"):
+            PlayerPolicy(bad)
+    with pytest.raises(PokerSquaresError, match="a policy is a callable"):
+        PolicyPlayer(5)
+    with pytest.raises(PokerSquaresError, match="a seed is an integer"):
+        MaskedRandomPolicy(seed="x")
+    assert MaskedRandomPolicy(seed=-1)({}, {"action_mask": np.eye(1, 25, 7, dtype=np.int8)[0]}) == 7
+    assert MaskedRandomPolicy(seed=3).rng.integers(1000) == np.random.default_rng(3).integers(1000)
+    for info in ({}, {"action_mask": np.zeros(25, dtype=np.int8)}):
+        with pytest.raises(PokerSquaresError, match="no empty cell"):
+            MaskedRandomPolicy(seed=1)({}, info)
+    env, policy = PokerSquaresEnv(), PlayerPolicy("greedy", prep_time=0.0)
+    obs, info = env.reset(seed=4)
+    for _ in range(25):
+        obs, _, done, _, info = env.step(policy(obs, info))
+    assert done
+    with pytest.raises(PokerSquaresError, match="episode is over"):
+        policy(obs, info)

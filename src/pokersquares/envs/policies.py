@@ -26,7 +26,7 @@ from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 from ..harness.player import BasePlayer
-from ..harness.registry import make_player
+from ..harness.registry import PLAYER_METHODS, make_player
 from ..points import PointSystem
 
 __all__ = ["PlayerPolicy", "PolicyPlayer", "MaskedRandomPolicy", "observation"]
@@ -52,6 +52,10 @@ class PlayerPolicy:
 
     def __init__(self, player, *, time_per_game: float = 30.0, prep_time: float = 300.0) -> None:
         self.player = make_player(player) if isinstance(player, str) else player
+        missing = [m for m in PLAYER_METHODS if not callable(getattr(self.player, m, None))]
+        if missing:
+            raise PokerSquaresError(f"a PlayerPolicy needs a player (a spec such as 'greedy', or an object with "
+                                    f"{', '.join(PLAYER_METHODS)}); {self.player!r} has no {', '.join(missing)}")
         self.time_per_game = time_per_game
         self.prep_time = prep_time
         self._points: tuple[int, ...] | None = None
@@ -59,6 +63,8 @@ class PlayerPolicy:
 
     def __call__(self, obs: dict, info: dict | None = None) -> int:
         info = info or {}
+        if int(obs["card"]) >= NUM_CARDS:
+            raise PokerSquaresError("the episode is over (the observation holds no card to place); call reset()")
         points = tuple(int(p) for p in obs["points"])
         if points != self._points:
             self.player.set_point_system(PointSystem(points, str(info.get("point_system", "custom"))),
@@ -77,6 +83,8 @@ class PlayerPolicy:
 
 def _resolve(policy: Policy | str) -> Policy:
     if not isinstance(policy, str):
+        if not callable(policy):
+            raise PokerSquaresError(f"a policy is a callable (obs, info) -> cell or 'module.path:name', got {policy!r}")
         return policy
     module_name, _, attr = policy.partition(":")
     try:
@@ -115,10 +123,16 @@ class MaskedRandomPolicy:
     """A uniformly random empty cell, from its own seeded generator."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.set_seed(seed)
 
-    def set_seed(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
+    def set_seed(self, seed: int | None) -> None:
+        """Any Java long (the harness's game seeds), masked to numpy's non-negative seeds."""
+        if seed is not None and (isinstance(seed, bool) or not hasattr(seed, "__index__")):
+            raise PokerSquaresError(f"a seed is an integer, got {seed!r}")
+        self.rng = np.random.default_rng(None if seed is None else int(seed) & (2 ** 63 - 1))
 
     def __call__(self, obs: dict, info: dict) -> int:
-        return int(self.rng.choice(np.flatnonzero(info["action_mask"])))
+        mask = (info or {}).get("action_mask")
+        if mask is None or not np.asarray(mask).any():
+            raise PokerSquaresError("no empty cell to choose (info['action_mask'] is missing or all 0)")
+        return int(self.rng.choice(np.flatnonzero(mask)))
