@@ -38,8 +38,13 @@ def suit_of(c: Card) -> int:
     return c // 13
 
 
+def is_card_id(c) -> bool:
+    """An integer (Python's or numpy's, not a bool) in 0..51."""
+    return not isinstance(c, bool) and hasattr(c, "__index__") and 0 <= c < NUM_CARDS
+
+
 def card_name(c: Card) -> str:
-    if isinstance(c, bool) or not hasattr(c, "__index__") or not 0 <= c < NUM_CARDS:  # int and numpy integers
+    if not is_card_id(c):
         raise InvalidCardError(f"card id must be an integer 0..51, got {c!r}")
     c = int(c)
     return RANKS[c % 13] + SUITS[c // 13]

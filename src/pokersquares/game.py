@@ -11,9 +11,9 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .cards import NUM_CARDS, Card, card_name, deal
+from .cards import NUM_CARDS, Card, card_name, deal, is_card_id
 from .errors import IllegalPlacementError, InvalidCardError, InvalidPointSystemError
-from .hands import HAND_NAMES, NUM_HANDS, HandId, classify
+from .hands import HAND_NAMES, NUM_HANDS, HandId, hand_id
 from .points import PointSystem
 
 __all__ = ["SIZE", "NUM_CELLS", "EMPTY", "LINES", "Grid", "Game", "cell_index", "cell_of"]
@@ -66,7 +66,7 @@ class Grid:
                 raise IllegalPlacementError(f"{what} must be an integer 0..4, got {v!r}")
             if not 0 <= v < SIZE:
                 raise IllegalPlacementError(f"{what} must be 0..4, got {v}")
-        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+        if not is_card_id(card):
             raise IllegalPlacementError(f"card id must be an integer 0..51, got {card!r}")
         at = self.cells[cell_index(row, col)]
         if at != EMPTY:
@@ -108,7 +108,7 @@ class Grid:
         return [self.line(i) for i in range(2 * SIZE)]
 
     def hand_ids(self) -> list[HandId]:
-        return [classify(h) for h in self.hands()]
+        return [hand_id(h) for h in self.hands()]
 
     def hand_scores(self, point_system: PointSystem) -> list[int]:
         return [point_system[h] for h in self.hand_ids()]
@@ -166,9 +166,7 @@ class Game:
             raise InvalidPointSystemError(f"a game's point system is a PointSystem (parse_point_system('american')), "
                                           f"got {self.point_system!r}")
         deck = list(self.deck)
-        if (len(deck) < NUM_CELLS or len(set(deck)) != len(deck)
-                or any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < NUM_CARDS
-                       for c in deck)):
+        if len(deck) < NUM_CELLS or len(set(deck)) != len(deck) or not all(map(is_card_id, deck)):
             raise InvalidCardError(f"a game's deck holds at least 25 distinct card ids 0..51, got {self.deck!r}")
 
     @classmethod

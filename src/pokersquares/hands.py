@@ -13,12 +13,10 @@ from collections import Counter
 from enum import IntEnum
 from typing import Sequence
 
-import numpy as np
-
-from .cards import Card, rank_of, suit_of
+from .cards import Card, is_card_id, rank_of, suit_of
 from .errors import InvalidCardError
 
-__all__ = ["HandId", "HAND_NAMES", "NUM_HANDS", "classify", "parse_hand_name", "is_straight_ranks"]
+__all__ = ["HandId", "HAND_NAMES", "NUM_HANDS", "classify", "hand_id", "parse_hand_name", "is_straight_ranks"]
 
 
 class HandId(IntEnum):
@@ -72,14 +70,21 @@ def is_straight_ranks(ranks: Sequence[int]) -> bool:
 
 
 def classify(cards: Sequence[Card]) -> HandId:
-    """The hand id of 0..5 distinct cards (ids 0..51; RULES.md)."""
+    """The hand id of 0..5 distinct cards (ids 0..51; RULES.md), checked: anything else
+    is an InvalidCardError."""
     if len(cards) > 5:
         raise InvalidCardError(f"a hand holds at most 5 cards, got {len(cards)}")
     for c in cards:
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < 52:
+        if not is_card_id(c):
             raise InvalidCardError(f"a card is an id 0..51, got {c!r}")
     if len(set(int(c) for c in cards)) != len(cards):
         raise InvalidCardError(f"a hand's cards are distinct, got {list(cards)}")
+    return hand_id(cards)
+
+
+def hand_id(cards: Sequence[Card]) -> HandId:
+    """:func:`classify` without its checks, for callers whose cards come off a grid
+    (a player's loop asks it thousands of times a game)."""
     ranks = [rank_of(c) for c in cards]
     counts = sorted(Counter(ranks).values(), reverse=True) or [0]
     if len(cards) == 5:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..cards import card_name, deal
+from ..cards import card_name, deal, is_card_id
 from ..errors import InvalidCardError, PokerSquaresError
 from ..points import PointSystem
 from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
@@ -75,7 +75,7 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
     if not time_limit > 0:
         raise PokerSquaresError(f"the time limit must be positive, got {time_limit}")
     cards = list(cards)
-    if any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < 52 for c in cards):
+    if not all(map(is_card_id, cards)):
         raise InvalidCardError(f"a deal's cards are ids 0..51, got {cards!r}")
     cards = [int(c) for c in cards]
     if len(cards) != 25 or len(set(cards)) != 25:

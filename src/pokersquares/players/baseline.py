@@ -15,7 +15,7 @@ from ..harness.player import BasePlayer
 from . import greedy_guard
 from .catalog import register_player
 from .move_clock import MoveClock
-from ..hands import classify
+from ..hands import hand_id
 
 __all__ = ["RandomPlayer", "GreedyPlayer", "GreedyMcPlayer"]
 
@@ -67,7 +67,7 @@ class GreedyPlayer(BasePlayer):
         self.flush_weight = flush_weight
 
     def _line_value(self, cards: list[int], is_column: bool) -> float:
-        value = float(self.points[classify(cards)])
+        value = float(self.points[hand_id(cards)])
         if is_column and 1 < len(cards) < 5 and len({c // 13 for c in cards}) == 1:
             value += self.flush_weight * len(cards) / 5 * max(0, self.points[5])
         return value
