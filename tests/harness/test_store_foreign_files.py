@@ -139,3 +139,21 @@ def test_run_on_a_new_path_creates_the_store_and_results_reads_it(tmp_path):
     assert r.returncode == 0, r.stderr
     r = cli("results", "--db", "new.sqlite", cwd=tmp_path)
     assert r.returncode == 0 and "greedy" in r.stdout, r.stderr
+
+
+def test_reading_a_store_leaves_no_wal_files_and_cannot_write(tmp_path):
+    path = tmp_path / "s.sqlite"
+    with ResultStore(path) as store:
+        store.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)
+    assert leftovers(path) == []
+    for opener in (lambda: ResultStore(path, readonly=True), lambda: OptimaStore(path, readonly=True)):
+        reader = opener()
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader.conn.execute("DELETE FROM runs")
+        reader.close()
+        assert leftovers(path) == [], "a read left the -wal/-shm files beside the store"
+    r = cli("results", "--db", "s.sqlite", cwd=tmp_path)
+    assert r.returncode == 0 and "greedy" in r.stdout
+    assert leftovers(path) == []
+    with ResultStore(path, readonly=True) as store:
+        assert [run.player for run in store.runs()] == ["greedy"]

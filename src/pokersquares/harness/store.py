@@ -155,6 +155,22 @@ def probe(path: str | Path) -> str:
         time.sleep(0.01 + random.random() * 0.05)
 
 
+def open_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that reads the result store ``path`` and cannot write to it.
+
+    Where the file and its folder are writable it is an ordinary connection made
+    query-only: the last connection to a store in WAL mode to close then removes the -wal
+    and -shm files, as the writers' do. A ``mode=ro`` connection cannot, and would leave
+    them beside the store after every read; it is used only where the file or its folder
+    is read-only."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK):
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA query_only = ON")
+        return conn
+    return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
+
+
 def _uri_path(path: Path) -> str:
     """``path`` for a file: URI (its "?" and "#" would end the path)."""
     return str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
@@ -190,8 +206,8 @@ class ResultStore:
             if readonly and kind != "store":
                 what = "an empty file" if not existed else "an SQLite file with no tables"
                 raise StoreError(f"{self.path} is not a pokersquares result store ({what}): it holds no runs")
-            uri = f"file:{_uri_path(self.path)}?mode=ro" if readonly else str(self.path)
-            self.conn = sqlite3.connect(uri, uri=readonly, timeout=30, isolation_level=None)
+            self.conn = open_for_reading(self.path) if readonly else \
+                sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout = 30000")
             if existed:
                 ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]

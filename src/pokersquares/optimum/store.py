@@ -45,7 +45,7 @@ class OptimaStore:
     """The ``optima`` table of a result store file (created if missing)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        from ..harness.store import StoreError, _uri_path, probe
+        from ..harness.store import StoreError, open_for_reading, probe
         self.path = Path(path)
         try:
             if readonly:
@@ -63,7 +63,7 @@ class OptimaStore:
                 if kind == "new":
                     self.conn = sqlite3.connect(":memory:")
                 else:
-                    self.conn = sqlite3.connect(f"file:{_uri_path(self.path)}?mode=ro", uri=True, timeout=30)
+                    self.conn = open_for_reading(self.path)
             else:
                 from ..harness.store import ResultStore
                 ResultStore(self.path).close()  # a new file becomes a result store; a foreign one is refused
