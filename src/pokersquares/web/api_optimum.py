@@ -105,7 +105,7 @@ class OptimumSolver:
                 raise TooManyRequestsError("you already wait for a deal's optimum; wait for its answer")
             job = self._jobs.get(key)
             if job is None and key in self._cache:  # solved since the caller looked
-                job = _Job(key, lambda: self._cache[key])
+                job = _Job(key, solve)  # never run: its answer is already known
                 job.future.set_result(self._cache[key])
             elif job is None:
                 if len(self._jobs) > self.queue_size:
