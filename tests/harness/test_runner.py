@@ -33,6 +33,30 @@ def test_a_changed_player_version_starts_a_new_run(tmp_path, monkeypatch):
     seen = []
     run_id2, recs = record_run(spec, store, on_result=seen.append)
     assert run_id2 != run_id and len(seen) == 3 and len(recs) == 3  # replayed, not resumed
+    # The store says which code played each run, and finds the run the new code left behind.
+    versions = {r.run_id: r.version for r in store.runs()}
+    assert versions[run_id].endswith("/" + GreedyPlayer.version.removesuffix("-changed"))
+    assert versions[run_id2].endswith("-changed") and versions[run_id] != versions[run_id2]
+    assert [r.run_id for r in store.other_versions(run_id2)] == [run_id]
+    assert [r.finished for r in store.other_versions(run_id2)] == [3]
+    other = record_run(RunSpec("greedy", BRITISH, 3, 8, 30.0, 1.0), store)[0]  # another seed: not a version of it
+    assert store.other_versions(other) == []
+
+
+def test_a_store_made_before_versions_were_kept_reads_and_resumes(tmp_path):
+    import sqlite3
+    path = tmp_path / "old.sqlite"
+    spec = RunSpec("greedy", BRITISH, 2, 7, 30.0, 1.0)
+    with ResultStore(path) as store:
+        run_id, _ = record_run(spec, store)
+    with sqlite3.connect(path) as c:  # as a store of before the column was added
+        c.execute("ALTER TABLE runs DROP COLUMN version")
+    c.close()
+    with ResultStore(path, readonly=True) as store:
+        assert [(r.run_id, r.version, r.finished) for r in store.runs()] == [(run_id, None, 2)]
+    with ResultStore(path) as store:  # a writer adds the column; the old run is resumed
+        assert record_run(spec, store)[0] == run_id
+        assert store.run(run_id).version.endswith("/" + GreedyPlayer.version)  # known once resumed
 
 
 @pytest.mark.parametrize("player,reason", [

@@ -75,7 +75,8 @@ CREATE TABLE IF NOT EXISTS games (
 """
 # Columns added since a store's table was created: (table, column, definition).
 _ADDED_COLUMNS = [("games", "fallback_moves", "INTEGER NOT NULL DEFAULT 0"),
-                  ("runs", "secret", "TEXT")]  # the key of the players' seeds (harness/seeds.py)
+                  ("runs", "secret", "TEXT"),  # the key of the players' seeds (harness/seeds.py)
+                  ("runs", "version", "TEXT")]  # the code that plays the run (NULL: a run made before it was kept)
 
 
 class StoreError(PokerSquaresError):
@@ -110,6 +111,7 @@ class RunInfo:
     mean: float | None = None
     fallback_moves: int = 0  # over the run's games
     penalties: int = 0
+    version: str | None = None  # the code that played it (None: a run made before the store kept it)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -216,10 +218,13 @@ class ResultStore:
             # A read-only store made before a column was added reads it as its default.
             self._fallback = "fallback_moves" if not existed or "fallback_moves" in {
                 r[1] for r in self.conn.execute("PRAGMA table_info(games)")} else "0"
+            self._has_version = not existed or "version" in {
+                r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
             if readonly:
                 self._check_kind()
             else:
                 self._fallback = "fallback_moves"
+                self._has_version = True
                 self._set_wal()
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 # Checked and created in one write transaction: a store created by several
@@ -322,13 +327,26 @@ class ResultStore:
             if row:
                 if games > row[1]:
                     self._write("UPDATE runs SET games = ? WHERE run_id = ?", (games, row[0]))
+                # The key holds the version: a run made before the column was kept gets it now.
+                self._write("UPDATE runs SET version = ? WHERE run_id = ? AND version IS NULL", (version, row[0]))
                 return row[0]
             cur = self._write(
                 "INSERT INTO runs (key, player, player_name, system_name, points, seed, games, time_per_game,"
-                " prep_time, tournament_id, created) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " prep_time, tournament_id, created, version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (key, player, player_name, system.name, json.dumps(list(system.points)), seed, games,
-                 time_per_game, prep_time, tournament_id, time.time()))
+                 time_per_game, prep_time, tournament_id, time.time(), version))
             return int(cur.lastrowid)
+
+    def other_versions(self, run_id: int) -> list[RunInfo]:
+        """The runs of the same player spec, points, seed, limits and tournament as
+        ``run_id`` that other code played (another package or player version): their
+        games are not resumed into ``run_id``, and a user rerunning a command should be
+        told why it starts over."""
+        run = self.run(run_id)
+        return [r for r in self.runs(run.tournament_id)
+                if r.run_id != run_id and r.player == run.player and r.points == run.points
+                and r.seed == run.seed and r.time_per_game == run.time_per_game
+                and r.prep_time == run.prep_time and r.tournament_id == run.tournament_id]
 
     def run_secret(self, run_id: int) -> str:
         """The key of the run's player seeds (harness/seeds.py), made when first asked for."""
@@ -385,15 +403,16 @@ class ResultStore:
     def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
         sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"
                " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score),"
-               f" COALESCE(SUM({'g.' if self._fallback != '0' else ''}{self._fallback}), 0), COUNT(g.penalty)"
+               f" COALESCE(SUM({'g.' if self._fallback != '0' else ''}{self._fallback}), 0), COUNT(g.penalty),"
+               f" {'r.version' if self._has_version else 'NULL'}"
                " FROM runs r LEFT JOIN games g ON g.run_id = r.run_id")
         args: tuple = ()
         if tournament_id is not None:
             sql += " WHERE tournament_id = ?"
             args = (tournament_id,)
         sql += " GROUP BY r.run_id ORDER BY r.run_id"
-        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m, fb, p)
-                for a, b, c, d, e, f, g, h, i, j, k, n, m, fb, p in self.conn.execute(sql, args)]
+        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m, fb, p, v)
+                for a, b, c, d, e, f, g, h, i, j, k, n, m, fb, p, v in self.conn.execute(sql, args)]
 
     def run(self, run_id: int) -> RunInfo:
         for r in self.runs():
