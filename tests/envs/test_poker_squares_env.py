@@ -135,6 +135,37 @@ def test_a_harness_player_as_a_policy_plays_the_harness_game():
     assert steps == rec.placements and total == rec.score
 
 
+def test_a_random_player_as_a_policy_plays_the_run_it_would_play_seeded_as_the_harness_seeds():
+    env = PokerSquaresEnv(AMERICAN)
+    harness = run_games(RunSpec("random", AMERICAN, 3, 40, 30.0, 0.0, secret="s1"), range(3), workers=1)
+    policy = PlayerPolicy("random", prep_time=0.0, secret="s1")
+    for rec in harness:
+        total, steps, *_ = episode(env, policy, rec.seed)
+        assert steps == rec.placements and total == rec.score
+    # without a secret: the game play_game plays outside a run, and never one seeded with the deal seed
+    policy = PlayerPolicy("random", prep_time=0.0)
+    _, steps, *_ = episode(env, policy, 41)
+    player = make_player("random")
+    player.set_point_system(AMERICAN, 0.0)
+    assert steps == play_game(player, AMERICAN, 41, 30.0).placements
+    assert steps != play_game(player, AMERICAN, 41, 30.0, player_seed=41).placements
+
+
+def test_a_player_policy_refuses_an_episode_joined_part_way():
+    from pokersquares.errors import PokerSquaresError
+
+    env, policy = PokerSquaresEnv(AMERICAN), PlayerPolicy("greedy", prep_time=0.0)
+    obs, info = env.reset(seed=4)
+    obs, *_, info = env.step(policy(obs, info))
+    obs, *_, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))  # a move the policy did not choose
+    with pytest.raises(PokerSquaresError, match="not the one the player built"):
+        policy(obs, info)
+    obs, info = env.reset(seed=5)  # a new episode is welcome
+    for _ in range(25):
+        obs, _, done, _, info = env.step(policy(obs, info))
+    assert done
+
+
 def test_a_policy_by_module_path_plays_in_the_harness():
     spec = "pokersquares.envs.policies:PolicyPlayer:policy=pokersquares.envs.policies:MaskedRandomPolicy"
     recs = run_games(RunSpec(spec, AMERICAN, 4, 0, 30.0, 0.0, secret="k"), range(4), workers=1)

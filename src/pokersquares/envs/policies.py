@@ -5,9 +5,11 @@ observations (see :mod:`pokersquares.envs.poker_squares`).
 
 * :class:`PlayerPolicy` wraps a harness player (or a player spec such as ``"tiger"``)
   as a policy: it tells the player the point system when it changes, starts a game
-  at each new episode, seeds it with the episode's deal seed as the harness does,
-  and turns its ``(row, col)`` into a cell index. Called for every step of an
-  episode, it plays exactly the game the harness would.
+  at each new episode, seeds it as the harness does (a keyed hash of the episode's
+  deal seed, never the deal seed itself) and turns its ``(row, col)`` into a cell
+  index. Called for every step of an episode from its ``reset``, it plays exactly the
+  game :func:`~pokersquares.harness.game_play.play_game` plays, and with a run's
+  ``secret`` the game of that run.
 * :class:`PolicyPlayer` wraps a policy as a harness player, so that ``run``,
   ``tournament`` and ``sweep`` can play it. By module path:
   ``--player pokersquares.envs.policies:PolicyPlayer:policy=mypackage.mymodule:my_policy``
@@ -25,6 +27,7 @@ import numpy as np
 from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
+from ..harness import seeds
 from ..harness.player import BasePlayer
 from ..harness.registry import PLAYER_METHODS, make_player
 from ..points import PointSystem
@@ -48,9 +51,16 @@ class PlayerPolicy:
     """A harness player as a policy ``(obs, info) -> cell``.
 
     ``time_per_game`` is the decision time the player is told it has per episode;
-    ``prep_time`` the preprocessing budget it gets for each new point system."""
+    ``prep_time`` the preprocessing budget it gets for each new point system (the
+    contest's 30 s and 300 s by default). ``secret`` keys the player's seeds as a run's
+    secret does (default: this interpreter's, as for games played outside a run).
 
-    def __init__(self, player, *, time_per_game: float = 30.0, prep_time: float = 300.0) -> None:
+    It must see every step of an episode from ``reset``: it keeps the player's own
+    grid, and an observation that is not that grid plus one card (an episode joined
+    part way, a step skipped) is refused, not played on a stale grid."""
+
+    def __init__(self, player, *, time_per_game: float = 30.0, prep_time: float = 300.0,
+                 secret: str | None = None) -> None:
         self.player = make_player(player) if isinstance(player, str) else player
         missing = [m for m in PLAYER_METHODS if not callable(getattr(self.player, m, None))]
         if missing:
@@ -58,8 +68,10 @@ class PlayerPolicy:
                                     f"{', '.join(PLAYER_METHODS)}); {self.player!r} has no {', '.join(missing)}")
         self.time_per_game = time_per_game
         self.prep_time = prep_time
+        self.secret = seeds.PROCESS_SECRET if secret is None else str(secret)
         self._points: tuple[int, ...] | None = None
         self._used = 0.0
+        self._grid: np.ndarray | None = None  # the grid after the player's last move
 
     def __call__(self, obs: dict, info: dict | None = None) -> int:
         info = info or {}
@@ -67,18 +79,28 @@ class PlayerPolicy:
             raise PokerSquaresError("the episode is over (the observation holds no card to place); call reset()")
         points = tuple(int(p) for p in obs["points"])
         if points != self._points:
+            if info.get("seed") is not None and hasattr(self.player, "set_seed"):
+                self.player.set_seed(seeds.player_seed(self.secret, "prepare", int(info["seed"])))
             self.player.set_point_system(PointSystem(points, str(info.get("point_system", "custom"))),
                                          self.prep_time)
             self._points = points
-        if not (np.asarray(obs["grid"]) != EMPTY).any():  # a new episode
+        grid = np.asarray(obs["grid"]).astype(np.int8).reshape(NUM_CELLS)
+        if not (grid != EMPTY).any():  # a new episode
             if info.get("seed") is not None and hasattr(self.player, "set_seed"):
-                self.player.set_seed(int(info["seed"]))
+                self.player.set_seed(seeds.player_seed(self.secret, "game", int(info["seed"])))
             self.player.start_game()
             self._used = 0.0
+        elif self._grid is None or not np.array_equal(grid, self._grid):
+            raise PokerSquaresError("this observation's grid is not the one the player built: a PlayerPolicy "
+                                    "must be called for every step of an episode, from reset()")
         t = time.perf_counter()
         row, col = self.player.get_play(int(obs["card"]), max(0.0, self.time_per_game - self._used))
         self._used += time.perf_counter() - t
-        return int(row) * 5 + int(col)
+        cell = int(row) * 5 + int(col)
+        self._grid = grid.copy()
+        if 0 <= cell < NUM_CELLS:
+            self._grid[cell] = int(obs["card"])
+        return cell
 
 
 def _resolve(policy: Policy | str) -> Policy:
@@ -97,8 +119,8 @@ def _resolve(policy: Policy | str) -> Policy:
 class PolicyPlayer(BasePlayer):
     """A policy ``(obs, info) -> cell`` as a harness player.
 
-    ``info`` holds ``action_mask``, ``turn``, ``seed`` (the game's seed) and
-    ``seconds_left``. A policy with a ``set_seed(seed)`` method is reseeded each game,
+    ``info`` holds ``action_mask``, ``turn``, ``seed`` (the player's seed for this game,
+    as the harness gives it: not the deal's) and ``seconds_left``. A policy with a ``set_seed(seed)`` method is reseeded each game,
     as the harness reseeds players, so that its games are reproducible."""
 
     name = "policy"
