@@ -79,7 +79,8 @@ def serve_cmd(
     think_time: float = typer.Option(2.0, "--think-time", min=0.05, max=60.0,
                                      help="Most seconds an agent may think per request (a hint or a watched move)."),
     game_time: float = typer.Option(10.0, "--game-time", min=0.5, max=600.0,
-                                    help="An agent's clock for a whole game when it replays a deal."),
+                                    help="An agent's clock for a whole game: when it replays your deal or reviews "
+                                         "your moves, and for a Java player's watched game."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db",
                             help="The result store (SQLite) the Results page reads; games played in the browser "
                                  "are recorded there as player 'human'."),
