@@ -26,6 +26,9 @@ def test_fixed_systems_and_clamping():
     ps = PointSystem((500, -500, 0, 0, 0, 0, 0, 0, 0, 0))
     assert ps[0] == 127 and ps[1] == -128 and ps.penalty == -1280
     assert AMERICAN.penalty == 0
+    # no hand below 0: a fault scores 0, never ten times the smallest (positive) hand
+    assert PointSystem((3, 4, 5, 6, 7, 8, 9, 10, 11, 12)).penalty == 0
+    assert PointSystem((3, 4, 5, 6, 7, 8, 9, 10, 11, -1)).penalty == -10
 
 
 def test_parser_accepts_every_form():

@@ -60,8 +60,10 @@ class PointSystem:
 
     @property
     def penalty(self) -> int:
-        """What a game scores after a timeout, illegal play or error: ``10 * min(points)``."""
-        return 10 * self.min_points
+        """What a game scores after a timeout, illegal play or error: ``10 * min(points)``,
+        and 0 where no hand scores below 0 (the contest's rule: a fault never scores
+        points, even under a system whose every hand is worth some)."""
+        return 10 * min(0, self.min_points)
 
     def table(self) -> list[tuple[int, str, int]]:
         return [(i, HAND_NAMES[i], p) for i, p in enumerate(self.points)]
