@@ -168,3 +168,39 @@ class SlowWarmUp(GreedyPlayer):
         super().warm_up()
         if self.unpickled or not self.handed:
             time.sleep(self.seconds)
+
+
+class _ChoosesOddly(BasePlayer):
+    """A BasePlayer whose choose answers ``odd(cell)`` in place of the first empty cell."""
+
+    def choose(self, grid, card, seconds_left):
+        return self.odd(int((grid == -1).argmax()))
+
+
+class ChoosesFloat(_ChoosesOddly):
+    def odd(self, cell):
+        return cell + 0.9
+
+
+class ChoosesText(_ChoosesOddly):
+    def odd(self, cell):
+        return str(cell)
+
+
+class ChoosesBool(_ChoosesOddly):
+    def odd(self, cell):
+        return True
+
+
+class ChoosesNumpy(_ChoosesOddly):
+    def odd(self, cell):
+        import numpy as np
+        return np.int64(cell)
+
+
+class ReportsNonsense(GreedyPlayer):
+    """A legal greedy game whose fallback count is not a count: 2**70, then text."""
+
+    def get_play(self, card, seconds_left):
+        self.fallback_moves = 2 ** 70 if int(card) % 2 else "many"
+        return super().get_play(card, seconds_left)

@@ -156,3 +156,27 @@ def test_module_players_are_keyed_by_their_source(tmp_path, monkeypatch):
     assert record_run(spec, store)[0] == first  # unchanged code resumes
     module.write_text(module.read_text() + "    # fixed a bug\n")
     assert record_run(spec, store)[0] != first  # changed code (no version bump) gets a run of its own
+
+
+@pytest.mark.parametrize("player,answer", [("ChoosesFloat", "0.9"), ("ChoosesText", "'0'"), ("ChoosesBool", "True")])
+def test_a_base_player_choosing_something_not_a_cell_is_a_malformed_answer(player, answer):
+    (rec,) = run(f"fault_players:{player}", n=1, system=NEG, workers=1)
+    assert rec.penalty == f"malformed answer: choose must answer a cell index 0..24 (an integer), got {answer}"
+    assert rec.score == -30 and rec.placements == []
+    (rec,) = run("fault_players:ChoosesNumpy", n=1, system=NEG, workers=1)  # a numpy integer is an integer
+    assert rec.penalty is None and len(rec.placements) == 25
+
+
+def test_a_player_reporting_a_nonsense_fallback_count_neither_loses_its_game_nor_stops_the_run(tmp_path):
+    store = ResultStore(tmp_path / "r.sqlite")
+    run_id, recs = record_run(RunSpec("fault_players:ReportsNonsense", AMERICAN, 4, 0, 30.0, 0.0), store)
+    assert [r.penalty for r in recs] == [None] * 4 and all(0 <= r.fallback_moves <= 25 for r in recs)
+    assert store.run(run_id).finished == 4
+
+
+def test_an_answer_that_only_unpacks_into_two_integers_is_malformed():
+    from pokersquares.harness.game_play import _as_cell
+    assert _as_cell((1, 2)) == (1, 2) and _as_cell([3, 4]) == (3, 4)
+    for answer in (b"\x01\x02", {1: 0, 2: 0}, "12", (1.0, 2), (True, 2)):
+        with pytest.raises(ValueError):
+            _as_cell(answer)

@@ -2,7 +2,7 @@
 
 The rules of a game's time and faults (RULES.md): the player's total decision
 time is capped; a timeout, an illegal or malformed play, or an exception scores
-``10 * min(points)``. This module knows nothing of processes; the runner adds the
+``10 * min(points)`` (0 where no hand scores below 0). This module knows nothing of processes; the runner adds the
 watchdog that catches players that hang or crash the interpreter.
 """
 
@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..cards import deal
 from ..game import Grid
 from ..points import PointSystem
 from . import seeds
+from .player import MalformedAnswerError
 from .store import GameRecord
 
 __all__ = ["play_game", "prepare_player"]
@@ -28,6 +31,8 @@ def prepare_player(player, point_system: PointSystem, prep_time: float) -> float
 
 def _as_cell(answer) -> tuple[int, int]:
     """``(row, col)`` as two integers, or ValueError for anything else."""
+    if not isinstance(answer, (tuple, list, np.ndarray)):  # not bytes, a string, a dict...
+        raise ValueError(f"expected (row, col), got {answer!r}")
     try:
         row, col = answer
     except (TypeError, ValueError):
@@ -57,10 +62,16 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
         player.start_game()
         for card in cards[:25]:
             t = time.perf_counter()
-            answer = player.get_play(card, max(0.0, time_per_game - used))
+            try:
+                answer = player.get_play(card, max(0.0, time_per_game - used))
+            except MalformedAnswerError as e:
+                answer = e
             used += time.perf_counter() - t
             if used > time_per_game:
                 penalty = f"timeout: {used:.2f} s of decision time, limit {time_per_game:g} s"
+                break
+            if isinstance(answer, MalformedAnswerError):
+                penalty = f"malformed answer: {answer}"
                 break
             try:
                 row, col = _as_cell(answer)
@@ -76,5 +87,16 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
     except Exception as e:  # the player's own error: the game scores the penalty, the run goes on
         penalty = f"error: {type(e).__name__}: {e}"
     score = point_system.penalty if penalty else grid.score(point_system)
-    return GameRecord(game_index, seed, score, placements, used, penalty,
-                      int(getattr(player, "fallback_moves", 0) or 0))
+    return GameRecord(game_index, seed, score, placements, used, penalty, _fallback_moves(player))
+
+
+def _fallback_moves(player) -> int:
+    """The moves the player says it left to its greedy rule this game: a count 0..25, or 0
+    for anything else a player's attribute holds (it is a report, never worth a run)."""
+    try:
+        value = getattr(player, "fallback_moves", 0)
+    except Exception:
+        return 0
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return 0
+    return min(max(int(value), 0), 25)

@@ -18,7 +18,7 @@ from ..cards import Card
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
-__all__ = ["Player", "BasePlayer", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_MARGIN_SHARE"]
+__all__ = ["Player", "BasePlayer", "MalformedAnswerError", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_MARGIN_SHARE"]
 
 # What a preparation keeps back of its budget for what follows learning: pickling the
 # prepared player for the game workers (measured, see handoff_reserve_s), and a busy
@@ -59,6 +59,10 @@ class Player(Protocol):
     def start_game(self) -> None: ...
 
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]: ...
+
+
+class MalformedAnswerError(ValueError):
+    """A player's answer that is not a cell: the game scores the penalty as a malformed answer."""
 
 
 class BasePlayer:
@@ -106,7 +110,12 @@ class BasePlayer:
         self.seed = int(seed)
 
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:
-        cell = int(self.choose(self.grid, int(card), seconds_left))
+        answer = self.choose(self.grid, int(card), seconds_left)
+        # The answer as choose gave it: 3.9, "3" or True are malformed, not cell 3 or 1.
+        if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (int, np.integer)) \
+                or not 0 <= answer < NUM_CELLS:
+            raise MalformedAnswerError(f"choose must answer a cell index 0..24 (an integer), got {answer!r}")
+        cell = int(answer)
         self.grid[cell] = card
         return cell_of(cell)
 
