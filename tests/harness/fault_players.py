@@ -204,3 +204,11 @@ class ReportsNonsense(GreedyPlayer):
     def get_play(self, card, seconds_left):
         self.fallback_moves = 2 ** 70 if int(card) % 2 else "many"
         return super().get_play(card, seconds_left)
+
+
+class OverPrepares(GreedyPlayer):
+    """Learns 0.6 s past its budget, then plays greedily: over, but within the watchdog's grace."""
+
+    def set_point_system(self, point_system, budget_s):
+        super().set_point_system(point_system, budget_s)
+        time.sleep(budget_s + 0.6)

@@ -167,3 +167,13 @@ def test_a_worker_over_its_memory_between_games_costs_the_next_game_not_a_loop()
     records = run_games(spec, [0, 1, 2], workers=1)
     assert [r.game_index for r in records] == [0, 1, 2]
     assert all(r.penalty and r.penalty.startswith("memory:") for r in records)
+
+
+def test_a_preparation_past_its_budget_within_the_grace_is_told_on_stderr(tmp_path):
+    from pokersquares.harness.spec import prep_limit_s
+
+    assert prep_limit_s(0.5) == 2.5 and prep_limit_s(300.0) == 306.0  # 2 s, or 2 % of a long budget
+    store = ResultStore(tmp_path / "o.sqlite")
+    with pytest.warns(UserWarning, match=r"'fault_players:OverPrepares' took 1\.\d\d s to prepare .* past its budget of 0.5 s"):
+        _, recs = record_run(RunSpec("fault_players:OverPrepares", AMERICAN, 1, 0, 5.0, 0.5), store, workers=1)
+    assert recs[0].penalty is None

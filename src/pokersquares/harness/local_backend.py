@@ -37,7 +37,8 @@ from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, RunSpec, build, build_overrun, default_workers,
-                   limit_threads, load_overrun, load_prepared, player_cores, prepare_and_pickle)
+                   limit_threads, load_overrun, load_prepared, player_cores, prepare_and_pickle,
+                   prep_limit_s, prep_overrun_note)
 from .store import GameRecord
 
 __all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker"]
@@ -231,14 +232,17 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
             elif msg[0] == "note":
                 note(msg[1])
             elif msg[0] == "built":
-                deadline = time.monotonic() + spec.prep_time + max(HANG_GRACE_S, 0.1 * spec.prep_time)
+                deadline = time.monotonic() + prep_limit_s(spec.prep_time)
                 overdue = f"preparation exceeded its budget of {spec.prep_time:g} s"
             elif msg[0] == "build-error":
                 raise PlayerFailedError(msg[1])
             elif msg[0] == "prep-error":
                 return None, f"preparation failed: {msg[1]}"
             else:
-                _, _used, blob, why = msg
+                _, used, blob, why = msg
+                overrun = prep_overrun_note(spec.player, spec.prep_time, used)
+                if overrun is not None:
+                    note(overrun)
                 if why is not None:
                     note(f"the prepared player {spec.player!r} cannot be pickled ({why}), so each worker prepares "
                          "its own copy: its games then depend on the number of workers")

@@ -43,7 +43,8 @@ from .local_backend import RunnerWarning
 from .registry import make_player
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
-                   load_overrun, load_prepared, player_cores)
+                   load_overrun, load_prepared, player_cores,
+                   prep_limit_s, prep_overrun_note)
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
@@ -363,6 +364,9 @@ class _Driver:
                 self.penalise_rest(k, f"preparation failed: {answer[1]}")
             else:
                 run.prepared, run.unpicklable = True, not answer[2]
+                overrun = prep_overrun_note(run.spec.player, run.spec.prep_time, answer[1])
+                if overrun is not None:
+                    warnings.warn(overrun, RunnerWarning, stacklevel=2)
                 if run.unpicklable:
                     warnings.warn(f"the prepared player {run.spec.player!r} cannot be pickled, so each Ray "
                                   "worker prepares its own copy: its games then depend on the number of "
@@ -412,7 +416,7 @@ class _Driver:
         # Building and loading include the untimed warm-up, as the local runner's do; an
         # unpicklable player is prepared in each worker, so loading it also gets its budget.
         return {"build": WARM_UP_LIMIT_S,
-                "prep": s.prep_time + max(HANG_GRACE_S, 0.1 * s.prep_time),
+                "prep": prep_limit_s(s.prep_time),
                 "load": WARM_UP_LIMIT_S + (s.prep_time if self.runs[task.run_no].unpicklable else 0.0),
                 "play": s.time_per_game + HANG_GRACE_S}.get(task.phase)
 

@@ -21,7 +21,7 @@ from .registry import check_params, make_player, parse_player_spec, resolve_fact
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
-           "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S",
+           "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S", "prep_limit_s", "prep_overrun_note",
            "DEFAULT_MEMORY_MB", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
 
 # The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
@@ -30,10 +30,28 @@ MAX_SECONDS = 1e6
 # Slack beyond the contest limits before the watchdog stops a player: the player's own
 # clock decides timeouts; this only catches players that never answer.
 HANG_GRACE_S = 2.0
+# A preparation past its budget is stopped (every game of the run then scores the
+# penalty) once it is this share of the budget over, or HANG_GRACE_S if more; one that
+# ends past its budget but before that is told on stderr (prep_overrun_note).
+PREP_GRACE_SHARE = 0.02
 # How long building a player and warming it up (compiling its kernels into a cold numba
 # cache, which a busy machine slows many times over) may take: untimed, as the contest
 # did not time class loading, but a player stuck there is stopped after this long.
 WARM_UP_LIMIT_S = 900.0
+
+
+def prep_limit_s(prep_time: float) -> float:
+    """When the watchdog stops a preparation that has not ended (seconds from its start)."""
+    return prep_time + max(HANG_GRACE_S, PREP_GRACE_SHARE * prep_time)
+
+
+def prep_overrun_note(player: str, prep_time: float, used: float) -> str | None:
+    """What to tell the user of a preparation that ended past its budget, else None."""
+    if used <= prep_time:
+        return None
+    return (f"{player!r} took {used:.2f} s to prepare (learning and handing itself over), past its budget of "
+            f"{prep_time:g} s; its games count, but it had {used - prep_time:.2f} s more than the budget gives "
+            f"(a preparation is stopped {prep_limit_s(prep_time) - prep_time:g} s over)")
 
 
 def build_overrun(limit_s: float) -> str:
