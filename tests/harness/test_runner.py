@@ -180,3 +180,49 @@ def test_an_answer_that_only_unpacks_into_two_integers_is_malformed():
     for answer in (b"\x01\x02", {1: 0, 2: 0}, "12", (1.0, 2), (True, 2)):
         with pytest.raises(ValueError):
             _as_cell(answer)
+
+
+def test_a_finished_game_is_in_the_store_soon_even_while_the_next_plays(tmp_path):
+    import sqlite3
+    import threading
+
+    from pokersquares.harness.runner import FLUSH_EVERY_S
+
+    path = tmp_path / "r.sqlite"
+    seen: dict[int, list] = {}
+
+    def look(index):  # from another connection, as a killed run's store would be read
+        with sqlite3.connect(path) as c:
+            seen[index] = [r[0] for r in c.execute("SELECT game_index FROM games")]
+
+    timers = []
+
+    def on_result(rec):
+        timers.append(threading.Timer(FLUSH_EVERY_S + 0.5, look, (rec.game_index,)))
+        timers[-1].start()
+
+    with ResultStore(path) as store:
+        record_run(RunSpec("fault_players:SecondGames", AMERICAN, 2, 0, 30.0, 0.0), store, workers=1,
+                   on_result=on_result)
+    for t in timers:
+        t.join()
+    assert 0 in seen[0]  # written while game 1 still played (about 1.5 s), not after it
+
+
+def test_a_run_returns_the_games_as_the_store_holds_them(tmp_path):
+    import dataclasses
+
+    from pokersquares.harness.store import GameRecord
+
+    spec = RunSpec("greedy", BRITISH, 3, 7, 30.0, 1.0)
+    path = tmp_path / "r.sqlite"
+    with ResultStore(path) as store:
+        run_id, _ = record_run(dataclasses.replace(spec, games=1), store)
+
+        def other_process_first(rec):  # another process of the same run wrote this game first
+            if rec.game_index == 1:
+                with ResultStore(path) as other:
+                    other.add_games(run_id, [GameRecord(1, 8, 999, [], 0.0, None)])
+
+        _, recs = record_run(spec, store, on_result=other_process_first)
+        assert [(r.game_index, r.score == 999) for r in recs] == [(0, False), (1, True), (2, False)]

@@ -265,9 +265,10 @@ class _Pool:
     """The worker processes of one run, and the watch over them."""
 
     def __init__(self, ctx, spec: RunSpec, blob: bytes | None, cores: int, size: int,
-                 finish: Callable[[GameRecord], None], note: Callable[[str], None]) -> None:
+                 finish: Callable[[GameRecord], None], note: Callable[[str], None],
+                 tick: Callable[[], None] | None = None) -> None:
         self.ctx, self.spec, self.blob, self.cores, self.size = ctx, spec, blob, cores, size
-        self.finish, self.note = finish, note
+        self.finish, self.note, self.tick = finish, note, tick
         self.workers: list[_Worker] = []
         self.prefetch = 1 if spec.time_per_game >= 1 and cores > 1 else 2
         self.game_limit = spec.time_per_game + HANG_GRACE_S
@@ -291,6 +292,8 @@ class _Pool:
                     reason = self._watch(w, now)
                 if reason is not None:
                     self._retire(w, reason, todo)
+            if self.tick is not None:
+                self.tick()
 
     def _assign(self, todo: deque[int]) -> None:
         for w in self.workers:
@@ -361,10 +364,12 @@ def _warn(message: str) -> None:
 
 def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = None,
               on_result: Callable[[GameRecord], None] | None = None,
-              on_note: Callable[[str], None] | None = None) -> list[GameRecord]:
+              on_note: Callable[[str], None] | None = None,
+              on_tick: Callable[[], None] | None = None) -> list[GameRecord]:
     """Play the games ``indices`` of ``spec`` and return their records in index order.
 
-    ``on_result`` is called as each game finishes (the caller records it); ``on_note``
+    ``on_result`` is called as each game finishes (the caller records it), ``on_tick``
+    a few times a second while games are played (the caller writes what waits); ``on_note``
     with what makes the results less trustworthy (an unpicklable player, threads that
     cannot be capped), each message once; by default a :class:`RunnerWarning`.
     """
@@ -395,7 +400,7 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
         for i in todo:
             finish(GameRecord(i, spec.seed + i, spec.point_system.penalty, [], 0.0, reason))
     else:
-        pool = _Pool(ctx, spec, blob, cores, size, finish, note)
+        pool = _Pool(ctx, spec, blob, cores, size, finish, note, on_tick)
         try:
             pool.play(todo)
         finally:

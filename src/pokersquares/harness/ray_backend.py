@@ -460,10 +460,11 @@ class _Driver:
 
 def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = None,
              on_result: Callable[[int, GameRecord], None] | None = None,
-             address: str | None = None) -> list[list[GameRecord]]:
+             address: str | None = None, on_tick: Callable[[], None] | None = None) -> list[list[GameRecord]]:
     """Play several runs at once: ``jobs`` is a list of ``(RunSpec, game indices)``.
 
-    ``on_result(k, record)`` is called in the driver as each game of job ``k`` finishes.
+    ``on_result(k, record)`` is called in the driver as each game of job ``k`` finishes,
+    ``on_tick()`` a few times a second while it waits.
     ``workers`` caps the games in flight; by default they fill twice the cluster's CPUs
     (counting each game as its player's cores), so no CPU waits for the driver.
     Returns each job's records in game order.
@@ -487,6 +488,8 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
             driver.fill()
             driver.collect()
             driver.watch()
+            if on_tick is not None:
+                on_tick()
     finally:
         driver.stop()
     return [[run.results[i] for i in sorted(run.results)] for run in runs]

@@ -107,28 +107,50 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
     make_player(spec.player)  # a bad spec fails here, before the store holds an empty run
     run_id = _open_run(store, spec, player_name, tournament_id, retry_penalties)
     spec = dataclasses.replace(spec, secret=store.run_secret(run_id))
-    done = {g.game_index: g for g in store.games(run_id) if g.game_index < spec.games}
-    pending: list[GameRecord] = []
-    last_flush = time.monotonic()
-
-    def collect(rec: GameRecord) -> None:
-        nonlocal last_flush
-        pending.append(rec)
-        if on_result is not None:
-            on_result(rec)
-        if time.monotonic() - last_flush >= FLUSH_EVERY_S:
-            store.add_games(run_id, pending)
-            pending.clear()
-            last_flush = time.monotonic()
-
+    done = {g.game_index for g in store.games(run_id) if g.game_index < spec.games}
+    recorder = _Recorder(store, [run_id], None if on_result is None else (lambda _k, rec: on_result(rec)))
     try:
         todo = [i for i in range(spec.games) if i not in done]
-        new = run_games(spec, todo, workers=workers, on_result=collect)
+        run_games(spec, todo, workers=workers, on_result=lambda rec: recorder.collect(0, rec), on_tick=recorder.tick)
     finally:
-        store.add_games(run_id, pending)  # what finished is kept, even on Ctrl-C
-    for rec in new:
-        done[rec.game_index] = rec
-    return run_id, [done[i] for i in sorted(done)]
+        recorder.flush()  # what finished is kept, even on Ctrl-C
+    return run_id, recorder.stored(0, spec.games)
+
+
+class _Recorder:
+    """Writes finished games to the store in batches: at most ``FLUSH_EVERY_S`` after
+    each finished, whether or not another game finishes after it (the backends call
+    :meth:`tick` while they wait), so a run killed at any moment loses at most that much."""
+
+    def __init__(self, store: ResultStore, run_ids: list[int],
+                 on_result: Callable[[int, GameRecord], None] | None) -> None:
+        self.store, self.run_ids, self.on_result = store, run_ids, on_result
+        self.pending: list[list[GameRecord]] = [[] for _ in run_ids]
+        self.since: float | None = None  # when the oldest unwritten game finished
+
+    def collect(self, k: int, rec: GameRecord) -> None:
+        self.pending[k].append(rec)
+        if self.since is None:
+            self.since = time.monotonic()
+        if self.on_result is not None:
+            self.on_result(k, rec)
+        self.tick()
+
+    def tick(self) -> None:
+        if self.since is not None and time.monotonic() - self.since >= FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        for k, recs in enumerate(self.pending):
+            if recs:
+                self.store.add_games(self.run_ids[k], recs)
+                recs.clear()
+        self.since = None
+
+    def stored(self, k: int, games: int) -> list[GameRecord]:
+        """Run ``k``'s games as the store holds them (the first record of a game written
+        is kept: another process playing the same run may have written it first)."""
+        return [g for g in self.store.games(self.run_ids[k]) if g.game_index < games]
 
 
 def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None = None,
@@ -156,33 +178,12 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
         run_id = _open_run(store, spec, pname, tournament_id, retry_penalties)
         specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id))
         run_ids.append(run_id)
-        done.append({g.game_index: g for g in store.games(run_id) if g.game_index < spec.games})
-    pending: dict[int, list[GameRecord]] = {k: [] for k in range(len(specs))}
-    last_flush = time.monotonic()
-
-    def flush() -> None:
-        for k, recs in pending.items():
-            if recs:
-                store.add_games(run_ids[k], recs)
-                recs.clear()
-
-    def collect(k: int, rec: GameRecord) -> None:
-        nonlocal last_flush
-        pending[k].append(rec)
-        if on_result is not None:
-            on_result(k, rec)
-        if time.monotonic() - last_flush >= FLUSH_EVERY_S:
-            flush()
-            last_flush = time.monotonic()
-
+        done.append({g.game_index for g in store.games(run_id) if g.game_index < spec.games})
+    recorder = _Recorder(store, run_ids, on_result)
     jobs = [(spec, [i for i in range(spec.games) if i not in done[k]]) for k, spec in enumerate(specs)]
     try:
-        new = ray_backend.run_many(jobs, workers=workers, on_result=collect, address=address)
+        ray_backend.run_many(jobs, workers=workers, on_result=recorder.collect, address=address,
+                             on_tick=recorder.tick)
     finally:
-        flush()  # what finished is kept, even on Ctrl-C
-    out = []
-    for k, recs in enumerate(new):
-        for rec in recs:
-            done[k][rec.game_index] = rec
-        out.append((run_ids[k], [done[k][i] for i in sorted(done[k])]))
-    return out
+        recorder.flush()  # what finished is kept, even on Ctrl-C
+    return [(run_id, recorder.stored(k, spec.games)) for k, (run_id, spec) in enumerate(zip(run_ids, specs))]

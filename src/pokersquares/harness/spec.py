@@ -34,6 +34,8 @@ HANG_GRACE_S = 2.0
 # penalty) once it is this share of the budget over, or HANG_GRACE_S if more; one that
 # ends past its budget but before that is told on stderr (prep_overrun_note).
 PREP_GRACE_SHARE = 0.02
+PREP_NOTE_SLACK_S = 0.05
+PREP_NOTE_SLACK_SHARE = 0.01
 # How long building a player and warming it up (compiling its kernels into a cold numba
 # cache, which a busy machine slows many times over) may take: untimed, as the contest
 # did not time class loading, but a player stuck there is stopped after this long.
@@ -46,8 +48,9 @@ def prep_limit_s(prep_time: float) -> float:
 
 
 def prep_overrun_note(player: str, prep_time: float, used: float) -> str | None:
-    """What to tell the user of a preparation that ended past its budget, else None."""
-    if used <= prep_time:
+    """What to tell the user of a preparation that ended past its budget (by more than
+    the milliseconds handing over an unprepared player takes), else None."""
+    if used - prep_time <= max(PREP_NOTE_SLACK_S, PREP_NOTE_SLACK_SHARE * prep_time):
         return None
     return (f"{player!r} took {used:.2f} s to prepare (learning and handing itself over), past its budget of "
             f"{prep_time:g} s; its games count, but it had {used - prep_time:.2f} s more than the budget gives "
