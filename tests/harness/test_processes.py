@@ -177,3 +177,27 @@ def test_a_preparation_past_its_budget_within_the_grace_is_told_on_stderr(tmp_pa
     with pytest.warns(UserWarning, match=r"'fault_players:OverPrepares' took 1\.\d\d s to prepare .* past its budget of 0.5 s"):
         _, recs = record_run(RunSpec("fault_players:OverPrepares", AMERICAN, 1, 0, 5.0, 0.5), store, workers=1)
     assert recs[0].penalty is None
+
+
+@pytest.mark.parametrize("when", ["game", "preparation"])
+def test_a_process_stopped_from_outside_interrupts_the_run_and_costs_no_game(tmp_path, when):
+    import multiprocessing as mp
+    import signal
+    import threading
+
+    player, prep = ("fault_players:SecondGames", 0.0) if when == "game" else ("fault_players:OverPrepares", 3.0)
+
+    def stop_children():
+        for child in mp.active_children():
+            os.kill(child.pid, signal.SIGTERM)
+
+    store = ResultStore(tmp_path / "t.sqlite")
+    spec = RunSpec(player, AMERICAN, 2, 0, 30.0, prep)
+    timer = threading.Timer(1.0, stop_children)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt, match="stopped from outside"):
+        record_run(spec, store, workers=1)
+    timer.join()
+    assert all(g.penalty is None for g in store.games(1))  # nothing scored for good
+    _, recs = record_run(spec, store, workers=1)  # resumed: both games played, none penalised
+    assert [r.penalty for r in recs] == [None, None]

@@ -197,6 +197,19 @@ def _rss_mb(pid: int) -> float | None:
         return None
 
 
+# A game or preparation process ended by one of these signals was stopped from outside
+# (kill, a service manager, a closed terminal), not by its player: the run is interrupted,
+# and the games are played again when it resumes instead of scoring the penalty for good.
+_OUTSIDE_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+
+
+def _stopped_from_outside(proc) -> None:
+    """Raise KeyboardInterrupt if ``proc`` ended by a signal sent to stop it."""
+    code = proc.exitcode
+    if code is not None and code < 0 and -code in _OUTSIDE_SIGNALS:
+        raise KeyboardInterrupt(f"a player's process was stopped from outside ({signal.Signals(-code).name})")
+
+
 def _over_memory(pid: int, limit_mb: int) -> str | None:
     rss = _rss_mb(pid) if limit_mb else None
     if rss is not None and rss > limit_mb:
@@ -226,6 +239,7 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
                 msg = conn.recv()
             except EOFError:
                 proc.join(timeout=5)
+                _stopped_from_outside(proc)
                 return None, f"preparation failed: the player's process died during preparation (exit code {proc.exitcode})"
             if msg[0] == "progress":  # passed on (pokersquares.progress) until an answer comes
                 progress.report(*msg[1:], subject=subject, force=True)
@@ -311,6 +325,7 @@ class _Pool:
             msg = w.conn.recv()
         except (EOFError, OSError):
             w.proc.join(timeout=5)
+            _stopped_from_outside(w.proc)
             return f"crash: the player's process died (exit code {w.proc.exitcode})"
         if msg[0] == "note":
             self.note(msg[1])
