@@ -71,3 +71,75 @@ def test_the_champions_warm_up_reports_no_learning_of_its_own():
     with listening:
         make_player("champion").warm_up()
     assert [p for p in heard if p.stage.startswith("learning")] == []
+
+
+# -- what the progress line says (pokersquares.cli.PrepLine, in a log) ----------------------------
+
+def _log_lines(reports, every_s=10.0):
+    import io
+
+    from pokersquares.cli import PrepLine
+
+    stream = io.StringIO()  # not a terminal: the lines a log gets
+    line = PrepLine(stream, every_s=every_s)
+    for stage, games, left, subject in reports:
+        line(progress.Progress(stage, games, left, subject))
+    return stream.getvalue().splitlines()
+
+
+def test_a_budget_that_is_no_deadline_shows_no_seconds_left():
+    """Fixed work passes a budget of 1e9 s: "1000000000.0 s left" said nothing true."""
+    assert progress.Progress("learning", 5, 1e9).text() == "learning, 5 games"
+    assert progress.Progress("learning", 5, float("inf")).text() == "learning, 5 games"
+    assert progress.Progress("learning", 5, 0.6).text() == "learning, 5 games, 0.6 s left"
+
+
+def test_a_log_gets_a_stages_last_count_and_no_line_for_0_games():
+    """A short preparation's only line read "learning, 0 games, 0.6 s left": the
+    learner's first report, before any game. The log gets the count the stage ended with."""
+    reports = [("compiling its kernels", None, None, "og on American"),
+               ("learning", 0, 0.6, "og on American"), ("learning", 500, 0.4, "og on American"),
+               ("learning", 2_000, 0.0, "og on American"),
+               ("checked against the greedy rule", None, None, "og on American"),
+               ("done", None, None, "og on American")]
+    assert _log_lines(reports) == ["og on American: compiling its kernels",
+                                   "og on American: learning, 2,000 games, 0.0 s left",
+                                   "og on American: checked against the greedy rule"]
+    # a long stage: a line every every_s seconds (here every report), never one for 0 games
+    assert _log_lines(reports[1:4] + reports[-1:], every_s=0.0) == [
+        "og on American: learning, 500 games, 0.4 s left", "og on American: learning, 2,000 games, 0.0 s left"]
+
+
+def test_bench_strength_names_whose_learning_and_ends_the_line(monkeypatch):
+    """``bench --strength`` learned with a budget of 1e9 s (fixed work) and no subject:
+    its line read "learning, 0 games, 1000000000.0 s left"."""
+    import io
+
+    from pokersquares import strength
+    from pokersquares.cli import PrepLine
+
+    def evaluator(points):
+        progress.report("learning", 0, 1e9, force=True)
+        progress.report("learning", 7, 1e9 - 1, force=True)
+        return object()
+
+    monkeypatch.setattr(strength, "AGENTS", (strength.StrengthAgent("fake", evaluator, lambda: None, 2),))
+    monkeypatch.setattr(strength, "play", lambda ev, search, points, seed: 100 + seed)
+    stream = io.StringIO()
+    with progress.listening(PrepLine(stream)):
+        strength.run_strength(["fake"])
+    assert stream.getvalue().splitlines() == ["preparing fake: learning, 7 games"]
+
+
+def test_a_report_the_interval_held_back_is_heard_before_the_next_forced_one_and_at_the_end():
+    """A learner's last count was often dropped (within 0.25 s of the one before), so
+    the line a stage ended with showed an older count than the games learned."""
+    heard, listening = _heard()
+    with listening:
+        progress.report("learning", 10)
+        progress.report("learning", 20)  # within the interval: held back
+        progress.report("checked", force=True)
+        progress.report("learning", 30)  # within the interval of the forced one: held back, then dropped
+        progress.report("learning", 40)  # held back, then heard as the block ends
+    assert [(p.stage, p.games) for p in heard] == [("learning", 10), ("learning", 20), ("checked", None),
+                                                   ("learning", 40)]

@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import progress as preparation  # ``progress`` is run_strength's parameter
 from .cards import deal
 from .evaluators.base import Evaluator
 from .game import EMPTY
@@ -133,7 +134,10 @@ def run_strength(names: list[str] | None = None, progress: Callable[[str], None]
     for agent in agents:
         t = time.perf_counter()
         if agent.evaluator not in evaluators:
-            evaluators[agent.evaluator] = agent.evaluator(points)
+            subject = f"preparing {agent.name}"  # whose learning the progress line shows, ended before its result
+            with preparation.listening(preparation.with_subject(subject)):
+                evaluators[agent.evaluator] = agent.evaluator(points)
+            preparation.report("done", subject=subject, force=True)
         ev, search = evaluators[agent.evaluator], agent.search()
         scores = np.array([play(ev, search, points, seed) for seed in range(agent.games)])
         out[agent.name] = {"mean": round(float(scores.mean()), 3),

@@ -152,6 +152,18 @@ def test_bench_expected_is_checked_before_benchmarks(cli, tmp_path, no_benchmark
     assert one_line_error(code, err, says), err
 
 
+@pytest.mark.parametrize("update", [[], ["--update"]])
+def test_bench_default_expected_outside_the_repository_says_where_the_file_is(cli, tmp_path, monkeypatch,
+                                                                              no_benchmark, update):
+    """The default --expected is relative to the current folder: from anywhere but the
+    repository's root (a wheel install) the error says so and what to do."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli("bench", "--strength", *update)
+    assert one_line_error(code, err, "no expected figures at 'benchmarks/strength_expected.json': the file is in "
+                          "the repository's benchmarks/ folder; run from the repository root or give --expected FILE"), err
+    assert not (tmp_path / "benchmarks").exists()
+
+
 def test_bench_update_goes_with_strength(cli, no_benchmark):
     code, out, err = cli("bench", "--update")
     assert one_line_error(code, err, "--update goes with --strength"), err

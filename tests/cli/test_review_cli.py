@@ -112,3 +112,12 @@ def test_a_deal_played_twice_is_reviewed_twice(cli, tmp_path):
     assert [g["seed"] for g in data["games"]] == [5, 5]
     assert [m["cell"] for m in data["games"][0]["moves"]] == list(range(25))
     assert [m["cell"] for m in data["games"][1]["moves"]] == list(range(24, -1, -1))
+
+
+def test_the_coachs_preparation_ends_its_progress_line_with_the_last_count(cli, store):
+    """The line of the coach's learning ends before the review is printed: a log gets
+    the count it ended with (a terminal's line is cleared, not left before stdout's)."""
+    code, out, err = cli("review", store, "--run", "1", "--coach", COACH, "--prep-time", "5", "--json")
+    assert code in (0, None), err
+    assert [line for line in err.splitlines() if "learning" in line] == [
+        f"preparing {COACH} for American: learning, 2,000 games"]

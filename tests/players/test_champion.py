@@ -117,6 +117,21 @@ def test_load_plays_a_saved_td_evaluator_or_narl_table_told_apart_by_the_file(tm
         make_player(f"champion:load={tmp_path / 'missing.npz'}")
 
 
+def test_a_file_to_load_that_cannot_be_read_is_said_before_any_setting_is_judged(tmp_path):
+    """With no file to tell the evaluator by, a TD setting was refused as not one of the
+    NARL table's: the missing file was the error to fix."""
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not an archive")
+    for path, why in ((tmp_path / "missing.npz", "no such file"), (junk, "not an .npz archive as pokersquares saves them"),
+                      (tmp_path, "a folder, not a file")):
+        for extra in (",lam=0.7", ",epsilon=0.1,tdsearch=4", ""):
+            with pytest.raises(PokerSquaresError) as e:
+                make_player(f"champion:load={path}{extra}")
+            assert str(e.value) == f"cannot read saved TD evaluator or NARL table {path}: {why}"
+    with pytest.raises(PokerSquaresError, match=r"^cannot read NARL table .*missing.npz: no such file$"):
+        make_player(f"champion:load={tmp_path / 'missing.npz'},evaluator=narl,lam=0.7")
+
+
 def test_warm_up_keeps_a_state_loaded_for_another_system_and_says_nothing(tmp_path):
     """The warm-up prepares a copy for American points; a state saved for British must
     neither be dropped from the player nor draw a "learning anew" warning there."""

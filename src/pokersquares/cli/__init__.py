@@ -181,28 +181,44 @@ def point_systems(spec: str) -> list[PointSystem]:
 
 class PrepLine:
     """Shows a player's preparation (:mod:`pokersquares.progress`) on one line of stderr:
-    rewritten in place on a terminal, a line at most every ``every_s`` seconds otherwise
-    (logs). stdout, where ``--json`` writes, is never touched."""
+    rewritten in place on a terminal. Otherwise (logs) a stage without a count of games
+    gets a line when it starts; one that counts games gets a line every ``every_s``
+    seconds and one with its last count when it ends, and none for a count of 0 (a
+    learner's first report, before any game: "0 games" is all a line for a short
+    preparation would say). stdout, where ``--json`` writes, is never touched."""
 
     def __init__(self, stream=None, every_s: float = 10.0) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.every_s = every_s
-        self.last = -math.inf
-        self.stage = None
+        self.last = -math.inf  # when the last line was written, or the stage began (logs)
+        self.key = None  # (subject, stage) of the last report (logs)
+        self.held = None  # the stage's last count, not written yet (logs)
+
+    def _write(self, p) -> None:
+        self.stream.write(p.text() + "\n")
+        self.last = time.monotonic()
 
     def __call__(self, p) -> None:
-        now = time.monotonic()
-        if p.stage == "done":  # the preparation ended: leave the line to what follows
-            if self.tty:
-                self.stream.write("\r\x1b[K")
-        elif self.tty:
-            self.stream.write("\r\x1b[K" + p.text()[:200])
-        elif now - self.last >= self.every_s or (p.subject, p.stage) != self.stage:
-            self.stream.write(p.text() + "\n")
-            self.last = now
-        self.stage = (p.subject, p.stage)
+        if self.tty:  # "done": the preparation ended, the line is left to what follows
+            self.stream.write("\r\x1b[K" + ("" if p.stage == "done" else p.text()[:200]))
+            self.stream.flush()
+            return
+        key = (p.subject, p.stage)
+        held, self.held = self.held, None
+        if held is not None and (key != self.key or not p.games):
+            self._write(held)  # the stage ended, or counts again from 0: its last count
+        if key != self.key:
+            self.key, self.last = key, -math.inf if p.games is None else time.monotonic()
+        if p.stage == "done" or p.games == 0:
+            pass
+        elif time.monotonic() - self.last >= self.every_s:
+            self._write(p)
+        elif p.games is not None:
+            self.held = p
         self.stream.flush()
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, handled as Ctrl-C is: games stop, what finished stays recorded."""
 

@@ -62,8 +62,8 @@ def bench_cmd(
                                   "fixed deals with fixed work (deterministic; a few minutes), compared "
                                   "with the expected figures."),
     expected: str = typer.Option(EXPECTED_DEFAULT, "--expected",
-                                 help="With --strength: the expected figures (a JSON file; with --update, "
-                                      "created if missing)."),
+                                 help="With --strength: the expected figures (a JSON file; the default is the "
+                                      "repository's, found from its root folder; with --update, created if missing)."),
     update: bool = typer.Option(False, "--update", help="With --strength: store the figures measured as "
                                 "the expected ones."),
     json_out: bool = JSON_OPT,
@@ -99,7 +99,7 @@ def _strength(only: list[str] | None, expected_path: str, update: bool, json_out
     if unknown:
         raise typer.BadParameter(f"unknown agent {unknown[0]!r}; known: {', '.join(a.name for a in AGENTS)}",
                                  param_hint="--only")
-    expected = _read_expected(Path(expected_path), update)
+    expected = _read_expected(Path(expected_path), update, default=expected_path == EXPECTED_DEFAULT)
     try:
         measured = run_strength(only, progress=None if json_out else typer.echo)
     except ValueError as e:
@@ -119,9 +119,14 @@ def _strength(only: list[str] | None, expected_path: str, update: bool, json_out
             typer.echo(f"every figure within {2:g} standard errors of {expected_path} or above it")
 
 
-def _read_expected(path, update: bool) -> dict:
+def _read_expected(path, update: bool, default: bool = False) -> dict:
     """``--expected``, read before any benchmark runs: a JSON object of figures; a missing
-    file is an error, unless ``--update`` is to create it (then its folder is checked)."""
+    file is an error, unless ``--update`` is to create it (then its folder is checked).
+    The default is the repository's file, relative to the current folder: outside the
+    repository (an installed wheel) it is missing, and the error says where it is."""
+    if default and not path.exists() and not (update and path.parent.is_dir()):
+        raise fail(f"no expected figures at {str(path)!r}: the file is in the repository's benchmarks/ folder; "
+                   "run from the repository root or give --expected FILE")
     if update:
         check_output(path, "--expected", example="strength_expected.json")
     if not path.exists():

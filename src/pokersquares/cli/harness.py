@@ -15,7 +15,7 @@ import typer
 from ..cards import card_name
 from ..game import Grid
 from ..errors import PokerSquaresError
-from ..harness.registry import list_players, make_player, split_player_list
+from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
@@ -28,8 +28,10 @@ WORKERS_HELP = ("Games played in parallel (default: cores / cores the player use
                 "never oversubscribed: under a time budget two games sharing a core both play weaker). "
                 "Results are the same for any number.")
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON (no progress bar).")
+PLAIN_JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")  # commands without a progress bar
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar.")
 DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store (created if missing).")
+READ_DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store to read (read only; it must exist).")
 TPG_OPT = typer.Option(30.0, "--time-per-game", help="Decision seconds per game (contest: 30).")
 PREP_OPT = typer.Option(300.0, "--prep-time", help="Preprocessing seconds per point system (contest: 300).")
 MEMORY_OPT = typer.Option(DEFAULT_MEMORY_MB, "--memory-limit", help="MB of resident memory one game process may "
@@ -114,15 +116,33 @@ def _check_workers(workers: Optional[int]) -> Optional[int]:
     return workers
 
 
+def _parameters_line(found: tuple[list[str], bool] | None) -> str:
+    """What ``NAME:key=value`` a player takes, as the registry checks it."""
+    if found is None:
+        return "parameters: not known (its factory's signature cannot be read)"
+    names, others = found
+    listed = ", ".join(names) or "none"
+    if others:
+        listed = f"{', '.join(names)}, and others the player checks itself" if names else "any the player checks itself"
+    return f"parameters: {listed}"
+
+
 @app.command("players")
-def players_cmd(json_out: bool = JSON_OPT) -> None:
-    """List the registered players."""
+def players_cmd(json_out: bool = PLAIN_JSON_OPT) -> None:
+    """List the registered players, each with the parameters it takes (NAME:key=value,...)."""
     infos = list_players()
     if json_out:
-        typer.echo(json.dumps([{"name": p.name, "description": p.description, "cores": p.cores} for p in infos]))
+        rows = []
+        for p in infos:
+            found = factory_parameters(p.factory)
+            rows.append({"name": p.name, "description": p.description, "cores": p.cores,
+                         "parameters": None if found is None else found[0],
+                         "other_parameters": found is not None and found[1]})
+        typer.echo(json.dumps(rows))
         return
     for p in infos:
         typer.echo(f"{p.name:<12} {p.description}" + (f" [{p.cores} cores]" if p.cores > 1 else ""))
+        typer.echo(f"{'':<12} {_parameters_line(factory_parameters(p.factory))}")
 
 
 @app.command("play")
@@ -133,7 +153,7 @@ def play_cmd(
     time_per_game: float = TPG_OPT,
     prep_time: float = PREP_OPT,
     db: Path = DB_OPT,
-    json_out: bool = JSON_OPT,
+    json_out: bool = PLAIN_JSON_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
     memory_limit: int = MEMORY_OPT,
     retry_penalties: bool = typer.Option(False, "--retry-penalties",
@@ -356,7 +376,7 @@ def tournament_cmd(
 
 @app.command("results")
 def results_cmd(
-    db: Path = DB_OPT,
+    db: Path = READ_DB_OPT,
     run: Optional[int] = typer.Option(None, "--run", help="Only this run."),
     tournament: Optional[int] = typer.Option(None, "--tournament", help="Show this tournament's table."),
     export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json."),
@@ -364,7 +384,7 @@ def results_cmd(
     optima: Optional[list[Path]] = typer.Option(None, "--optima", help="Read the deals' optima from this store "
                                                 "(pokersquares optimum --db) instead of --db; repeat it for "
                                                 "one store per point system."),
-    json_out: bool = JSON_OPT,
+    json_out: bool = PLAIN_JSON_OPT,
 ) -> None:
     """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
     if not db.exists():
@@ -409,7 +429,7 @@ def results_cmd(
     wp = max([20, *(len(r.player) for r in runs)])
     wsys = max([14, *(len(r.system_name) for r in runs)])
     typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
-               f"{'s/game':>7} {'fallback':>8} tournament")
+               f"{'limit s':>7} {'fallback':>8} tournament")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
         typer.echo(f"{r.run_id:>4} {r.player:<{wp}} {r.system_name:<{wsys}} {r.seed:>8} "
@@ -431,7 +451,7 @@ def compare_cmd(
     player: Optional[list[str]] = typer.Option(None, "--player", help="Only runs whose player spec contains this "
                                                                       "(repeatable)."),
     system: Optional[str] = typer.Option(None, "--system", help="Only runs of this point system (its name)."),
-    json_out: bool = JSON_OPT,
+    json_out: bool = PLAIN_JSON_OPT,
 ) -> None:
     """Every run's mean, and every two runs of one point system compared game by game on
     the deals both played (mean difference ± SE, 95% interval)."""

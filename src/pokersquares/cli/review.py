@@ -69,8 +69,10 @@ def review_cmd(
 
     system = PointSystem(tuple(info.points), info.system_name)
     player = make_coach(coach)  # a coach that cannot judge is refused before it learns
-    with progress.listening(progress.with_subject(f"preparing {coach} for {system.name}")):
+    subject = f"preparing {coach} for {system.name}"
+    with progress.listening(progress.with_subject(subject)):
         prepare_coach(player, system, prep_time)
+    progress.report("done", subject=subject, force=True)  # the line ends before the review
     if prep_time == 0 and "load=" not in coach and getattr(player, "prior", None) is None:
         typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
                    "evaluator's (give --prep-time, load=FILE a saved one, or --coach pretrained, which has "

@@ -26,7 +26,7 @@ from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
-           "parse_player_spec", "split_player_list", "check_params", "UnknownPlayerError"]
+           "parse_player_spec", "split_player_list", "check_params", "factory_parameters", "UnknownPlayerError"]
 
 
 @dataclass(frozen=True)
@@ -187,16 +187,34 @@ def _kind(annotation: Any, default: Any) -> str | None:
     return None
 
 
+def _accepted(factory: Callable[..., Any]) -> tuple[dict[str, inspect.Parameter], bool] | None:
+    """The ``key=value`` parameters a factory takes, by name, and whether it takes others
+    too (``**options``, which the factory checks itself); None when its signature cannot
+    be read (a builtin or C factory)."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    accepted = {k: p for k, p in sig.parameters.items()
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and k != "self"}
+    return accepted, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+def factory_parameters(factory: Callable[..., Any]) -> tuple[list[str], bool] | None:
+    """The parameters a player's factory takes (``NAME:key=value``), in its order, as
+    :func:`check_params` checks them, and whether it takes others it checks itself;
+    None when they cannot be known."""
+    found = _accepted(factory)
+    return None if found is None else (list(found[0]), found[1])
+
+
 def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
     """Each parameter is one the factory accepts, of the kind it takes (a number where a
     number is expected); otherwise one line naming what it accepts."""
-    try:
-        sig = inspect.signature(factory)
-    except (TypeError, ValueError):  # a builtin or C factory: nothing to check against
+    found = _accepted(factory)
+    if found is None:  # nothing to check against
         return
-    accepted = {k: p for k, p in sig.parameters.items()
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and k != "self"}
-    open_ended = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    accepted, open_ended = found
     for key, value in params.items():
         if key not in accepted:
             if open_ended:

@@ -83,7 +83,7 @@ import numpy as np
 
 from .. import progress
 from ..errors import PokerSquaresError
-from ..evaluators.narl import NarlEvaluator
+from ..evaluators.narl import FORMAT as NARL_FORMAT, NarlEvaluator, read_saved
 from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step_settings
 from ..game import EMPTY
 from .catalog import register_player
@@ -118,6 +118,20 @@ class ChampionPlayer(SearchPlayer):
         late = np.full(25, EMPTY, dtype=np.int8)
         late[:23] = np.arange(23)
         exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))
+
+
+def _saved_kind(path: str, evaluator: str | None) -> str:
+    """``td`` or ``narl``: which evaluator the file at ``path`` holds, told by its format.
+    A file that is missing, unreadable or of another format is refused here, in
+    ``read_saved``'s words, before the settings are checked against the evaluator it
+    would have been (a missing file is the error to fix, not a setting)."""
+    fmt = saved_format(path)
+    kind = {TD_FORMAT: "td", NARL_FORMAT: "narl"}.get(fmt) if isinstance(fmt, str) else None
+    if kind is None:
+        what = {"td": "TD evaluator", "narl": "NARL table"}.get(evaluator, "saved TD evaluator or NARL table")
+        read_saved(path, TD_FORMAT if evaluator == "td" else NARL_FORMAT, 0, what)  # raises, saying why
+        raise PokerSquaresError(f"cannot read {what} {path}: not a saved TD evaluator or NARL table")
+    return kind
 
 
 def _flag(name: str, value) -> bool:
@@ -167,8 +181,11 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
     tdsearch = episodes_option(tdsearch)
     if clock not in ("even", "usage"):
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
+    if load is not None:
+        kind = _saved_kind(str(load), evaluator)  # a file that cannot be read is said before any setting
+        evaluator = kind if evaluator is None else evaluator
     if evaluator is None:
-        evaluator = "td" if load is None or saved_format(str(load)) == TD_FORMAT else "narl"
+        evaluator = "td"
     for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc),
                         ("groups", None if groups == DEFAULT_GROUPS else groups),
                         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),

@@ -1,0 +1,97 @@
+"""What the listing commands say: ``players`` with each player's parameters (the
+registry's, as a bad parameter's error names them), and ``results`` with a --db help
+and columns that say what they hold."""
+
+import json
+import re
+
+import pytest
+
+from pokersquares.errors import UnknownPlayerError
+from pokersquares.harness import registry
+from pokersquares.harness.registry import PlayerInfo, list_players, make_player
+
+
+def _parameters_lines(out: str) -> dict[str, str]:
+    """Each player's ``parameters:`` line, by the name on the line above it."""
+    lines = out.splitlines()
+    found = {}
+    for above, line in zip(lines, lines[1:]):
+        if line.startswith(" ") and line.strip().startswith("parameters: "):
+            found[above.split()[0]] = line.strip()[len("parameters: "):]
+    return found
+
+
+def test_players_lists_each_players_parameters_as_the_registry_checks_them(cli):
+    code, out, err = cli("players")
+    assert code == 0, err
+    listed = _parameters_lines(out)
+    assert set(listed) == {p.name for p in list_players()}
+    assert "cp" in listed["tiger"].split(", ") and "weights" in listed["tiger"].split(", ")
+    assert listed["greedy"] == "flush_weight"
+    assert {"min_search", "cores"} <= set(listed["hybrid"].split(", "))
+    if "openspiel:mcts" in listed:  # with the openspiel extra installed
+        assert "rollouts" in listed["openspiel:mcts"].split(", ")
+    assert listed["pretrained"] == "priors, and others the player checks itself"
+    # The same list a bad parameter's error gives: one source of truth.
+    for name, params in listed.items():
+        if name == "pretrained":
+            continue
+        with pytest.raises(UnknownPlayerError) as e:
+            make_player(f"{name}:no_such_parameter=1")
+        assert str(e.value).endswith(f"its parameters: {params}"), (name, str(e.value))
+
+
+def test_players_says_none_for_a_player_without_parameters(cli, monkeypatch):
+    class Plain:
+        def __init__(self):
+            pass
+
+    list_players()  # the built-in players first, as the command loads them
+    monkeypatch.setitem(registry._REGISTRY, "plain", PlayerInfo("plain", Plain, "takes nothing"))
+    code, out, err = cli("players")
+    assert code == 0, err
+    assert _parameters_lines(out)["plain"] == "none"
+    code, out, err = cli("players", "--json")
+    plain = [p for p in json.loads(out) if p["name"] == "plain"]
+    assert plain == [{"name": "plain", "description": "takes nothing", "cores": 1, "parameters": [],
+                      "other_parameters": False}]
+
+
+def test_players_json_lists_the_parameters(cli):
+    code, out, err = cli("players", "--json")
+    assert code == 0, err
+    players = {p["name"]: p for p in json.loads(out)}
+    assert {"cp", "weights"} <= set(players["tiger"]["parameters"]) and not players["tiger"]["other_parameters"]
+    assert players["greedy"]["parameters"] == ["flush_weight"]
+    assert players["pretrained"]["parameters"] == ["priors"] and players["pretrained"]["other_parameters"]
+
+
+@pytest.mark.parametrize("command", ["players", "play", "results", "compare"])
+def test_a_command_without_a_progress_bar_does_not_say_json_hides_one(cli, command):
+    code, out, err = cli(command, "--help")
+    assert code == 0, err
+    assert "progress bar" not in out and "Print machine-readable JSON." in out
+
+
+def test_results_db_help_says_read_only_not_created(cli):
+    code, out, err = cli("results", "--help")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "created if missing" not in text and "(read only; it must exist)" in text
+
+
+def test_results_column_is_the_time_limit_and_says_so(cli, tmp_path):
+    """``run`` and ``compare`` print the seconds a game used as "s/game"; the listing's
+    column holds the run's limit, and is named so."""
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("run", "--player", "greedy", "--games", "2", "--time-per-game", "7", "--prep-time", "0",
+                         "--db", db, "-q")
+    assert code == 0, err
+    assert re.search(r"\d\.\d{3} s/game", out)  # the seconds used, in run's summary
+    code, out, err = cli("results", "--db", db)
+    assert code == 0, err
+    header, row = out.splitlines()[:2]
+    assert "s/game" not in header and "limit s" in header
+    end = header.index("limit s") + len("limit s")
+    assert row[:end].split()[-1] == "7"  # the limit, right under its name
