@@ -89,6 +89,24 @@ def test_unproven_answers_are_resolved_under_a_longer_limit(tmp_path):
         assert store.get(7, FLUSH.points) is None
 
 
+def test_a_better_stored_answer_is_never_replaced_by_a_worse_one(tmp_path):
+    import dataclasses
+
+    weak = Optimum(7, "American", AMERICAN.points, 150, 1000, False, list(range(25)), 3.0, 150)
+    proven = dataclasses.replace(weak, score=225, bound=225, proven=True, seconds=20.0)
+    with OptimaStore(tmp_path / "s.sqlite") as store:
+        store.put(weak, time_limit=3.0)
+        store.put(dataclasses.replace(weak, score=160), time_limit=5.0)  # a longer limit replaces it
+        assert store.get(7, AMERICAN.points).score == 160
+        store.put(dataclasses.replace(weak, score=140), time_limit=1.0)  # a shorter one does not
+        assert store.get(7, AMERICAN.points).score == 160
+        store.put(proven, time_limit=40.0)
+        store.put(weak, time_limit=3.0)  # another process's short solve, finishing last
+        store.put(dataclasses.replace(weak, score=200), time_limit=60.0)  # even a longer unproven one
+        got = store.get(7, AMERICAN.points)
+        assert (got.score, got.bound, got.proven) == (225, 225, True)
+
+
 def test_regret_summary():
     optima = {s: Optimum(s, "x", AMERICAN.points, o, o, True, [], 0.0, o) for s, o in [(0, 100), (1, 200), (2, 300)]}
     summary = regret_summary([(0, 50), (1, 100), (2, 150), (9, 10)], optima)

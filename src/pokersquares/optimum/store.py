@@ -94,9 +94,17 @@ class OptimaStore:
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='optima'").fetchone() is not None
 
     def put(self, optimum: Optimum, time_limit: float) -> None:
+        """Store ``optimum``, solved under ``time_limit`` seconds, unless the store holds a
+        better answer for its deal: a proven one, or one solved under a longer limit (two
+        processes, or the web app and a command, may solve the same deal at once)."""
         self.conn.execute(
-            "INSERT OR REPLACE INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
-            "time_limit, heuristic_score, created, cpu_seconds, method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
+            "time_limit, heuristic_score, created, cpu_seconds, method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT (seed, points) DO UPDATE SET system_name = excluded.system_name, score = excluded.score, "
+            "bound = excluded.bound, proven = excluded.proven, grid = excluded.grid, seconds = excluded.seconds, "
+            "time_limit = excluded.time_limit, heuristic_score = excluded.heuristic_score, "
+            "created = excluded.created, cpu_seconds = excluded.cpu_seconds, method = excluded.method "
+            "WHERE NOT optima.proven AND (excluded.proven OR excluded.time_limit >= optima.time_limit)",
             (optimum.seed, _points_key(optimum.points), optimum.system, optimum.score, optimum.bound,
              int(optimum.proven), json.dumps(optimum.grid), optimum.seconds, float(time_limit),
              optimum.heuristic_score, time.time(), optimum.cpu_seconds, optimum.method))
