@@ -157,3 +157,16 @@ def test_reading_a_store_leaves_no_wal_files_and_cannot_write(tmp_path):
     assert leftovers(path) == []
     with ResultStore(path, readonly=True) as store:
         assert [run.player for run in store.runs()] == ["greedy"]
+
+
+def test_a_store_in_a_read_only_folder_is_read_and_nothing_is_left_beside_it(tmp_path, monkeypatch):
+    path = tmp_path / "s.sqlite"
+    with ResultStore(path) as store:  # a WAL store, checkpointed: no -wal beside it
+        store.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)
+    assert path.read_bytes()[18:20] == b"\x02\x02" and leftovers(path) == []
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if mode & os.W_OK else real_access(p, mode, **kw))
+    for opener in (lambda: ResultStore(path, readonly=True), lambda: OptimaStore(path, readonly=True)):
+        with opener() as reader:
+            assert reader.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+        assert leftovers(path) == [], "a read-only folder cannot take the -wal and -shm files"

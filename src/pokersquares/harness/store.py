@@ -133,20 +133,15 @@ def probe(path: str | Path) -> str:
     one a writer may make a store of); StoreError for someone else's SQLite file,
     sqlite3.DatabaseError for a file that is not SQLite.
 
-    Read-only, so no journal mode is switched. An SQLite file in WAL mode with no -wal file
-    beside it holds everything in the file itself, and a read-only connection to it would
-    still create the -wal and -shm files: it is read as immutable instead."""
+    Read-only (:func:`_connect_read_only`), so no journal mode is switched and nothing is
+    left beside it."""
     path = Path(path)
     with open(path, "rb") as f:
-        header = f.read(100)
-    if not header:
-        return "new"
-    wal = len(header) == 100 and header[18:20] == b"\x02\x02"
-    immutable = "&immutable=1" if wal and not Path(f"{path}-wal").exists() else ""
+        if not f.read(100):
+            return "new"
     deadline = time.monotonic() + 30
     while True:
-        conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro{immutable}", uri=True, timeout=30,
-                               isolation_level=None)
+        conn = _connect_read_only(path)
         try:
             return _check_kind(conn, path)
         except sqlite3.OperationalError as e:  # a store being created by another process
@@ -170,7 +165,18 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.execute("PRAGMA query_only = ON")
         return conn
-    return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
+    return _connect_read_only(path)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A ``mode=ro`` connection to ``path``. A file in WAL mode with no -wal file beside it
+    holds everything in itself, and a read-only connection would still create the -wal
+    and -shm files (or fail where the folder is read-only): it is read as immutable."""
+    with open(path, "rb") as f:
+        header = f.read(100)
+    wal = len(header) == 100 and header[18:20] == b"\x02\x02"
+    immutable = "&immutable=1" if wal and not Path(f"{path}-wal").exists() else ""
+    return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro{immutable}", uri=True, timeout=30, isolation_level=None)
 
 
 def _uri_path(path: Path) -> str:
