@@ -82,7 +82,13 @@ class BadPrep(BasePlayer):
 
 
 class Prints(GreedyPlayer):
-    """Writes to standard output, through Python and straight to file descriptor 1."""
+    """Writes to standard output, through Python and straight to file descriptor 1, from
+    its constructor (which also runs in the command's own process, to check the spec) and
+    from its moves."""
+
+    def __init__(self):
+        super().__init__()
+        print("chatter from the constructor")
 
     def get_play(self, card, seconds_left):
         print("chatter from the player")
@@ -220,3 +226,7 @@ class SecondGames(GreedyPlayer):
     def choose(self, grid, card, seconds_left):
         time.sleep(0.06)
         return super().choose(grid, card, seconds_left)
+
+
+class DeclaresNonsenseCores(GreedyPlayer):
+    cores = "abc"

@@ -127,7 +127,15 @@ def test_a_player_printing_to_stdout_does_not_corrupt_json(tmp_path):
     assert proc.returncode == 0, err
     data = json.loads(out)  # the only thing on standard output
     assert data["games"] == 3 and data["penalties"] == 0
-    assert "chatter from the player" in err and "raw chatter" in err
+    assert "chatter from the player" in err and "raw chatter" in err and "chatter from the constructor" in err
+
+
+def test_a_player_class_declaring_nonsense_cores_is_refused_in_one_line():
+    from pokersquares.errors import UnknownPlayerError
+    from pokersquares.harness.registry import make_player
+
+    with pytest.raises(UnknownPlayerError, match=r"declares cores = 'abc': it must be an integer 1\.\.64"):
+        make_player("fault_players:DeclaresNonsenseCores")
 
 
 def test_a_player_over_its_memory_limit_is_stopped_with_the_reason(tmp_path):

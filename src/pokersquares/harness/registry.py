@@ -15,12 +15,16 @@ lists two players.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
+
+import numpy as np
 
 from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import integer_or_none
@@ -154,16 +158,25 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
     module_name, _, cls_name = name.partition(":")
     if module_name in _FAMILIES:
         factory = _FAMILIES[module_name](cls_name)
-        return factory, int(getattr(factory, "cores", 1))
+        return factory, _declared_cores(name, factory)
     try:
-        module = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):  # a module's prints never reach --json
+            module = importlib.import_module(module_name)
     except Exception as e:  # an import error of any kind is the user's to see in one line
         raise UnknownPlayerError(f"cannot import player module {module_name!r}: {type(e).__name__}: {e}") from None
     try:
         factory = getattr(module, cls_name)
     except AttributeError:
         raise UnknownPlayerError(f"module {module_name!r} has no {cls_name!r}") from None
-    return factory, int(getattr(factory, "cores", 1))
+    return factory, _declared_cores(name, factory)
+
+
+def _declared_cores(name: str, factory) -> int:
+    """The cores a player class says one game keeps busy: an integer 1..MAX_CORES."""
+    cores = getattr(factory, "cores", 1)
+    if isinstance(cores, bool) or not isinstance(cores, (int, np.integer)) or not 1 <= cores <= MAX_CORES:
+        raise UnknownPlayerError(f"player {name!r} declares cores = {cores!r}: it must be an integer 1..{MAX_CORES}")
+    return int(cores)
 
 
 def _kind(annotation: Any, default: Any) -> str | None:
@@ -247,7 +260,8 @@ def make_player(spec: str):
     factory, _ = resolve_factory(name)
     check_params(name, factory, params)
     try:
-        player = factory(**params)
+        with contextlib.redirect_stdout(sys.stderr):  # a constructor's prints never reach --json
+            player = factory(**params)
     except PokerSquaresError:
         raise
     except TypeError as e:
