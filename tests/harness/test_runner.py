@@ -226,3 +226,16 @@ def test_a_run_returns_the_games_as_the_store_holds_them(tmp_path):
 
         _, recs = record_run(spec, store, on_result=other_process_first)
         assert [(r.game_index, r.score == 999) for r in recs] == [(0, False), (1, True), (2, False)]
+
+
+@pytest.mark.parametrize("spec", ["greedy_mc", "tiger:iterations=50", "hybrid:evaluator=possibility,search=flat_mc"])
+def test_any_integer_a_caller_seeds_a_player_with_plays_a_legal_game(spec):
+    from pokersquares.harness.registry import make_player
+
+    player = make_player(spec)
+    player.set_point_system(AMERICAN, 0.0)
+    for seed in (-1, 2 ** 62, -(2 ** 63)):
+        rec = play_game(player, AMERICAN, 5, 3.0, player_seed=seed)
+        assert rec.penalty is None and len(rec.placements) == 25, (seed, rec.penalty)
+    player.set_seed(12345)
+    assert player.seed == 12345  # the harness's 31-bit seeds pass unchanged

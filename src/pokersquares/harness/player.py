@@ -24,6 +24,7 @@ __all__ = ["Player", "BasePlayer", "MalformedAnswerError", "handoff_reserve_s", 
 # prepared player for the game workers (measured, see handoff_reserve_s), and a busy
 # machine's scheduler (a fixed part and a share of the budget, at most PREP_MARGIN_MAX_S).
 PREP_MARGIN_S = 0.1
+SEED_MASK = 2 ** 31 - 1  # the harness's player seeds are 31-bit already: they pass unchanged
 PREP_MARGIN_SHARE = 0.05
 PREP_MARGIN_MAX_S = 5.0
 
@@ -106,8 +107,11 @@ class BasePlayer:
         self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
 
     def set_seed(self, seed: int) -> None:
-        """The harness seeds each game's randomness so that runs are reproducible."""
-        self.seed = int(seed)
+        """The harness seeds each game's randomness so that runs are reproducible. Its
+        seeds are 31-bit (harness/seeds.py); any other integer is taken to 31 bits, so that
+        kernels' seed arithmetic (``seed * 31 + move`` in int64, numpy's non-negative seeds)
+        holds for any seed a caller gives."""
+        self.seed = int(seed) & SEED_MASK
 
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:
         answer = self.choose(self.grid, int(card), seconds_left)

@@ -34,6 +34,7 @@ import numpy as np
 from ..cards import Card
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
+from ..harness.seeds import PROCESS_SECRET, player_seed
 from ..points import PointSystem
 
 __all__ = [
@@ -626,8 +627,8 @@ class AgentPool:
 
         def play() -> list[int]:
             player = prep.player
-            if hasattr(player, "set_seed"):
-                player.set_seed(seed)
+            if hasattr(player, "set_seed"):  # as the harness seeds a player: never with its deal's seed
+                player.set_seed(player_seed(PROCESS_SECRET, "game", seed))
             player.start_game()
             deadline = time.monotonic() + self.game_s
             taken: set[int] = set()
