@@ -102,3 +102,30 @@ def test_a_game_recorded_once_is_kept_as_it_was(tmp_path):
         assert (games[0].score, games[0].decision_s) == (50, 0.25)
         assert [tuple(p) for p in games[0].placements] == [(1, 0, 0)]
         assert games[1].score == 60
+
+
+@pytest.mark.parametrize("change", ["delete", "replace"])
+def test_a_store_deleted_or_replaced_while_a_run_plays_stops_it_in_one_line(tmp_path, change):
+    import os
+    import shutil
+
+    from pokersquares.harness.runner import RunSpec, record_run
+    from pokersquares.harness.store import StoreError
+    from pokersquares.points import AMERICAN
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    path = folder / "x.sqlite"
+    other = tmp_path / "other.sqlite"
+    ResultStore(other).close()
+
+    def meddle(rec):
+        if rec.game_index == 0:
+            if change == "delete":
+                shutil.rmtree(folder)
+            else:
+                os.replace(other, path)
+
+    with ResultStore(path) as store:
+        with pytest.raises(StoreError, match="was deleted" if change == "delete" else "was replaced by another file"):
+            record_run(RunSpec("greedy", AMERICAN, 3, 0, 30.0, 0.0), store, workers=1, on_result=meddle)

@@ -245,6 +245,7 @@ class ResultStore:
                             self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
                     self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
                                       (str(SCHEMA_VERSION),))
+                self._identity = self._file_identity()
         except StoreError:
             raise
         except sqlite3.DatabaseError as e:
@@ -289,6 +290,7 @@ class ResultStore:
     def _transaction(self):
         """One write transaction, taken at once (BEGIN IMMEDIATE), so a look-up and the
         write that depends on it see no other writer in between."""
+        self._check_same_file()
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
@@ -305,6 +307,26 @@ class ResultStore:
 
     def close(self) -> None:
         self.conn.close()
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _check_same_file(self) -> None:
+        """Before a write: the file at the store's path is still the one opened. Games
+        written to a file deleted, or moved away and replaced, while a run plays would be
+        lost (or land in another store): the command stops in one line instead."""
+        known = getattr(self, "_identity", None)
+        if known is None:  # a read-only store, or one being created
+            return
+        now = self._file_identity()
+        if now != known:
+            what = "was deleted" if now is None else "was replaced by another file"
+            raise StoreError(f"the result store {self.path} {what} while this command ran; "
+                             "the games not yet written are lost, the rest are in the file that was there")
 
     def __enter__(self) -> "ResultStore":
         return self
@@ -389,6 +411,7 @@ class ResultStore:
                  r.penalty, time.time(), r.fallback_moves) for r in records]
         if not rows:
             return
+        self._check_same_file()
         try:
             with self.conn:
                 self.conn.execute("BEGIN")
