@@ -31,7 +31,9 @@ def test_a_changed_player_version_starts_a_new_run(tmp_path, monkeypatch):
     assert record_run(spec, store)[0] == run_id  # same code: resumed
     monkeypatch.setattr(GreedyPlayer, "version", GreedyPlayer.version + "-changed", raising=False)
     seen = []
-    run_id2, recs = record_run(spec, store, on_result=seen.append)
+    with pytest.warns(UserWarning, match=rf"the store's run {run_id} \(3 games\) was played by other code .* "
+                                         r"its games are not resumed, run \d+ plays them anew"):
+        run_id2, recs = record_run(spec, store, on_result=seen.append)
     assert run_id2 != run_id and len(seen) == 3 and len(recs) == 3  # replayed, not resumed
     # The store says which code played each run, and finds the run the new code left behind.
     versions = {r.run_id: r.version for r in store.runs()}

@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import inspect
 import time
+import warnings
 from typing import Callable
 
 from ..errors import PokerSquaresError
@@ -87,6 +88,14 @@ def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tourna
                             spec.time_per_game, spec.prep_time, tournament_id, run_version(spec.player))
     if retry_penalties:
         store.forget_penalised(run_id)
+    if not store.run(run_id).finished:
+        older = [r for r in store.other_versions(run_id) if r.finished]
+        if older:
+            r = older[-1]
+            warnings.warn(f"{spec.player} on {spec.point_system.name}: the store's run {r.run_id} ({r.finished} games) "
+                          f"was played by other code ({r.version or 'a version from before versions were kept'}; "
+                          f"this is {store.run(run_id).version}); its games are not resumed, run {run_id} plays "
+                          "them anew", RunnerWarning, stacklevel=2)
     return run_id
 
 
