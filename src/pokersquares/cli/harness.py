@@ -428,13 +428,14 @@ def results_cmd(
     # Names in full: a cut player spec or system name ("Three Of A Kin") names nothing.
     wp = max([20, *(len(r.player) for r in runs)])
     wsys = max([14, *(len(r.system_name) for r in runs)])
+    wv = max([7, *(len(r.version or "-") for r in runs)])
     typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
-               f"{'limit s':>7} {'fallback':>8} {'tournament':>10} version")
+               f"{'limit s':>7} {'fallback':>8} {'tournament':>10} {'version':<{wv}}")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
         typer.echo(f"{r.run_id:>4} {r.player:<{wp}} {r.system_name:<{wsys}} {r.seed:>8} "
                    f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.penalties:>9} {r.time_per_game:>7g} "
-                   f"{r.fallback_moves:>8} {r.tournament_id or '':>10} {r.version or '-'}")
+                   f"{r.fallback_moves:>8} {r.tournament_id or '':>10} {r.version or '-':<{wv}}")
     if any(r.fallback_moves for r in runs):
         typer.echo("(fallback: moves a search left to its greedy fallback for lack of time)")
     _print_regret_lines(db, runs, optima)
