@@ -13,8 +13,9 @@ from typing import Optional
 import typer
 
 from ..cards import card_name
-from ..game import Grid
 from ..errors import PokerSquaresError
+from ..files import write_atomically
+from ..game import Grid
 from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.store import DEFAULT_DB, ResultStore
@@ -406,7 +407,7 @@ def results_cmd(
                 typer.echo(text, nl=False)
             else:
                 try:
-                    out.write_text(text)
+                    write_atomically(out, text)
                 except OSError as e:
                     raise fail(f"cannot write {out}: {e}") from None
                 typer.echo(f"wrote {out}")

@@ -1,0 +1,45 @@
+"""Files a command writes, written whole or not at all.
+
+A learned table, a plot or an export is written to a temporary file beside its target
+and moved over it at the end (``os.replace``, atomic on one file system): an interrupted
+or failed write leaves the previous file as it was and no partial one behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+__all__ = ["replacing", "write_atomically"]
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix, so writers that go by it still do)
+    to write; it replaces ``path`` when the block ends without an exception, and is
+    removed otherwise."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        if path.exists():  # keep the target's permissions, as writing it in place did
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomically(path: str | Path, data: bytes | str) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` whole, or leave it as it was."""
+    with replacing(path) as tmp:
+        tmp.write_bytes(data.encode() if isinstance(data, str) else data)

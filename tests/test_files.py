@@ -1,0 +1,35 @@
+"""files.replacing and write_atomically: a write interrupted part way leaves the old file
+whole and nothing beside it; a finished one replaces it with the target's permissions."""
+
+import os
+
+import pytest
+
+from pokersquares.files import replacing, write_atomically
+
+
+def test_a_finished_write_replaces_the_file_and_keeps_its_permissions(tmp_path):
+    target = tmp_path / "table.npz"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    write_atomically(target, "new")
+    assert target.read_text() == "new" and (target.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.npz"]
+    fresh = tmp_path / "fresh.csv"
+    write_atomically(fresh, b"x")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert fresh.read_bytes() == b"x" and (fresh.stat().st_mode & 0o777) == 0o666 & ~mask
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, OSError])
+def test_an_interrupted_write_leaves_the_old_file_whole_and_nothing_beside_it(tmp_path, error):
+    target = tmp_path / "plot.png"
+    target.write_bytes(b"old plot")
+    with pytest.raises(error):
+        with replacing(target) as tmp:
+            assert tmp.parent == tmp_path and tmp.suffix == ".png"  # matplotlib goes by the suffix
+            tmp.write_bytes(b"half a pl")
+            raise error("stopped part way")
+    assert target.read_bytes() == b"old plot"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.png"]
