@@ -223,7 +223,12 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled as Ctrl-C is: games stop, what finished stays recorded."""
 
 
+_sigterm_received = False  # this command's: code that turns an interruption into a plain Ctrl-C (Ray's) loses the type
+
+
 def _on_sigterm(signum, frame) -> None:
+    global _sigterm_received
+    _sigterm_received = True
     raise Terminated()
 
 
@@ -249,29 +254,58 @@ def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
     return None
 
 
+RESUMES = "finished games are recorded; run the same command again to resume"
+
+
+def _option_value(args: list[str], *names: str) -> str | None:
+    """The value given to option ``names`` in ``args`` (its last), or None."""
+    value = None
+    for k, arg in enumerate(args):
+        for name in names:
+            if arg == name and k + 1 < len(args):
+                value = args[k + 1]
+            elif name.startswith("--") and arg.startswith(name + "="):
+                value = arg[len(name) + 1:]
+    return value
+
+
+def interrupted_note(args: list[str]) -> str | None:
+    """What an interruption of the command ``args`` (the command line's words after
+    ``pokersquares``) leaves behind, for its one-line message; None for a command that
+    writes nothing (``compare``, ``review``, ``results``, ...)."""
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command in ("run", "tournament", "sweep", "experiment", "demo", "play"):
+        return RESUMES
+    if command == "train":  # learns in memory and writes its file only at the end
+        out = _option_value(args, "--out", "-o")
+        return f"nothing was saved: {out} is as it was" if out else "nothing was saved"
+    if command == "optimum" and _option_value(args, "--db") is not None and "--check" not in args:
+        return "solved deals are recorded in --db; run the same command again to resume"
+    return None
+
+
 def _say_interrupted(e: KeyboardInterrupt) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one message, even if a second signal follows
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    what = "terminated" if isinstance(e, Terminated) else "interrupted"
-    typer.echo(f"\n{what} (finished games are recorded; run the same command again to resume)", err=True)
-    sys.exit(143 if isinstance(e, Terminated) else 130)
+    terminated = isinstance(e, Terminated) or _sigterm_received
+    what = "terminated" if terminated else "interrupted"
+    note = interrupted_note(sys.argv[1:])
+    typer.echo(f"\n{what}" + (f" ({note})" if note else ""), err=True)
+    # A Ctrl-C that left an ``exec`` of a string (numba compiles so, typer's imports
+    # too) sets CPython's "unhandled KeyboardInterrupt" flag, and `python -m` then
+    # ends by SIGINT whatever the exit code; an ``exec`` of nothing clears the flag.
+    exec("")
+    sys.exit(143 if terminated else 130)
 
 
 def main() -> None:
-    from .. import progress
-
-    _load_subcommands()
+    global _sigterm_received
+    # First of all: a signal while the subcommands (and numba) are imported is said in
+    # one line too, not as a traceback.
+    _sigterm_received = False
     signal.signal(signal.SIGTERM, _on_sigterm)
-    warnings.showwarning = _one_line_warning
-    # The command line's own errors only (Typer 0.29 carries its own copy of click).
-    for name in ("click.exceptions", "typer._click.exceptions"):
-        try:
-            importlib.import_module(name).UsageError.show = _one_line_usage_error
-        except ImportError:
-            pass
     try:
-        with progress.listening(PrepLine()):
-            app()
+        _main()
     except PokerSquaresError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
@@ -287,3 +321,18 @@ def main() -> None:
             raise
         typer.echo(f"internal error: {type(e).__name__}: {e} (set POKERSQUARES_DEBUG=1 for the traceback)", err=True)
         sys.exit(1)
+
+
+def _main() -> None:
+    from .. import progress
+
+    _load_subcommands()
+    warnings.showwarning = _one_line_warning
+    # The command line's own errors only (Typer 0.29 carries its own copy of click).
+    for name in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            importlib.import_module(name).UsageError.show = _one_line_usage_error
+        except ImportError:
+            pass
+    with progress.listening(PrepLine()):
+        app()

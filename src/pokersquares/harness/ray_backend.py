@@ -18,6 +18,14 @@ its worker scores the penalty. Each game is reported once: an answer for a game
 already scored is dropped, and the store's ``(run_id, game_index)`` key keeps it
 recorded once across resumes too.
 
+Processes. A local instance is the command's alone: when it ends, even by Ctrl-C,
+SIGTERM or SIGKILL, every process of the instance ends with it (Ray alone leaves the
+raylet's agents running for up to a minute after an interruption). A small watcher
+process (:mod:`.ray_watcher`) keeps a list of the instance's processes and kills
+what is left of them when the command closes its pipe or dies. A command's SIGTERM
+handler (the command line's says "terminated" and keeps what finished) stays in
+force: ``ray.init`` would replace it with Ray's.
+
 Ray is imported only here and only when asked for: the local backend never needs it.
 """
 
@@ -27,8 +35,12 @@ import dataclasses
 import logging
 import os
 import pickle
+import select
+import signal
 import socket
+import subprocess
 import sys
+import threading
 import time
 import uuid
 import warnings
@@ -110,6 +122,93 @@ def _check_reachable(address: str) -> None:
         raise RayUnavailableError(f"cannot reach the Ray cluster at {address}: {e}") from None
 
 
+_WATCHER: list[subprocess.Popen] = []  # the watcher of the local instance this process started
+
+
+def _start_watcher(ray) -> None:
+    """Start the watcher of the local instance about to start (see :mod:`.ray_watcher`);
+    nothing where psutil (which comes with Ray) cannot be imported."""
+    try:
+        import psutil
+    except ImportError:
+        return
+    _stop_watcher()
+    _WATCHER.append(subprocess.Popen(
+        [sys.executable, "-m", "pokersquares.harness.ray_watcher", str(os.getpid()), os.path.dirname(ray.__file__),
+         os.path.dirname(os.path.dirname(psutil.__file__))],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        start_new_session=True))
+
+
+def _watcher_look() -> None:
+    """Have the watcher list the instance's processes now (the raylet's agents are its
+    children until the raylet stops), and wait a moment for it to have looked."""
+    for watcher in _WATCHER:
+        try:
+            watcher.stdin.write("look\n")
+            watcher.stdin.flush()
+            if select.select([watcher.stdout], [], [], 5.0)[0]:
+                watcher.stdout.readline()
+        except (OSError, ValueError):
+            pass
+
+
+def _stop_watcher() -> None:
+    """Close the watcher's pipe: it kills what is left of the instance, and ends."""
+    while _WATCHER:
+        watcher = _WATCHER.pop()
+        try:
+            watcher.stdin.close()
+        except OSError:
+            pass
+        try:
+            watcher.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            watcher.wait()
+        watcher.stdout.close()
+
+
+def _shutdown(ray) -> None:
+    """``ray.shutdown()``; for a local instance this process started, then every one of
+    its processes still running is killed (after an interruption Ray leaves the raylet's
+    agents running for up to a minute, waiting on its stopped GCS)."""
+    _watcher_look()
+    try:
+        ray.shutdown()
+    finally:
+        _stop_watcher()
+
+
+def _shutdown_after_failed_init(ray) -> None:
+    """:func:`_shutdown` of what a failed or interrupted ``ray.init`` started, saying
+    nothing of its own failures: the start's is the one to tell."""
+    try:
+        _shutdown(ray)
+    except Exception:
+        pass
+
+
+def _ray_init(ray, **options) -> None:
+    """``ray.init(**options)`` leaving the SIGTERM handler of this process in force, if
+    it has one of its own (the command line's): Ray's would replace it, during
+    ``ray.init`` as after it, with its own exit (code 15 or 1, and a C++ stack dump)."""
+    handler = signal.getsignal(signal.SIGTERM)
+    if not callable(handler) or threading.current_thread() is not threading.main_thread():
+        ray.init(**options)  # no handler of ours to keep: Ray's exit on SIGTERM (and its clean-up)
+        return
+    utils = getattr(getattr(ray, "_private", None), "utils", None)
+    install = getattr(utils, "set_sigterm_handler", None)
+    if install is not None:
+        utils.set_sigterm_handler = lambda _handler: None  # ours stays in force while Ray starts
+    try:
+        ray.init(**options)
+    finally:
+        if install is not None:
+            utils.set_sigterm_handler = install
+        signal.signal(signal.SIGTERM, handler)  # and after: also over the core worker's C++ handler
+
+
 def init(address: str | None = None, num_cpus: int | None = None) -> None:
     """Connect to the cluster at ``address``, or start a quiet local instance with
     ``num_cpus`` CPUs (default: all of this machine's). Nothing if Ray is running."""
@@ -124,16 +223,21 @@ def init(address: str | None = None, num_cpus: int | None = None) -> None:
     common = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     try:
         if address:
-            ray.init(address=address, **common)
+            _ray_init(ray, address=address, **common)
         else:
-            ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1,
-                     object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                     runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
+            _start_watcher(ray)
+            _ray_init(ray, address="local", num_cpus=num_cpus or os.cpu_count() or 1,
+                      object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                      runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
     except (ConnectionError, ValueError, RuntimeError) as e:
+        _shutdown_after_failed_init(ray)
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         hint = ("; a cluster with token authentication also needs RAY_AUTH_MODE=token and its token here"
                 " (docs/scaling.md)") if address else ""
         raise RayUnavailableError(f"cannot start or reach {where}: {str(e).splitlines()[0]}{hint}") from None
+    except BaseException:  # interrupted while Ray starts (Ctrl-C, SIGTERM): what started is stopped
+        _shutdown_after_failed_init(ray)
+        raise
     finally:
         ray_logger.setLevel(level)
     _raylet_notes_to_stderr()
@@ -142,7 +246,8 @@ def init(address: str | None = None, num_cpus: int | None = None) -> None:
 @contextmanager
 def session(address: str | None = None, num_cpus: int | None = None) -> Iterator[None]:
     """Ray for the length of a command: started (or connected) on entry and shut down
-    on exit, unless the caller had already started Ray (then it is left running)."""
+    on exit, unless the caller had already started Ray (then it is left running). A
+    local instance ends with the command, every process of it, even interrupted."""
     ray = _ray()
     if ray.is_initialized():
         yield
@@ -151,7 +256,7 @@ def session(address: str | None = None, num_cpus: int | None = None) -> Iterator
     try:
         yield
     finally:
-        ray.shutdown()
+        _shutdown(ray)
 
 
 # -- what runs in the workers -----------------------------------------------------------------

@@ -6,16 +6,23 @@ later process loads it in a fraction of a second. :func:`warm_up_players` does t
 compiling up front in ``processes`` processes, players sharing an evaluator or a
 search in the same process (they share kernels), so that a first tournament waits
 about half as long and its players' preparations are not the ones compiling.
+
+The compiling processes are the command's as a run's game workers are
+(:func:`~pokersquares.harness.local_backend.become_worker`): they die with it, even
+by SIGKILL, leave Ctrl-C to it, and are stopped at once when it is interrupted.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import signal
 import time
 from multiprocessing.connection import wait
 from typing import Callable
 
 from ..errors import PokerSquaresError
+from .local_backend import become_worker
 from .registry import make_player
 
 __all__ = ["warm_up_players", "kernel_groups", "shares", "plan"]
@@ -89,17 +96,30 @@ def plan(specs: list[str], processes: int) -> list[list[str]]:
     return shares([g for g, _ in grouped], processes, [c for _, c in grouped])
 
 
-def _warm_main(conn, specs: list[str]) -> None:
-    for spec in specs:
-        try:
-            player = make_player(spec)
-            if hasattr(player, "warm_up"):
-                player.warm_up()
-        except BaseException as e:  # reported; the player's own run will fail in one line
-            conn.send((spec, f"{type(e).__name__}: {e}"))
-            continue
-        conn.send((spec, None))
-    conn.close()
+def _warm_main(conn, parent: int, specs: list[str]) -> None:
+    become_worker(parent)  # dies with the command; Ctrl-C is the command's to handle
+    try:
+        for spec in specs:
+            try:
+                player = make_player(spec)
+                if hasattr(player, "warm_up"):
+                    player.warm_up()
+            except BaseException as e:  # reported; the player's own run will fail in one line
+                conn.send((spec, f"{type(e).__name__}: {e}"))
+                continue
+            conn.send((spec, None))
+        conn.close()
+    except OSError:  # the command is gone (elsewhere than Linux, where we die with it): nobody to tell
+        pass
+
+
+def _kill(proc) -> None:
+    """Stop a compiling process now, with its process group (become_worker made it lead one)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:  # no such group (yet): the process alone
+        proc.kill()
+    proc.join(timeout=5)
 
 
 def warm_up_players(specs: list[str], processes: int = 2,
@@ -117,13 +137,20 @@ def warm_up_players(specs: list[str], processes: int = 2,
     ctx = mp.get_context("spawn")
     pending: dict = {}
     procs = []
-    for share in parts:
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_warm_main, args=(child, share), daemon=True)
-        proc.start()
-        child.close()
-        pending[parent] = list(share)
-        procs.append(proc)
+    # Ctrl-C held back while the processes start: a spawned process inherits the mask and
+    # so ignores a Ctrl-C to the terminal's group until it leaves that group (become_worker),
+    # instead of printing a traceback while it imports; the command gets it when unblocked.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for share in parts:
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_warm_main, args=(child, os.getpid(), share), daemon=True)
+            proc.start()
+            child.close()
+            pending[parent] = list(share)
+            procs.append((proc, parent))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     ready = 0
 
     def done(spec: str) -> None:
@@ -132,6 +159,7 @@ def warm_up_players(specs: list[str], processes: int = 2,
         if on_ready is not None:
             on_ready(spec, ready, len(specs))
 
+    finished = False
     try:
         while pending:
             for conn in wait(list(pending)):
@@ -143,9 +171,12 @@ def warm_up_players(specs: list[str], processes: int = 2,
                     continue
                 pending[conn].remove(spec)
                 done(spec)
+        finished = True
     finally:
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
+        for proc, conn in procs:
+            if finished:  # every process said all it had to say: it is ending by itself
+                proc.join(timeout=5)
+            if proc.exitcode is None:  # interrupted (or one that would not end): stopped now
+                _kill(proc)
+            conn.close()
     return time.monotonic() - t

@@ -1,0 +1,79 @@
+"""Ctrl-C and SIGTERM said in one line that fits the command, from its first moment."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pokersquares.cli import RESUMES, interrupted_note
+
+# Loaded by the interpreter at start (PYTHONPATH): the command's subcommands are loaded,
+# then the signal arrives, from inside an ``exec`` of a string as numba's compiling
+# would have it (CPython then flags the KeyboardInterrupt as unhandled).
+SIGNAL_WHILE_LOADING = textwrap.dedent("""
+    import os
+    if os.environ.get("SIGNAL_WHILE_LOADING"):
+        import pokersquares.cli as cli
+
+        loaded = cli._load_subcommands
+
+        def load_then_signal():
+            loaded()
+            exec("import os, time; os.kill(os.getpid(), int(os.environ['SIGNAL_WHILE_LOADING'])); time.sleep(20)")
+
+        cli._load_subcommands = load_then_signal
+""")
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_the_subcommands_load_is_one_line(tmp_path, sig, code, word):
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_WHILE_LOADING)
+    env = dict(os.environ, SIGNAL_WHILE_LOADING=str(int(sig)),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
+                       timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
+
+
+def test_the_note_fits_the_command():
+    assert interrupted_note(["run", "--player", "greedy", "--games", "3"]) == RESUMES
+    assert interrupted_note(["experiment", "tiger", "--db", "x.sqlite"]) == RESUMES
+    assert interrupted_note(["train", "-s", "american", "--out", "t.json"]) == "nothing was saved: t.json is as it was"
+    assert interrupted_note(["train", "-s", "american", "-o", "t.json"]) == "nothing was saved: t.json is as it was"
+    assert interrupted_note(["optimum", "--seeds", "0..9", "--db", "o.sqlite"]).startswith("solved deals are recorded")
+    for read_only in (["compare", "a.sqlite"], ["review", "a.sqlite", "--run", "1"], ["results"],
+                      ["optimum", "--seed", "3"], ["optimum", "--check", "--db", "a.sqlite"], []):
+        assert interrupted_note(read_only) is None
+
+
+@pytest.fixture
+def interrupted(cli, monkeypatch):
+    """Run the command line with ``target`` raising Ctrl-C; SIGINT's handler restored after."""
+    def run(target, *args):
+        def ctrl_c(*_a, **_k):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(target, ctrl_c)
+        handler = signal.getsignal(signal.SIGINT)
+        try:
+            return cli(*args)
+        finally:
+            signal.signal(signal.SIGINT, handler)
+    return run
+
+
+def test_an_interrupted_train_says_nothing_was_saved(interrupted, tmp_path):
+    out = tmp_path / "t.json"
+    code, _, err = interrupted("pokersquares.cli.agents.check_output", "train", "--player", "og",
+                               "--system", "american", "--prep-time", "5", "--out", out)
+    assert code == 130 and err.strip() == f"interrupted (nothing was saved: {out} is as it was)"
+    assert "resume" not in err and not out.exists()
+
+
+def test_an_interrupted_compare_is_just_interrupted(interrupted, tmp_path):
+    store = tmp_path / "a.sqlite"
+    store.write_bytes(b"")
+    code, _, err = interrupted("pokersquares.harness.compare.load_runs", "compare", store)
+    assert (code, err.strip()) == (130, "interrupted")
