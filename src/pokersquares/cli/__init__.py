@@ -335,4 +335,4 @@ def _main() -> None:
         except ImportError:
             pass
     with progress.listening(PrepLine()):
-        app()
+        app(prog_name="pokersquares")  # as its usage lines say it, under python -m too
