@@ -98,3 +98,25 @@ def test_library_lookups_refuse_what_they_cannot_read():
     for bad in ({}, [], {"name": "x"}):
         with pytest.raises(InvalidPointSystemError):
             PointSystem.from_json(bad)
+
+
+def test_a_game_keeps_its_own_checked_copy_of_the_deck():
+    import numpy as np
+
+    from pokersquares.cards import deal
+    from pokersquares.errors import InvalidCardError
+
+    # an iterator is read once, by the check: the game plays from what it read
+    game = Game(AMERICAN, iter(deal(1)[:30]))
+    assert game.next_card == deal(1)[0] and game.deck == deal(1)[:30]
+    # a list the caller changes afterwards does not change the game
+    deck = deal(2)
+    game = Game(AMERICAN, deck)
+    first = deck[0]
+    deck[0] = deck[40]
+    assert game.next_card == first and game.deck is not deck
+    # numpy card ids are kept as plain ints
+    game = Game(AMERICAN, np.array(deal(3), dtype=np.int8))
+    assert game.deck == deal(3) and all(type(c) is int for c in game.deck)
+    with pytest.raises(InvalidCardError):
+        Game(AMERICAN, 5)

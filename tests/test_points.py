@@ -62,3 +62,14 @@ def test_contest_systems():
     assert len(parse_point_systems("contest")) == 12
     assert len(parse_point_systems("american,british")) == 2
     assert len(parse_point_systems("0,1,2,3,4,5,6,7,8,9")) == 1
+
+
+def test_numpy_integers_are_points_but_not_bools_or_floats():
+    import numpy as np
+
+    assert PointSystem(tuple(np.array(AMERICAN.points))) == AMERICAN
+    assert all(type(p) is int for p in PointSystem(tuple(np.array(AMERICAN.points, dtype=np.int8))).points)
+    assert PointSystem(tuple(np.array([500] + [0] * 9, dtype=np.int64)))[0] == 127  # clamped as ints are
+    for bad in (np.array(AMERICAN.points, dtype=np.float64), np.array([True] + [False] * 9)):
+        with pytest.raises(InvalidPointSystemError, match="integers"):
+            PointSystem(tuple(bad))

@@ -191,3 +191,43 @@ def test_a_learned_coach_judges_its_own_greedy_game_as_costing_nothing():
     r = review_game(ev.placement_values, AMERICAN.points, placements, exact_cells=4)
     assert all(m.loss == 0 for m in r.moves if not m.exact)
     assert isinstance(r, GameReview) and r.score == r.moves[-1].value
+
+
+@pytest.mark.parametrize("points", [[1, 2, 3], list(range(11)), [0.5] * 10, [True] * 10, None, "american"])
+def test_points_that_are_not_ten_integers_are_refused(points):
+    from pokersquares.errors import InvalidPointSystemError
+
+    with pytest.raises(InvalidPointSystemError, match="10 integers"):
+        review_game(by_index, points, played(1, lambda e: e[0]), exact_cells=0)
+
+
+@pytest.mark.parametrize("exact_cells", [-1, 6, 25, 2.0, True, "3", None])
+def test_exact_cells_beyond_the_cap_or_not_an_integer_are_refused(exact_cells):
+    with pytest.raises(ReviewError, match=r"exact_cells .*0\.\.5"):
+        review_game(by_index, AMERICAN.points, played(1, lambda e: e[0]), exact_cells=exact_cells)
+
+
+def test_numpy_points_and_counts_and_placements_are_taken():
+    placements = played(4, lambda e: e[0])
+    expected = review_game(by_index, AMERICAN.points, placements, exact_cells=5)
+    r = review_game(by_index, np.array(AMERICAN.points, dtype=np.int8), iter(np.array(placements)),
+                    exact_cells=np.int64(5))
+    assert r.to_json() == expected.to_json()
+
+
+@pytest.mark.parametrize("placements, message", [
+    ([(c + 0.5, cell) for c, cell in played(1, lambda e: e[0])], "25 different cards"),
+    ([(True, cell) if i == 0 else (c, cell) for i, (c, cell) in enumerate(played(1, lambda e: e[0]))],
+     "25 different cards"),
+    ([(c, cell + 0.5) for c, cell in played(1, lambda e: e[0])], "pairs of integers"),
+    ([(c, cell, 0) for c, cell in played(1, lambda e: e[0])], "pairs of integers"),
+    ([c for c, _ in played(1, lambda e: e[0])], "pairs"),
+])
+def test_placements_that_are_not_integer_pairs_are_refused(placements, message):
+    with pytest.raises(ReviewError, match=message):
+        review_game(by_index, AMERICAN.points, placements)
+
+
+def test_a_coach_that_values_other_than_25_cells_is_refused():
+    with pytest.raises(ReviewError, match="not one per cell"):
+        review_game(lambda grid, card: np.zeros(10), AMERICAN.points, played(2, lambda e: e[0]), exact_cells=0)

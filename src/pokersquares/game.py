@@ -165,9 +165,15 @@ class Game:
         if not isinstance(self.point_system, PointSystem):
             raise InvalidPointSystemError(f"a game's point system is a PointSystem (parse_point_system('american')), "
                                           f"got {self.point_system!r}")
-        deck = list(self.deck)
-        if len(deck) < NUM_CELLS or len(set(deck)) != len(deck) or not all(map(is_card_id, deck)):
-            raise InvalidCardError(f"a game's deck holds at least 25 distinct card ids 0..51, got {self.deck!r}")
+        try:
+            deck = list(self.deck)
+        except TypeError:
+            raise InvalidCardError(f"a game's deck is a sequence of card ids, got {self.deck!r}") from None
+        if len(deck) < NUM_CELLS or not all(map(is_card_id, deck)) or len(set(map(int, deck))) != len(deck):
+            raise InvalidCardError(f"a game's deck holds at least 25 distinct card ids 0..51, got {deck!r}")
+        # The checked copy, as plain ints: an iterator is read once, and a list the
+        # caller changes afterwards must not change the game.
+        self.deck = [int(c) for c in deck]
 
     @classmethod
     def from_seed(cls, seed: int, point_system: PointSystem) -> "Game":

@@ -7,6 +7,7 @@ Hypercorner, Single hand, Ameritish), the twelve contest systems, and
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -41,7 +42,9 @@ class PointSystem:
         if len(pts) != NUM_HANDS:
             raise InvalidPointSystemError(f"a point system has 10 values, got {len(pts)}")
         for p in pts:
-            if isinstance(p, bool) or not isinstance(p, int):
+            # Python's integers and numpy's (which register as Integral); not bools
+            # (numpy's are not Integral), floats or text.
+            if isinstance(p, bool) or not isinstance(p, numbers.Integral):
                 raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
         object.__setattr__(self, "points", tuple(_clamp(int(p)) for p in pts))
 

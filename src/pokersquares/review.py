@@ -37,18 +37,24 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .cards import is_card_id
 from .errors import PokerSquaresError
+from .evaluators.base import checked_points
 from .game import EMPTY, NUM_CELLS
 from .kernels.core import score_grid
 from .search.endgame import exact_values
 
 __all__ = ["MoveReview", "GameReview", "ReviewError", "make_coach", "prepare_coach", "coach_values",
-           "either_way_round", "review_game", "review_record", "run_summary", "STAGES", "TRANSPOSE"]
+           "either_way_round", "review_game", "review_record", "run_summary", "STAGES", "TRANSPOSE",
+           "MAX_EXACT_CELLS"]
 
 # Stages of a game, by the turns (1-based) they hold.
 STAGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 25))
 # Values within this of the best count as the best (float noise, ties).
 _TIE = 1e-9
+# The most empty cells judged exactly: the exact endgame's work grows steeply with them
+# (the command line caps --exact-cells here too).
+MAX_EXACT_CELLS = 5
 
 
 class ReviewError(PokerSquaresError):
@@ -159,24 +165,46 @@ def coach_values(player: Any) -> Callable[[np.ndarray, int], np.ndarray]:
     return either_way_round(evaluator.placement_values)
 
 
-def _check_placements(placements: Sequence[tuple[int, int]]) -> None:
-    if len(placements) != NUM_CELLS:
-        raise ReviewError(f"a review needs a finished game of {NUM_CELLS} placements, got {len(placements)}")
-    cards = [int(c) for c, _ in placements]
-    cells = [int(c) for _, c in placements]
+def _is_integer(x) -> bool:
+    """Python's or numpy's integer, not a bool (numpy's bools are not np.integer)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def _check_placements(placements: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The placements as ``(card, cell)`` ints, checked to be a finished game; else ReviewError."""
+    try:
+        pairs = [tuple(p) for p in placements]
+    except TypeError:
+        raise ReviewError("a review needs the game's placements as (card, cell) pairs") from None
+    if len(pairs) != NUM_CELLS:
+        raise ReviewError(f"a review needs a finished game of {NUM_CELLS} placements, got {len(pairs)}")
+    if any(len(p) != 2 or not _is_integer(p[1]) for p in pairs):
+        raise ReviewError("a review needs the game's placements as (card, cell) pairs of integers")
+    cards = [c for c, _ in pairs]
+    cells = [int(c) for _, c in pairs]
     if sorted(set(cells)) != list(range(NUM_CELLS)):
         raise ReviewError("the placements do not fill each of the 25 cells once")
-    if len(set(cards)) != NUM_CELLS or not all(0 <= c < 52 for c in cards):
+    if not all(_is_integer(c) and is_card_id(c) for c in cards) or len(set(map(int, cards))) != NUM_CELLS:
         raise ReviewError("the placements' cards are not 25 different cards (0..51)")
+    return [(int(card), cell) for card, cell in zip(cards, cells)]
+
+
+def _check_exact_cells(exact_cells) -> int:
+    if not _is_integer(exact_cells) or not 0 <= exact_cells <= MAX_EXACT_CELLS:
+        raise ReviewError(f"exact_cells is how many empty cells (0..{MAX_EXACT_CELLS}) are judged exactly, "
+                          f"got {exact_cells!r}")
+    return int(exact_cells)
 
 
 def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequence[int],
                 placements: Sequence[tuple[int, int]], exact_cells: int = 4, seed: int | None = None) -> GameReview:
     """Judge each of a finished game's ``placements`` ((card, cell), in the order
     played) by ``values`` (:func:`coach_values`), exactly where ``exact_cells`` empty
-    cells or fewer are left."""
-    _check_placements(placements)
-    pts = np.asarray(points, dtype=np.int64)
+    cells or fewer are left (at most :data:`MAX_EXACT_CELLS`). ``points`` are the game's
+    10 points."""
+    placements = _check_placements(placements)
+    exact_cells = _check_exact_cells(exact_cells)
+    pts = checked_points(points)
     grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
     out = []
     for turn, (card, cell) in enumerate(placements, start=1):
@@ -184,6 +212,8 @@ def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequenc
         empty = np.flatnonzero(grid == EMPTY)
         exact = len(empty) <= exact_cells
         v = exact_values(grid, card, pts) if exact else np.asarray(values(grid.copy(), card), dtype=np.float64)
+        if v.shape != (NUM_CELLS,):
+            raise ReviewError(f"the coach gave {v.size} values, not one per cell (25), at turn {turn}")
         judged = v[empty]
         if not np.all(np.isfinite(judged)):
             raise ReviewError(f"the coach gave no value to some empty cell at turn {turn}")

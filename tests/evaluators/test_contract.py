@@ -77,3 +77,98 @@ def test_the_kernel_form_keeps_the_contract(case):
         # the baseline MCTS's pruning subtracts: what is left of an empty grid is 0
         empty = np.full(25, -1, dtype=np.int8)
         assert kernel.state_value(empty, kernel.params) - kernel.baseline[0] == pytest.approx(0.0, abs=1e-9)
+
+
+# -- what the public methods refuse -------------------------------------------------------
+# The kernels index by card and cell without bounds checks: before the public methods
+# checked their arguments, ``placement_values(grid, 52)`` wrote past an array and
+# ``state_value(grid[:10])`` returned a value.
+
+
+def _grid():
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 6, 12]] = [0, 14, 28]
+    return grid
+
+
+def _bad_grids():
+    grid = _grid()
+    duplicate = grid.copy()
+    duplicate[1] = 0
+    beyond = grid.copy()
+    beyond[1] = 52
+    below = grid.copy()
+    below[1] = -2
+    wraps = grid.astype(np.int64)
+    wraps[1] = 200  # -56 as int8
+    return [grid[:10], np.append(grid, -1), grid.reshape(5, 5), duplicate, beyond, below, wraps,
+            grid.astype(np.float64), grid.astype(bool), [None] * 25, "grid"]
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_public_methods_refuse_what_is_not_a_position(name, prepared_evaluators):
+    from pokersquares.errors import IllegalPlacementError, PokerSquaresError
+
+    ev = prepared_evaluators[name]
+    grid = _grid()
+    for card in (52, -1, 99, True, 3.0, "AS", None, 14):  # 14 is on the grid
+        with pytest.raises(IllegalPlacementError):
+            ev.placement_values(grid, card)
+        with pytest.raises(IllegalPlacementError):
+            ev.placement_playouts(grid, card, np.array([1, 2]), 2, 0)
+    for bad in _bad_grids():
+        with pytest.raises(IllegalPlacementError):
+            ev.state_value(bad)
+        with pytest.raises(IllegalPlacementError):
+            ev.placement_values(bad, 40)
+        with pytest.raises(IllegalPlacementError):
+            ev.playouts(bad, 2, 0)
+        with pytest.raises(IllegalPlacementError):
+            ev.limited_playouts(bad, 2, 2, 0)
+        with pytest.raises(IllegalPlacementError):
+            ev.best_placement_values(bad, np.array([40, 41]))
+    for cards in (np.array([40, 52]), np.array([40, 14]), np.array([40.0]), [[40]]):
+        with pytest.raises(IllegalPlacementError):
+            ev.best_placement_values(grid, cards)
+    for cells in (np.array([1, 25]), np.array([1, 6]), np.array([-1]), np.array([1.0])):
+        with pytest.raises(IllegalPlacementError):
+            ev.placement_playouts(grid, 40, cells, 2, 0)
+    for n in (-1, 2.0, True):
+        with pytest.raises(PokerSquaresError):
+            ev.playouts(grid, n, 0)
+    with pytest.raises(PokerSquaresError):
+        ev.limited_playouts(grid, 2, -1, 0)
+    with pytest.raises(IllegalPlacementError) as e:
+        ev.state_value(np.arange(25, dtype=np.float64))
+    assert "\n" not in str(e.value)  # one line, however the array prints
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_public_methods_take_any_integer_form_of_a_position(name, prepared_evaluators):
+    ev = prepared_evaluators[name]
+    grid = _grid()
+    values = ev.placement_values(grid, 40)
+    # the unchecked forms the base class's loops use (on grids already checked) agree
+    np.testing.assert_array_equal(ev._unchecked_placement_values(grid, 40), values)
+    assert ev._unchecked_state_value(grid) == ev.state_value(grid)
+    for same in (grid.tolist(), grid.astype(np.int64), grid.astype(np.int16)):
+        np.testing.assert_array_equal(ev.placement_values(same, np.int64(40)), values)
+        assert ev.state_value(same) == ev.state_value(grid)
+    assert ev.best_placement_values(grid, [40, 41]).shape == (2,)
+    assert ev.best_placement_values(grid, np.array([], dtype=np.int64)).shape == (0,)
+    assert ev.placement_playouts(grid, 40, [1, 2], 2, 0).shape == (2, 2)
+    assert ev.limited_playouts(grid, np.int64(2), 0, 0).shape == (2,)
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_prepare_refuses_what_are_not_ten_integer_points(name):
+    from pokersquares.errors import InvalidPointSystemError
+    from pokersquares.evaluators import NarlEvaluator, PatternEvaluator, PossibilityEvaluator, TdEvaluator
+
+    make = {"patterns": PatternEvaluator, "narl": NarlEvaluator, "possibility": PossibilityEvaluator,
+            "td": TdEvaluator}[name]
+    ev = make()
+    for points in ([1, 2, 3], np.zeros(11, dtype=np.int64), np.zeros(10), [True] * 10, ["1"] * 10, None,
+                   np.zeros((2, 5), dtype=np.int64)):
+        with pytest.raises(InvalidPointSystemError):
+            ev.prepare(points, 0.0)

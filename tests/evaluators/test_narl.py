@@ -231,3 +231,46 @@ def test_a_table_cut_short_or_edited_is_refused_when_loaded(learned, tmp_path, c
     np.savez(path, **arrays)
     with pytest.raises(InvalidTableError, match=says):
         NarlEvaluator().load(path)
+
+
+def test_the_horizon_is_saved_and_restored(tmp_path):
+    import json
+
+    ev = NarlEvaluator(games=50, threads=1, horizon=3)
+    ev.prepare(POINTS, 0.0, seed=1)
+    path = tmp_path / "narl.npz"
+    ev.save(path)
+    loaded = NarlEvaluator().load(path)
+    assert loaded.horizon == 3
+    # a file saved before the horizon was recorded keeps the evaluator's own
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    old = tmp_path / "old.npz"
+    np.savez(old, **dict(arrays, meta=np.array(json.dumps({k: v for k, v in meta.items() if k != "horizon"}))))
+    assert NarlEvaluator().load(old).horizon == 0
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **dict(arrays, meta=np.array(json.dumps(dict(meta, horizon=-2)))))
+    with pytest.raises(InvalidTableError, match="horizon"):
+        NarlEvaluator().load(bad)
+
+
+def test_saving_before_anything_is_learned_is_a_clear_error(tmp_path):
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="nothing yet to save: prepare or load first"):
+        NarlEvaluator().save(tmp_path / "empty.npz")
+    assert not (tmp_path / "empty.npz").exists()
+
+
+def test_line_abstractions_refuse_what_is_not_a_position(learned):
+    from pokersquares.errors import IllegalPlacementError
+
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[0] = 3
+    assert learned.line_abstractions(grid)[0] == "1-1(3)f(12)s"
+    for card in (52, 3, True):
+        with pytest.raises(IllegalPlacementError):
+            learned.line_abstractions(grid, card)
+    with pytest.raises(IllegalPlacementError):
+        learned.line_abstractions(np.append(grid, 60))

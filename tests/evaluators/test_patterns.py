@@ -133,3 +133,39 @@ def test_a_warm_up_copy_learns_without_the_loaded_file_and_the_original_keeps_it
         twin.prepare(np.array(BRITISH.points, dtype=np.int64), 0.2)
     ev.prepare(AMERICAN_POINTS, 60.0)
     assert ev.loaded == str(path) and np.array_equal(ev.utilities, learned.utilities)
+
+
+def test_a_table_loaded_by_load_is_kept_by_prepare_for_its_points(tmp_path, learned):
+    """``PatternEvaluator().load(f)`` is what ``PatternEvaluator(load=f)`` is: the next
+    ``prepare`` for the file's points plays the file, for other points learns anew."""
+    import warnings
+
+    path = tmp_path / "american.json"
+    learned.save(path, point_system_name="American")
+    ev = PatternEvaluator(train_games=200, eval_games=200, learn_threads=1).load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev.prepare(AMERICAN_POINTS, 0.5, seed=3)
+    assert ev.loaded == str(path) and ev.report is None
+    assert np.array_equal(ev.utilities, learned.utilities) and np.array_equal(ev.counts, learned.counts)
+    other = PatternEvaluator(train_games=200, eval_games=200, learn_threads=1).load(path)
+    with pytest.warns(UserWarning, match="learning anew"):
+        other.prepare(np.array(BRITISH.points, dtype=np.int64), 0.5)
+    assert other.loaded is None and not np.array_equal(other.utilities, learned.utilities)
+
+
+def test_a_binary_file_is_a_pattern_file_error(tmp_path):
+    path = tmp_path / "table.json"
+    path.write_bytes(bytes(range(256)))
+    with pytest.raises(PatternFileError, match="not a text file"):
+        read_utilities(path)
+    with pytest.raises(PatternFileError):
+        PatternEvaluator().load(path)
+
+
+def test_saving_before_anything_is_learned_is_a_clear_error(tmp_path):
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="nothing yet to save: prepare or load first"):
+        PatternEvaluator().save(tmp_path / "empty.json")
+    assert not (tmp_path / "empty.json").exists()

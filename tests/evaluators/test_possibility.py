@@ -75,3 +75,15 @@ def test_measure_apriori_returns_hand_frequencies():
     table = measure_apriori(BRITISH.points, games=20, rounds=1)
     assert len(table) == 10 and sum(table) == pytest.approx(1.0)
     assert table[1] > 0  # some pair among 200 finished hands
+
+
+def test_the_heuristic_refuses_what_is_not_a_grid():
+    from pokersquares.errors import IllegalPlacementError
+
+    ev = PossibilityEvaluator()
+    ev.prepare(PTS, 0.0)
+    grid = np.full(25, -1, dtype=np.int8)
+    for bad in (grid[:10], np.append(grid, -1), np.where(np.arange(25) < 2, 7, -1).astype(np.int8)):
+        with pytest.raises(IllegalPlacementError):
+            ev.heuristic(bad)
+    assert ev.heuristic(grid) == pytest.approx(0.0)

@@ -178,3 +178,59 @@ def test_an_optimistic_start_adds_init_for_every_feature_not_yet_learned(tmp_pat
 def test_an_init_that_is_not_a_finite_number_is_refused(init):
     with pytest.raises(PokerSquaresError, match="init must be a finite number"):
         TdEvaluator(init=init)
+
+
+def test_the_table_settings_are_saved_and_restored(tmp_path):
+    import json
+
+    ev = TdEvaluator(games=100, td_games=20, threads=1, table_step=0.0, table_updates=True)
+    ev.prepare(POINTS, 0.0, seed=1)
+    path = tmp_path / "td.npz"
+    ev.save(path)
+    loaded = TdEvaluator().load(path)
+    assert loaded.table_step == 0.0 and loaded.table_updates is True
+    # a file saved before they were recorded keeps the evaluator's own settings
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    old = tmp_path / "old.npz"
+    np.savez(old, **dict(arrays, meta=np.array(json.dumps(
+        {k: v for k, v in meta.items() if k not in ("table_step", "table_updates")}))))
+    loaded = TdEvaluator().load(old)
+    assert loaded.table_step == 0.002 and loaded.table_updates is False
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **dict(arrays, meta=np.array(json.dumps(dict(meta, table_step=-1.0)))))
+    with pytest.raises(PokerSquaresError, match="table_step"):
+        TdEvaluator().load(bad)
+
+
+def test_the_tables_horizon_is_restored_with_it(tmp_path):
+    ev = TdEvaluator(games=100, td_games=20, threads=1)
+    ev.narl.horizon = 2
+    ev.prepare(POINTS, 0.0, seed=1)
+    path = tmp_path / "td.npz"
+    ev.save(path)
+    assert TdEvaluator().load(path).narl.horizon == 2
+
+
+def test_saving_before_anything_is_learned_is_a_clear_error(tmp_path):
+    with pytest.raises(PokerSquaresError, match="nothing yet to save: prepare or load first"):
+        TdEvaluator().save(tmp_path / "empty.npz")
+    assert not (tmp_path / "empty.npz").exists()
+
+
+def test_the_residual_and_td_search_learning_refuse_what_is_not_a_position(learned):
+    from pokersquares.errors import IllegalPlacementError
+
+    grid = next(_grids(1, 3))
+    grid[grid >= 0] = -1
+    grid[0] = 0
+    with pytest.raises(IllegalPlacementError):
+        learned.residual(grid[:10])
+    twin = learned.adapted_copy()
+    for card in (52, 0):  # not a card; on the grid
+        with pytest.raises(IllegalPlacementError):
+            twin.learn_from(grid, card, 1, 0)
+    with pytest.raises(PokerSquaresError):
+        twin.learn_from(grid, 1, -1, 0)
+    assert np.array_equal(twin.theta, learned.theta)

@@ -5,10 +5,177 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+from numba import njit
 
-from ..game import EMPTY
+from ..cards import NUM_CARDS, is_card_id
+from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
+from ..game import EMPTY, NUM_CELLS
 
-__all__ = ["Evaluator"]
+__all__ = ["Evaluator", "checked_grid", "checked_card", "checked_grid_and_cards", "checked_cells",
+           "checked_count", "checked_points"]
+
+
+# -- checks of what the public methods are given ------------------------------------------
+#
+# The kernels index arrays by card and cell without bounds checks, so the public methods
+# check their arguments first (the kernels and the per-playout loops do not). Searches
+# call some public methods once a placement (MCTS's bridge to evaluators without a
+# kernel, expectimax's chance level, a flat search's pulls): a grid or a list of cards in
+# the form they pass (a contiguous int8 or int64 array) is checked by one small kernel,
+# about 0.2 us; any other form is converted first.
+
+_INT8 = np.dtype(np.int8)
+_INT64 = np.dtype(np.int64)
+_GRID_SHAPE = (NUM_CELLS,)
+_INT8_STRIDES = (1,)
+_INT64_STRIDES = (8,)
+_NO_CARDS = np.zeros(0, dtype=np.int64)
+_PROBLEMS = {
+    1: "a grid holds card ids 0..51 or -1 for empty, got {grid}",
+    2: "a grid holds each card at most once, got {grid}",
+    3: "cards are card ids 0..51, got {cards}",
+    4: "cards to be dealt must not be on the grid already: {cards} on {grid}",
+}
+
+
+@njit(cache=True)
+def _position_problem(grid, cards):
+    """0 when ``grid`` (int8) holds distinct card ids 0..51 or -1 and ``cards`` (int64)
+    are card ids 0..51 none of which is on it; else the key of the problem in ``_PROBLEMS``."""
+    seen = np.uint64(0)
+    for i in range(grid.shape[0]):
+        c = grid[i]
+        if c == -1:
+            continue
+        if c < 0 or c >= 52:
+            return 1
+        bit = np.uint64(1) << np.uint64(c)
+        if seen & bit:
+            return 2
+        seen |= bit
+    for i in range(cards.shape[0]):
+        c = cards[i]
+        if c < 0 or c >= 52:
+            return 3
+        if seen & (np.uint64(1) << np.uint64(c)):
+            return 4
+    return 0
+
+
+def _brief(value) -> str:
+    """``value`` for a one-line message: an array as a list, long text cut short."""
+    text = " ".join(repr(value.tolist() if isinstance(value, np.ndarray) else value).split())
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _raise_problem(code: int, grid: np.ndarray, cards: np.ndarray) -> None:
+    raise IllegalPlacementError(_PROBLEMS[code].format(grid=_brief(grid), cards=_brief(cards)))
+
+
+def checked_grid(grid) -> np.ndarray:
+    """``grid`` as a contiguous ``int8[25]`` array (the array itself when it is one),
+    checked to hold distinct card ids 0..51 and -1 for empty cells; else
+    IllegalPlacementError."""
+    if (type(grid) is not np.ndarray or grid.dtype is not _INT8 or grid.shape != _GRID_SHAPE
+            or grid.strides != _INT8_STRIDES):
+        grid = _int8_grid(grid)
+    code = _position_problem(grid, _NO_CARDS)
+    if code:
+        _raise_problem(code, grid, _NO_CARDS)
+    return grid
+
+
+def _int8_grid(grid) -> np.ndarray:
+    """``grid`` as a contiguous int8 array of 25 cells, when it is 25 integers in int8's
+    range (the rest of the checks are :func:`checked_grid`'s)."""
+    try:
+        array = np.asarray(grid)
+    except (TypeError, ValueError):
+        array = np.asarray(None)
+    if array.dtype.kind not in "iu":  # not bools, floats, text or ragged lists
+        raise IllegalPlacementError(f"a grid is 25 integer cells (card ids 0..51, -1 for empty), got {_brief(grid)}")
+    if array.shape != _GRID_SHAPE:
+        raise IllegalPlacementError(f"a grid has {NUM_CELLS} cells, got an array of shape {array.shape}")
+    if array.min() < EMPTY or array.max() >= NUM_CARDS:  # before int8 would wrap them
+        raise IllegalPlacementError(f"a grid holds card ids 0..51 or -1 for empty, got {_brief(array)}")
+    return np.ascontiguousarray(array, dtype=np.int8)
+
+
+def checked_card(card, grid: np.ndarray) -> int:
+    """``card`` (the card in hand) as an int, checked to be a card id 0..51 not on the
+    checked ``grid``; else IllegalPlacementError."""
+    if type(card) is not int or not 0 <= card < NUM_CARDS:  # an int in range: no more to check
+        if not isinstance(card, (int, np.integer)) or not is_card_id(card):  # not bools, not arrays
+            raise IllegalPlacementError(f"the card in hand is a card id 0..51, got {_brief(card)}")
+        card = int(card)
+    if card in grid.tobytes():
+        raise IllegalPlacementError(f"the card in hand, {card}, is already on the grid")
+    return card
+
+
+def checked_grid_and_cards(grid, cards) -> tuple[np.ndarray, np.ndarray]:
+    """``grid`` as :func:`checked_grid` returns it and ``cards`` as a contiguous
+    ``int64[k]`` array, checked to be card ids 0..51 none of which is on the grid;
+    else IllegalPlacementError."""
+    if (type(grid) is not np.ndarray or grid.dtype is not _INT8 or grid.shape != _GRID_SHAPE
+            or grid.strides != _INT8_STRIDES):
+        grid = _int8_grid(grid)
+    if type(cards) is not np.ndarray or cards.dtype is not _INT64 or cards.strides != _INT64_STRIDES:
+        cards = _int64_cards(cards)
+    code = _position_problem(grid, cards)
+    if code:
+        _raise_problem(code, grid, cards)
+    return grid, cards
+
+
+def _int64_cards(cards) -> np.ndarray:
+    """``cards`` as a contiguous int64 array, when it is a list of integers in int64's
+    range (the rest of the checks are :func:`checked_grid_and_cards`'s)."""
+    try:
+        array = np.asarray(cards)
+    except (TypeError, ValueError):
+        array = np.asarray(None)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise IllegalPlacementError(f"cards are a list of card ids 0..51, got {_brief(cards)}")
+    if array.size and (array.min() < 0 or array.max() >= NUM_CARDS):  # before int64 could wrap them
+        raise IllegalPlacementError(f"cards are card ids 0..51, got {_brief(array)}")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def checked_cells(cells, grid: np.ndarray) -> np.ndarray:
+    """``cells`` as ``int64[k]``, checked to be empty cells (0..24) of the checked
+    ``grid``; else IllegalPlacementError."""
+    array = np.asarray(cells)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise IllegalPlacementError(f"cells are a list of cell indices 0..24, got {_brief(cells)}")
+    array = array.astype(np.int64)
+    if array.size and (array.min() < 0 or array.max() >= NUM_CELLS):
+        raise IllegalPlacementError(f"cells are cell indices 0..24, got {_brief(array)}")
+    if array.size and (grid[array] != EMPTY).any():
+        raise IllegalPlacementError(f"a card can only be placed in an empty cell, got cells {_brief(array)}")
+    return array
+
+
+def checked_count(n, what: str) -> int:
+    """``n`` as an int, checked to be an integer >= 0; else PokerSquaresError."""
+    if type(n) is int and n >= 0:
+        return n
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise PokerSquaresError(f"{what} must be an integer >= 0, got {_brief(n)}")
+    return int(n)
+
+
+def checked_points(points) -> np.ndarray:
+    """``points`` as ``int64[10]``, checked to be ten integers (one per hand id, as a
+    PointSystem holds them); else InvalidPointSystemError."""
+    try:
+        array = np.asarray(points)
+    except (TypeError, ValueError):
+        array = np.asarray(None)
+    if array.shape != (10,) or array.dtype.kind not in "iu" or (
+            array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max):
+        raise InvalidPointSystemError(f"points are 10 integers, one per hand, got {_brief(points)}")
+    return array.astype(np.int64)
 
 
 class Evaluator(ABC):
@@ -30,6 +197,11 @@ class Evaluator(ABC):
     depth-limited search may stop at any depth), and a search may report them as
     expected scores. How good the estimate is varies; what it means does not.
     ``tests/evaluators/test_contract.py`` checks every evaluator against this.
+
+    The public methods check what they are given (the helpers above): a grid that is
+    not 25 distinct card ids or -1, a card in hand that is not a card id or is on the
+    grid, a negative count, points that are not 10 integers are user errors
+    (:class:`~pokersquares.errors.PokerSquaresError`), never a kernel reading out of bounds.
     """
 
     name: str = "evaluator"
@@ -43,7 +215,7 @@ class Evaluator(ABC):
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn for ``points`` within ``budget_s`` seconds. The default only stores them."""
-        self.points = np.asarray(points, dtype=np.int64)
+        self.points = checked_points(points)
 
     @abstractmethod
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
@@ -71,6 +243,10 @@ class Evaluator(ABC):
         ``card`` placed there. Evaluators with a fast path override this to run all
         cells in one call (e.g. one parallel kernel); the results must not depend on
         how many threads run it."""
+        grid = checked_grid(grid)
+        card = checked_card(card, grid)
+        cells = checked_cells(cells, grid)
+        n = checked_count(n, "the number of playouts")
         out = np.empty((len(cells), n), dtype=np.int64)
         for i, cell in enumerate(cells):
             child = np.array(grid, dtype=np.int8)
@@ -93,6 +269,7 @@ class Evaluator(ABC):
         """Estimated final score of ``grid`` with no card in hand (what a depth-limited
         search judges its leaves by); exact for a full grid. The default averages 16
         greedy playouts."""
+        grid = checked_grid(grid)
         if not (grid == EMPTY).any():
             from ..kernels.core import score_grid
             return float(score_grid(grid, self.points))
@@ -102,6 +279,9 @@ class Evaluator(ABC):
         """``float64[n]``: like :meth:`playouts`, but each game places only ``depth``
         more cards (from a fresh shuffle of the undealt cards, by the greedy policy) and
         ends with :meth:`state_value` of the grid it reached."""
+        grid = checked_grid(grid)
+        n = checked_count(n, "the number of playouts")
+        depth = checked_count(depth, "the depth")
         empty = int((grid == EMPTY).sum())
         if depth >= empty:
             return self.playouts(grid, n, seed).astype(np.float64)
@@ -111,14 +291,29 @@ class Evaluator(ABC):
         for i in range(n):
             g = grid.copy()
             for card in rng.permutation(undealt)[:depth]:
-                g[self.greedy_cell(g, int(card))] = card
-            out[i] = self.state_value(g)
+                g[int(np.argmax(self._unchecked_placement_values(g, int(card))))] = card
+            out[i] = self._unchecked_state_value(g)
         return out
 
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
         """``float64[len(cards)]``: for each card, the value of its best placement on
         ``grid`` (a chance level of expectimax: each card as the next one dealt)."""
-        return np.array([self.placement_values(grid, int(c)).max() for c in cards], dtype=np.float64)
+        grid, cards = checked_grid_and_cards(grid, cards)
+        return np.array([self._unchecked_placement_values(grid, int(c)).max() for c in cards], dtype=np.float64)
+
+    # The loops above run over grids and cards derived from checked ones: an evaluator
+    # whose public methods check their arguments overrides these two with its unchecked
+    # forms, so that the checks are paid once a call, not once a placement. A search that
+    # calls back into Python once a placement (MCTS's bridge for evaluators without a
+    # kernel) may call them too, on grids it copied from one it checked.
+
+    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        """:meth:`placement_values` of an ``int8[25]`` grid and a card already checked."""
+        return self.placement_values(grid, card)
+
+    def _unchecked_state_value(self, grid: np.ndarray) -> float:
+        """:meth:`state_value` of an ``int8[25]`` grid already checked."""
+        return self.state_value(grid)
 
     def warm_up_copy(self) -> "Evaluator":
         """A copy to compile kernels on (a player's untimed warm-up prepares it with a

@@ -44,7 +44,7 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
-from .base import Evaluator
+from .base import Evaluator, checked_card, checked_count, checked_grid, checked_grid_and_cards, checked_points
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
            "FORMAT", "VERSION", "read_saved", "write_saved"]
@@ -223,6 +223,11 @@ class NarlEvaluator(Evaluator):
         self._seed = _seed(seed)
         self._rng = rng_seed(self._seed)
 
+    def _has_learned(self) -> bool:
+        """Whether there is a table to save: prepared, loaded or learned into."""
+        return (getattr(self, "_prepared", False) or getattr(self, "_loaded", False)
+                or self.games_learned > 0)
+
     @property
     def entries(self) -> int:
         """How many abstractions the table holds."""
@@ -236,11 +241,12 @@ class NarlEvaluator(Evaluator):
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn from scratch for ``points``: ``games`` games if set, else for
         ``budget_share`` of ``budget_s``. A table loaded for the same points is kept."""
-        points = np.asarray(points, dtype=np.int64)
+        points = checked_points(points)
         if self.keeps_loaded_state(points, "NARL table"):
             return
         self.points = points.copy()
         self.reset(seed)
+        self._prepared = True
         if self.games is not None:
             self.learn(games=self.games)
         else:
@@ -401,26 +407,36 @@ class NarlEvaluator(Evaluator):
 
     # -- evaluation (the Evaluator interface) -----------------------------------------------
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return K.placement_values(np.asarray(grid, dtype=np.int8), int(card), *self._tables())
+        grid = checked_grid(grid)
+        return K.placement_values(grid, checked_card(card, grid), *self._tables())
 
     def state_value(self, grid: np.ndarray) -> float:
-        return float(K.grid_value(np.asarray(grid, dtype=np.int8), *self._tables()))
+        return float(K.grid_value(checked_grid(grid), *self._tables()))
+
+    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return K.placement_values(grid, card, *self._tables())
+
+    def _unchecked_state_value(self, grid: np.ndarray) -> float:
+        return float(K.grid_value(grid, *self._tables()))
 
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
-        return K.best_placement_values(np.asarray(grid, dtype=np.int8), np.asarray(cards, dtype=np.int64),
-                                       *self._tables())
+        return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return K.playouts(np.asarray(grid, dtype=np.int8), n, 25, _seed(seed), False, *self._tables()).astype(np.int64)
+        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25, _seed(seed), False,
+                          *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False) -> np.ndarray:
-        return K.playouts(np.asarray(grid, dtype=np.int8), n, depth, _seed(seed), random_policy, *self._tables())
+        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
+                          checked_count(depth, "the depth"), _seed(seed), random_policy, *self._tables())
 
     # -- inspection -------------------------------------------------------------------------
     def line_abstractions(self, grid: np.ndarray, card: int = -1) -> list[str]:
         """The text forms of the 10 lines of ``grid`` (``card``, if given, counted as dealt)."""
-        grid = np.asarray(grid, dtype=np.int8)
+        grid = checked_grid(grid)
+        if not (type(card) is int and card == -1):  # -1: no card in hand
+            card = checked_card(card, grid)
         rank_und = np.empty(13, dtype=np.int64)
         suit_und = np.empty(4, dtype=np.int64)
         undealt = np.empty(52, dtype=np.uint8)
@@ -495,6 +511,11 @@ class NarlEvaluator(Evaluator):
 
     def _restore(self, arrays) -> None:
         self._check_arrays(arrays)
+        meta = json.loads(str(arrays["meta"]))
+        # Files saved before the horizon was recorded keep this evaluator's.
+        horizon = meta.get("horizon", self.horizon)
+        if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
+            raise ValueError(f"horizon must be a non-negative integer, got {horizon!r}")
         keys = np.asarray(arrays["keys"], dtype=np.int64)
         capacity = max(self._capacity, 1 << int(2 * len(keys) + 16).bit_length())
         self.keys, self.sums, self.counts, self.used = K.new_table(capacity)
@@ -506,18 +527,20 @@ class NarlEvaluator(Evaluator):
         self.size_sums[idx] = arrays["size_sums"]
         self.size_counts[idx] = arrays["size_counts"]
         self.points = np.asarray(arrays["points"], dtype=np.int64).copy()
-        meta = json.loads(str(arrays["meta"]))
         self.epsilon0 = meta["epsilon0"]
         self.decay = meta["decay"]
         self.hand_sizes = meta["hand_sizes"]
         self.games_learned = meta["games_learned"]
         self.learn_seconds = meta["learn_seconds"]
         self.epsilon = meta["epsilon"]
+        self.horizon = horizon
         mean = meta.get("learn_mean_score")
         self.learn_score_sum = mean * self.games_learned if mean is not None else 0.0
 
     def save(self, path, point_system_name: str = "custom") -> None:
         """Write the learned table to ``path`` (``.npz``, format documented in the module)."""
+        if not self._has_learned():
+            raise PokerSquaresError(f"{self.name} has learned nothing yet to save: prepare or load first")
         arrays = self._arrays()
         meta = json.loads(str(arrays["meta"]))
         meta["point_system"] = {"name": point_system_name, "points": [int(p) for p in self.points]}

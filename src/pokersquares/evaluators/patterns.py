@@ -44,7 +44,7 @@ from .. import progress
 from ..errors import PokerSquaresError
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
-from .base import Evaluator
+from .base import Evaluator, checked_card, checked_cells, checked_count, checked_grid, checked_points
 
 __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
            "write_utilities", "warm_up", "FILE_FORMAT", "FILE_VERSION"]
@@ -232,7 +232,7 @@ class PatternEvaluator(Evaluator):
     # -- learning ----------------------------------------------------------------
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         start = time.perf_counter()
-        self.points = np.asarray(points, dtype=np.int64)
+        self.points = checked_points(points)
         warm_up()
         if self._file is not None and list(self._file["points"]) == self.points.tolist():
             self.utilities, self.counts = self._file["utilities"].copy(), self._file["counts"].copy()
@@ -267,44 +267,56 @@ class PatternEvaluator(Evaluator):
         """The summed utilities of the ten lines after each placement (OG's gain per
         cell plus the grid's utilities now: the same argmax as OG), exact where the
         placement fills the grid."""
-        grid = np.asarray(grid, dtype=np.int8)
+        grid = checked_grid(grid)
+        return self._unchecked_placement_values(grid, checked_card(card, grid))
+
+    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
         empty = np.flatnonzero(grid == -1)
         if len(empty) == 1:
             values = np.full(25, -np.inf)
             full = grid.copy()
             full[empty[0]] = card
-            values[empty[0]] = self.state_value(full)
+            values[empty[0]] = float(score_grid(full, self.points))
             return values
-        return kp.og_values(grid, int(card), self.utilities) + kp.grid_utility(grid, int(card), self.utilities)
+        return kp.og_values(grid, card, self.utilities) + kp.grid_utility(grid, card, self.utilities)
 
     def state_value(self, grid: np.ndarray) -> float:
         """The summed utilities of the ten line patterns; the exact score of a full grid."""
-        grid = np.asarray(grid, dtype=np.int8)
+        return self._unchecked_state_value(checked_grid(grid))
+
+    def _unchecked_state_value(self, grid: np.ndarray) -> float:
         if not (grid == -1).any():
             return float(score_grid(grid, self.points))
         return float(kp.grid_utility(grid, -1, self.utilities))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return kp.og_playouts(np.asarray(grid, dtype=np.int8), int(n), _kernel_seed(seed), self.utilities,
-                              self.points)
+        return kp.og_playouts(checked_grid(grid), checked_count(n, "the number of playouts"), _kernel_seed(seed),
+                              self.utilities, self.points)
 
     def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
                            seed: int) -> np.ndarray:
-        return kp.og_placement_playouts(np.asarray(grid, dtype=np.int8), int(card),
-                                        np.asarray(cells, dtype=np.int64), int(n), _kernel_seed(seed),
+        grid = checked_grid(grid)
+        return kp.og_placement_playouts(grid, checked_card(card, grid), checked_cells(cells, grid),
+                                        checked_count(n, "the number of playouts"), _kernel_seed(seed),
                                         self.utilities, self.points, self.paired)
 
     # -- files ----------------------------------------------------------------------
     def save(self, path: str | Path, point_system_name: str = "custom") -> None:
+        if self.report is None and self.loaded is None and not self.counts.any():
+            raise PokerSquaresError(f"{self.name} has learned nothing yet to save: prepare or load first")
         write_utilities(path, self.utilities, self.counts, self.points, point_system_name,
                         self.report.to_json() if self.report else {}, self.options)
 
     def load(self, path: str | Path) -> "PatternEvaluator":
-        """Use the utilities in ``path`` (and its point system) from now on; return self."""
+        """Use the utilities in ``path`` (and its point system) from now on; return self.
+        As with ``PatternEvaluator(load=path)``, ``prepare`` keeps them when asked for
+        the same points, and learns anew (with a warning) for other points."""
         data = read_utilities(path)
-        self.utilities, self.counts = data["utilities"], data["counts"]
+        self.utilities, self.counts = data["utilities"].copy(), data["counts"].copy()
         self.points = np.array(data["points"], dtype=np.int64)
+        self.report = None
         self.loaded = str(path)
+        self._file, self._file_path = data, str(path)
         return self
 
 
@@ -347,6 +359,8 @@ def read_utilities(path: str | Path) -> dict:
         doc = json.loads(Path(path).read_text())
     except OSError as e:
         raise PatternFileError(f"cannot read utilities file {str(path)!r}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise PatternFileError(f"{str(path)!r} is not a text file (not UTF-8), so not a {FILE_FORMAT} file") from None
     except json.JSONDecodeError as e:
         raise PatternFileError(f"{str(path)!r} is not JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("format") != FILE_FORMAT:

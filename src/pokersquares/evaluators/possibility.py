@@ -49,7 +49,7 @@ from ..game import LINES
 from ..points import BRITISH
 from ..hands import NUM_HANDS, classify
 from ..kernels import possibility as kpos
-from .base import Evaluator
+from .base import Evaluator, checked_card, checked_count, checked_grid
 from .kernel import EvaluatorKernel
 
 __all__ = [
@@ -244,20 +244,29 @@ class PossibilityEvaluator(Evaluator):
         return EvaluatorKernel(kpos.child_values, kpos.state_value, self._params, self.offsets)
 
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return kpos.placement_values(np.ascontiguousarray(grid, dtype=np.int8), int(card), self._params)
+        grid = checked_grid(grid)
+        return self._unchecked_placement_values(grid, checked_card(card, grid))
+
+    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return kpos.placement_values(np.ascontiguousarray(grid), card, self._params)
 
     def heuristic(self, grid: np.ndarray) -> float:
         """The paper's ``h(grid)``: a damped heuristic (empty hands count 0, short hands
         are damped by alpha, beta, gamma), not an estimate of the final score."""
-        return self.state_value(grid) - float(self.offsets[int((np.asarray(grid) >= 0).sum())])
+        grid = checked_grid(grid)
+        return self.state_value(grid) - float(self.offsets[int((grid >= 0).sum())])
 
     def state_value(self, grid: np.ndarray) -> float:
         """``h(grid)`` plus the calibration offset for its number of cards: an estimate
         of the final score (exact for a full grid)."""
-        return float(kpos.state_value(np.ascontiguousarray(grid, dtype=np.int8), self._params))
+        return self._unchecked_state_value(checked_grid(grid))
+
+    def _unchecked_state_value(self, grid: np.ndarray) -> float:
+        return float(kpos.state_value(np.ascontiguousarray(grid), self._params))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return kpos.greedy_playouts(np.ascontiguousarray(grid, dtype=np.int8), int(n), int(seed), self._params)
+        return kpos.greedy_playouts(np.ascontiguousarray(checked_grid(grid)),
+                                    checked_count(n, "the number of playouts"), int(seed), self._params)
 
 
 # -- estimating the a-priori probabilities -------------------------------------------

@@ -67,7 +67,7 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
-from .base import Evaluator
+from .base import Evaluator, checked_card, checked_count, checked_grid, checked_grid_and_cards, checked_points
 from .narl import InvalidTableError, NarlEvaluator, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
@@ -310,6 +310,7 @@ class TdEvaluator(Evaluator):
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
         self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
+        self.points = np.zeros(10, dtype=np.int64)
         self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
@@ -333,11 +334,12 @@ class TdEvaluator(Evaluator):
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn the table, then the residual, from scratch for ``points``."""
         start = time.perf_counter()
-        points = np.asarray(points, dtype=np.int64)
+        points = checked_points(points)
         if self.keeps_loaded_state(points, "TD evaluator"):
             return
         self.points = points.copy()
         self.reset(seed)
+        self._prepared = True
         if self.games is not None:
             self.narl.learn(games=self.games, show=False)
             self.learn(games=self.td_games)
@@ -410,8 +412,9 @@ class TdEvaluator(Evaluator):
         """TD search's learning: ``games`` games from ``grid`` with ``card`` in hand,
         moving this evaluator's residual weights (:func:`pokersquares.kernels.td.learn_from`);
         returns the sum of their final scores. The table is not changed."""
-        return float(K.learn_from(np.asarray(grid, dtype=np.int8), int(card), int(games), int(seed) & (2**63 - 1),
-                                  float(alpha), float(lam), *self._tables()))
+        grid = checked_grid(grid)
+        return float(K.learn_from(grid, checked_card(card, grid), checked_count(games, "the number of games"),
+                                  int(seed) & (2**63 - 1), float(alpha), float(lam), *self._tables()))
 
     def warm_up_copy(self) -> "TdEvaluator":
         twin = super().warm_up_copy()
@@ -433,34 +436,45 @@ class TdEvaluator(Evaluator):
 
     # -- evaluation (the Evaluator interface) --------------------------------------------------
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return K.placement_values(np.asarray(grid, dtype=np.int8), int(card), *self._tables())
+        grid = checked_grid(grid)
+        return K.placement_values(grid, checked_card(card, grid), *self._tables())
 
     def state_value(self, grid: np.ndarray) -> float:
-        return float(K.grid_value_td(np.asarray(grid, dtype=np.int8), *self._tables()))
+        return float(K.grid_value_td(checked_grid(grid), *self._tables()))
+
+    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return K.placement_values(grid, card, *self._tables())
+
+    def _unchecked_state_value(self, grid: np.ndarray) -> float:
+        return float(K.grid_value_td(grid, *self._tables()))
 
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
-        return K.best_placement_values(np.asarray(grid, dtype=np.int8), np.asarray(cards, dtype=np.int64),
-                                       *self._tables())
+        return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return K.playouts(np.asarray(grid, dtype=np.int8), n, 25, int(seed) & (2**63 - 1), False, 1.0,
-                          *self._tables()).astype(np.int64)
+        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25,
+                          int(seed) & (2**63 - 1), False, 1.0, *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
-        return K.playouts(np.asarray(grid, dtype=np.int8), n, depth, int(seed) & (2**63 - 1), random_policy,
+        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
+                          checked_count(depth, "the depth"), int(seed) & (2**63 - 1), random_policy,
                           float(lam), *self._tables())
 
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
-        return float(K.residual(np.asarray(grid, dtype=np.int8), self.theta, self.groups))
+        return float(K.residual(checked_grid(grid), self.theta, self.groups))
 
     # -- saving -------------------------------------------------------------------------------
     def save(self, path, point_system_name: str = "custom") -> None:
         """Write the table and the residual's weights to ``path`` (``.npz``): the NARL
         table's arrays (:meth:`NarlEvaluator.save`'s format), ``theta_index`` and
         ``theta`` (the non-zero weights) and a JSON ``meta`` (format, version, groups,
-        what was learned, the point system)."""
+        what was learned, the point system, the learning settings: ``table_step`` and
+        ``table_updates`` are restored by :meth:`load`)."""
+        if not (getattr(self, "_prepared", False) or getattr(self, "_loaded", False)
+                or self.td_games_learned > 0 or self.narl.games_learned > 0):
+            raise PokerSquaresError(f"{self.name} has learned nothing yet to save: prepare or load first")
         arrays = self.narl._arrays()
         arrays["narl_meta"] = arrays.pop("meta")
         taken = np.flatnonzero(self.theta)
@@ -490,6 +504,13 @@ class TdEvaluator(Evaluator):
             alpha, lam, epsilon = float(meta["alpha"]), float(meta["lam"]), float(meta["epsilon"])
             tc = bool(meta.get("tc", False))  # files saved before temporal coherence learned without it
             init = float(meta.get("init", 0.0))  # files saved before optimistic starts started at 0
+            # Files saved before these were recorded keep this evaluator's settings.
+            table_step = float(meta.get("table_step", self.table_step))
+            if not (math.isfinite(table_step) and table_step >= 0.0):
+                raise ValueError(f"table_step must be a finite number >= 0, got {table_step!r}")
+            table_updates = meta.get("table_updates", self.table_updates)
+            if not isinstance(table_updates, bool):
+                raise ValueError(f"table_updates must be true or false, got {table_updates!r}")
             td_games, td_seconds = int(meta["td_games_learned"]), float(meta["td_seconds"])
             arrays["meta"] = arrays.pop("narl_meta")
             narl = copy.copy(self.narl)
@@ -498,6 +519,7 @@ class TdEvaluator(Evaluator):
             raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
         self.narl, self.theta, self.group_names, self.groups = narl, theta, group_names, groups
         self.alpha, self.lam, self.epsilon, self.tc, self.init = alpha, lam, epsilon, tc, init
+        self.table_step, self.table_updates = table_step, table_updates
         self._new_coherence()
         self.points = narl.points.copy()
         self.td_games_learned, self.td_seconds = td_games, td_seconds

@@ -193,12 +193,14 @@ _KEYS = itertools.count(1)
 _NO_BASELINE = np.zeros(26)
 
 
+# The tree's grids all come from the one the search was given: the evaluator's checks of a
+# position are paid there once (Evaluator.placement_values at the root), not per placement.
 def _py_child_values(grid, card, params, out):
-    out[:] = _PY_EVALUATORS[int(params[0])].placement_values(grid.copy(), int(card))
+    out[:] = _PY_EVALUATORS[int(params[0])]._unchecked_placement_values(grid.copy(), int(card))
 
 
 def _py_state_value(grid, params) -> float:
-    return float(_PY_EVALUATORS[int(params[0])].state_value(grid.copy()))
+    return float(_PY_EVALUATORS[int(params[0])]._unchecked_state_value(grid.copy()))
 
 
 def _bridge_child_values(grid, card, params, out):
