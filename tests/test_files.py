@@ -33,3 +33,22 @@ def test_an_interrupted_write_leaves_the_old_file_whole_and_nothing_beside_it(tm
             raise error("stopped part way")
     assert target.read_bytes() == b"old plot"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.png"]
+
+
+def test_a_saved_table_interrupted_while_written_leaves_the_old_file(tmp_path, monkeypatch):
+    import numpy as np
+
+    from pokersquares.evaluators import narl
+
+    target = tmp_path / "td.npz"
+    narl.write_saved(target, {"a": np.arange(3)}, {"kind": "old"})
+    before = target.read_bytes()
+
+    def interrupted(f, **arrays):
+        f.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        narl.write_saved(target, {"a": np.arange(5)}, {"kind": "new"})
+    assert target.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["td.npz"]

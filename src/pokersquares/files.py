@@ -17,12 +17,14 @@ __all__ = ["replacing", "write_atomically"]
 
 
 @contextlib.contextmanager
-def replacing(path: str | Path) -> Iterator[Path]:
-    """A temporary path beside ``path`` (same suffix, so writers that go by it still do)
-    to write; it replaces ``path`` when the block ends without an exception, and is
-    removed otherwise."""
+def replacing(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write; it replaces ``path`` when the block ends
+    without an exception, and is removed otherwise. It ends in ``path``'s suffix, or in
+    ``suffix`` when given, for writers that go by it (matplotlib would add ``.png`` to a
+    name without one)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix if suffix is None else suffix,
+                               dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
     try:

@@ -20,6 +20,7 @@ from typing import Callable, Optional
 import typer
 
 from ..errors import PokerSquaresError
+from ..files import replacing
 from ..points import PointSystem, clamped_values, parse_point_system, parse_point_systems
 
 app = typer.Typer(
@@ -118,17 +119,9 @@ def save_plot(plot: Callable[[str], None], path: Path, option: str = "--plot") -
     ``.png``)."""
     path = Path(path)
     try:
-        if path.suffix.lower() in PLOT_SUFFIXES:
-            plot(str(path))
-            return
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pokersquares-plot-", suffix=".png")
-        os.close(fd)
-        try:
-            plot(tmp)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        # Written beside it and moved over it at the end: an interrupted plot leaves the old one whole.
+        with replacing(path, suffix=None if path.suffix.lower() in PLOT_SUFFIXES else ".png") as tmp:
+            plot(str(tmp))
     except OSError as e:
         raise fail(f"cannot write {option} {str(path)!r}: {e.strerror or e}") from None
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import progress
 from ..errors import PokerSquaresError
+from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
@@ -88,8 +89,9 @@ def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
 
 
 def write_saved(path, arrays: dict, meta: dict) -> None:
-    """Write ``arrays`` and ``meta`` (as JSON) to the ``.npz`` at ``path``."""
-    with open(path, "wb") as f:
+    """Write ``arrays`` and ``meta`` (as JSON) to the ``.npz`` at ``path``, whole or not at
+    all: an interrupted save leaves the file that was there."""
+    with replacing(path) as tmp, open(tmp, "wb") as f:
         np.savez_compressed(f, **arrays, meta=np.array(json.dumps(meta)))
 
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from .. import progress
 from ..errors import PokerSquaresError
+from ..files import write_atomically
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
 from .base import Evaluator, checked_card, checked_cells, checked_count, checked_grid, checked_points
@@ -350,7 +351,7 @@ def write_utilities(path: str | Path, utilities: np.ndarray, counts: np.ndarray,
         "training": {**training, "options": options},
         "patterns": [[int(c), float(utilities[c]), int(counts[c])] for c in codes],
     }
-    Path(path).write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
+    write_atomically(path, json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
 
 
 def read_utilities(path: str | Path) -> dict:
