@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pokersquares.harness.runner import RunSpec, record_run, run_games
+from proc_stats import living_processes
 from pokersquares.harness.store import ResultStore
 from pokersquares.points import AMERICAN
 
@@ -23,18 +24,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="re
 
 
 def _ppids() -> dict[int, int]:
-    out = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            if fields[0] != "Z":  # a zombie has ended; it only waits to be reaped
-                out[int(entry)] = int(fields[1])
-    return out
+    return {pid: int(fields[1]) for pid, fields in living_processes().items()}
 
 
 def descendants(pid: int) -> set[int]:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_stats import living_processes
 
 pytest.importorskip("ray")
 
@@ -22,18 +23,7 @@ pytestmark = [pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="r
 
 def _stats() -> dict[int, list[str]]:
     """Every living process: its /proc stat fields after the name (state, ppid, pgrp, session, ...)."""
-    out = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            if fields[0] != "Z":  # a zombie has ended; it only waits to be reaped
-                out[int(entry)] = fields
-    return out
+    return living_processes()
 
 
 def _cmdline(pid: int) -> str:

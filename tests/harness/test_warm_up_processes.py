@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_stats import living_processes
 
 HERE = Path(__file__).resolve().parent
 
@@ -34,18 +35,7 @@ DRIVER = textwrap.dedent("""
 
 
 def _children(pid: int) -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            if fields[0] != "Z" and int(fields[1]) == pid:
-                found.add(int(entry))
-    return found
+    return {child for child, fields in living_processes().items() if int(fields[1]) == pid}
 
 
 def _alive(pids) -> set[int]:

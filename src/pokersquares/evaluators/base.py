@@ -85,13 +85,18 @@ def checked_grid(grid) -> np.ndarray:
     return grid
 
 
+def _as_array(value) -> np.ndarray:
+    """``value`` as numpy sees it, or an object array where it cannot (a ragged list)."""
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError):
+        return np.asarray(None)
+
+
 def _int8_grid(grid) -> np.ndarray:
     """``grid`` as a contiguous int8 array of 25 cells, when it is 25 integers in int8's
     range (the rest of the checks are :func:`checked_grid`'s)."""
-    try:
-        array = np.asarray(grid)
-    except (TypeError, ValueError):
-        array = np.asarray(None)
+    array = _as_array(grid)
     if array.dtype.kind not in "iu":  # not bools, floats, text or ragged lists
         raise IllegalPlacementError(f"a grid is 25 integer cells (card ids 0..51, -1 for empty), got {_brief(grid)}")
     if array.shape != _GRID_SHAPE:
@@ -131,10 +136,7 @@ def checked_grid_and_cards(grid, cards) -> tuple[np.ndarray, np.ndarray]:
 def _int64_cards(cards) -> np.ndarray:
     """``cards`` as a contiguous int64 array, when it is a list of integers in int64's
     range (the rest of the checks are :func:`checked_grid_and_cards`'s)."""
-    try:
-        array = np.asarray(cards)
-    except (TypeError, ValueError):
-        array = np.asarray(None)
+    array = _as_array(cards)
     if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
         raise IllegalPlacementError(f"cards are a list of card ids 0..51, got {_brief(cards)}")
     if array.size and (array.min() < 0 or array.max() >= NUM_CARDS):  # before int64 could wrap them
