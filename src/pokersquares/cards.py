@@ -7,6 +7,7 @@ letter (``TC``, ``AS``).
 
 from __future__ import annotations
 
+import numbers
 from typing import Iterable, TypeAlias
 
 from .errors import InvalidCardError, InvalidSeedError
@@ -36,6 +37,11 @@ def rank_of(c: Card) -> int:
 
 def suit_of(c: Card) -> int:
     return c // 13
+
+
+def is_integer(x) -> bool:
+    """An integer, Python's or numpy's, and not a bool (nor numpy's bool, float or array)."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
 def is_card_id(c) -> bool:

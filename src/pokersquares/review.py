@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .cards import is_card_id
+from .cards import is_card_id, is_integer
 from .errors import PokerSquaresError
 from .evaluators.base import checked_points
 from .game import EMPTY, NUM_CELLS
@@ -165,11 +165,6 @@ def coach_values(player: Any) -> Callable[[np.ndarray, int], np.ndarray]:
     return either_way_round(evaluator.placement_values)
 
 
-def _is_integer(x) -> bool:
-    """Python's or numpy's integer, not a bool (numpy's bools are not np.integer)."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
 def _check_placements(placements: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """The placements as ``(card, cell)`` ints, checked to be a finished game; else ReviewError."""
     try:
@@ -178,19 +173,19 @@ def _check_placements(placements: Sequence[tuple[int, int]]) -> list[tuple[int, 
         raise ReviewError("a review needs the game's placements as (card, cell) pairs") from None
     if len(pairs) != NUM_CELLS:
         raise ReviewError(f"a review needs a finished game of {NUM_CELLS} placements, got {len(pairs)}")
-    if any(len(p) != 2 or not _is_integer(p[1]) for p in pairs):
+    if any(len(p) != 2 or not is_integer(p[1]) for p in pairs):
         raise ReviewError("a review needs the game's placements as (card, cell) pairs of integers")
     cards = [c for c, _ in pairs]
     cells = [int(c) for _, c in pairs]
     if sorted(set(cells)) != list(range(NUM_CELLS)):
         raise ReviewError("the placements do not fill each of the 25 cells once")
-    if not all(_is_integer(c) and is_card_id(c) for c in cards) or len(set(map(int, cards))) != NUM_CELLS:
+    if not all(is_integer(c) and is_card_id(c) for c in cards) or len(set(map(int, cards))) != NUM_CELLS:
         raise ReviewError("the placements' cards are not 25 different cards (0..51)")
     return [(int(card), cell) for card, cell in zip(cards, cells)]
 
 
 def _check_exact_cells(exact_cells) -> int:
-    if not _is_integer(exact_cells) or not 0 <= exact_cells <= MAX_EXACT_CELLS:
+    if not is_integer(exact_cells) or not 0 <= exact_cells <= MAX_EXACT_CELLS:
         raise ReviewError(f"exact_cells is how many empty cells (0..{MAX_EXACT_CELLS}) are judged exactly, "
                           f"got {exact_cells!r}")
     return int(exact_cells)

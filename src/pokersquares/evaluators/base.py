@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numba import njit
 
-from ..cards import NUM_CARDS, is_card_id
+from ..cards import NUM_CARDS, is_card_id, is_integer
 from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 
@@ -162,7 +162,7 @@ def checked_count(n, what: str) -> int:
     """``n`` as an int, checked to be an integer >= 0; else PokerSquaresError."""
     if type(n) is int and n >= 0:
         return n
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+    if not is_integer(n) or n < 0:
         raise PokerSquaresError(f"{what} must be an integer >= 0, got {_brief(n)}")
     return int(n)
 
@@ -170,10 +170,7 @@ def checked_count(n, what: str) -> int:
 def checked_points(points) -> np.ndarray:
     """``points`` as ``int64[10]``, checked to be ten integers (one per hand id, as a
     PointSystem holds them); else InvalidPointSystemError."""
-    try:
-        array = np.asarray(points)
-    except (TypeError, ValueError):
-        array = np.asarray(None)
+    array = _as_array(points)
     if array.shape != (10,) or array.dtype.kind not in "iu" or (
             array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max):
         raise InvalidPointSystemError(f"points are 10 integers, one per hand, got {_brief(points)}")

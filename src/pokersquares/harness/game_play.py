@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from ..cards import deal
+from ..cards import deal, is_integer
 from ..game import Grid
 from ..points import PointSystem
 from . import seeds
@@ -97,6 +97,4 @@ def _fallback_moves(player) -> int:
         value = getattr(player, "fallback_moves", 0)
     except Exception:
         return 0
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        return 0
-    return min(max(int(value), 0), 25)
+    return min(max(int(value), 0), 25) if is_integer(value) else 0

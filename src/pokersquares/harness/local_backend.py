@@ -166,7 +166,7 @@ def _start(ctx, target, *args):
     return conn, proc
 
 
-def _stop(proc, conn) -> None:
+def stop_process(proc, conn) -> None:
     """Kill the child and every process of its group (what its player started)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -263,7 +263,7 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
                 return blob, None
     finally:
         progress.report("done", subject=subject, force=True)
-        _stop(proc, conn)
+        stop_process(proc, conn)
 
 
 class _Worker:
@@ -351,7 +351,7 @@ class _Pool:
 
     def _retire(self, w: _Worker, reason: str, todo: deque[int]) -> None:
         """Stop ``w``: the game it was playing scores the penalty, the rest go back to ``todo``."""
-        _stop(w.proc, w.conn)
+        stop_process(w.proc, w.conn)
         self.workers.remove(w)
         if w.assigned:
             self.penalty(w.assigned.popleft(), reason)
@@ -369,7 +369,7 @@ class _Pool:
                 pass
         for w in self.workers:
             w.proc.join(timeout=1)
-            _stop(w.proc, w.conn)
+            stop_process(w.proc, w.conn)
         self.workers.clear()
 
 

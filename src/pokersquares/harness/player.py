@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..cards import Card
+from ..cards import Card, is_integer
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
@@ -116,8 +116,7 @@ class BasePlayer:
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:
         answer = self.choose(self.grid, int(card), seconds_left)
         # The answer as choose gave it: 3.9, "3" or True are malformed, not cell 3 or 1.
-        if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (int, np.integer)) \
-                or not 0 <= answer < NUM_CELLS:
+        if not is_integer(answer) or not 0 <= answer < NUM_CELLS:
             raise MalformedAnswerError(f"choose must answer a cell index 0..24 (an integer), got {answer!r}")
         cell = int(answer)
         self.grid[cell] = card

@@ -24,8 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
+from ..cards import is_integer
 from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import integer_or_none
 
@@ -174,7 +173,7 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
 def _declared_cores(name: str, factory) -> int:
     """The cores a player class says one game keeps busy: an integer 1..MAX_CORES."""
     cores = getattr(factory, "cores", 1)
-    if isinstance(cores, bool) or not isinstance(cores, (int, np.integer)) or not 1 <= cores <= MAX_CORES:
+    if not is_integer(cores) or not 1 <= cores <= MAX_CORES:
         raise UnknownPlayerError(f"player {name!r} declares cores = {cores!r}: it must be an integer 1..{MAX_CORES}")
     return int(cores)
 

@@ -22,7 +22,7 @@ from multiprocessing.connection import wait
 from typing import Callable
 
 from ..errors import PokerSquaresError
-from .local_backend import become_worker
+from .local_backend import become_worker, stop_process
 from .registry import make_player
 
 __all__ = ["warm_up_players", "kernel_groups", "shares", "plan"]
@@ -113,15 +113,6 @@ def _warm_main(conn, parent: int, specs: list[str]) -> None:
         pass
 
 
-def _kill(proc) -> None:
-    """Stop a compiling process now, with its process group (become_worker made it lead one)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:  # no such group (yet): the process alone
-        proc.kill()
-    proc.join(timeout=5)
-
-
 def warm_up_players(specs: list[str], processes: int = 2,
                     on_ready: Callable[[str, int, int], None] | None = None) -> float:
     """Warm up (compile the kernels of) every player of ``specs`` in ``processes``
@@ -176,7 +167,8 @@ def warm_up_players(specs: list[str], processes: int = 2,
         for proc, conn in procs:
             if finished:  # every process said all it had to say: it is ending by itself
                 proc.join(timeout=5)
-            if proc.exitcode is None:  # interrupted (or one that would not end): stopped now
-                _kill(proc)
-            conn.close()
+            if proc.exitcode is None:  # interrupted (or one that would not end): stopped now, with its group
+                stop_process(proc, conn)
+            else:
+                conn.close()
     return time.monotonic() - t
