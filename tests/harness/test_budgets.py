@@ -30,10 +30,19 @@ def test_every_player_prepares_within_its_budget_on_a_busy_machine(name, busy_ma
     make_player(name).warm_up()  # compiling is untimed (the harness warms up before the clock)
     for budget in BUDGETS:
         for system in (AMERICAN, BRITISH):
-            player = make_player(name)
-            player.set_seed(3)
-            used, _ = prepare_for_handoff(player, system, budget)  # pickling included
-            assert used <= budget, f"{name} took {used:.3f} s of a {budget} s budget on {system.name}"
+            # A player that ignores its budget overruns every time; one stall of the
+            # scheduler (this machine is oversubscribed here on purpose, and the suite's
+            # other worker runs beside it) does not happen twice running: one more try.
+            tries = []
+            for _ in range(2):
+                player = make_player(name)
+                player.set_seed(3)
+                used, _ = prepare_for_handoff(player, system, budget)  # pickling included
+                tries.append(used)
+                if used <= budget:
+                    break
+            assert min(tries) <= budget, \
+                f"{name} took {', then '.join(f'{t:.3f} s' for t in tries)} of a {budget} s budget on {system.name}"
 
 
 class SlowToPickle(BasePlayer):
