@@ -28,6 +28,50 @@ SIGNAL_WHILE_LOADING = textwrap.dedent("""
 """)
 
 
+# Loaded at start too: the signal arrives when the command first imports a module
+# (typer: before the command line itself is loaded; numpy: the slowest import).
+SIGNAL_AT_IMPORT = textwrap.dedent("""
+    import os, sys, time
+
+    class SignalAtImport:
+        def find_spec(self, name, path=None, target=None):
+            if name == os.environ.get("SIGNAL_AT_IMPORT"):
+                sys.meta_path.remove(self)
+                os.kill(os.getpid(), int(os.environ["SIGNAL"]))
+                time.sleep(20)  # the handler runs at the next instruction
+            return None
+
+    sys.meta_path.insert(0, SignalAtImport())
+""")
+
+
+@pytest.mark.parametrize("module", ["typer", "numpy"])
+@pytest.mark.parametrize("how", [["-m", "pokersquares"], ["-c", "from pokersquares.entry import main; main()"]])
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_in_the_first_imports_is_one_line(tmp_path, module, how, sig, code, word):
+    # ``-c ...entry...`` is what the console script runs.
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AT_IMPORT)
+    env = dict(os.environ, SIGNAL_AT_IMPORT=module, SIGNAL=str(int(sig)),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, *how, "run", "--player", "random", "--games", "1"], env=env,
+                       capture_output=True, text=True, timeout=60,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # the word alone, or with the run's note once the command line has loaded
+    assert (r.returncode, r.stderr.strip().split(" (")[0], r.stdout) == (code, word, "")
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_console_script_is_the_entry_that_answers_signals_first():
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["pokersquares"] == "pokersquares.entry:main"
+    r = subprocess.run([sys.executable, "-c", "import sys, pokersquares.entry; print('numpy' in sys.modules)"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "False"  # nothing heavy before the handlers are in place
+
+
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
 def test_a_signal_while_the_subcommands_load_is_one_line(tmp_path, sig, code, word):
     (tmp_path / "sitecustomize.py").write_text(SIGNAL_WHILE_LOADING)

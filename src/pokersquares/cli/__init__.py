@@ -291,13 +291,17 @@ def _say_interrupted(e: KeyboardInterrupt) -> None:
     sys.exit(143 if terminated else 130)
 
 
-def main() -> None:
+def main(sigint=None) -> None:
+    """Run the command line. ``sigint``: the SIGINT handler to restore, the one
+    :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
     global _sigterm_received
     # First of all: a signal while the subcommands (and numba) are imported is said in
-    # one line too, not as a traceback.
+    # one line too, not as a traceback (and before this, pokersquares.entry says it).
     _sigterm_received = False
-    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+        if sigint is not None:
+            signal.signal(signal.SIGINT, sigint)
         _main()
     except PokerSquaresError as e:
         typer.echo(f"error: {e}", err=True)
