@@ -151,6 +151,9 @@ def test_public_methods_take_any_integer_form_of_a_position(name, prepared_evalu
     # the unchecked forms the base class's loops use (on grids already checked) agree
     np.testing.assert_array_equal(ev._unchecked_placement_values(grid, 40), values)
     assert ev._unchecked_state_value(grid) == ev.state_value(grid)
+    for depth in (0, 3, 30):  # a flat search's pull: the same playouts, unchecked
+        np.testing.assert_array_equal(ev._unchecked_limited_playouts(grid, 3, depth, 7),
+                                      ev.limited_playouts(grid, 3, depth, 7))
     for same in (grid.tolist(), grid.astype(np.int64), grid.astype(np.int16)):
         np.testing.assert_array_equal(ev.placement_values(same, np.int64(40)), values)
         assert ev.state_value(same) == ev.state_value(grid)

@@ -26,7 +26,7 @@ def test_variants_play_legal_games_within_budget(spec, play_legal, fake_clock):
     for module in (game_play, move_clock, expectimax, flat_ucb):
         fake_clock.install(module)
     fake_clock.charge_per(player.evaluator, "best_placement_values", lambda grid, cards: 2e-5 * len(cards))
-    fake_clock.charge_per(player.evaluator, "limited_playouts", lambda *args: 1e-3)
+    fake_clock.charge_per(player.evaluator, "_unchecked_limited_playouts", lambda *args: 1e-3)  # a flat search's pull
     game = play_legal(player, 7)
     # Measured: expectimax searches every cell of every move in 0.2535 s of its 30 s
     # (no fallback); greedy takes no searched time; the two with time_per_game=0.5 keep

@@ -60,7 +60,7 @@ def test_legal_moves_within_budget(narl, search_cls, fake_clock):
     from pokersquares.search import flat_ucb
 
     clock = fake_clock.install(flat_ucb)
-    fake_clock.charge_per(narl, "limited_playouts", lambda *args, **kw: 1e-3)
+    fake_clock.charge_per(narl, "_unchecked_limited_playouts", lambda *args, **kw: 1e-3)  # a pull
     search = search_cls()
     for k, cards in enumerate([1, 8, 15, 22, 23]):
         grid, card = _mid_game(cards, k)
@@ -123,3 +123,10 @@ def test_flat_mc_gives_every_cell_the_same_playouts(narl):
     search.choose(narl, grid, card, POINTS, 0.05, 0)
     pulls = search.last_playouts[grid < 0]
     assert pulls.min() == pulls.max() > 1
+
+
+@pytest.mark.parametrize("bad", [{"batch": 1.5}, {"depth": 2.0}, {"pulls": "3"}, {"batch": True}, {"depth": -1},
+                                 {"pulls": 0}])
+def test_the_counts_a_pull_hands_over_unchecked_are_checked_at_construction(bad):
+    with pytest.raises(ValueError, match="integer"):
+        FlatUCB1(**bad)

@@ -314,6 +314,11 @@ class Evaluator(ABC):
         """:meth:`state_value` of an ``int8[25]`` grid already checked."""
         return self.state_value(grid)
 
+    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        """:meth:`limited_playouts` of an ``int8[25]`` grid and counts already checked (a
+        flat search's pull of one playout pays no check)."""
+        return self.limited_playouts(grid, n, depth, seed)
+
     def warm_up_copy(self) -> "Evaluator":
         """A copy to compile kernels on (a player's untimed warm-up prepares it with a
         tiny budget): evaluators that learn a fixed amount whatever the budget make

@@ -433,6 +433,9 @@ class NarlEvaluator(Evaluator):
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
                           checked_count(depth, "the depth"), _seed(seed), random_policy, *self._tables())
 
+    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        return K.playouts(grid, n, depth, _seed(seed), False, *self._tables())
+
     # -- inspection -------------------------------------------------------------------------
     def line_abstractions(self, grid: np.ndarray, card: int = -1) -> list[str]:
         """The text forms of the 10 lines of ``grid`` (``card``, if given, counted as dealt)."""

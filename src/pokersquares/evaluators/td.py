@@ -461,6 +461,9 @@ class TdEvaluator(Evaluator):
                           checked_count(depth, "the depth"), int(seed) & (2**63 - 1), random_policy,
                           float(lam), *self._tables())
 
+    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        return K.playouts(grid, n, depth, int(seed) & (2**63 - 1), False, 1.0, *self._tables())
+
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
         return float(K.residual(checked_grid(grid), self.theta, self.groups))

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from ..cards import is_integer
 from ..game import EMPTY
 from .base import Search
 
@@ -30,11 +31,13 @@ def _playout_seed(seed: int, pull: int) -> int:
 
 class _FlatSearch(Search):
     def __init__(self, depth: int = 5, batch: int = 1, pulls: int | None = None) -> None:
-        if depth < 0 or batch < 1 or (pulls is not None and pulls < 1):
-            raise ValueError("depth must be >= 0, batch >= 1 and pulls >= 1")
-        self.depth = depth
-        self.batch = batch
-        self.pulls = pulls  # fixed work per decision instead of the clock (None: the clock)
+        if not (is_integer(depth) and is_integer(batch) and (pulls is None or is_integer(pulls))) or (
+                depth < 0 or batch < 1 or (pulls is not None and pulls < 1)):
+            raise ValueError(f"depth must be an integer >= 0, batch and pulls integers >= 1; "
+                             f"got depth={depth!r}, batch={batch!r}, pulls={pulls!r}")
+        self.depth = int(depth)
+        self.batch = int(batch)  # checked here: a pull passes them to the evaluator unchecked
+        self.pulls = None if pulls is None else int(pulls)  # fixed work per decision instead of the clock (None: the clock)
 
     def _more(self, deadline: float, pulls_done: int, next_s: float = 0.0) -> bool:
         if self.pulls is not None:
@@ -49,7 +52,8 @@ class _FlatSearch(Search):
     def _pull(self, evaluator, grid, card, cell, seed) -> np.ndarray:
         after = grid.copy()
         after[cell] = card
-        return evaluator.limited_playouts(after, self.batch, self.depth, seed)
+        # ``grid`` and ``card`` were checked once this decision (``_arms``), the counts at construction
+        return evaluator._unchecked_limited_playouts(after, self.batch, self.depth, seed)
 
     last_playouts: np.ndarray = np.zeros(25)  # playouts per cell in the last decision
 
