@@ -72,3 +72,36 @@ def test_returns_are_this_toolkits_score_over_random_games():
                     assert state.returns() == [0.0]
                     state.apply_action(rng.choice(state.legal_actions()))
             assert state.returns() == [float(Grid(state.grid).score(system))]
+
+
+def test_an_illegal_action_is_refused_and_leaves_the_state_as_it_was():
+    # OpenSpiel's Python games apply whatever they are given; this one must not deal a card
+    # twice, overwrite a filled cell, or play on (a deal, then a cell) past the end.
+    from pokersquares.errors import IllegalPlacementError
+
+    game = load(NEG)
+    state = game.new_initial_state()
+    for bad in (52, -2):  # no such card (-1 is OpenSpiel's own kInvalidAction)
+        with pytest.raises(IllegalPlacementError):
+            state.apply_action(bad)
+    state.apply_action(5)
+    state.apply_action(3)
+    with pytest.raises(IllegalPlacementError):
+        state.apply_action(5)  # dealt already
+    assert state.history() == [5, 3] and state.is_chance_node()
+    state.apply_action(6)
+    for bad in (3, 25, -2):  # filled; no such cell
+        with pytest.raises(IllegalPlacementError):
+            state.apply_action(bad)
+    assert state.history() == [5, 3, 6] and state.grid[3] == 5 and state.card == 6
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])  # the first undealt card, the first empty cell
+    assert state.is_terminal()
+    final = (state.history(), list(state.grid), state.returns())
+    for bad in (0, 7, 51):
+        with pytest.raises(IllegalPlacementError, match="over"):
+            state.apply_action(bad)
+    assert (state.history(), list(state.grid), state.returns()) == final and state.card is None
+    # play_deal with a chooser that answers a filled cell fails there, not with a wrong score
+    with pytest.raises(IllegalPlacementError):
+        play_deal(game, 3, lambda s: 0)

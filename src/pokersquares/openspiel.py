@@ -27,6 +27,7 @@ import numpy as np
 import pyspiel
 
 from .cards import NUM_CARDS, card_name, deal
+from .errors import IllegalPlacementError
 from .game import EMPTY, NUM_CELLS, Grid, cell_of
 from .kernels.core import score_grid
 from .points import PointSystem, parse_point_system
@@ -112,10 +113,20 @@ class PokerSquaresState(pyspiel.State):
         return [(c, p) for c in cards]
 
     def _apply_action(self, action):
+        # OpenSpiel applies what it is given: an illegal action is refused here, before
+        # anything changes, never a card dealt twice, a filled cell overwritten or an
+        # action applied past the end.
+        if self.placed == NUM_CELLS:
+            raise IllegalPlacementError(f"the game is over: all 25 cells are filled (action {action})")
         if self.card is None:  # a chance node deals ``action``
+            if not 0 <= action < NUM_CARDS or not self.undealt[action]:
+                raise IllegalPlacementError(f"cannot deal {action}: not an undealt card id 0..51")
             self.undealt[action] = False
             self.card = int(action)
         else:
+            if not 0 <= action < NUM_CELLS or self.grid[action] != EMPTY:
+                raise IllegalPlacementError(f"cannot place {card_name(self.card)} in cell {action}: "
+                                            f"not an empty cell 0..24")
             self.grid[action] = self.card
             self.card = None
             self.placed += 1

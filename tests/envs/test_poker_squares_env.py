@@ -196,3 +196,102 @@ def test_policies_refuse_what_they_cannot_use():
     assert done
     with pytest.raises(PokerSquaresError, match="episode is over"):
         policy(obs, info)
+
+
+@pytest.mark.parametrize("answer", [3.9, "3", True, np.float64(2.0), None, [3]])
+def test_a_policy_player_scores_a_malformed_answer_as_the_harness_does_not_as_a_cell(answer):
+    # The environment refuses 3.9, "3" and True as actions; as a harness player the same
+    # policy must not have them silently turned into cells 3 and 1.
+    def policy(obs, info):
+        return answer if info["turn"] == 0 else int(np.flatnonzero(info["action_mask"])[0])
+
+    player = PolicyPlayer(policy)
+    player.set_point_system(NEG, 0.0)
+    rec = play_game(player, NEG, 1, 30.0)
+    assert rec.penalty is not None and rec.penalty.startswith("malformed answer") and rec.placements == []
+    assert rec.score == NEG.penalty
+
+
+def test_a_policy_player_takes_what_the_environment_takes():
+    # numpy integers and a batch of one integer cell, as env.step takes them
+    answers = iter([np.int64(3), np.array([4]), np.array([[5]]), np.uint8(6)])
+
+    def policy(obs, info):
+        return next(answers, None) or int(np.flatnonzero(info["action_mask"])[0])
+
+    player = PolicyPlayer(policy)
+    player.set_point_system(AMERICAN, 0.0)
+    rec = play_game(player, AMERICAN, 1, 30.0)
+    assert rec.penalty is None and [(r * 5 + c) for _, r, c in rec.placements[:4]] == [3, 4, 5, 6]
+
+
+class _Answers:
+    """A harness player whose first answer is given; the rest are the first empty cell."""
+
+    def __init__(self, first):
+        self.first = first
+
+    def set_point_system(self, point_system, budget_s):
+        pass
+
+    def start_game(self):
+        self.used, self.moves = set(), 0
+
+    def get_play(self, card, seconds_left):
+        self.moves += 1
+        if self.moves == 1:
+            return self.first
+        cell = min(set(range(25)) - self.used)
+        self.used.add(cell)
+        return cell // 5, cell % 5
+
+
+@pytest.mark.parametrize("answer", [(0, 7), (1, -1), (5, 0), (-1, 4), None, "0 1", (True, 1), (0.5, 1), [1, 2, 3],
+                                    (np.float64(1.0), 2)])
+def test_a_player_policy_never_turns_an_answer_the_harness_refuses_into_a_cell(answer):
+    # play_game scores these as an illegal or malformed play (or a timeout for None); as a
+    # policy, (0, 7) must not become cell 7 = (1, 2), nor (1, -1) cell 4.
+    from pokersquares.errors import PokerSquaresError
+
+    env = PokerSquaresEnv(AMERICAN)
+    obs, info = env.reset(seed=1)
+    rec = play_game(_Answers(answer), AMERICAN, 1, 30.0)
+    assert rec.penalty is not None and rec.placements == []
+    with pytest.raises(PokerSquaresError, match="answered"):
+        PlayerPolicy(_Answers(answer), prep_time=0.0)(obs, info)
+    assert PlayerPolicy(_Answers((np.int64(1), 2)), prep_time=0.0)(obs, info) == 7
+
+
+def test_a_policy_sees_the_same_info_in_the_environment_and_as_a_harness_player():
+    # info["score"] (the grid's value so far) is in the environment's info; a policy that
+    # reads it must not fail with a KeyError once it plays in the harness.
+    class ScoreReader:
+        def __init__(self):
+            self.seen, self.random = [], MaskedRandomPolicy(7)
+
+        def set_seed(self, seed):
+            self.random.set_seed(7)
+
+        def __call__(self, obs, info):
+            self.seen.append((info["score"], info["turn"], info["point_system"], info["action_mask"].tolist()))
+            return self.random(obs, info)
+
+    env, in_env = PokerSquaresEnv(NEG), ScoreReader()
+    episode(env, in_env, 5)
+    in_harness = ScoreReader()
+    player = PolicyPlayer(in_harness)
+    player.set_point_system(NEG, 0.0)
+    rec = play_game(player, NEG, 5, 30.0)
+    assert rec.penalty is None and in_harness.seen == in_env.seen
+
+
+@pytest.mark.parametrize("bad", [b"0123456789", bytearray(b"0123456789"), {i: 0 for i in range(10)}])
+def test_bytes_and_mappings_are_not_ten_integers(bad):
+    # b"0123456789" iterates as the ten integers 48..57: a point system nobody meant.
+    from pokersquares.errors import InvalidPointSystemError
+
+    with pytest.raises(InvalidPointSystemError, match="ten integers"):
+        PokerSquaresEnv(bad)
+    env = PokerSquaresEnv()
+    with pytest.raises(InvalidPointSystemError, match="ten integers"):
+        env.reset(seed=1, options={"point_system": bad})

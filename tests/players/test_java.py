@@ -171,3 +171,33 @@ def test_a_rebuilt_java_player_starts_a_new_run_instead_of_resuming(java_classes
     os.utime(class_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # as if compiled again
     java._CHECKED.clear()  # a new command (process) checks the class again
     assert record_run(spec, store, workers=1)[0] != run_id
+
+
+def test_junk_on_the_jvms_stdout_costs_its_game_only_not_the_games_after_it(java_classes):
+    # JunkPlayer writes a line straight to the process's stdout in its faulty games, then
+    # answers. That game scores the penalty; the answer left behind must not be read as
+    # the next game's init, shifting every later answer by one (every game a penalty).
+    recs = run("java:JunkPlayer", n=6, seed=100, workers=1)
+    assert {faulty(r.seed) for r in recs} == {False, True}
+    for r in recs:
+        if faulty(r.seed):
+            assert r.penalty.startswith("error: JavaPlayerError: unexpected answer") and "junk" in r.penalty
+        else:
+            assert r.penalty is None and len(r.placements) == 25, (r.seed, r.penalty)
+
+
+def test_a_nested_class_is_a_java_class_name(java_classes):
+    # '$' is part of Java identifiers and of every nested class's binary name.
+    recs = run("java:NestedPlayers$First", n=2, system=AMERICAN, workers=1)
+    assert [r.penalty for r in recs] == [None, None]
+    assert [r.score for r in recs] == [r.score for r in run("first_empty_player:FirstEmpty", n=2, system=AMERICAN,
+                                                            workers=1)]
+    for bad in ("java:1Player", "java:a..b", "java:a-b", "java:.a"):
+        with pytest.raises(UnknownPlayerError, match="not a Java class name"):
+            make_player(bad)
+
+
+def test_a_jvm_that_ends_without_a_word_says_so_in_one_line(java_classes):
+    with pytest.raises(UnknownPlayerError, match=r"^java:QuitPlayer: the JVM exited with code 0 before "
+                                                 r"creating the player$"):
+        make_player("java:QuitPlayer")

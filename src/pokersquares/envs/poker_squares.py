@@ -27,6 +27,7 @@ The rewards of an episode therefore add up exactly to the final score.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -55,6 +56,8 @@ def _point_system(value: PointSystem | str | Any) -> PointSystem:
     if isinstance(value, str):
         return parse_point_system(value)
     try:
+        if isinstance(value, (bytes, bytearray, memoryview, Mapping)):  # iterable, but not ten integers
+            raise TypeError
         values = list(value)
     except TypeError:
         raise InvalidPointSystemError(f"a point system is a PointSystem, a spec such as 'british' or ten "
@@ -63,6 +66,16 @@ def _point_system(value: PointSystem | str | Any) -> PointSystem:
         if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
             raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
     return PointSystem(tuple(int(p) for p in values))
+
+
+def grid_value(grid, points) -> int:
+    """``info["score"]``: the value of a (possibly partial) grid, each hand worth its points
+    as the contest framework classifies it so far, a hand with no card 0."""
+    total = 0
+    for line in LINES:
+        cards = [int(grid[j]) for j in line if grid[j] != EMPTY]
+        total += int(points[classify(cards)]) if cards else 0
+    return total
 
 
 class PokerSquaresEnv(gym.Env):

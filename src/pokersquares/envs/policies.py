@@ -28,9 +28,11 @@ from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 from ..harness import seeds
+from ..harness.game_play import _as_cell
 from ..harness.player import BasePlayer
 from ..harness.registry import PLAYER_METHODS, make_player
 from ..points import PointSystem
+from .poker_squares import grid_value
 
 __all__ = ["PlayerPolicy", "PolicyPlayer", "MaskedRandomPolicy", "observation"]
 
@@ -44,7 +46,8 @@ def observation(grid: np.ndarray, card: int, points) -> tuple[dict, dict]:
     undealt[grid[grid != EMPTY]] = 0
     undealt[int(card)] = 0
     obs = {"grid": grid, "card": int(card), "points": np.array(tuple(points), dtype=np.int64), "undealt": undealt}
-    return obs, {"action_mask": (grid == EMPTY).astype(np.int8), "turn": int((grid != EMPTY).sum())}
+    return obs, {"action_mask": (grid == EMPTY).astype(np.int8), "turn": int((grid != EMPTY).sum()),
+                 "score": grid_value(grid, obs["points"])}  # as the environment's info has it
 
 
 class PlayerPolicy:
@@ -94,12 +97,21 @@ class PlayerPolicy:
             raise PokerSquaresError("this observation's grid is not the one the player built: a PlayerPolicy "
                                     "must be called for every step of an episode, from reset()")
         t = time.perf_counter()
-        row, col = self.player.get_play(int(obs["card"]), max(0.0, self.time_per_game - self._used))
+        answer = self.player.get_play(int(obs["card"]), max(0.0, self.time_per_game - self._used))
         self._used += time.perf_counter() - t
-        cell = int(row) * 5 + int(col)
+        # What play_game refuses (a timeout's None, (0, 7), 3.5, text...) is an error here,
+        # never another cell: (0, 7) is not cell 7, nor (1, -1) cell 4.
+        try:
+            row, col = _as_cell(answer)
+        except ValueError:
+            row = col = -1
+        if not (0 <= row < 5 and 0 <= col < 5):
+            self._grid = None  # the player's grid is no longer the episode's
+            raise PokerSquaresError(f"the player answered {answer!r}, not a (row, col) of the grid "
+                                    f"(None: no answer in its time)")
+        cell = row * 5 + col
         self._grid = grid.copy()
-        if 0 <= cell < NUM_CELLS:
-            self._grid[cell] = int(obs["card"])
+        self._grid[cell] = int(obs["card"])
         return cell
 
 
@@ -119,9 +131,11 @@ def _resolve(policy: Policy | str) -> Policy:
 class PolicyPlayer(BasePlayer):
     """A policy ``(obs, info) -> cell`` as a harness player.
 
-    ``info`` holds ``action_mask``, ``turn``, ``seed`` (the player's seed for this game,
-    as the harness gives it: not the deal's) and ``seconds_left``. A policy with a ``set_seed(seed)`` method is reseeded each game,
-    as the harness reseeds players, so that its games are reproducible."""
+    ``info`` holds ``action_mask``, ``turn``, ``score`` and ``point_system`` (as the
+    environment's info), ``seed`` (the player's seed for this game, as the harness gives
+    it: not the deal's) and ``seconds_left``. A policy with a ``set_seed(seed)`` method is
+    reseeded each game, as the harness reseeds players, so that its games are reproducible.
+    An answer that ``env.step`` refuses (3.9, "3", True) is a malformed answer here too."""
 
     name = "policy"
 
@@ -138,7 +152,13 @@ class PolicyPlayer(BasePlayer):
         obs, info = observation(grid, card, self.points)
         info.update(seed=self.seed, seconds_left=seconds_left,
                     point_system=self.point_system.name if self.point_system else "custom")
-        return int(self.policy(obs, info))
+        answer = self.policy(obs, info)
+        # What env.step takes (a numpy integer, an integer array of one cell) is a cell;
+        # anything else (3.9, "3", True, None) goes as given to BasePlayer.get_play, which
+        # calls it malformed as the harness does, never int() of it.
+        if isinstance(answer, np.ndarray) and answer.size == 1 and np.issubdtype(answer.dtype, np.integer):
+            answer = answer.reshape(()).item()
+        return answer
 
 
 class MaskedRandomPolicy:

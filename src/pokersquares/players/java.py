@@ -149,7 +149,8 @@ def java_player_class(class_name: str) -> type:
     """The factory of ``java:CLASS``, after checking (once per process and classpath) that
     java runs, the classpath exists, and the class is a PokerSquaresPlayer with a public
     no-argument constructor; any failure is one line (UnknownPlayerError)."""
-    if not class_name or not all(part.isidentifier() for part in class_name.split(".")):
+    # Java identifiers are Python's plus '$' (a nested class's binary name is Outer$Inner).
+    if not class_name or not all(part.replace("$", "_").isidentifier() for part in class_name.split(".")):
         raise UnknownPlayerError(f"java:{class_name}: not a Java class name")
     classpath = _classpath_entries(None)
     key = (class_name, os.pathsep.join(classpath))
@@ -162,7 +163,8 @@ def java_player_class(class_name: str) -> type:
             raise UnknownPlayerError(f"java:{class_name}: the JVM did not start within {START_LIMIT_S:g} s") from None
         first = (done.stdout.strip().splitlines() or [""])[0]
         if done.returncode != 0 or not first.startswith("ready"):
-            reason = first.removeprefix("error ").strip() or (done.stderr.strip().splitlines() or ["no answer"])[-1]
+            reason = first.removeprefix("error ").strip() or (done.stderr.strip().splitlines() or [
+                f"the JVM exited with code {done.returncode} before creating the player"])[-1]
             raise UnknownPlayerError(f"java:{class_name}: {reason}")
         _CHECKED[key] = type(f"JavaPlayer[{class_name}]", (JavaPlayer,), {
             "class_name": class_name, "version": f"java/{_fingerprint(class_name, classpath)}",
@@ -216,8 +218,9 @@ class JavaPlayer:
             if self.log:
                 out.close()
         self._buffer = b""
-        line = self._call(None, START_LIMIT_S, "starting the JVM")
+        line = self._call(None, START_LIMIT_S, "starting the JVM", expect=None)
         if not line.startswith("ready"):
+            self._stop()
             raise JavaPlayerError(f"the JVM could not create {self.class_name}: {line.removeprefix('error ')}")
         self.java_name = line[6:].strip() or self.class_name
 
@@ -256,9 +259,12 @@ class JavaPlayer:
         # The learned state lives in the JVM: each worker process prepares its own copy.
         raise TypeError("a Java player's JVM cannot be copied to another process")
 
-    def _call(self, command: str | None, limit_s: float, what: str) -> str:
+    def _call(self, command: str | None, limit_s: float, what: str, expect: str | None = "ok") -> str:
         """Send one command and return the shim's one-line answer, waiting at most ``limit_s``
-        seconds; a JVM that overruns is stopped."""
+        seconds; a JVM that overruns is stopped. An answer that is not ``expect`` (its first
+        word) nor ``raised ...`` stops the JVM too: something else wrote on its stdout (the
+        player, through FileDescriptor.out), and every later answer would be read one late.
+        The next game starts a new one."""
         proc = self._proc
         if proc is None or proc.poll() is not None:
             raise JavaPlayerError(f"the JVM is not running ({what})")
@@ -285,6 +291,9 @@ class JavaPlayer:
         text = line.decode("utf-8", "replace").strip()
         if text.startswith("raised "):
             raise JavaPlayerError(f"{what} threw {text[7:]}")
+        if expect is not None and text.split(" ", 1)[0] != expect:
+            self._stop()
+            raise JavaPlayerError(f"unexpected answer from the shim while {what}: {text[:200]!r}; the JVM was stopped")
         return text
 
     # -- the harness's player protocol ----------------------------------------
@@ -320,12 +329,11 @@ class JavaPlayer:
 
     def get_play(self, card: Card, seconds_left: float):
         try:
-            line = self._call(f"play {int(card)} {int(seconds_left * 1000)}", seconds_left + self.grace, "getPlay")
+            line = self._call(f"play {int(card)} {int(seconds_left * 1000)}", seconds_left + self.grace, "getPlay",
+                              expect="play")
         except TimeoutError:
             return None  # stopped past its time: the harness's own clock calls it a timeout
         words = line.split()
-        if words[:1] != ["play"]:
-            raise JavaPlayerError(f"unexpected answer from the shim: {line!r}")
         try:
             values = [int(w) for w in words[1:]]
         except ValueError:
