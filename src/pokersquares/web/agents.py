@@ -38,7 +38,7 @@ from ..harness.seeds import PROCESS_SECRET, player_seed
 from ..points import PointSystem
 
 __all__ = [
-    "AgentError", "UnknownAgentError", "AgentBusyError", "TooManyRequestsError", "AgentPreparing",
+    "AgentError", "AgentTimeoutError", "UnknownAgentError", "AgentBusyError", "TooManyRequestsError", "AgentPreparing",
     "Advice", "AgentSpec", "AgentPool", "Preparation", "registered_agents", "values_note", "SERVER",
 ]
 
@@ -47,6 +47,10 @@ SERVER = "server"  # the client name of the server's own warm-up
 
 class AgentError(PokerSquaresError):
     """An agent that failed or ran out of time while answering."""
+
+
+class AgentTimeoutError(AgentError):
+    """An agent that did not answer within its time (504, where its other failures are 500)."""
 
 
 class UnknownAgentError(PokerSquaresError):
@@ -430,7 +434,7 @@ class AgentPool:
                     prep.learning_started = time.monotonic()
                     prep.player.set_point_system(prep.point_system, self.prep_s)
                     _first_advice(prep.player)
-            except Exception as e:  # noqa: BLE001 - reported to the page in one line
+            except BaseException as e:  # noqa: BLE001 - reported to the page in one line (a sys.exit() too)
                 prep.error = e
                 if prep.phase != CANCELLED:
                     prep.phase = FAILED
@@ -543,9 +547,13 @@ class AgentPool:
             try:
                 for lock in locks:
                     if not lock.acquire(timeout=limit_s):
+                        if lock is self._think_slots:  # every thinking thread taken, by any agents
+                            raise AgentBusyError("the server's agents are all busy; try again in a moment")
                         raise AgentBusyError(f"{name} is busy with another request; try again")
                     held.append(lock)
                 return fn()
+            except (SystemExit, KeyboardInterrupt) as e:  # a player's sys.exit(): its failure, not the server's
+                raise AgentError(f"{name} failed: {type(e).__name__}: {e}") from None
             finally:
                 for lock in reversed(held):
                     lock.release()
@@ -557,7 +565,7 @@ class AgentPool:
         try:
             return await asyncio.wait_for(asyncio.shield(future), 2 * limit_s + 1.0)
         except asyncio.TimeoutError:
-            raise AgentError(f"{name} did not answer within {limit_s:g} s") from None
+            raise AgentTimeoutError(f"{name} did not answer within {limit_s:g} s") from None
         except PokerSquaresError:
             raise
         except Exception as e:  # an agent's bug is reported, not a server crash
@@ -636,7 +644,7 @@ class AgentPool:
             for card in deck[:NUM_CELLS]:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AgentError(f"{name} ran out of its {self.game_s:g} s for the game")
+                    raise AgentTimeoutError(f"{name} ran out of its {self.game_s:g} s for the game")
                 row, col = player.get_play(int(card), left)
                 cell = int(row) * SIZE + int(col)
                 if not (0 <= row < SIZE and 0 <= col < SIZE) or cell in taken:

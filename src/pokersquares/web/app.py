@@ -28,7 +28,8 @@ from ..errors import PokerSquaresError
 from ..hands import HAND_NAMES
 from ..points import SPEC_HELP
 from . import api_agents, api_games, api_optimum, api_results
-from .agents import AgentBusyError, AgentError, AgentPool, AgentSpec, Preparation, TooManyRequestsError
+from .agents import (AgentBusyError, AgentError, AgentPool, AgentSpec, AgentTimeoutError, Preparation,
+                     TooManyRequestsError)
 from .api_optimum import OptimumBusyError, OptimumSolver
 from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, BodyLimit, HostCheck
 from .results import ResultNotFoundError
@@ -168,6 +169,11 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         parts = []
         for err in exc.errors():
+            if err.get("type") == "json_invalid":  # its loc is a position in the body, not a field
+                where = err.get("loc", ("body", "?"))[-1]
+                reason = err.get("ctx", {}).get("error", err.get("msg"))
+                parts.append(f"the request body is not valid JSON (at character {where}: {reason})")
+                continue
             loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "path", "query")]
             where = ".".join(loc)
             message = str(err.get("msg"))
@@ -187,8 +193,14 @@ def _add_error_handlers(app: FastAPI) -> None:
         if isinstance(exc, (AgentBusyError, OptimumBusyError)):
             return error(503, str(exc))
         if isinstance(exc, AgentError):
-            return error(504 if "within" in str(exc) or "ran out" in str(exc) else 500, str(exc))
+            return error(504 if isinstance(exc, AgentTimeoutError) else 500, str(exc))
         return error(400, str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # A failure nobody foresaw still answers in one line of JSON; the server's
+        # console gets the traceback (Starlette logs it after this answer is sent).
+        return error(500, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
 
 
 def _add_config(app: FastAPI) -> None:

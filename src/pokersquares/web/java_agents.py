@@ -17,7 +17,7 @@ import numpy as np
 from ..cards import Card
 from ..game import EMPTY, NUM_CELLS, SIZE
 from ..players.java import java_player_class
-from .agents import AgentError, AgentSpec
+from .agents import AgentError, AgentSpec, AgentTimeoutError
 
 __all__ = ["WholeGamePlayer", "java_agents", "java_agent_name"]
 
@@ -56,7 +56,7 @@ class WholeGamePlayer:
         cell of its game is one line of error."""
         answer = self.player.get_play(int(card), seconds_left)
         if answer is None:
-            raise AgentError(f"{self.name} did not answer within its game's clock")
+            raise AgentTimeoutError(f"{self.name} did not answer within its game's clock")
         if not (isinstance(answer, (tuple, list)) and len(answer) == 2
                 and all(isinstance(v, (int, np.integer)) for v in answer)):
             raise AgentError(f"{self.name} answered {answer!r}, not a row and a column")
@@ -79,7 +79,7 @@ class WholeGamePlayer:
         row, col = self.get_play(int(card), self._left)
         self._left -= time.monotonic() - start
         if self._left < 0:
-            raise AgentError(f"{self.name} ran out of its {self.game_s:g} s for the game")
+            raise AgentTimeoutError(f"{self.name} ran out of its {self.game_s:g} s for the game")
         return row * SIZE + col
 
 

@@ -36,7 +36,8 @@ class Place(_Body):
 
 class Think(_Body):
     agent: str = AgentName
-    seconds: float = Field(0.5, gt=0, le=60, description="thinking time, at most the server's limit")
+    seconds: float = Field(0.5, gt=0, le=60, allow_inf_nan=False,
+                           description="thinking time, at most the server's limit")
     turn: int | None = Field(None, ge=0, le=NUM_CELLS)
 
 

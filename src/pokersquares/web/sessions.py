@@ -95,7 +95,6 @@ class WebGame:
     def place(self, cell: int, turn: int | None = None, by_agent: bool = False) -> None:
         """Place the current card at ``cell``; ``turn``, when given, must be the current turn."""
         with self.lock:
-            self.agent_played = self.agent_played or by_agent
             if turn is not None and turn != self.game.turn:
                 raise GameConflictError(
                     f"this request is about turn {turn}, but the game is at turn {self.game.turn} "
@@ -103,6 +102,9 @@ class WebGame:
             if self.game.done:
                 raise GameConflictError("the game is over: all 25 cells are filled")
             self.game.play(*cell_of(cell))
+            # Only a card the agent did place makes the game its (a move refused
+            # because the person played first leaves the game theirs).
+            self.agent_played = self.agent_played or by_agent
 
     def snapshot(self) -> tuple[np.ndarray, int | None, int]:
         """The grid as ``int8[25]``, the card to place and the turn, read together."""
