@@ -10,11 +10,17 @@ from typing import Callable
 
 import numpy as np
 
+from .errors import PokerSquaresError
 from .points import AMERICAN
 
-__all__ = ["BENCHMARKS", "register_benchmark", "run_benchmarks"]
+__all__ = ["BENCHMARKS", "MAX_REPEATS", "BenchError", "register_benchmark", "run_benchmarks"]
 
 BENCHMARKS: dict[str, Callable[[float], float]] = {}
+MAX_REPEATS = 1000  # repeats of one figure: beyond it a typo, not a measurement
+
+
+class BenchError(PokerSquaresError):
+    """A benchmark request that cannot be run (a repeat count out of range)."""
 
 
 def register_benchmark(name: str):
@@ -67,6 +73,9 @@ def _classifications(scale: float) -> float:
 def run_benchmarks(names: list[str] | None = None, repeats: int = 5, scale: float = 1.0) -> dict:
     """Warm each benchmark once (compilation), then report the median of ``repeats``."""
     import importlib
+
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= MAX_REPEATS:
+        raise BenchError(f"--repeats must be from 1 to {MAX_REPEATS:,}, got {repeats}")
 
     importlib.import_module("pokersquares.players")  # agents register their benchmarks
     chosen = names or list(BENCHMARKS)

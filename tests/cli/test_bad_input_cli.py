@@ -41,6 +41,10 @@ BAD = {
                           *R], "over the limit"),
     "sweep text value": (["sweep", "--player", "greedy", "--param", "flush_weight=abc", "--games", "2", *R],
                          "takes a finite number"),
+    "sweep sample seed without sample": (["sweep", "--player", "greedy", "--param", "flush_weight=0,1",
+                                          "--sample-seed", "3", "--games", "1", *R], "--sample-seed goes with --sample"),
+    "sweep a parameter the spec fixes": (["sweep", "--player", "greedy:flush_weight=1", "--param",
+                                          "flush_weight=0,1", "--games", "1", *R], "fixed in --player"),
     "demo unknown player": (["demo", "--players", "greedy,nosuch", "--games", "1"], "unknown player 'nosuch'"),
     "tournament orphan parameter": (["tournament", "--players", "greedy,depth=2", "--systems", "american",
                                      "--games", "2", *R], "follows no player with parameters"),
@@ -80,6 +84,18 @@ def test_train_refuses_a_folder_before_learning(cli, tmp_path):
 def test_bench_scale_out_of_range(cli):
     code, _, err = cli("bench", "--scale", "1e300", "--only", "random_games_per_s")
     assert code == 2 and err.startswith("error: --scale")
+
+
+def test_bench_refuses_a_huge_repeat_count_before_any_benchmark(cli, monkeypatch):
+    import pokersquares.bench
+
+    def ran(scale):
+        raise AssertionError("a benchmark ran")
+
+    monkeypatch.setitem(pokersquares.bench.BENCHMARKS, "random_games_per_s", ran)
+    code, out, err = cli("bench", "--repeats", "99999999999", "--only", "random_games_per_s")
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "--repeats must be from 1 to 1,000, got 99999999999" in err
 
 
 def test_export_of_a_missing_run_and_system_clamping_said_aloud(cli, tmp_path):

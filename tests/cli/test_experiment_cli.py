@@ -109,3 +109,70 @@ def test_beemo_bad_options_exit_2(tmp_path: Path):
                  ("--load", str(tmp_path / "missing.json"))):
         r = run("beemo", "--db", str(tmp_path / "b.sqlite"), *args)
         assert r.returncode == 2 and r.stderr.startswith("error:") and "Traceback" not in r.stderr, (args, r.stderr)
+
+
+def strict_json(text: str):
+    """JSON as the standard has it: NaN and Infinity are not JSON."""
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_one_game_a_row_is_valid_json_and_says_no_standard_error(tmp_path: Path):
+    """A row of one game has no standard error: null in JSON (NaN is not JSON), '-' in the table."""
+    db = tmp_path / "t.sqlite"
+    args = ("tiger", "-n", "1", "--parts", "table3", "--rows", "1", "--time-per-game", "0.2", "--prep-time", "0",
+            "--db", str(db))
+    r = run(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    row = strict_json(r.stdout)["table3"][0]
+    assert row["games"] == 1 and row["stderr"] is None
+    text = run(*args, "-q")
+    assert text.returncode == 0 and "nan" not in text.stdout and "± -" in text.stdout, text.stdout
+
+
+SMALL = {
+    "gettysburg": ("gettysburg", "--learn-games", "50", "--games", "2", "--search-games", "2", "--time-per-game",
+                   "0.2", "--systems", "american", "--variants", "eps0=0.5", "--searches", "greedy",
+                   "--search-systems", "american"),
+    "beemo": ("beemo", "--prep-time", "0.2", "--games", "2", "--mc-games", "0", "--systems", "american",
+              "--configs", "feedback", "--time-per-game", "0.2"),
+    "matrix": ("matrix", "-n", "2", "--evaluators", "narl", "--searches", "greedy", "--systems", "american",
+               "--time-per-game", "0.2", "--prep-time", "0.2"),
+    "tiger": ("tiger", "-n", "1", "--parts", "cp", "--cp", "1", "--time-per-game", "0.2", "--prep-time", "0"),
+}
+
+
+@pytest.mark.parametrize("command, args, says", [
+    # an empty list ran everything (beemo), crashed after opening the store (gettysburg) or printed an empty table
+    ("gettysburg", ("--systems", ","), "--systems"),
+    ("gettysburg", ("--variants", ","), "--variants"),
+    ("gettysburg", ("--searches", ","), "--searches"),
+    ("gettysburg", ("--search-systems", ","), "--search-systems"),
+    ("beemo", ("--systems", ","), "--systems"),
+    ("beemo", ("--configs", ","), "--configs"),
+    ("matrix", ("--searches", ","), "--searches"),
+    # a name given twice was played once and shown twice, or put the table's columns out of line
+    ("gettysburg", ("--variants", "eps0=0.5,eps0=0.5"), "twice"),
+    ("gettysburg", ("--systems", "american,american"), "twice"),
+    ("beemo", ("--configs", "feedback,feedback"), "twice"),
+    ("matrix", ("--evaluators", "narl,narl"), "twice"),
+    ("matrix", ("--searches", "greedy,mcts,mcts"), "twice"),
+    ("tiger", ("--cp", "1,1.0"), "twice"),
+    ("tiger", ("--parts", "table3,table3", "--rows", "1"), "twice"),
+    # an option the chosen parts never use, silently ignored
+    ("tiger", ("--rows", "1"), "--rows"),
+    ("beemo", ("--load", "{tmp}/t.json"), "--load"),
+    # a count that would keep the command drawing point systems before anything is checked
+    ("gettysburg", ("--systems", "random", "--samples", "100000000"), "--samples"),
+])
+def test_empty_repeated_or_huge_lists_are_one_line_before_anything_runs(tmp_path: Path, command, args, says):
+    db = tmp_path / "x.sqlite"
+    args = [a.format(tmp=tmp_path) for a in args]
+    (tmp_path / "t.json").write_text("{}")
+    plot = {"gettysburg": ("--plot-dir", str(tmp_path)), "beemo": ()}.get(command, ("--plot", str(tmp_path / "p.png")))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "experiment", *SMALL[command], *args, "--db", str(db),
+                        "-q", *plot], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert says in r.stderr, r.stderr
+    assert not db.exists()

@@ -32,6 +32,7 @@ def test_one_deal_json():
     ("--seed", "1", "--seeds", "2..3", "--db", "x.sqlite"),
     ("--check",),
     ("--seed", "1", "--backend", "spark"),
+    ("--seed", "1", "--system", "single:flush", "--address", "head:6379"),  # --address is for --backend ray
 ])
 def test_bad_input_is_one_line_exit_2(args, tmp_path):
     r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", *args], capture_output=True, text=True,
@@ -69,3 +70,29 @@ def test_the_workers_are_never_more_than_the_deals(tmp_path, monkeypatch):
     monkeypatch.setattr(multiprocessing, "get_context", lambda *a: Context())
     solved = list(optimum_store._in_workers([0, 1], AMERICAN, 1.0, 100_000))
     assert sizes == [2] and len(solved) == 2
+
+
+@pytest.mark.parametrize("args", [("--seed", "1"), ("--seeds", "0..1")])
+def test_a_store_that_is_not_sqlite_is_one_line_and_left_as_it_was(tmp_path, args):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("not a database " * 10)
+    r = run(*args, "--system", "single:flush", "--time-limit", "5", "--db", str(junk))
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "not a readable result store" in r.stderr and "internal error" not in r.stderr
+    assert junk.read_text() == "not a database " * 10
+
+
+@pytest.mark.parametrize("limit", ["inf", "1e300"])
+def test_a_time_limit_that_is_not_finite_or_absurd_is_refused(limit):
+    r = run("--seed", "1", "--system", "single:flush", "--time-limit", limit)
+    assert r.returncode == 2 and r.stderr.startswith("error: --time-limit") and r.stdout == "", r.stderr
+
+
+@pytest.mark.parametrize("extra", [("--seed", "1"), ("--seeds", "0..3")])
+def test_check_refuses_seeds_it_would_ignore(cli, tmp_path, extra):
+    db = tmp_path / "r.sqlite"
+    assert cli("run", "--player", "greedy", "--games", "1", "--prep-time", "0", "--time-per-game", "1", "-q",
+               "--db", db)[0] == 0
+    code, out, err = cli("optimum", "--check", "--db", db, *extra)
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "--check" in err, err
+    assert out == ""

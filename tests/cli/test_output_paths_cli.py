@@ -266,3 +266,41 @@ def test_results_out_without_export_is_an_error(cli, store, tmp_path):
     code, out, err = cli("results", "--db", store, "--out", tmp_path / "x.csv")
     assert one_line_error(code, err, "--out goes with --export"), err
     assert not (tmp_path / "x.csv").exists()
+
+
+# -- 7. a plot is written whole or not at all ---------------------------------------------------
+
+
+def _half_written(path, *args, **kwargs):
+    Path(path).write_bytes(b"half a plot")
+    raise KeyboardInterrupt  # Ctrl-C while the plot is written
+
+
+def test_an_interrupted_sweep_plot_leaves_the_old_plot_whole(cli, tmp_path, monkeypatch):
+    import pokersquares.cli.sweep
+    import pokersquares.experiments.sweep
+
+    plot = tmp_path / "sweep.png"
+    plot.write_bytes(b"the old plot")
+    monkeypatch.setattr(pokersquares.cli.sweep, "plot_sweep", lambda rows, path, title: _half_written(path),
+                        raising=False)
+    monkeypatch.setattr(pokersquares.experiments.sweep, "plot_sweep",
+                        lambda rows, path, title: _half_written(path))
+    code, out, err = cli(*SWEEP, "--db", tmp_path / "r.sqlite", "--plot", plot)
+    assert code == 130 and "interrupted" in err, err
+    assert plot.read_bytes() == b"the old plot"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite", "sweep.png"]  # no half plot left beside it
+
+
+def test_an_interrupted_gettysburg_plot_leaves_the_old_plot_whole(cli, tmp_path, monkeypatch):
+    import pokersquares.experiments.gettysburg
+
+    plot = tmp_path / "gettysburg-search.png"
+    plot.write_bytes(b"the old plot")
+    monkeypatch.setattr(pokersquares.experiments.gettysburg, "plot_search", lambda result, path: _half_written(path))
+    code, out, err = cli("experiment", "gettysburg", "--part", "search", "--searches", "greedy", "--search-games", "2",
+                         "--learn-games", "50", "--search-systems", "american", "--time-per-game", "0.2", "-q",
+                         "--plot-dir", tmp_path, "--db", tmp_path / "r.sqlite")
+    assert code == 130 and "interrupted" in err, err
+    assert plot.read_bytes() == b"the old plot"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gettysburg-search.png", "r.sqlite"]

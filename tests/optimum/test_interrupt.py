@@ -52,3 +52,32 @@ def test_an_interrupted_many_deal_solve_stops_its_workers_and_keeps_what_it_solv
     assert err.count("run the same command again to resume") == 1 and "Traceback" not in err
     assert wait_gone(workers) == set()
     assert 1 <= _optima(db) < 201
+
+
+@pytest.mark.parametrize("how, code", [("ctrl-c", 130), ("sigterm", 143)])
+def test_an_interrupted_one_deal_solve_stops_at_once_and_stores_nothing(tmp_path, how, code):
+    """One deal is solved in the command's own process: CP-SAT caught Ctrl-C itself (it
+    ended only the round it was in, and the command went on to the end of its limit, then
+    exited 0), and a SIGTERM waited for the round to end. Both now stop the solve at once,
+    and the deal is not stored as solved, so the same command solves it again."""
+    db = tmp_path / "o.sqlite"
+    # This deal takes CP-SAT some 30 s on a quiet core.
+    cmd = [sys.executable, "-m", "pokersquares", "optimum", "--seed", "3", "--system", "ameritish:3",
+           "--time-limit", "120", "--db", str(db)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 60
+        while not db.exists() and time.time() < deadline:  # made just before the solve starts
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.1)
+        time.sleep(6.0)  # into the solve: past the local search, into CP-SAT
+        assert proc.poll() is None, proc.stderr.read()
+        os.kill(proc.pid, signal.SIGTERM if how == "sigterm" else signal.SIGINT)
+        out, err = proc.communicate(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, (proc.returncode, out, err)
+    assert err.count("run the same command again to resume") == 1 and "Traceback" not in err
+    assert _optima(db) == 0

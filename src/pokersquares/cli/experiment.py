@@ -47,9 +47,45 @@ def _split(text: str) -> list[str]:
 
 def _numbers(text: str, cast, what: str) -> list:
     try:
-        return [cast(x) for x in _split(text)]
+        values = [cast(x) for x in _split(text)]
     except ValueError:
         raise ExperimentOptionError(f"{what} must be comma-separated numbers, got {text!r}") from None
+    return _once(values, what)
+
+
+def _once(items: list, option: str) -> list:
+    """``items`` of an option, none twice: a name or value given twice would be played once
+    and shown twice (or put a table's columns out of line)."""
+    seen = set()
+    for x in items:
+        if x in seen:
+            raise ExperimentOptionError(f"{option} gives {x!r} twice")
+        seen.add(x)
+    return items
+
+
+def _names(text: str, option: str, what: str, known) -> list[str]:
+    """The names of a list option: at least one, each known, none twice."""
+    names = _split(text)
+    if not names:
+        raise ExperimentOptionError(f"{option} names no {what}; choose from {', '.join(known)}")
+    return _once(names, option)
+
+
+def _finite(obj):
+    """``obj`` for JSON: a figure that does not exist (the standard error of one game, NaN)
+    is null, as NaN and Infinity are not JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _json(obj) -> str:
+    return json.dumps(_finite(obj), allow_nan=False)
 
 
 PLOT_HELP = " (.png, .pdf or .svg; a name without suffix is written as PNG under that name)."
@@ -78,7 +114,8 @@ def _games(specs) -> int:
 def _show_row(row, width: int = 44, label: str | None = None) -> str:
     paper = "-" if row.paper is None else str(row.paper)
     pen = f", {row.penalties} penalties" if row.penalties else ""
-    return (f"  {label or row.label:<{width}} {row.mean:8.2f} ± {row.stderr:5.2f}  (n={row.games}, run {row.run_id}{pen})"
+    se = f"{row.stderr:5.2f}" if math.isfinite(row.stderr) else f"{'-':<5}"  # one game: no standard error
+    return (f"  {label or row.label:<{width}} {row.mean:8.2f} ± {se}  (n={row.games}, run {row.run_id}{pen})"
             f"  paper {paper}")
 
 
@@ -116,7 +153,10 @@ def tiger_cmd(
     if unknown or not chosen:
         raise ExperimentOptionError(f"unknown part {unknown[0] if unknown else parts!r}; "
                                     f"parts: {', '.join(TIGER_PARTS)}")
+    _once(chosen, "--parts")
     row_ids = _numbers(rows, int, "--rows")
+    if row_ids and "table3" not in chosen:
+        raise ExperimentOptionError("--rows chooses Table 3's rows: add table3 to --parts")
     if any(not 1 <= r <= 12 for r in row_ids):
         raise ExperimentOptionError("Table 3 rows are 1..12")
     cp_values = _numbers(cps, float, "--cp")
@@ -141,7 +181,7 @@ def tiger_cmd(
         save_plot(lambda name: ex.plot_cp_sweep(tables["cp_sweep"], cp_values, name, time_per_game), plot)
         result["plot"] = str(plot)
     if json_out:
-        typer.echo(json.dumps(result))
+        typer.echo(_json(result))
         return
     typer.echo(f"Tiger under American: {games} games per row, {time_per_game:g} s per game "
                f"(paper: 30 s, 2,000 games); results in {db}")
@@ -158,6 +198,8 @@ def tiger_cmd(
 
 # -- GettysburgPlayer -----------------------------------------------------------------------
 
+MAX_SAMPLES = 10_000  # systems drawn per random type: beyond it a typo, not a plan (the paper drew 500)
+
 
 @experiment_app.command("gettysburg")
 def gettysburg_cmd(
@@ -166,7 +208,8 @@ def gettysburg_cmd(
         ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush", "full_house"]),
         "--systems", help="Learning comparison: system types, comma-separated (american, british, ameritish, "
                           "random, hypercorner, or a single hand such as two_pair or royal_flush)."),
-    samples: int = typer.Option(2, "--samples", min=1, help="Systems drawn per random type (the paper: 500)."),
+    samples: int = typer.Option(2, "--samples", min=1, max=MAX_SAMPLES,
+                                help=f"Systems drawn per random type (the paper: 500; at most {MAX_SAMPLES:,})."),
     variants: str = typer.Option("eps0=0.1,eps0=0.5,eps0=0.5+sizes", "--variants", help="NARL learners to compare."),
     learn_games: Optional[int] = typer.Option(100_000, "--learn-games", min=0,
                                               help="Learning games per learner and system, in each run's preparation "
@@ -202,21 +245,29 @@ def gettysburg_cmd(
 
     if part not in ("learning", "search", "both"):
         raise ExperimentOptionError(f"--part must be learning, search or both, not {part!r}")
-    kinds = _split(systems)
+    learning, searching = part in ("learning", "both"), part in ("search", "both")
+    # A part's lists name something (an empty one crashed after the store was opened, or
+    # printed an empty table); a list of a part not run may be empty.
+    kinds = (_names(systems, "--systems", "system type", X.SYSTEM_TYPES) if learning
+             else _once(_split(systems), "--systems"))
     for k in kinds:
         if k not in X.SYSTEM_TYPES:
             raise ExperimentOptionError(f"unknown system type {k!r}; known: {', '.join(X.SYSTEM_TYPES)}")
-    variant_list = _split(variants)
+    variant_list = (_names(variants, "--variants", "learner", X.VARIANTS) if learning
+                    else _once(_split(variants), "--variants"))
     for v in variant_list:
         if v not in X.VARIANTS:
             raise ExperimentOptionError(f"unknown variant {v!r}; known: {', '.join(X.VARIANTS)}")
-    search_list = _split(searches)
+    search_list = (_names(searches, "--searches", "search", X.SEARCHES) if searching
+                   else _once(_split(searches), "--searches"))
     for s in search_list:
         if s not in X.SEARCHES:
             raise ExperimentOptionError(f"unknown search {s!r}; known: {', '.join(X.SEARCHES)}")
     if evaluator != "best" and evaluator not in X.VARIANTS:
         raise ExperimentOptionError(f"unknown evaluator {evaluator!r}; known: best, {', '.join(X.VARIANTS)}")
     spec_list = split_point_system_specs(search_systems)
+    if searching and not spec_list:
+        raise ExperimentOptionError("--search-systems names no point system")
     for spec in spec_list:
         point_system(spec)  # bad specs fail before any work; typed values beyond the range are noted
     if len(set(spec_list)) < len(spec_list):
@@ -229,8 +280,6 @@ def gettysburg_cmd(
             check_output(plot_dir / name, "--plot-dir", db=db, suffixes=PLOT_SUFFIXES)
     lg = learn_games or None
     ls = None if lg else learn_seconds
-    learning = part in ("learning", "both")
-    searching = part in ("search", "both")
     plan = X.learning_plan(kinds, variant_list, samples, lg, ls, games, seed, time_per_game) if learning else {}
     # The search runs' games, for the progress bar (the learner may be the learning part's best).
     search_total = len(spec_list) * len(search_list) * search_games if searching else 0
@@ -253,7 +302,7 @@ def gettysburg_cmd(
     if learning:
         result = out["learning"]
         result["plot"] = str(plot_dir / "gettysburg-learning.png")
-        X.plot_learning(result, result["plot"])
+        save_plot(lambda name: X.plot_learning(result, name), Path(result["plot"]), "--plot-dir")
         say(f"# Learning (Fig. 2): greedy play after {lg or ls} {'games' if lg else 's'} of learning, "
             f"{games} games per system; mean ± s.e. (normalised)")
         say(f"{'system':<16}" + "".join(f"{v:>28}" for v in variant_list) + "   best")
@@ -268,7 +317,7 @@ def gettysburg_cmd(
     if searching:
         result = out["search"]
         result["plot"] = str(plot_dir / "gettysburg-search.png")
-        X.plot_search(result, result["plot"])
+        save_plot(lambda name: X.plot_search(result, name), Path(result["plot"]), "--plot-dir")
         say(f"# Search (sect. 6.2) over NARL {result['evaluator']}: {search_games} games per system, "
             f"{time_per_game:g} s per game; mean ± s.e. (normalised)")
         say(f"{'system':<22}" + "".join(f"{s:>26}" for s in search_list))
@@ -288,7 +337,7 @@ def gettysburg_cmd(
         say(f"plot: {result['plot']}")
     say(f"results in {db}")
     if json_out:
-        typer.echo(json.dumps(out))
+        typer.echo(_json(out))
 
 
 # -- BeeMo ------------------------------------------------------------------------------------
@@ -320,7 +369,9 @@ def beemo_cmd(
     from ..experiments import beemo as ex
     from ..experiments.runs import fill_rows
 
-    sys_list, cfg_list = _split(systems), _split(configs)
+    # An empty list would be taken for every system or configuration.
+    sys_list = _names(systems, "--systems", "system", ex.SYSTEMS)
+    cfg_list = _names(configs, "--configs", "configuration", ex.LEARNING_CONFIGS)
     for s in sys_list:
         if s not in ex.SYSTEMS:
             raise ExperimentOptionError(f"unknown system {s!r}; choose from {', '.join(ex.SYSTEMS)}")
@@ -331,6 +382,9 @@ def beemo_cmd(
         raise ExperimentOptionError("--playouts 0 needs --seconds-per-move")
     table = None
     if load is not None:
+        if "american" not in sys_list or "beemo" not in cfg_list:  # the only row that plays it
+            raise ExperimentOptionError("--load is the American table of BeeMo's configuration: it needs american "
+                                        "in --systems and beemo in --configs")
         if not load.is_file():
             raise ExperimentOptionError(f"no table at {str(load)!r}")
         table = str(load.resolve())
@@ -342,7 +396,7 @@ def beemo_cmd(
         fill_rows(rows, store, **play)
         ex.add_og_on_same_deals(rows, store)
     if json_out:
-        typer.echo(json.dumps([r.to_json() for r in rows]))
+        typer.echo(_json([r.to_json() for r in rows]))
         return
     typer.echo(f"BeeMo: {prep_time:g} s of learning per run, {time_per_game:g} s per game; results in {db}")
     for row in rows:
@@ -379,10 +433,9 @@ def matrix_cmd(
     from ..experiments import matrix as ex
     from ..points import unique_names
 
-    ev_list, se_list = _split(evaluators), _split(searches)
+    ev_list = _names(evaluators, "--evaluators", "evaluator", ex.EVALUATORS)
+    se_list = _names(searches, "--searches", "search", ex.SEARCHES)
     for name, chosen, known in (("evaluator", ev_list, ex.EVALUATORS), ("search", se_list, ex.SEARCHES)):
-        if not chosen:
-            raise ExperimentOptionError(f"no {name} given")
         for x in chosen:
             if x not in known:
                 raise ExperimentOptionError(f"unknown {name} {x!r}; choose from {', '.join(known)}")
@@ -402,7 +455,7 @@ def matrix_cmd(
                                                       f"{time_per_game:g} s per game, {prep_time:g} s preparation"),
               plot)
     if json_out:
-        typer.echo(json.dumps({"games": games, "time_per_game": time_per_game, "prep_time": prep_time, "seed": seed,
+        typer.echo(_json({"games": games, "time_per_game": time_per_game, "prep_time": prep_time, "seed": seed,
                                "db": str(db), "plot": str(plot), "cells": rows}))
         return
     typer.echo(f"Evaluator x search: {games} games per cell (seeds {seed}..{seed + games - 1}), {time_per_game:g} s "

@@ -10,6 +10,7 @@ import typer
 
 from ..cards import card_name
 from ..errors import InvalidSeedError, PokerSquaresError
+from ..harness.spec import check_seconds
 from ..points import SPEC_HELP, integer_or_none
 from . import app, fail, point_system
 
@@ -86,15 +87,18 @@ def optimum_cmd(
     from ..optimum import require_solver, solve_seed
     from ..optimum.store import solve_seeds
 
-    if not time_limit > 0:
-        raise PokerSquaresError(f"--time-limit must be positive, got {time_limit}")
+    check_seconds(time_limit, "--time-limit", zero_ok=False)  # finite, positive, not absurd
     if workers < 1:
         raise PokerSquaresError(f"--workers must be at least 1, got {workers}")
     if backend not in ("local", "ray"):
         raise PokerSquaresError(f"--backend is 'local' or 'ray', got {backend!r}")
+    if address and backend != "ray":
+        raise PokerSquaresError("--address is for --backend ray")
     if optima and not check:
         raise PokerSquaresError("--optima goes with --check (the optima of the games in --db)")
     if check:
+        if seed is not None or seeds is not None:
+            raise PokerSquaresError("--check reads every stored game of --db; it takes no --seed or --seeds")
         if db is None:
             raise PokerSquaresError("--check needs --db FILE")
         if not db.exists():

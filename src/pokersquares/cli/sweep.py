@@ -9,11 +9,11 @@ from typing import List, Optional
 import typer
 
 from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
-from ..harness.registry import make_player
+from ..harness.registry import make_player, parse_player_spec
 from ..harness.runner import RunSpec, backend_session, check_backend
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP
-from . import app, check_output, fail, point_system
+from . import app, check_output, fail, point_system, save_plot
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
                       SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
 
@@ -58,6 +58,12 @@ def sweep_cmd(
     params = dict(parse_param(p) for p in param)
     if len(params) != len(param):
         raise fail("--param names a parameter twice")
+    if sample_seed is not None and sample is None:
+        raise fail("--sample-seed goes with --sample (it seeds the draw of the settings)")
+    fixed = set(parse_player_spec(player)[1])
+    both = [name for name in params if name in fixed]
+    if both:  # the setting's value would silently replace the spec's
+        raise fail(f"--param {both[0]} is fixed in --player {player!r}; sweep it or fix it, not both")
     grid = settings(params, sample, seed if sample_seed is None else sample_seed)
     for setting in grid:
         make_player(setting_spec(player, setting))  # a parameter the player does not take fails here
@@ -71,8 +77,8 @@ def sweep_cmd(
                              on_result=lambda k, r: progress.update(r.score), memory_mb=memory_limit)
         finally:
             progress.close()
-    if plot is not None:
-        plot_sweep(rows, str(plot), f"{player} on {ps.name}, {games} games per setting")
+    if plot is not None:  # written beside it and moved over it: an interrupted plot leaves the old one whole
+        save_plot(lambda name: plot_sweep(rows, name, f"{player} on {ps.name}, {games} games per setting"), plot)
     if json_out:
         typer.echo(json.dumps(rows))
         return

@@ -229,7 +229,7 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
         solver.parameters.max_time_in_seconds = left
         for name, setting in options.parameters:
             setattr(solver.parameters, name, setting)
-        status = solver.solve(m)
+        status = _solve(solver, m)
         rounds += 1
         if status == cp_model.INFEASIBLE:
             bound = score
@@ -260,6 +260,60 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
             break
     bound = max(bound, score)
     return CoresResult(score, bound, score >= bound, grid, time.perf_counter() - t0, rounds)
+
+
+def _solve(solver, model) -> int:
+    """``solver.solve(model)``, stopped at once by Ctrl-C or SIGTERM, which then propagate.
+
+    CP-SAT catches SIGINT itself by default: it ended only the round it was in, as if its
+    time had run out, so a Ctrl-C went unseen, and the deal was stored as solved (unproven,
+    under the full limit: a rerun read it back instead of solving it again). Here the
+    signal goes to Python's handlers as everywhere else; while the search runs (in C++,
+    where Python's handlers wait for it to return) a thread woken by the signal
+    (``signal.set_wakeup_fd``) stops the search, and the handler's exception
+    (KeyboardInterrupt, or the command's SIGTERM) is raised when it returns. Off the main
+    thread (the web app's solves) no signal arrives: it is a plain solve."""
+    import os
+    import signal
+    import threading
+
+    solver.parameters.catch_sigint_signal = False
+    if threading.current_thread() is not threading.main_thread():
+        return solver.solve(model)
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except ValueError:  # pragma: no cover - not the main thread of the main interpreter
+        os.close(read_end)
+        os.close(write_end)
+        return solver.solve(model)
+    solved = threading.Event()
+    signalled = threading.Event()
+
+    def watch() -> None:
+        os.read(read_end, 1)  # a signal arrived, or the search ended (the byte written below)
+        if not solved.is_set():
+            signalled.set()
+            solver.stop_search()
+
+    watcher = threading.Thread(target=watch, name="cp-sat-signals", daemon=True)
+    watcher.start()
+    try:
+        status = solver.solve(model)
+    finally:
+        solved.set()
+        signal.set_wakeup_fd(previous)
+        os.write(write_end, b"\0")
+        watcher.join()
+        os.close(read_end)
+        os.close(write_end)
+    # A signal's handler raises here, as the next bytecode runs; one that did not raise
+    # (a handler that only notes the signal) cut the round short: it is searched again.
+    if signalled.is_set():
+        solver.parameters.max_time_in_seconds = max(0.01, solver.parameters.max_time_in_seconds - solver.wall_time)
+        return _solve(solver, model)
+    return status
 
 
 def _core_model(cores, cards, size: int, options: CoreOptions):

@@ -171,8 +171,10 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
         try:
             with OptimaStore(db, readonly=True) as store:
                 done = store.many(seeds, point_system.points, time_limit=time_limit)
-        except StoreError:
-            pass  # opened for writing below, which says what is wrong with the file
+        except (StoreError, sqlite3.DatabaseError):
+            # A file that is not SQLite is opened lazily and fails at its first read:
+            # opened for writing below, which says what is wrong with the file.
+            done = {}
     todo = [s for s in seeds if s not in done]
     for s in seeds:
         if s in done and on_result:
