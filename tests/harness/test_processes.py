@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pokersquares.harness.runner import RunSpec, record_run, run_games
-from proc_stats import living_processes
+from tests.harness.proc_stats import living_processes
 from pokersquares.harness.store import ResultStore
 from pokersquares.points import AMERICAN
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from proc_stats import living_processes
+from tests.harness.proc_stats import living_processes
 
 pytest.importorskip("ray")
 

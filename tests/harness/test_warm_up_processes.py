@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from proc_stats import living_processes
+from tests.harness.proc_stats import living_processes
 
 HERE = Path(__file__).resolve().parent
 
