@@ -218,3 +218,47 @@ def test_an_idle_agent_is_not_called_busy_when_the_servers_threads_are():
             t.join(10)
         assert r.status_code == 503
         assert r.json()["detail"] == "the server's agents are all busy; try again in a moment"
+
+
+class _Learns(BasePlayer):
+    def prepare(self, budget_s):
+        time.sleep(budget_s)
+
+    def choose(self, grid, card, seconds_left):
+        return first_empty(grid)
+
+
+class _ExitsWhenBuilt(BasePlayer):
+    def __init__(self):
+        raise SystemExit(1)
+
+
+def test_an_agent_whose_constructor_exits_does_not_break_the_pages_configuration():
+    agents = {"quick": AgentSpec(_Quick, "answers"), "broken": AgentSpec(_ExitsWhenBuilt, "exits when built")}
+    with local_client(create_app(agents=agents, prep_s=0.1, think_s=0.5)) as c:
+        r = c.get("/api/config")
+        assert r.status_code == 200, r.text
+        assert {a["name"] for a in r.json()["agents"]} >= {"quick", "broken"}
+
+
+def test_a_wait_for_a_preparation_cancelled_meanwhile_is_a_503_the_page_retries():
+    import asyncio
+
+    from pokersquares.points import parse_point_system
+    from pokersquares.web.agents import AgentBusyError, AgentPool
+
+    pool = AgentPool({"slow": AgentSpec(_Learns, "")}, prep_s=1.0, prep_workers=1, wait_s=5.0)
+    busy, mine = parse_point_system("random:1"), parse_point_system("random:2")
+
+    async def wait_then_cancel():
+        pool.request("slow", busy, "other")  # takes the one preparation thread
+        waiting = asyncio.ensure_future(pool.ready("slow", mine, "page"))
+        await asyncio.sleep(0.2)
+        assert pool.cancel("slow", mine, "page") == "cancelled"
+        with pytest.raises(AgentBusyError, match="was cancelled; ask again"):
+            await waiting
+
+    try:
+        asyncio.run(wait_then_cancel())
+    finally:
+        pool.close()

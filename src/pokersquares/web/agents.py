@@ -341,8 +341,8 @@ class AgentPool:
             spec = self.agents[self.check_name(name)]
             try:
                 self._reviews[name] = spec.advises and bool(coach_values(spec.factory()))
-            except Exception:  # noqa: BLE001 - no evaluator (ReviewError), or an agent that cannot be built
-                self._reviews[name] = False
+            except (Exception, SystemExit):  # noqa: BLE001 - no evaluator (ReviewError), or an agent that
+                self._reviews[name] = False  # cannot be built (a constructor's sys.exit() too: not the server's)
         return self._reviews[name]
 
     def check_name(self, name: str) -> str:
@@ -499,8 +499,8 @@ class AgentPool:
                 raise AgentPreparing(self.status(prep)) from None
         if prep.phase == FAILED:
             return self.request(name, point_system, client)  # raises AgentError and forgets the failure
-        if prep.phase == CANCELLED:
-            raise AgentError(f"the preparation of {name} was cancelled; ask again to restart it")
+        if prep.phase == CANCELLED:  # not the agent's failure: the page may ask again (503, which it retries)
+            raise AgentBusyError(f"the preparation of {name} was cancelled; ask again to restart it")
         return prep
 
     def warm(self, point_systems: Sequence[PointSystem],
