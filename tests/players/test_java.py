@@ -134,6 +134,8 @@ def test_bad_java_players_fail_in_one_line_before_any_game(java_classes, tmp_pat
         make_player("java:FirstEmptyPlayer:grace=-1")
     with pytest.raises(UnknownPlayerError, match="bad parameters"):
         make_player("java:FirstEmptyPlayer:depth=2")
+    with pytest.raises(UnknownPlayerError, match="give the classpath with --classpath"):
+        make_player(f"java:FirstEmptyPlayer:classpath={tmp_path}")  # would run a class the check never saw
     with pytest.raises(UnknownPlayerError, match="does not exist"):
         java.set_classpath(str(tmp_path / "missing.jar"))
     monkeypatch.setenv(java.CLASSPATH_ENV, str(tmp_path))

@@ -198,6 +198,11 @@ class JavaPlayer:
         self.grace = float(grace)
         self.java_opts = java_opts.split()
         self.log = log
+        if classpath is not None and type(self) is not JavaPlayer:
+            # A java:CLASS player was checked on --classpath: another classpath given here
+            # would run a class nobody checked (and its runs would not know its build).
+            raise UnknownPlayerError(f"java:{self.class_name}: give the classpath with --classpath "
+                                     f"(or ${CLASSPATH_ENV}), not as a parameter of the player")
         self.classpath = _classpath_entries(classpath)
         self.java_name: str | None = None
         self._proc: subprocess.Popen | None = None
