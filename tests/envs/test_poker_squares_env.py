@@ -295,3 +295,16 @@ def test_bytes_and_mappings_are_not_ten_integers(bad):
     env = PokerSquaresEnv()
     with pytest.raises(InvalidPointSystemError, match="ten integers"):
         env.reset(seed=1, options={"point_system": bad})
+
+
+def test_two_java_longs_never_seed_the_same_later_episodes():
+    """The deal is the contest's for any Java long; the generator that draws later
+    unseeded episodes gets a seed of its own for each (-1 and 2**63 - 1 shared one)."""
+    from pokersquares.envs.poker_squares import PokerSquaresEnv
+
+    later = {}
+    for seed in (-1, 2 ** 63 - 1, -(2 ** 63), 0):
+        env = PokerSquaresEnv()
+        env.reset(seed=seed)
+        later[seed] = [env.reset()[1]["seed"] for _ in range(3)]
+    assert len({tuple(v) for v in later.values()}) == 4

@@ -139,7 +139,8 @@ class PokerSquaresEnv(gym.Env):
         point_system = _point_system(options.get("point_system", self.default_point_system))
         deck = None if seed is None else deal(seed)[:NUM_CELLS]  # any Java long; a bad seed fails here
         # Gymnasium seeds its generator with non-negative seeds only; the deal is the contest's either way.
-        super().reset(seed=None if seed is None else int(seed) & (2 ** 63 - 1))
+        # Modulo 2**64, one generator seed per Java long (masking to 63 bits gave -1 and 2**63 - 1 one).
+        super().reset(seed=None if seed is None else int(seed) % 2 ** 64)
         self.point_system = point_system
         self.deal_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2 ** 31 - 1))
         self.deck = deck if deck is not None else deal(self.deal_seed)[:NUM_CELLS]
