@@ -98,6 +98,55 @@ def test_bench_refuses_a_huge_repeat_count_before_any_benchmark(cli, monkeypatch
     assert "--repeats must be from 1 to 1,000, got 99999999999" in err
 
 
+def test_bench_huge_repeat_count_is_blamed_on_repeats_not_only(cli, monkeypatch):
+    import pokersquares.bench
+
+    def ran(scale):
+        raise AssertionError("a benchmark ran")
+
+    monkeypatch.setitem(pokersquares.bench.BENCHMARKS, "random_games_per_s", ran)
+    code, out, err = cli("bench", "--repeats", "99999999999", "--only", "random_games_per_s")
+    assert code == 2 and out == "", err
+    assert err == "error: --repeats must be from 1 to 1,000, got 99999999999\n", err
+    assert "--only" not in err
+
+
+def test_compare_json_of_no_matching_run_fails_as_without_json(cli, tmp_path):
+    db = tmp_path / "a.sqlite"
+    assert cli("run", "--player", "random", "--games", "1", *R, "--db", db)[0] == 0
+    plain = cli("compare", db, "--system", "nosuch")
+    code, out, err = cli("compare", db, "--system", "nosuch", "--json")
+    assert (code, out, err) == plain
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, (out, err)
+    assert "no run with a finished game matches --player/--system" in err
+
+
+@pytest.mark.parametrize("player,out,suffix", [("champion", "ch.json", ".npz"), ("gettysburg", "g.json", ".npz"),
+                                               ("td", "t", ".npz"), ("og", "o.npz", ".json"), ("beemo", "b", ".json")])
+def test_train_refuses_an_out_suffix_the_save_does_not_write_before_learning(cli, tmp_path, monkeypatch,
+                                                                          player, out, suffix):
+    import pokersquares.harness.registry
+
+    made = pokersquares.harness.registry.make_player
+
+    def no_learning(spec):
+        p = made(spec)
+
+        def learned(*args, **kwargs):
+            raise AssertionError("learning began")
+
+        p.set_point_system = learned
+        p.warm_up = learned
+        return p
+
+    monkeypatch.setattr("pokersquares.cli.agents.make_player", no_learning)
+    code, stdout, err = cli("train", "--player", player, "--system", "american", "--prep-time", "1",
+                            "--out", tmp_path / out)
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert f"saves a {suffix} file; give a name ending in {suffix}" in err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_export_of_a_missing_run_and_system_clamping_said_aloud(cli, tmp_path):
     db = tmp_path / "r.sqlite"
     assert cli("run", "--player", "random", "--games", "1", *R, "--db", db)[0] == 0

@@ -122,7 +122,7 @@ def test_sweep_refuses_a_plot_format_it_cannot_write(cli, tmp_path):
 
 
 def test_train_takes_a_negative_seed(cli, tmp_path):
-    out = tmp_path / "t.npz"
+    out = tmp_path / "t.json"
     code, stdout, err = cli(*TRAIN, "--seed", "-1", "--out", out, "--json")
     assert code == 0, err
     assert out.is_file() and json.loads(stdout)["out"] == str(out)
@@ -178,6 +178,37 @@ def test_bench_update_creates_a_missing_expected_file(cli, tmp_path, monkeypatch
     code, out, err = cli("bench", "--strength", "--update", "--expected", path, "--json")
     assert code == 0, err
     assert json.loads(path.read_text()) == {"og": {"mean": 116.0, "se": 0.8}}
+
+
+def test_bench_update_interrupted_mid_write_leaves_the_old_figures_whole(cli, tmp_path, monkeypatch):
+    """A write that fails halfway (a full disk) leaves the expected figures as they were,
+    and no partial file beside them."""
+    import errno
+
+    import pokersquares.strength
+
+    monkeypatch.setattr(pokersquares.strength, "run_strength", lambda only, progress=None: {
+        "og": {"mean": 116.0, "se": 0.8}})
+    path = tmp_path / "expected.json"
+    old = json.dumps({"og": {"mean": 117.0, "se": 0.5}, "greedy": {"mean": 90.0, "se": 1.0}}, indent=1) + "\n"
+    path.write_text(old)
+    write_text, write_bytes = Path.write_text, Path.write_bytes
+
+    def half_text(self, data, *args, **kwargs):
+        write_text(self, data[:len(data) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def half_bytes(self, data):
+        write_bytes(self, data[:len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_text)
+    monkeypatch.setattr(Path, "write_bytes", half_bytes)
+    code, out, err = cli("bench", "--strength", "--update", "--expected", path, "--json")
+    monkeypatch.undo()
+    assert one_line_error(code, err, "cannot write --expected"), err
+    assert path.read_text() == old
+    assert [p.name for p in tmp_path.iterdir()] == ["expected.json"]
 
 
 # -- 5. demo and serve check their store (and serve its address) first -------------------------

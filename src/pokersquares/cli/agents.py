@@ -32,6 +32,18 @@ def _learner(player):
     return None
 
 
+def _saved_suffix(learner) -> str | None:
+    """The suffix of the file ``learner.save`` writes: ``.npz`` for a NARL table or a TD
+    evaluator (a NumPy archive, whatever the name), ``.json`` for the pattern utilities;
+    None for a learner of the user's, whose format ``train`` does not know."""
+    from ..evaluators.narl import NarlEvaluator
+    from ..evaluators.patterns import PatternEvaluator
+    from ..evaluators.td import TdEvaluator
+    if isinstance(learner, (NarlEvaluator, TdEvaluator)):
+        return ".npz"
+    return ".json" if isinstance(learner, PatternEvaluator) else None
+
+
 def _save(learner, path: Path, point_system_name: str) -> None:
     """``learner.save(path)``, passing the point system's name where it is accepted."""
     try:
@@ -61,7 +73,11 @@ def train_cmd(
     p = make_player(player)
     if _learner(p) is None:
         raise fail(f"player {player!r} has nothing to save (it needs a save() method)")
-    check_output(out, "--out", example="learned.json")
+    suffix = _saved_suffix(_learner(p))
+    check_output(out, "--out", example=f"learned{suffix or '.json'}")
+    if suffix is not None and out.suffix.lower() != suffix:
+        raise fail(f"--out {str(out)!r}: player {player!r} saves a {suffix} file; give a name ending in {suffix}, "
+                   f"e.g. {str(out.parent / (out.stem + suffix))!r}")
     subject = f"training {player} on {ps.name}"
     if hasattr(p, "warm_up"):
         with progress.report_if_slow("compiling its kernels (once: numba caches them)", subject=subject):

@@ -77,11 +77,13 @@ def bench_cmd(
         raise fail("--update goes with --strength (it stores the measured strength figures in --expected)")
     if expected != EXPECTED_DEFAULT:
         raise fail("--expected goes with --strength (the expected strength figures)")
-    from ..bench import run_benchmarks
+    from ..bench import BenchError, run_benchmarks
     if not (math.isfinite(scale) and 0.0001 <= scale <= 1000):
         raise fail(f"--scale must be from 0.0001 to 1000, got {scale:g}")
     try:
         result = run_benchmarks(only or None, repeats=repeats, scale=scale)
+    except BenchError as e:  # the repeat count: its message names --repeats
+        raise fail(str(e)) from None
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--only") from None
     if json_out:
@@ -94,6 +96,7 @@ def bench_cmd(
 def _strength(only: list[str] | None, expected_path: str, update: bool, json_out: bool) -> None:
     from pathlib import Path
 
+    from ..files import write_atomically
     from ..strength import AGENTS, compare, run_strength
     unknown = sorted(set(only or ()) - {a.name for a in AGENTS})
     if unknown:
@@ -107,7 +110,7 @@ def _strength(only: list[str] | None, expected_path: str, update: bool, json_out
     warnings = compare(measured, expected)
     if update:
         try:
-            Path(expected_path).write_text(json.dumps({**expected, **measured}, indent=1) + "\n")
+            write_atomically(expected_path, json.dumps({**expected, **measured}, indent=1) + "\n")
         except OSError as e:
             raise fail(f"cannot write --expected {expected_path!r}: {e.strerror or e}") from None
     if json_out:

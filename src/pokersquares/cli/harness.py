@@ -463,11 +463,11 @@ def compare_cmd(
         if not path.exists():
             raise fail(f"no result store at {path}")
     result = compare_runs(load_runs(stores, player or (), system))
+    if not result["runs"]:  # with --json too: an error, not an empty listing
+        raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
     if json_out:
         typer.echo(json.dumps(result))
         return
-    if not result["runs"]:
-        raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
     one_store = len({r["store"] for r in result["runs"]}) == 1
 
     def run_label(store: str, run_id: int) -> str:
