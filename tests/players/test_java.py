@@ -74,11 +74,13 @@ def test_a_hanging_player_times_out_and_its_jvm_does_not_outlive_the_run(java_cl
     marker = f"-Dpokersquares.test={uuid.uuid4().hex}"
     # grace=10: the harness's watchdog (2 s past the game's time) kills the worker first;
     # the JVM, busy in an endless loop, must still end with it.
-    recs = run(f"java:HangPlayer:java_opts={marker},grace=10", n=2, tpg=0.5)
+    # 1.5 s a game: the good game's 25 calls keep to it beside the hanging JVM's busy core
+    # on a loaded machine (at 0.5 s it once timed out in a full parallel suite).
+    recs = run(f"java:HangPlayer:java_opts={marker},grace=10", n=2, tpg=1.5)
     assert [r.penalty is not None for r in recs] == [faulty(r.seed) for r in recs] == [True, False]
     assert all(r.penalty.startswith("timeout") for r in recs if r.penalty)
     # Our own stop (0.5 s past the time left) comes first by default; the next game gets a new JVM.
-    recs = run(f"java:HangPlayer:java_opts={marker}", n=2, tpg=0.5, workers=1)
+    recs = run(f"java:HangPlayer:java_opts={marker}", n=2, tpg=1.5, workers=1)
     assert [r.penalty is not None for r in recs] == [faulty(r.seed) for r in recs] == [True, False]
     assert all(r.penalty.startswith("timeout") for r in recs if r.penalty)
     assert java_processes(marker) == []

@@ -760,13 +760,21 @@ def test_the_page_is_told_the_phase_and_the_queue_position():
         systems = ["american", "british", "random:1", "random:2"]
         views = [new_game(c, s) for s in systems]
         answers = [_hint(c, v, "slow", client=f"page{i}").json() for i, v in enumerate(views)]
-        # Three preparation threads: three learn, the fourth waits first in line.
-        assert all(a["phase"] in ("compiling", "learning") for a in answers[:3])
+        # Three preparation threads: three learn, the fourth waits in line. (On a loaded
+        # machine a thread may not have taken its preparation yet when the page asks.)
+        assert all(a["phase"] in ("queued", "compiling", "learning") for a in answers[:3])
         assert all(a["budget"] == 5.0 and "learning" in a["detail"] for a in answers[:3] if a["phase"] == "learning")
-        assert answers[3]["phase"] == "queued" and answers[3]["queue_position"] == 1
+        assert answers[3]["phase"] == "queued" and answers[3]["queue_position"] >= 1
         assert "queue" in answers[3]["detail"]
-        status = c.get("/api/agents/status").json()
-        assert len(status["preparations"]) == 4
+        deadline = time.monotonic() + 4.0  # well inside the 5 s of learning
+        while True:
+            preps = c.get("/api/agents/status").json()["preparations"]
+            phases = sorted(p["phase"] for p in preps)
+            if phases == ["learning"] * 3 + ["queued"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert phases == ["learning"] * 3 + ["queued"]
+        assert [p["queue_position"] for p in preps if p["phase"] == "queued"] == [1]
 
 
 def test_preparations_are_bounded_per_client():
