@@ -44,12 +44,13 @@ const CLIENT_ID = (() => {
 
 function hideToast() { $("toast").hidden = true; clearTimeout(toast.timer); }
 
-function toast(message) {
+// ``stay``: the message stays up until another replaces it.
+function toast(message, stay = false) {
   const t = $("toast");
   t.textContent = message;
   t.hidden = false;
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
+  if (!stay) toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
 }
 
 class ApiError extends Error {
@@ -69,7 +70,12 @@ async function api(method, path, body, rawBody) {
     init.headers["Content-Type"] = "application/json";
     init.body = rawBody !== undefined ? rawBody : JSON.stringify(body);
   }
-  const res = await fetch(path, init);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {  // no answer at all: the browser's own words ("Failed to fetch") say little
+    throw new ApiError("cannot reach the server (is it running? is the network up?)", 0);
+  }
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) throw new ApiError((data && data.detail) || `${res.status} ${res.statusText}`, res.status);
@@ -470,7 +476,12 @@ const play = {
     this.agentBoard = new Board($("replay-agent-board"), { label: "the agent's game" });
     this.reviewBoard = new Board($("review-board"), { label: "the grid before the move reviewed" });
     $("play-new").addEventListener("click", () => this.confirmNewGame());
-    $("play-again").addEventListener("click", () => this.newGame());
+    $("play-again").addEventListener("click", async () => {
+      await this.newGame();
+      // The button is gone with the result: the keyboard's focus goes to the new board, not the page.
+      const a = document.activeElement;
+      if (!a || a === document.body || a.closest("[hidden]")) this.focusBoard();
+    });
     $("play-daily").addEventListener("click", () => this.startDaily());
     $("play-hint").addEventListener("click", () => this.askHint());
     $("play-hint-cancel").addEventListener("click", () => this.cancelHint(true));
@@ -528,8 +539,10 @@ const play = {
     let seed;
     try { seed = deal ? String(deal.seed) : seedValue($("play-deal-kind"), $("play-seed")); } catch (e) { return toast(e.message); }
     const system = deal ? deal.system : this.picker.spec();
+    const asked = this.dealt = (this.dealt || 0) + 1;  // the last deal asked for is the one shown
     try {
       const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system }, seed));
+      if (asked !== this.dealt) return;
       this.replay = null;
       store("ps.daily.game", deal ? { id: data.id, date: deal.date } : null);
       this.setGame(data);
@@ -564,16 +577,31 @@ const play = {
   },
 
   async place(cell) {
-    if (this.busy || !this.game || this.game.done || this.game.cells[cell] !== null) return;
-    this.busy = true;
+    if (!this.game || this.busy === this.game.id || this.game.done || this.game.cells[cell] !== null) return;
+    const id = this.game.id;
+    this.busy = id;  // one card at a time in a game (a new game need not wait for the old one's answer)
+    // Until the server answers, the cell clicked shows the card is on its way.
+    const pending = this.board.cells[cell];
+    pending.classList.add("pending");
+    this.board.root.setAttribute("aria-busy", "true");
     try {
-      const { data } = await api("POST", `/api/games/${this.game.id}/place`, { cell, turn: this.game.turn });
+      const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn: this.game.turn });
+      // A new game dealt meanwhile stays: the answer is about the game left behind.
+      if (!this.game || this.game.id !== id) return;
       this.cursor = cell;
+      hideToast();  // an earlier failure's message is stale now
       this.setGame(data);
     } catch (e) {
+      if (!this.game || this.game.id !== id) return;
       toast(e.message);
       if (e.status === 409 || e.status === 404) await this.resume();
-    } finally { this.busy = false; }
+    } finally {
+      pending.classList.remove("pending");
+      if (this.busy === id) {
+        this.busy = false;
+        this.board.root.removeAttribute("aria-busy");
+      }
+    }
   },
 
   async askHint() {
@@ -622,9 +650,15 @@ const play = {
     if (tell) api("POST", "/api/agents/cancel", this.waitFor).catch(() => {});
   },
 
+  focusBoard() {
+    const cell = $("play-board").querySelector("button.cell[tabindex='0']");
+    if (cell) cell.focus({ preventScroll: true });
+  },
+
   render() {
     const g = this.game;
     if (!g) return;
+    const boardHadFocus = $("play-board").contains(document.activeElement);
     this.board.render(g, { heat: this.hint, cursor: g.done ? null : this.cursor, interactive: !g.done });
     renderNextCard($("play-next"), g);
     renderDealInfo($("play-info"), g, this.daily ? `Daily deal ${this.daily.date} · ` : "");
@@ -635,6 +669,9 @@ const play = {
     const justOver = g.done && $("play-over").hidden;
     $("play-over").hidden = !g.done;
     if (justOver) requestAnimationFrame(() => $("play-over").scrollIntoView({ block: "nearest", behavior: "smooth" }));
+    // The last card placed from the board: the focus goes to the result (the board has no
+    // empty cell left to hold it), whence Tab reaches Replay and Review.
+    if (justOver && (boardHadFocus || document.activeElement === document.body)) $("play-over").focus({ preventScroll: true });
     $("daily-result").hidden = !(g.done && this.daily);
     if (justOver && this.daily) this.dailyResult(g);
     $("play-final").textContent = g.score;
@@ -767,7 +804,7 @@ const play = {
 // Watch
 // ---------------------------------------------------------------------------------
 const watch = {
-  game: null, running: false, stepping: false,
+  game: null, running: false, wait: null, moving: null, current: null,
 
   init(config) {
     this.picker = new SystemPicker($("watch-system"), config.hands, "ps.watch.system");
@@ -836,12 +873,19 @@ const watch = {
     }
   },
 
-  async step() {
-    if (this.stepping || !this.game || this.game.done) return false;
-    this.stepping = true;
-    const agent = $("watch-agent").value, seconds = Number($("watch-think").value);
-    const before = this.game, status = $("watch-status"), wait = new Wait();
+  // One move at a time: a move is under way while ``this.wait`` is set (a new deal or
+  // another agent cancels it and clears it, so that the new deal need not wait).
+  step() {
+    if (this.wait || !this.game || this.game.done) return Promise.resolve(false);
+    const wait = new Wait();
     this.wait = wait;
+    this.moving = this.move(wait);
+    return this.moving;
+  },
+
+  async move(wait) {
+    const agent = $("watch-agent").value, seconds = Number($("watch-think").value);
+    const before = this.game, status = $("watch-status");
     status.className = "note";
     status.textContent = `${agent} is thinking about ${before.card}…`;
     try {
@@ -860,7 +904,6 @@ const watch = {
       this.pause();
       return false;
     } finally {
-      this.stepping = false;
       if (this.wait === wait) this.wait = null;
     }
   },
@@ -873,15 +916,21 @@ const watch = {
       ` → row ${Math.floor(i / SIZE) + 1}, column ${(i % SIZE) + 1}${est} · ${duration(data.seconds)} · total ${data.game.score}`));
   },
 
+  // Each Play runs its own loop; Pause and Play pressed quickly end the old loop (it sees
+  // it is no longer the current one) and let the move under way land before the next.
   async run() {
     if (!this.game || this.game.done) return;
+    const run = {};
+    this.current = run;
     this.running = true;
     setPlayButton(true);
-    while (this.running && !this.game.done) {
+    const mine = () => this.running && this.current === run;
+    if (this.wait && this.moving) await this.moving;
+    while (mine() && !this.game.done) {
       if (!(await this.step())) break;
-      if (this.running) await sleep(Number($("watch-speed").value) * 1000);
+      if (mine()) await sleep(Number($("watch-speed").value) * 1000);
     }
-    this.pause();
+    if (this.current === run) this.pause();
   },
 
   pause() {
@@ -1128,10 +1177,13 @@ const results = {
     if (row) row.classList.add("selected");
     history.replaceState(null, "", `#results/${kind}/${id}`);
     this.detail.replaceChildren(el("p", { class: "note", text: "Loading…" }));
+    const asked = this.opening = {};  // only the last one clicked is shown, whichever answers last
     try {
       const { data } = await api("GET", `/api/results/${kind === "run" ? "runs" : "tournaments"}/${id}`);
+      if (asked !== this.opening) return;
       if (kind === "run") this.showRun(data); else this.showTournament(data);
     } catch (e) {
+      if (asked !== this.opening) return;
       this.detail.replaceChildren(el("p", { class: "note error", text: e.message }));
     }
   },
@@ -1209,8 +1261,8 @@ document.addEventListener("keydown", (e) => {
   const t = e.target;
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   if (document.body.dataset.view !== "play") return;
-  // A focused button answers Enter and Space itself.
-  if ((e.key === "Enter" || e.key === " ") && t && t.tagName === "BUTTON") return;
+  // A focused button, link or summary (the tabs, "How to play") answers Enter and Space itself.
+  if ((e.key === "Enter" || e.key === " ") && t && t.closest && t.closest("button, a[href], summary, [role=button], [role=tab]")) return;
   if (play.onKey(e)) e.preventDefault();
 });
 
@@ -1220,12 +1272,23 @@ async function start() {
     if (name !== document.body.dataset.view) showView(name);
   });
   showView(location.hash.slice(1));
+  // A server that is restarting, busy or behind a proxy that is not ready yet is asked
+  // again for a while: the page would otherwise stay empty until a reload.
   let config;
-  try {
-    ({ data: config } = await api("GET", "/api/config"));
-  } catch (e) {
-    toast(`cannot reach the server: ${e.message}`);
-    return;
+  for (let tries = 1; ; tries++) {
+    try {
+      ({ data: config } = await api("GET", "/api/config"));
+      hideToast();
+      break;
+    } catch (e) {
+      const message = e.status ? `the server cannot start the page: ${e.message}` : e.message;
+      if (![0, 429, 502, 503, 504].includes(e.status) || tries >= 40) {
+        toast(`${message}; reload the page to try again`, true);
+        return;
+      }
+      toast(`${message} (asking again)`, true);
+      await sleep(Math.min(5000, 500 * tries));
+    }
   }
   window.appConfig = config;
   await Promise.all([play.init(config), watch.init(config)]);

@@ -1,0 +1,284 @@
+"""What a person meets in the browser beyond the happy path: keys on links, answers that
+arrive late, a server busy while the page loads, long agent names on a phone, Pause and
+Play pressed quickly, and where the keyboard focus goes when a game ends. Every flow
+also checks the console: no JavaScript error and no unhandled promise rejection.
+
+The server, browser and helpers are test_browser.py's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.web.test_browser import ARGS, CHROMIUM, browser, context, deal, place, server  # noqa: F401
+
+from playwright.sync_api import expect  # noqa: E402
+
+from pokersquares.web import create_app  # noqa: E402
+
+from .conftest import serving  # noqa: E402
+
+LONG = "W" * 40  # the longest agent name the API takes, in the widest letter
+PHONE = {"width": 375, "height": 667}
+SLOW = 120_000  # a loaded two-core machine is slow
+
+# Answers to requests whose URL contains ``part`` reach the page ``ms`` late; the page's
+# window.lateAnswers counts those delivered.
+DELAY_ANSWERS = """([part, ms]) => {
+  const f = window.fetch;
+  window.lateAnswers = 0;
+  window.fetch = async (url, init) => {
+    const r = await f(url, init);
+    if (String(url).includes(part)) { await new Promise((s) => setTimeout(s, ms)); window.lateAnswers += 1; }
+    return r;
+  };
+}"""
+
+
+def open_watched(ctx, url, ready=True):
+    """A page whose JavaScript errors, unhandled rejections and console errors are kept in
+    ``page.problems`` (not the browser's own line for each 4xx/5xx answer)."""
+    page = ctx.new_page()
+    problems = []
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("console", lambda m: problems.append(f"console: {m.text}")
+            if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
+    page.goto(url)
+    if ready:
+        page.wait_for_selector("body[data-ready=true]", timeout=SLOW)
+    page.problems = problems
+    return page
+
+
+def filled(page, board="#play-board"):
+    return page.locator(f"{board} .cell.filled")
+
+
+def test_enter_and_space_on_a_link_or_the_how_to_do_what_they_say_not_place_a_card(context, server):
+    page = open_watched(context, server)
+    deal(page, 41)
+    page.focus("#tab-watch")
+    page.keyboard.press("Enter")
+    expect(page.locator("body")).to_have_attribute("data-view", "watch")
+    assert page.evaluate("play.game.turn") == 0  # no card was placed behind the person's back
+    page.focus("#tab-play")
+    page.keyboard.press("Enter")
+    expect(page.locator("body")).to_have_attribute("data-view", "play")
+    page.focus("#how-to summary")
+    page.keyboard.press("Enter")
+    expect(page.locator("#how-to")).to_have_js_property("open", True)
+    page.keyboard.press(" ")
+    expect(page.locator("#how-to")).to_have_js_property("open", False)
+    expect(filled(page)).to_have_count(0)
+    assert page.evaluate("play.game.turn") == 0
+    assert not page.problems
+
+
+def test_a_new_game_dealt_while_a_card_is_on_its_way_stays(context, server):
+    page = open_watched(context, server)
+    deal(page, 31)
+    place(page, 0)
+    page.evaluate(DELAY_ANSWERS, ["/place", 1500])
+    page.click("#play-board button.cell[data-cell='1']")
+    deal(page, 32)  # asks first (a card is down), then deals before the slow answer arrives
+    page.wait_for_function("window.lateAnswers >= 1", timeout=SLOW)
+    page.wait_for_timeout(300)
+    expect(page.locator("#play-info [data-seed]")).to_have_text("32")
+    expect(filled(page)).to_have_count(0)
+    assert page.evaluate("sessionStorage.getItem('ps.play.id') === play.game.id")
+    place(page, 5)  # the new game goes on
+    assert not page.problems
+
+
+def test_a_server_busy_or_unreachable_while_the_page_loads_is_asked_again(context, server):
+    answers = []
+
+    def flaky(route):
+        answers.append(route.request.url)
+        if len(answers) == 1:
+            route.abort()  # the server is restarting: no connection
+        elif len(answers) == 2:
+            route.fulfill(status=503, content_type="application/json",
+                          body=json.dumps({"detail": "the server is busy; try again in a moment"}))
+        else:
+            route.continue_()
+
+    context.route("**/api/config", flaky)
+    try:
+        page = open_watched(context, server, ready=False)
+        expect(page.locator("#toast")).to_contain_text("asking again", timeout=SLOW)
+        page.wait_for_selector("body[data-ready=true]", timeout=SLOW)
+    finally:
+        context.unroute("**/api/config", flaky)
+    assert len(answers) >= 3
+    deal(page, 5)
+    place(page, 12)  # the page works
+    assert not page.problems
+
+
+def test_pause_then_play_at_once_goes_on_and_a_step_after_a_new_deal_is_taken(context, server):
+    page = open_watched(context, server + "#watch")
+    page.select_option("#watch-agent", "greedy")
+    page.eval_on_selector("#watch-speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')); }")
+    deal(page, 6, prefix="watch")
+    page.evaluate(DELAY_ANSWERS, ["/agent-move", 1000])
+    button = page.locator("#watch-play")
+    button.click()
+    expect(page.locator("#watch-status")).to_contain_text("is thinking")
+    button.click()  # Pause, and at once Play again, while the move is on its way
+    expect(button).to_contain_text("Play")
+    button.click()
+    expect(button).to_contain_text("Pause")
+    page.wait_for_function("document.querySelectorAll('#watch-board .cell.filled').length >= 3", timeout=SLOW)
+    expect(button).to_contain_text("Pause")
+    button.click()
+    expect(button).to_contain_text("Play")
+
+    # A Step, a new deal before its answer, then Step on the new deal: it is taken.
+    page.wait_for_function("!watch.wait", timeout=SLOW)
+    page.click("#watch-step")
+    expect(page.locator("#watch-status")).to_contain_text("is thinking")
+    deal(page, 7, prefix="watch")
+    expect(filled(page, "#watch-board")).to_have_count(0)
+    page.click("#watch-step")
+    expect(filled(page, "#watch-board")).to_have_count(1, timeout=SLOW)
+    expect(page.locator("#watch-info [data-seed]")).to_have_text("7")
+    assert not page.problems
+
+
+def test_the_keyboard_focus_goes_to_the_result_and_back_to_the_board(context, server):
+    page = open_watched(context, server)
+    deal(page, 17)
+    page.focus("#play-board button.cell[tabindex='0']")
+    for turn in range(25):
+        page.keyboard.press("Enter")
+        expect(filled(page)).to_have_count(turn + 1)
+    expect(page.locator("#play-over")).to_be_visible()
+    # The focus is on the result (not lost to the page), and Tab goes on to its controls.
+    page.wait_for_function("document.activeElement && document.activeElement.closest('#play-over') !== null")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#play-over') !== null")
+    page.focus("#play-again")
+    page.keyboard.press("Enter")
+    expect(filled(page)).to_have_count(0)
+    expect(page.locator("#play-over")).to_be_hidden()
+    page.wait_for_function("document.activeElement && document.activeElement.closest('#play-board') !== null")
+    page.keyboard.press("Enter")  # and play goes on from the keyboard
+    expect(filled(page)).to_have_count(1)
+    assert not page.problems
+
+
+# -- a phone, and an agent with the longest name the API takes ------------------------------------
+
+@pytest.fixture(scope="module")
+def long_name_server():
+    from pokersquares.web.agents import AgentSpec, registered_agents
+
+    agents = registered_agents()
+    agents[LONG] = AgentSpec(agents["greedy"].factory, "greedy under the longest name", 1)
+    with serving(create_app(agents=agents, prep_s=1.0, think_s=1.0, game_s=5.0)) as url:
+        yield url
+
+
+OUTSIDE = """() => { const w = document.documentElement.clientWidth, out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.closest('.chart-scroll, .table-scroll')) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width && r.height && (r.right > w + 1 || r.left < -1)) out.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className}`);
+  }
+  return { scroll: document.documentElement.scrollWidth, width: w, out: out.slice(0, 8) }; }"""
+
+
+def assert_nothing_cut_off(page):
+    found = page.evaluate(OUTSIDE)
+    assert found["scroll"] <= found["width"] and not found["out"], found
+
+
+def test_a_long_agent_name_on_a_phone_cuts_nothing_off(browser, long_name_server):  # noqa: F811
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    try:
+        page = open_watched(ctx, long_name_server)
+        deal(page, 19)
+        page.select_option("#play-agent", LONG)
+        for cell in (0, 6, 12):
+            page.tap(f"#play-board button.cell[data-cell='{cell}']")
+            expect(filled(page)).to_have_count(cell // 6 + 1)
+        page.click("#play-hint")
+        expect(page.locator("#play-hint-status")).to_contain_text("would place", timeout=SLOW)
+        expect(page.locator("#play-legend")).to_be_visible()
+        assert_nothing_cut_off(page)
+        expect(page.locator("#play-hint")).to_be_in_viewport()
+        for cell in range(25):
+            if page.locator(f"#play-board button.cell[data-cell='{cell}']").count():
+                before = filled(page).count()
+                page.tap(f"#play-board button.cell[data-cell='{cell}']")
+                expect(filled(page)).to_have_count(before + 1)
+        expect(page.locator("#play-over")).to_be_visible()
+        page.select_option("#replay-agent", LONG)
+        assert_nothing_cut_off(page)
+        page.tap("#replay-go")
+        expect(page.locator("#replay")).to_be_visible(timeout=SLOW)
+        expect(page.locator("#replay-status")).to_contain_text(LONG)
+        assert_nothing_cut_off(page)
+        page.tap("#play-again")  # the end of the game: a new one works on the phone too
+        expect(filled(page)).to_have_count(0)
+
+        page.click("#tab-watch")
+        page.select_option("#watch-agent", LONG)
+        page.tap("#watch-step")
+        expect(filled(page, "#watch-board")).to_have_count(1, timeout=SLOW)
+        expect(page.locator("#watch-legend")).to_be_visible()
+        assert_nothing_cut_off(page)
+        assert not page.problems
+    finally:
+        ctx.close()
+
+
+def test_the_results_show_the_run_clicked_last_not_the_one_answered_last(context, server):
+    page = open_watched(context, server + "#results")
+    rows = page.locator(".results-list tr[data-run]")
+    expect(rows.first).to_be_visible(timeout=SLOW)
+    first, second = rows.nth(0).get_attribute("data-run"), rows.nth(1).get_attribute("data-run")
+    # The first run's answer comes late, after the second's.
+    page.evaluate("""() => { const f = window.fetch; let late = true; window.lateAnswers = 0;
+      window.fetch = async (url, init) => { const r = await f(url, init);
+        if (late && String(url).includes('/api/results/runs/')) {
+          late = false; await new Promise((s) => setTimeout(s, 1500)); window.lateAnswers += 1; }
+        return r; }; }""")
+    page.click(f".results-list tr[data-run='{first}']")
+    page.click(f".results-list tr[data-run='{second}']")
+    expect(page.locator(".results-detail h2").first).to_contain_text(f"Run {second}:")
+    page.wait_for_function("window.lateAnswers >= 1", timeout=SLOW)
+    page.wait_for_timeout(300)
+    expect(page.locator(".results-detail h2").first).to_contain_text(f"Run {second}:")
+    assert page.evaluate("location.hash") == f"#results/run/{second}"
+    expect(page.locator(".results-list tr.selected")).to_have_attribute("data-run", second)
+    assert not page.problems
+
+
+def test_a_slow_card_shows_where_it_goes_and_a_failed_one_says_so_once(context, server):
+    page = open_watched(context, server)
+    deal(page, 43)
+    page.evaluate(DELAY_ANSWERS, ["/place", 2000])
+    page.click("#play-board button.cell[data-cell='4']")
+    # While the server answers, the cell clicked says it is on its way (and the board is busy).
+    expect(page.locator("#play-board .cell.pending[data-cell='4']")).to_have_count(1)
+    expect(page.locator("#play-board")).to_have_attribute("aria-busy", "true")
+    page.click("#play-board button.cell[data-cell='9']")  # one card at a time: not taken
+    expect(page.locator("#play-board .cell.filled[data-cell='4']")).to_have_count(1, timeout=SLOW)
+    expect(filled(page)).to_have_count(1)
+    expect(page.locator("#play-board .cell.pending")).to_have_count(0)
+    expect(page.locator("#play-board")).not_to_have_attribute("aria-busy", "true")
+
+    # A failed placement: one message; the next card that lands takes the stale message away.
+    page.route("**/place", lambda r: r.fulfill(status=500, content_type="application/json",
+                                               body=json.dumps({"detail": "internal error: RuntimeError: boom"})))
+    page.click("#play-board button.cell[data-cell='9']")
+    expect(page.locator("#toast")).to_have_text("internal error: RuntimeError: boom")
+    expect(page.locator("#play-board .cell.pending")).to_have_count(0)
+    page.unroute("**/place")
+    page.click("#play-board button.cell[data-cell='9']")
+    expect(filled(page)).to_have_count(2, timeout=SLOW)
+    expect(page.locator("#toast")).to_be_hidden()
+    assert not page.problems
