@@ -262,3 +262,20 @@ def test_a_wait_for_a_preparation_cancelled_meanwhile_is_a_503_the_page_retries(
         asyncio.run(wait_then_cancel())
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("name", ["x" * 41, "has space", "java-Outer$Inner", ""])
+def test_an_agent_the_api_could_never_address_is_refused_at_start(name):
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="cannot be asked for over the web API"):
+        create_app(agents={"quick": AgentSpec(_Quick, "answers"), name: AgentSpec(_Quick, "unaskable")})
+
+
+def test_a_nested_java_class_gets_a_name_the_api_takes():
+    from pokersquares.web.agents import check_agent_names
+    from pokersquares.web.java_agents import java_agent_name
+
+    names = [java_agent_name(c) for c in ("players.Outer$Inner", "A" * 60, "Plain")]
+    assert names[0] == "java-Outer.Inner" and len(names[1]) == 40 and names[2] == "java-Plain"
+    check_agent_names(names)

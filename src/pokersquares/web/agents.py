@@ -21,6 +21,7 @@ be thread-safe; requests for different agents or point systems run side by side.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -43,6 +44,20 @@ __all__ = [
 ]
 
 SERVER = "server"  # the client name of the server's own warm-up
+
+
+# What the API takes as an agent's name (web/schemas.py): an agent named otherwise could
+# be listed on the page but never asked for.
+AGENT_NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
+AGENT_NAME_MAX = 40
+
+
+def check_agent_names(names) -> None:
+    """PokerSquaresError naming the first name the API could not take."""
+    for name in names:
+        if not (isinstance(name, str) and 0 < len(name) <= AGENT_NAME_MAX and re.match(AGENT_NAME_PATTERN, name)):
+            raise PokerSquaresError(f"agent name {name!r} cannot be asked for over the web API: "
+                                    f"1 to {AGENT_NAME_MAX} letters, digits, '_', '.' or '-'")
 
 
 class AgentError(PokerSquaresError):
@@ -290,6 +305,8 @@ class AgentPool:
                  prep_per_client: int = 3, think_per_client: int = 2, think_queue: int = 8,
                  wait_s: float = 0.5) -> None:
         self._source = registered_agents if agents is None else agents
+        if not callable(self._source):
+            check_agent_names(self._source)  # at start, in one line, not as a 422 for every request
         self._agents: dict[str, AgentSpec] | None = None
         self._agents_lock = threading.Lock()
         self.prep_s, self.think_s, self.game_s = prep_s, think_s, game_s
@@ -320,7 +337,9 @@ class AgentPool:
         with self._agents_lock:
             if self._agents is None:
                 source = self._source
-                self._agents = dict(source() if callable(source) else source)
+                agents = dict(source() if callable(source) else source)
+                check_agent_names(agents)
+                self._agents = agents
             return self._agents
 
     @property

@@ -17,7 +17,7 @@ import numpy as np
 from ..cards import Card
 from ..game import EMPTY, NUM_CELLS, SIZE
 from ..players.java import java_player_class
-from .agents import AgentError, AgentSpec, AgentTimeoutError
+from .agents import AGENT_NAME_MAX, AgentError, AgentSpec, AgentTimeoutError
 
 __all__ = ["WholeGamePlayer", "java_agents", "java_agent_name"]
 
@@ -84,8 +84,9 @@ class WholeGamePlayer:
 
 
 def java_agent_name(class_name: str) -> str:
-    """The web's name for ``java:CLASS``: ``java-`` and the class's simple name."""
-    return f"java-{class_name.rsplit('.', 1)[-1]}"[:40]
+    """The web's name for ``java:CLASS``: ``java-`` and the class's simple name (a nested
+    class's ``Outer$Inner`` as ``Outer.Inner``), as long as the API takes."""
+    return f"java-{class_name.rsplit('.', 1)[-1].replace('$', '.')}"[:AGENT_NAME_MAX]
 
 
 def java_agents(class_names: Sequence[str], game_s: float) -> dict[str, AgentSpec]:

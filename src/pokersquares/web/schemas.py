@@ -9,11 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..game import NUM_CELLS
 from ..points import SPEC_HELP
+from .agents import AGENT_NAME_MAX, AGENT_NAME_PATTERN
 from .sessions import SEED_MAX, SEED_MIN
 
 __all__ = ["NewGame", "Place", "Think", "Replay", "Cancel", "AgentName", "SEED_MESSAGE"]
 
-AgentName = Field(..., min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$",
+AgentName = Field(..., min_length=1, max_length=AGENT_NAME_MAX, pattern=AGENT_NAME_PATTERN,
                   description="a registered agent's name")
 SEED_MESSAGE = f"a deal seed is a whole number from {SEED_MIN} to {SEED_MAX}"
 
