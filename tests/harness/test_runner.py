@@ -177,11 +177,11 @@ def test_a_player_reporting_a_nonsense_fallback_count_neither_loses_its_game_nor
 
 
 def test_an_answer_that_only_unpacks_into_two_integers_is_malformed():
-    from pokersquares.harness.game_play import _as_cell
-    assert _as_cell((1, 2)) == (1, 2) and _as_cell([3, 4]) == (3, 4)
+    from pokersquares.harness.game_play import as_cell
+    assert as_cell((1, 2)) == (1, 2) and as_cell([3, 4]) == (3, 4)
     for answer in (b"\x01\x02", {1: 0, 2: 0}, "12", (1.0, 2), (True, 2)):
         with pytest.raises(ValueError):
-            _as_cell(answer)
+            as_cell(answer)
 
 
 def test_a_finished_game_is_in_the_store_soon_even_while_the_next_plays(tmp_path):

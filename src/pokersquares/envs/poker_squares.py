@@ -68,14 +68,16 @@ def _point_system(value: PointSystem | str | Any) -> PointSystem:
     return PointSystem(tuple(int(p) for p in values))
 
 
+def line_value(grid, line: int, points) -> int:
+    """Line ``line``'s worth in ``grid`` so far: its hand's points as the contest framework
+    classifies the cards it holds, 0 for a line with no card."""
+    cards = [int(grid[j]) for j in LINES[line] if grid[j] != EMPTY]
+    return int(points[classify(cards)]) if cards else 0
+
+
 def grid_value(grid, points) -> int:
-    """``info["score"]``: the value of a (possibly partial) grid, each hand worth its points
-    as the contest framework classifies it so far, a hand with no card 0."""
-    total = 0
-    for line in LINES:
-        cards = [int(grid[j]) for j in line if grid[j] != EMPTY]
-        total += int(points[classify(cards)]) if cards else 0
-    return total
+    """``info["score"]``: the value of a (possibly partial) grid, the sum of its lines'."""
+    return sum(line_value(grid, line, points) for line in range(len(LINES)))
 
 
 class PokerSquaresEnv(gym.Env):
@@ -108,8 +110,7 @@ class PokerSquaresEnv(gym.Env):
 
     # -- the rules, in the game's words ---------------------------------------------------------
     def _line_value(self, line: int) -> int:
-        cards = [int(self.grid[j]) for j in LINES[line] if self.grid[j] != EMPTY]
-        return self.point_system[classify(cards)] if cards else 0
+        return line_value(self.grid, line, self.point_system)
 
     def _obs(self) -> dict:
         card = self.deck[self.turn] if self.turn < NUM_CELLS else NO_CARD

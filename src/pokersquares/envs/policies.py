@@ -28,7 +28,7 @@ from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 from ..harness import seeds
-from ..harness.game_play import _as_cell
+from ..harness.game_play import as_cell
 from ..harness.player import BasePlayer
 from ..harness.registry import PLAYER_METHODS, make_player
 from ..points import PointSystem
@@ -102,7 +102,7 @@ class PlayerPolicy:
         # What play_game refuses (a timeout's None, (0, 7), 3.5, text...) is an error here,
         # never another cell: (0, 7) is not cell 7, nor (1, -1) cell 4.
         try:
-            row, col = _as_cell(answer)
+            row, col = as_cell(answer)
         except ValueError:
             row = col = -1
         if not (0 <= row < 5 and 0 <= col < 5):

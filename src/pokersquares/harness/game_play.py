@@ -19,7 +19,7 @@ from . import seeds
 from .player import MalformedAnswerError
 from .store import GameRecord
 
-__all__ = ["play_game", "prepare_player"]
+__all__ = ["as_cell", "play_game", "prepare_player"]
 
 
 def prepare_player(player, point_system: PointSystem, prep_time: float) -> float:
@@ -29,7 +29,7 @@ def prepare_player(player, point_system: PointSystem, prep_time: float) -> float
     return time.perf_counter() - t
 
 
-def _as_cell(answer) -> tuple[int, int]:
+def as_cell(answer) -> tuple[int, int]:
     """``(row, col)`` as two integers, or ValueError for anything else."""
     if not isinstance(answer, (tuple, list, np.ndarray)):  # not bytes, a string, a dict...
         raise ValueError(f"expected (row, col), got {answer!r}")
@@ -74,7 +74,7 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
                 penalty = f"malformed answer: {answer}"
                 break
             try:
-                row, col = _as_cell(answer)
+                row, col = as_cell(answer)
             except ValueError as e:
                 penalty = f"malformed answer: {e}"
                 break
