@@ -79,7 +79,7 @@ def test_a_tournament_lists_players_with_several_parameters(tmp_path):
 
 def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path):
     db = tmp_path / "k.sqlite"
-    args = ["run", "--player", "fault_players:SlowGames", "--games", "400", "--db", str(db), "--json", "--workers", "2"]
+    args = ["run", "--player", "fault_players:SlowGames", "--games", "120", "--db", str(db), "--json", "--workers", "2"]
     env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -97,12 +97,12 @@ def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path):
     proc.wait()
     with sqlite3.connect(db) as c:
         before = dict(c.execute("SELECT game_index, score FROM games").fetchall())
-    assert 20 <= len(before) < 400
+    assert 20 <= len(before) < 120
     data = json.loads(cli(*args).stdout)
-    assert data["games"] == 400
+    assert data["games"] == 120
     with sqlite3.connect(db) as c:
         after = c.execute("SELECT game_index, score FROM games").fetchall()
-    assert len(after) == 400 and sorted(i for i, _ in after) == list(range(400))
+    assert len(after) == 120 and sorted(i for i, _ in after) == list(range(120))
     assert all(dict(after)[i] == s for i, s in before.items())
 
 

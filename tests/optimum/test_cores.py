@@ -172,7 +172,7 @@ def test_every_grid_is_a_choice_the_model_allows(points):
         assert solver.solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
 
-@pytest.mark.parametrize("seed, system", [(2, "british"), (8, "british"), (1, "american"), (3, "american")])
+@pytest.mark.parametrize("seed, system", [(2, "british"), (8, "british"), (1, "american")])
 def test_the_model_without_its_options_agrees(seed, system):
     # the rank families, full-line counts, crossing counts and solver parameters change
     # how fast the optimum is proven, never which it is
