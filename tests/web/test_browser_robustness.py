@@ -282,3 +282,32 @@ def test_a_slow_card_shows_where_it_goes_and_a_failed_one_says_so_once(context, 
     expect(filled(page)).to_have_count(2, timeout=SLOW)
     expect(page.locator("#toast")).to_be_hidden()
     assert not page.problems
+
+
+COVERED = """() => {
+  const dock = document.querySelector('.hint-dock').getBoundingClientRect(), out = [];
+  for (const e of document.querySelectorAll('main *')) {
+    if (e.closest('.hint-dock') || !e.offsetParent || e.childElementCount) continue;  // lines, not boxes
+    const r = e.getBoundingClientRect();
+    if (r.height && r.bottom > dock.top + 1 && r.top < dock.bottom) out.push(`${e.tagName.toLowerCase()}#${e.id}`);
+  }
+  return { dock: dock.height, covered: out.slice(0, 8) }; }"""
+
+
+@pytest.mark.parametrize("words", [3, 150])
+def test_the_hint_bar_on_a_phone_covers_no_line_of_the_page_scrolled_to_its_end(browser, server, words):  # noqa: F811
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    try:
+        page = open_watched(ctx, server)
+        deal(page, 23)
+        # an agent's answer or failure can be long: the bar grows, the page makes room for it
+        page.evaluate(f"document.getElementById('play-hint-status').textContent = 'a long message '.repeat({words})")
+        page.evaluate("document.querySelector('#how-to').open = true")
+        page.wait_for_timeout(300)  # the page answers the bar's new height on its next frame
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        found = page.evaluate(COVERED)
+        assert found["dock"] <= 0.4 * PHONE["height"] and not found["covered"], found
+        expect(page.locator("#play-hint")).to_be_in_viewport()
+        assert not page.problems
+    finally:
+        ctx.close()

@@ -1266,7 +1266,18 @@ document.addEventListener("keydown", (e) => {
   if (play.onKey(e)) e.preventDefault();
 });
 
+// On a phone the Hint bar is fixed at the bottom of the screen and grows with its message:
+// the page keeps that much room below its last line (app.css reads --dock-height).
+function keepRoomForTheHintBar() {
+  const dock = document.querySelector(".hint-dock");
+  if (!dock || typeof ResizeObserver === "undefined") return;
+  new ResizeObserver(() => {
+    document.body.style.setProperty("--dock-height", `${Math.ceil(dock.getBoundingClientRect().height)}px`);
+  }).observe(dock);
+}
+
 async function start() {
+  keepRoomForTheHintBar();
   window.addEventListener("hashchange", () => {
     const name = location.hash.slice(1).split("/")[0];
     if (name !== document.body.dataset.view) showView(name);
