@@ -311,3 +311,59 @@ def test_the_hint_bar_on_a_phone_covers_no_line_of_the_page_scrolled_to_its_end(
         assert not page.problems
     finally:
         ctx.close()
+
+
+# Every message the page shows, kept in window.toastsSeen (a message may hide itself again soon).
+TOASTS_SEEN = """() => { window.toastsSeen = []; const t = document.getElementById('toast');
+  new MutationObserver(() => { if (!t.hidden) window.toastsSeen.push(t.textContent); })
+    .observe(t, { attributes: true, childList: true, characterData: true, subtree: true }); }"""
+
+
+def test_a_card_whose_answer_is_lost_or_refused_for_a_moment_is_asked_again_and_lands_once(context, server):
+    page = open_watched(context, server)
+    deal(page, 47)
+    page.evaluate(TOASTS_SEEN)
+    asked = []
+
+    def busy_twice(route):  # a proxy before the server, busy for a moment
+        asked.append(route.request.url)
+        if len(asked) <= 2:
+            route.fulfill(status=503, content_type="application/json", body=json.dumps({"detail": "busy"}))
+        else:
+            route.continue_()
+
+    page.route("**/place", busy_twice)
+    page.click("#play-board button.cell[data-cell='3']")
+    expect(page.locator("#play-board .cell.filled[data-cell='3']")).to_have_count(1, timeout=SLOW)
+    assert len(asked) == 3
+    expect(page.locator("#toast")).to_be_hidden()
+    page.unroute("**/place")
+
+    lost = []
+
+    def lands_but_answer_lost(route):  # the card is placed, the answer never arrives
+        if not lost:
+            lost.append(route.fetch().status)
+            route.abort("connectionreset")
+        else:
+            lost.append("again")
+            route.continue_()
+
+    page.route("**/place", lands_but_answer_lost)
+    page.click("#play-board button.cell[data-cell='8']")
+    expect(page.locator("#play-board .cell.filled[data-cell='8']")).to_have_count(1, timeout=SLOW)
+    expect(filled(page)).to_have_count(2)
+    assert lost == [200, "again"] and page.evaluate("play.game.turn") == 2  # one card, not two
+    expect(page.locator("#toast")).to_be_hidden()
+    page.unroute("**/place")
+
+    refused = []
+    page.route("**/place", lambda r: (refused.append(1), r.fulfill(status=503, content_type="application/json",
+                                                                   body=json.dumps({"detail": "still busy"}))))
+    page.click("#play-board button.cell[data-cell='13']")
+    expect(page.locator("#toast")).to_have_text("still busy", timeout=SLOW)
+    assert len(refused) == 4  # a few tries, then one message
+    assert page.evaluate("window.toastsSeen") == ["still busy"]  # none before, not even for a moment
+    expect(page.locator("#play-board .cell.pending")).to_have_count(0)
+    expect(filled(page)).to_have_count(2)
+    assert not page.problems

@@ -29,6 +29,10 @@ const $ = (id) => document.getElementById(id);
 // Node.replaceChildren would show a null as the text "null".
 const replaceChildren = (root, ...children) => root.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Statuses that say nothing about the request itself: no answer at all, too many requests,
+// or a server (or a proxy before it) not ready for a moment.
+const TRANSIENT = [0, 429, 502, 503, 504];
+const PLACE_TRIES = 4;  // a card placed is asked for up to this many times
 const fmt = (v, d = 1) => (v === null || v === undefined ? "" : Number(v).toFixed(d).replace(/\.0+$/, ""));
 const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${fmt(s, 2)} s`);
 
@@ -584,17 +588,33 @@ const play = {
     const pending = this.board.cells[cell];
     pending.classList.add("pending");
     this.board.root.setAttribute("aria-busy", "true");
+    const turn = this.game.turn;
     try {
-      const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn: this.game.turn });
-      // A new game dealt meanwhile stays: the answer is about the game left behind.
-      if (!this.game || this.game.id !== id) return;
-      this.cursor = cell;
-      hideToast();  // an earlier failure's message is stale now
-      this.setGame(data);
-    } catch (e) {
-      if (!this.game || this.game.id !== id) return;
-      toast(e.message);
-      if (e.status === 409 || e.status === 404) await this.resume();
+      for (let tries = 1; ; tries++) {
+        try {
+          const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn });
+          // A new game dealt meanwhile stays: the answer is about the game left behind.
+          if (!this.game || this.game.id !== id) return;
+          this.cursor = cell;
+          hideToast();  // an earlier failure's message is stale now
+          this.setGame(data);
+          return;
+        } catch (e) {
+          if (!this.game || this.game.id !== id) return;
+          // No answer, or a server (or a proxy before it) busy for a moment: the same card
+          // for the same turn is asked again, a few times. If an earlier try did land, the
+          // server says the turn has passed (409): the game as the server holds it is shown.
+          if (TRANSIENT.includes(e.status) && tries < PLACE_TRIES) {
+            await sleep(300 * tries);
+            if (!this.game || this.game.id !== id) return;
+            continue;
+          }
+          if (e.status === 409 && tries > 1) { hideToast(); await this.resume(); return; }
+          toast(e.message);
+          if (e.status === 409 || e.status === 404) await this.resume();
+          return;
+        }
+      }
     } finally {
       pending.classList.remove("pending");
       if (this.busy === id) {
@@ -1293,7 +1313,7 @@ async function start() {
       break;
     } catch (e) {
       const message = e.status ? `the server cannot start the page: ${e.message}` : e.message;
-      if (![0, 429, 502, 503, 504].includes(e.status) || tries >= 40) {
+      if (!TRANSIENT.includes(e.status) || tries >= 40) {
         toast(`${message}; reload the page to try again`, true);
         return;
       }
