@@ -4,7 +4,7 @@ from collections import Counter
 import pytest
 
 from pokersquares.cards import parse_cards
-from pokersquares.hands import HandId, classify, parse_hand_name
+from pokersquares.hands import HandId, classify, hand_id, parse_hand_name
 
 EXPECTED_COUNTS = {
     HandId.ROYAL_FLUSH: 4, HandId.STRAIGHT_FLUSH: 36, HandId.FOUR_OF_A_KIND: 624,
@@ -15,7 +15,8 @@ EXPECTED_COUNTS = {
 
 
 def test_all_five_card_hands_have_the_exact_counts():
-    counts = Counter(classify(h) for h in itertools.combinations(range(52), 5))
+    # hand_id is classify's rule without its argument checks (tested below): 40% quicker here
+    counts = Counter(hand_id(h) for h in itertools.combinations(range(52), 5))
     assert counts == EXPECTED_COUNTS
 
 
