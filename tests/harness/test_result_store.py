@@ -129,3 +129,51 @@ def test_a_store_deleted_or_replaced_while_a_run_plays_stops_it_in_one_line(tmp_
     with ResultStore(path) as store:
         with pytest.raises(StoreError, match="was deleted" if change == "delete" else "was replaced by another file"):
             record_run(RunSpec("greedy", AMERICAN, 3, 0, 30.0, 0.0), store, workers=1, on_result=meddle)
+
+
+def _games_seen_by_another_process(path):
+    """The store's games as a new process reads them (its own connection, its own view of
+    the -wal and -shm files): [(run_id, game_index)], or the error it meets."""
+    import subprocess
+    import sys
+
+    code = ("import sqlite3, sys\n"
+            "c = sqlite3.connect(sys.argv[1], timeout=30)\n"
+            "try:\n"
+            "    print(c.execute('SELECT run_id, game_index FROM games ORDER BY 1, 2').fetchall())\n"
+            "except sqlite3.Error as e:\n"
+            "    print(f'{type(e).__name__}: {e}')\n"
+            "c.close()\n")
+    return subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                          timeout=120).stdout.strip()
+
+
+def test_games_written_after_the_wal_files_were_deleted_are_not_lost(tmp_path):
+    """A clean-up deleting the store's -wal and -shm files while a run writes: the run's
+    connection goes on with the deleted log, which no other process sees, and which is
+    never merged into the file if another connection is open when the run closes (or if
+    the run is killed). Every game written before and after the deletion must stay, and
+    be seen by other processes."""
+    import os
+
+    def delete_log(path):
+        for suffix in ("-wal", "-shm"):
+            os.unlink(f"{path}{suffix}")
+
+    path = tmp_path / "w.sqlite"
+    s = ResultStore(path)
+    run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 3, 1.0, 0.0)
+    s.add_games(run_id, [GameRecord(0, 0, 50)])
+    delete_log(path)
+    s.add_games(run_id, [GameRecord(1, 1, 60)])
+    assert _games_seen_by_another_process(path) == str([(run_id, 0), (run_id, 1)])
+    other = ResultStore(path)  # open while the run closes, as the web app or a second run would be
+    try:
+        s.add_games(run_id, [GameRecord(2, 2, 70)])
+        delete_log(path)  # after the run's last write
+        s.close()
+        assert _games_seen_by_another_process(path) == str([(run_id, 0), (run_id, 1), (run_id, 2)])
+    finally:
+        other.close()
+    with ResultStore(path, readonly=True) as s:
+        assert [g.score for g in s.games(run_id)] == [50, 60, 70]

@@ -230,6 +230,36 @@ def test_a_run_returns_the_games_as_the_store_holds_them(tmp_path):
         assert [(r.game_index, r.score == 999) for r in recs] == [(0, False), (1, True), (2, False)]
 
 
+def test_two_commands_playing_one_run_at_once_are_told_so_in_one_line(tmp_path):
+    """Two commands started alike on one store play the same run: each game is recorded
+    once, and the one whose games the other recorded first says so (not silently
+    playing every game twice)."""
+    import warnings
+
+    from pokersquares.harness.runner import RunnerWarning
+    from pokersquares.harness.store import GameRecord
+
+    spec = RunSpec("greedy", BRITISH, 3, 7, 30.0, 1.0)
+    path = tmp_path / "r.sqlite"
+    with ResultStore(path) as store:
+        with warnings.catch_warnings(record=True) as alone:
+            warnings.simplefilter("always")
+            run_id, _ = record_run(RunSpec("greedy", BRITISH, 1, 7, 30.0, 1.0), store)
+        assert [w for w in alone if issubclass(w.category, RunnerWarning)] == []
+
+        def other_command(rec):  # the other command records games 1 and 2 as this one plays
+            if rec.game_index == 1:
+                with ResultStore(path) as other:
+                    other.add_games(run_id, [GameRecord(1, 8, 90), GameRecord(2, 9, 91)])
+
+        with pytest.warns(RunnerWarning) as said:
+            _, recs = record_run(spec, store, on_result=other_command)
+        assert [r.score for r in recs][1:] == [90, 91]
+        [line] = [str(w.message) for w in said if issubclass(w.category, RunnerWarning)]
+        assert f"another command played run {run_id} of {path} at the same time" in line
+        assert "2 of the games this one played were recorded by it first" in line and "\n" not in line
+
+
 @pytest.mark.parametrize("spec", ["greedy_mc", "tiger:iterations=50", "hybrid:evaluator=possibility,search=flat_mc"])
 def test_any_integer_a_caller_seeds_a_player_with_plays_a_legal_game(spec):
     from pokersquares.harness.registry import make_player

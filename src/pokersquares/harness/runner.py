@@ -123,6 +123,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
         run_games(spec, todo, workers=workers, on_result=lambda rec: recorder.collect(0, rec), on_tick=recorder.tick)
     finally:
         recorder.flush()  # what finished is kept, even on Ctrl-C
+    recorder.warn_shared([spec])
     return run_id, recorder.stored(0, spec.games)
 
 
@@ -136,6 +137,7 @@ class _Recorder:
         self.store, self.run_ids, self.on_result = store, run_ids, on_result
         self.pending: list[list[GameRecord]] = [[] for _ in run_ids]
         self.since: float | None = None  # when the oldest unwritten game finished
+        self.shared = [0] * len(run_ids)  # games played here that another command had recorded meanwhile
 
     def collect(self, k: int, rec: GameRecord) -> None:
         self.pending[k].append(rec)
@@ -152,9 +154,19 @@ class _Recorder:
     def flush(self) -> None:
         for k, recs in enumerate(self.pending):
             if recs:
-                self.store.add_games(self.run_ids[k], recs)
+                self.shared[k] += len(recs) - self.store.add_games(self.run_ids[k], recs)
                 recs.clear()
         self.since = None
+
+    def warn_shared(self, specs: list[RunSpec]) -> None:
+        """Say, once per run, that another command played the same run at the same time
+        (two commands started alike on one store): both played the games, each is recorded once."""
+        for k, spec in enumerate(specs):
+            if self.shared[k]:
+                warnings.warn(f"{spec.player} on {spec.point_system.name}: another command played run "
+                              f"{self.run_ids[k]} of {self.store.path} at the same time; {self.shared[k]} of the "
+                              "games this one played were recorded by it first (each game is recorded once, "
+                              "the results are the store's)", RunnerWarning, stacklevel=3)
 
     def stored(self, k: int, games: int) -> list[GameRecord]:
         """Run ``k``'s games as the store holds them (the first record of a game written
@@ -195,4 +207,5 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
                              on_tick=recorder.tick)
     finally:
         recorder.flush()  # what finished is kept, even on Ctrl-C
+    recorder.warn_shared(specs)
     return [(run_id, recorder.stored(k, spec.games)) for k, (run_id, spec) in enumerate(zip(run_ids, specs))]

@@ -214,9 +214,11 @@ class ResultStore:
             if readonly and kind != "store":
                 what = "an empty file" if not existed else "an SQLite file with no tables"
                 raise StoreError(f"{self.path} is not a pokersquares result store ({what}): it holds no runs")
-            self.conn = open_for_reading(self.path) if readonly else \
-                sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self.conn.execute("PRAGMA busy_timeout = 30000")
+            if readonly:
+                self.conn = open_for_reading(self.path)
+                self.conn.execute("PRAGMA busy_timeout = 30000")
+            else:
+                self._connect()
             if existed:
                 ok = self.conn.execute("PRAGMA quick_check").fetchone()[0]
                 if ok != "ok":
@@ -246,6 +248,7 @@ class ResultStore:
                     self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
                                       (str(SCHEMA_VERSION),))
                 self._identity = self._file_identity()
+                self._log = self._log_identity()
         except StoreError:
             raise
         except sqlite3.DatabaseError as e:
@@ -253,6 +256,10 @@ class ResultStore:
             raise StoreError(f"{self.path} {what} ({e}); it was left as it is") from None
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
+
+    def _connect(self) -> None:
+        self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.conn.execute("PRAGMA busy_timeout = 30000")
 
     def _set_wal(self) -> None:
         """Switch to write-ahead logging. The switch takes the file's exclusive lock and
@@ -306,14 +313,55 @@ class ResultStore:
             raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
 
     def close(self) -> None:
-        self.conn.close()
-
-    def _file_identity(self) -> tuple[int, int] | None:
         try:
-            st = os.stat(self.path)
+            self._save_lost_log()
+        except sqlite3.Error:
+            pass
+        finally:
+            self.conn.close()
+
+    def _file_identity(self, path: str | Path | None = None) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path if path is None else path)
         except OSError:
             return None
         return st.st_dev, st.st_ino
+
+    def _log_identity(self) -> tuple:
+        """The identities of the store's -wal and -shm files (None for one that is missing)."""
+        return tuple(self._file_identity(f"{self.path}{suffix}") for suffix in ("-wal", "-shm"))
+
+    def _save_lost_log(self) -> bool:
+        """Whether the store's -wal or -shm file was deleted (or replaced) while this
+        connection was open; if so, what the connection's log holds is copied into the
+        store file now. The connection goes on with the deleted files: its games are in a
+        log no other connection sees, and they would vanish with this process (killed),
+        or at its close if another connection is open then (only the last one to close
+        merges the log into the file)."""
+        known = getattr(self, "_log", None)
+        if known is None or self._log_identity() == known:
+            return False
+        busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            raise sqlite3.OperationalError("its -wal file was deleted while this command ran, and the games "
+                                           "in it could not be copied into the store (another connection reads it)")
+        return True
+
+    def _check_log(self) -> None:
+        """Before a write: a -wal or -shm file deleted under this connection (a clean-up
+        of the folder) is saved into the store (:meth:`_save_lost_log`) and the store
+        reopened on new ones, which other connections see too."""
+        try:
+            if not self._save_lost_log():
+                return
+            self.conn.close()
+            self._connect()
+            self._set_wal()
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the new log
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+        self._log = self._log_identity()
 
     def _check_same_file(self) -> None:
         """Before a write: the file at the store's path is still the one opened. Games
@@ -327,6 +375,7 @@ class ResultStore:
             what = "was deleted" if now is None else "was replaced by another file"
             raise StoreError(f"the result store {self.path} {what} while this command ran; "
                              "the games not yet written are lost, the rest are in the file that was there")
+        self._check_log()
 
     def __enter__(self) -> "ResultStore":
         return self
@@ -405,19 +454,20 @@ class ResultStore:
             return self._write("DELETE FROM games WHERE run_id = ? AND penalty IS NOT NULL", (run_id,)).rowcount
 
     # -- games ---------------------------------------------------------------------------
-    def add_games(self, run_id: int, records: Iterable[GameRecord]) -> None:
-        """Record finished games in one transaction; a game already recorded is kept as it was."""
+    def add_games(self, run_id: int, records: Iterable[GameRecord]) -> int:
+        """Record finished games in one transaction; a game already recorded is kept as it
+        was. The number of games added (the others were recorded already)."""
         rows = [(run_id, r.game_index, r.seed, r.score, json.dumps(r.placements), r.decision_s,
                  r.penalty, time.time(), r.fallback_moves) for r in records]
         if not rows:
-            return
+            return 0
         self._check_same_file()
         try:
             with self.conn:
                 self.conn.execute("BEGIN")
-                self.conn.executemany(
+                return self.conn.executemany(
                     "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
-                    " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+                    " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows).rowcount
         except sqlite3.OperationalError as e:
             raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
 
