@@ -189,3 +189,74 @@ def test_sweep_reports_penalties_and_writes_the_plot_where_told(cli, tmp_path):
     header, *rows = out.splitlines()
     assert "penalties" in header and "2 of 2 games penalised" in out  # every game timed out
     assert "4 games scored the penalty" in err
+
+
+@pytest.fixture(scope="module")
+def hostile_files(tmp_path_factory):
+    """Saved tables a user may hand a player that pass a glance (an archive of the right
+    format, a JSON file of the right format) but hold what no save writes."""
+    import json
+
+    import numpy as np
+
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.evaluators.td import TdEvaluator
+    from pokersquares.points import AMERICAN
+
+    folder = tmp_path_factory.mktemp("hostile")
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    narl = NarlEvaluator(games=300, threads=1)
+    narl.prepare(points, 0.0, seed=1)
+    narl.save(folder / "narl.npz", "American")
+    td = TdEvaluator(games=300, td_games=100, threads=1)
+    td.prepare(points, 0.0, seed=1)
+    td.save(folder / "td.npz", "American")
+
+    def edited(source, name, change):
+        with np.load(folder / source) as data:
+            arrays = {k: data[k].copy() for k in data.files}
+        change(arrays)
+        np.savez(folder / name, **arrays)
+        return folder / name
+
+    def meta(key, value, field="meta"):
+        return lambda a: a.__setitem__(field, np.array(json.dumps(dict(json.loads(str(a[field])), **{key: value}))))
+
+    (folder / "priors").mkdir()
+    files = {
+        "count0": edited("narl.npz", "count0.npz", lambda a: a["counts"].__setitem__(0, 0)),
+        "epsilon0": edited("narl.npz", "epsilon0.npz", meta("epsilon0", "x")),
+        "alpha": edited("td.npz", "alpha.npz", meta("alpha", float("nan"))),
+    }
+    edited("td.npz", "priors/a.npz", lambda a: a["theta"].__setitem__(0, np.nan))
+    files["priors"] = folder / "priors"
+    doc = {"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16",
+           "encoding_version": 1, "point_system": {"name": "American", "points": list(AMERICAN.points)},
+           "patterns": [[6, float("nan"), 10]]}
+    (folder / "nan.json").write_text(json.dumps(doc))
+    files["utilities"] = folder / "nan.json"
+    return folder, files
+
+
+HOSTILE = {
+    # each was accepted: games scored the penalty (a key with no sample divides by 0; text for a
+    # learning setting failed the preparation), the store held an empty run (a prior checked
+    # only when read for play), or the NaN values were played
+    "a table key with no sample": ("gettysburg:search=greedy,load={count0}", "count of at least 1"),
+    "text for epsilon0": ("gettysburg:search=greedy,load={epsilon0}", "epsilon0 must be a finite number"),
+    "NaN alpha": ("td:load={alpha}", "alpha must be a finite number"),
+    "NaN weight in a prior": ("pretrained:priors={priors}", "its weights are malformed"),
+    "NaN utility": ("og:load={utilities}", "utility nan"),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_hostile_saved_table_is_one_line_before_any_game(name, cli, tmp_path, hostile_files):
+    folder, files = hostile_files
+    spec, says = HOSTILE[name]
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("run", "--player", spec.format(**files), "--games", "2",
+                         "--db", db, *R)
+    assert code == 2, (out, err)
+    assert err.startswith("error: ") and err.count("\n") == 1 and says in err, err
+    assert stored(db) == (0, 0)

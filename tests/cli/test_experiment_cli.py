@@ -111,6 +111,22 @@ def test_beemo_bad_options_exit_2(tmp_path: Path):
         assert r.returncode == 2 and r.stderr.startswith("error:") and "Traceback" not in r.stderr, (args, r.stderr)
 
 
+def test_beemo_a_hostile_table_to_load_is_one_line_before_any_game(tmp_path: Path):
+    """A table with points of 1e400 (infinity to json) or nested past the parser's depth was
+    an "internal error" (OverflowError, RecursionError); one with NaN utilities was played."""
+    head = ('{"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16", '
+            '"encoding_version": 1, "point_system": {"points": [0, 2, 5, 10, 15, 20, 25, 50, 75, 100]}, ')
+    tables = {"infinite.json": head.replace("[0, 2", "[1e400, 2") + '"patterns": []}',
+              "deep.json": "[" * 100_000 + "]" * 100_000,
+              "nan.json": head + '"patterns": [[6, NaN, 3]]}'}
+    for name, text in tables.items():
+        (tmp_path / name).write_text(text)
+        r = run("beemo", "--db", str(tmp_path / "b.sqlite"), "--systems", "american", "--configs", "beemo",
+                "--load", str(tmp_path / name))
+        assert r.returncode == 2 and r.stderr.startswith("error:") and r.stderr.count("\n") == 1, (name, r.stderr)
+        assert name in r.stderr and not (tmp_path / "b.sqlite").exists()
+
+
 def strict_json(text: str):
     """JSON as the standard has it: NaN and Infinity are not JSON."""
     def refuse(constant):

@@ -93,6 +93,9 @@ def test_a_table_for_another_point_system_is_not_used(tmp_path, learned):
     assert ev.loaded is None and not np.array_equal(ev.utilities, learned.utilities)
 
 
+_HEAD = '{"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16", "encoding_version": 1, '
+
+
 @pytest.mark.parametrize("content, message", [
     (None, "cannot read"),
     ("not json", "not JSON"),
@@ -102,6 +105,19 @@ def test_a_table_for_another_point_system_is_not_used(tmp_path, learned):
      "encoding"),
     ('{"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16", "encoding_version": 1,'
      ' "point_system": {"points": [1, 2]}, "patterns": []}', "malformed"),
+    # Each of these was read: NaN or infinite utilities were played, 1e400 (infinity to
+    # json) and nesting too deep to parse escaped as OverflowError and RecursionError.
+    pytest.param(_HEAD + '"point_system": {"points": [0,1,2,3,4,5,6,7,8,9]}, "patterns": [[6, NaN, 3]]}',
+                 "utility nan", id="NaN utility"),
+    pytest.param(_HEAD + '"point_system": {"points": [0,1,2,3,4,5,6,7,8,9]}, "patterns": [[6, -Infinity, 3]]}',
+                 "utility -inf", id="infinite utility"),
+    pytest.param(_HEAD + '"point_system": {"points": [0,1,2,3,4,5,6,7,8,9]}, "patterns": [[6, 1.5, -3]]}',
+                 "count >= 0", id="negative count"),
+    pytest.param(_HEAD + '"point_system": {"points": [1e400,1,2,3,4,5,6,7,8,9]}, "patterns": []}', "malformed",
+                 id="infinite points"),
+    pytest.param(_HEAD + '"point_system": {"points": [1e30,1,2,3,4,5,6,7,8,9]}, "patterns": []}', "malformed",
+                 id="points past int64"),
+    pytest.param("[" * 100_000 + "]" * 100_000, "nested too deep", id="deep nesting"),
 ])
 def test_bad_files_are_reported(tmp_path, content, message):
     path = tmp_path / "table.json"
@@ -109,6 +125,22 @@ def test_bad_files_are_reported(tmp_path, content, message):
         path.write_text(content)
     with pytest.raises(PatternFileError, match=message):
         read_utilities(path)
+
+
+def test_a_pipe_a_device_or_a_huge_file_is_refused_without_reading_it(tmp_path):
+    """A named pipe was waited on for ever, /dev/zero read until memory ran out, and a
+    huge file read whole before it was found not to be a table."""
+    import os
+
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as f:
+        f.truncate(65 << 20)  # sparse: nothing written
+    for path, says in ((pipe, "not a regular file"), ("/dev/zero", "not a regular file"),
+                       (huge, "68,157,440 bytes, more than a pokersquares-pattern-utilities file holds")):
+        with pytest.raises(PatternFileError, match=f"^cannot read utilities file '{path}': {says}$"):
+            read_utilities(path)
 
 
 def test_evaluator_interface(learned):

@@ -132,6 +132,19 @@ def test_a_malformed_saved_evaluator_is_refused_and_leaves_the_evaluator_as_it_w
         with pytest.raises(PokerSquaresError, match="cannot read TD evaluator"):
             target.load(path)
         assert not np.any(target.theta) and target.narl.games_learned == 0 and target.learns_within_budget
+    # Settings no save writes were loaded as they were: a NaN alpha or a lambda of 5 learned
+    # on (a state loaded for other points learns anew with them), text broke learning later.
+    for change, says in (({"alpha": float("nan")}, "alpha must be a finite number >= 0, got nan"),
+                         ({"lam": 5}, r"lam must be a finite number in \[0, 1\], got 5"),
+                         ({"epsilon": -0.5}, "epsilon must be"), ({"init": float("inf")}, "init must be"),
+                         ({"tc": "yes"}, "tc must be true or false"),
+                         ({"td_games_learned": "many"}, "td_games_learned must be a non-negative integer")):
+        path = tmp_path / "setting.npz"
+        np.savez(path, **dict(arrays, meta=np.array(json.dumps(dict(meta, **change)))))
+        target = TdEvaluator(threads=1)
+        with pytest.raises(PokerSquaresError, match=f"cannot read TD evaluator .*: {says}"):
+            target.load(path)
+        assert not np.any(target.theta) and target.learns_within_budget
 
 
 def test_a_playout_with_lam_ends_in_the_lambda_return_of_its_values(learned):

@@ -72,6 +72,28 @@ def test_good_parameters_are_taken_and_integers_where_integers_go():
     assert player_cores("beemo:cores=1") == 1
 
 
+def test_a_file_name_that_reads_as_a_number_or_a_flag_is_that_file(tmp_path, monkeypatch):
+    """``og:load=007`` read the name as the integer 7 and looked for the file 7 (or loaded
+    it, were it there); ``1e3`` became 1000.0 and ``true`` True."""
+    import numpy as np
+
+    from pokersquares.evaluators.patterns import write_utilities
+    from pokersquares.kernels import patterns as kp
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("007", "1e3", "true"):
+        utilities = np.zeros(kp.NUM_PATTERNS)
+        utilities[6] = len(name)  # which file was read
+        write_utilities(tmp_path / name, utilities, np.zeros(kp.NUM_PATTERNS, dtype=np.int64),
+                        np.array(AMERICAN.points), "American", {}, {})
+    write_utilities(tmp_path / "7", np.zeros(kp.NUM_PATTERNS), np.zeros(kp.NUM_PATTERNS, dtype=np.int64),
+                    np.array(AMERICAN.points), "American", {}, {})
+    for name in ("007", "1e3", "true"):
+        evaluator = make_player(f"og:load={name}").evaluator
+        assert evaluator._file_path == name and evaluator._file["utilities"][6] == len(name)
+    assert make_player("greedy:flush_weight=1e3").flush_weight == 1000.0  # a number where a number goes
+
+
 @pytest.mark.parametrize("text, specs", [
     ("random,greedy", ["random", "greedy"]),
     ("champion:depth=25,stop_z=2,beemo", ["champion:depth=25,stop_z=2", "beemo"]),

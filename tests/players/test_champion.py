@@ -120,10 +120,17 @@ def test_load_plays_a_saved_td_evaluator_or_narl_table_told_apart_by_the_file(tm
 def test_a_file_to_load_that_cannot_be_read_is_said_before_any_setting_is_judged(tmp_path):
     """With no file to tell the evaluator by, a TD setting was refused as not one of the
     NARL table's: the missing file was the error to fix."""
+    import os
+
     junk = tmp_path / "junk.npz"
     junk.write_text("not an archive")
+    pipe = tmp_path / "pipe.npz"
+    os.mkfifo(pipe)  # numpy waited on it for ever to tell its format
+    array = tmp_path / "array.npy"
+    np.save(array, np.arange(3))  # was "bad parameters for player 'champion'" (no context manager)
     for path, why in ((tmp_path / "missing.npz", "no such file"), (junk, "not an .npz archive as pokersquares saves them"),
-                      (tmp_path, "a folder, not a file")):
+                      (array, "not an .npz archive as pokersquares saves them"),
+                      (tmp_path, "a folder, not a file"), (pipe, "not a regular file")):
         for extra in (",lam=0.7", ",epsilon=0.1,tdsearch=4", ""):
             with pytest.raises(PokerSquaresError) as e:
                 make_player(f"champion:load={path}{extra}")

@@ -129,6 +129,27 @@ def test_bad_priors_and_options_are_refused_before_anything_is_learned(tmp_path,
         make_player("pretrained:depth=0")
 
 
+def test_a_prior_whose_table_or_weights_are_damaged_is_refused_when_the_player_is_built(tmp_path, priors):
+    """Only the format and points were checked when the player was built: the rest when
+    the prior was read for play, after the harness had recorded an empty run (and a text
+    count failed as "can't multiply sequence")."""
+    import json
+
+    folder, _ = priors
+    with np.load(folder / "a.npz") as data:
+        arrays = {k: data[k].copy() for k in data.files}
+    nan_weight = dict(arrays, theta=np.where(np.arange(arrays["theta"].size) == 0, np.nan, arrays["theta"]))
+    no_sample = dict(arrays, counts=np.where(np.arange(arrays["counts"].size) == 0, 0, arrays["counts"]))
+    narl_meta = json.loads(str(arrays["narl_meta"]))
+    text_games = dict(arrays, narl_meta=np.array(json.dumps(dict(narl_meta, games_learned="lots"))))
+    for name, bad, says in (("nan", nan_weight, "its weights are malformed"),
+                            ("count", no_sample, "every abstraction key must have a count of at least 1"),
+                            ("games", text_games, "games_learned must be a non-negative integer")):
+        np.savez(tmp_path / f"{name}.npz", **bad)
+        with pytest.raises(PokerSquaresError, match=f"^cannot read TD evaluator .*{name}.npz: {says}"):
+            make_player(f"pretrained:priors={tmp_path / f'{name}.npz'}")
+
+
 def test_read_priors_takes_one_file_or_a_folder(priors):
     folder, _ = priors
     assert set(read_priors(folder)) == {tuple(AMERICAN.points), tuple(BRITISH.points)}

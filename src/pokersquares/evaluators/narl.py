@@ -33,7 +33,10 @@ the learning parameters and statistics).
 from __future__ import annotations
 
 import json
+import math
 import time
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Collection, Sequence
 
@@ -63,28 +66,38 @@ class InvalidTableError(PokerSquaresError):
     """A saved NARL table that cannot be read, or that was learned for other points."""
 
 
+# What reading a damaged ``.npz`` raises: numpy's and zipfile's errors (an archive cut
+# short, a member whose CRC or compressed bytes are wrong), and json's on its meta.
+UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, RecursionError)
+
+
 def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
     """The JSON ``meta`` and the arrays of an ``.npz`` an evaluator saved, checked to be
     of format ``fmt`` and ``version``; anything else is one :class:`InvalidTableError`
     naming ``what`` was expected."""
-    if not Path(path).is_file():
+    if not Path(path).is_file():  # nor a pipe or a device, which numpy would wait on or read without end
         raise InvalidTableError(f"cannot read {what} {path}: "
-                                + ("a folder, not a file" if Path(path).is_dir() else "no such file"))
+                                + ("a folder, not a file" if Path(path).is_dir() else
+                                   "not a regular file" if Path(path).exists() else "no such file"))
     try:
         data = np.load(Path(path), allow_pickle=False)
-    except (OSError, ValueError, EOFError):  # numpy's own text would suggest unpickling it
+    except UNREADABLE:  # numpy's own text would suggest unpickling it
         raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them") from None
     if not isinstance(data, np.lib.npyio.NpzFile):  # a bare .npy array
         raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them")
     try:
         with data:
             meta = json.loads(str(data["meta"]))
+            if not isinstance(meta, dict):
+                raise InvalidTableError(f"{path}: not a {what} (its meta is not a JSON object)")
             if meta.get("format") != fmt:
                 raise InvalidTableError(f"{path}: not a {what} (format {meta.get('format')!r})")
             if meta.get("version") != version:
                 raise InvalidTableError(f"{path}: {what} version {meta.get('version')} is not {version}")
             return meta, {k: data[k] for k in data.files}
-    except (OSError, KeyError, ValueError) as e:
+    except InvalidTableError:
+        raise
+    except UNREADABLE as e:  # e.g. an archive cut short or a member whose bytes were changed
         raise InvalidTableError(f"cannot read {what} {path}: {e}") from None
 
 
@@ -497,6 +510,12 @@ class NarlEvaluator(Evaluator):
         """ValueError naming the first way the saved arrays disagree with each other or
         with the kernel's table (a file cut short or edited by hand)."""
         keys, sums, counts = (np.asarray(arrays[k]) for k in ("keys", "sums", "counts"))
+        index, size_sums, size_counts = (np.asarray(arrays[k]) for k in ("size_index", "size_sums", "size_counts"))
+        for name, array, kinds in (("keys", keys, "iu"), ("sums", sums, "iuf"), ("counts", counts, "iu"),
+                                   ("size_index", index, "iu"), ("size_sums", size_sums, "iuf"),
+                                   ("size_counts", size_counts, "iu")):
+            if array.dtype.kind not in kinds:  # strings, booleans, complex numbers: never saved so
+                raise ValueError(f"{name} must hold {'integers' if kinds == 'iu' else 'numbers'}, got {array.dtype}")
         if not keys.ndim == sums.ndim == counts.ndim == 1 or not len(keys) == len(sums) == len(counts):
             raise ValueError(f"keys, sums and counts must be three lists of one length, "
                              f"got {keys.shape}, {sums.shape} and {counts.shape}")
@@ -504,23 +523,56 @@ class NarlEvaluator(Evaluator):
             raise ValueError("the abstraction keys must be distinct and none empty")
         if not np.isfinite(sums).all() or (counts < 0).any():
             raise ValueError("the sums must be finite and the counts not negative")
-        index, size_sums, size_counts = (np.asarray(arrays[k]) for k in ("size_index", "size_sums", "size_counts"))
+        if (counts == 0).any():  # a value is its sum over its count: every key saved has a sample
+            raise ValueError("every abstraction key must have a count of at least 1")
         if not index.ndim == size_sums.ndim == size_counts.ndim == 1 or not len(index) == len(size_sums) == len(size_counts):
             raise ValueError("size_index, size_sums and size_counts must be three lists of one length")
         if len(index) and (index.min() < 0 or index.max() >= K.SIZE_TABLE_LEN or len(np.unique(index)) != len(index)):
             raise ValueError(f"size_index must hold distinct entries in 0..{K.SIZE_TABLE_LEN - 1}")
         if not np.isfinite(size_sums).all() or (size_counts < 0).any():
             raise ValueError("the size sums must be finite and the size counts not negative")
-        if np.asarray(arrays["points"]).shape != (10,):
+        points = np.asarray(arrays["points"])
+        if points.shape != (10,):
             raise ValueError("points must hold the 10 hands' points")
+        checked_points(points)  # ten integers
+
+    @staticmethod
+    def _checked_meta(meta: dict, horizon: int) -> dict:
+        """The learning figures of a saved table's ``meta``, checked (ValueError naming the
+        first that is not what :meth:`info` writes); a file saved before the horizon was
+        recorded gets ``horizon``."""
+        def number(name, low, high, low_open=False):
+            value = meta[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not (
+                    low < value <= high if low_open else low <= value <= high):
+                bounds = f">= {low:g}" if high == math.inf else f"in {'(' if low_open else '['}{low:g}, {high:g}]"
+                raise ValueError(f"{name} must be a finite number {bounds}, got {value!r}")
+            return float(value)
+
+        horizon = meta.get("horizon", horizon)
+        if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
+            raise ValueError(f"horizon must be a non-negative integer, got {horizon!r}")
+        games = meta["games_learned"]
+        if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+            raise ValueError(f"games_learned must be a non-negative integer, got {games!r}")
+        if not isinstance(meta["hand_sizes"], bool):
+            raise ValueError(f"hand_sizes must be true or false, got {meta['hand_sizes']!r}")
+        mean = meta.get("learn_mean_score")
+        if mean is not None and (isinstance(mean, bool) or not isinstance(mean, (int, float))
+                                 or not math.isfinite(mean)):
+            raise ValueError(f"learn_mean_score must be a finite number, got {mean!r}")
+        return {"epsilon0": number("epsilon0", 0.0, 1.0), "decay": number("decay", 0.0, 1.0, low_open=True),
+                "epsilon": number("epsilon", 0.0, 1.0), "learn_seconds": number("learn_seconds", 0.0, math.inf),
+                "hand_sizes": meta["hand_sizes"], "games_learned": games, "horizon": horizon,
+                "learn_score_sum": mean * games if mean is not None else 0.0}
 
     def _restore(self, arrays) -> None:
         self._check_arrays(arrays)
         meta = json.loads(str(arrays["meta"]))
+        if not isinstance(meta, dict):
+            raise ValueError("its meta is not a JSON object")
         # Files saved before the horizon was recorded keep this evaluator's.
-        horizon = meta.get("horizon", self.horizon)
-        if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
-            raise ValueError(f"horizon must be a non-negative integer, got {horizon!r}")
+        learned = self._checked_meta(meta, self.horizon)
         keys = np.asarray(arrays["keys"], dtype=np.int64)
         capacity = max(self._capacity, 1 << int(2 * len(keys) + 16).bit_length())
         self.keys, self.sums, self.counts, self.used = K.new_table(capacity)
@@ -532,15 +584,7 @@ class NarlEvaluator(Evaluator):
         self.size_sums[idx] = arrays["size_sums"]
         self.size_counts[idx] = arrays["size_counts"]
         self.points = np.asarray(arrays["points"], dtype=np.int64).copy()
-        self.epsilon0 = meta["epsilon0"]
-        self.decay = meta["decay"]
-        self.hand_sizes = meta["hand_sizes"]
-        self.games_learned = meta["games_learned"]
-        self.learn_seconds = meta["learn_seconds"]
-        self.epsilon = meta["epsilon"]
-        self.horizon = horizon
-        mean = meta.get("learn_mean_score")
-        self.learn_score_sum = mean * self.games_learned if mean is not None else 0.0
+        self.__dict__.update(learned)
 
     def save(self, path, point_system_name: str = "custom") -> None:
         """Write the learned table to ``path`` (``.npz``, format documented in the module)."""
@@ -558,7 +602,7 @@ class NarlEvaluator(Evaluator):
         _, arrays = read_saved(path, FORMAT, VERSION, "NARL table")
         try:
             self._restore(arrays)
-        except (KeyError, ValueError) as e:
+        except (KeyError, ValueError, TypeError) as e:
             raise InvalidTableError(f"cannot read NARL table {path}: {e}") from None
         self._loaded = True
         self.warm_up()

@@ -33,6 +33,7 @@ listed have utility 0.
 from __future__ import annotations
 
 import json
+import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_util
 
 FILE_FORMAT = "pokersquares-pattern-utilities"
 FILE_VERSION = 1
+# Far above the largest utilities file (every one of the 65,536 patterns, about 4 MB).
+MAX_FILE_BYTES = 64 << 20
 ENCODING_NAME = "beemo16"
 
 
@@ -357,6 +360,13 @@ def write_utilities(path: str | Path, utilities: np.ndarray, counts: np.ndarray,
 def read_utilities(path: str | Path) -> dict:
     """Read a utilities file: ``{"points", "utilities", "counts", "name", "training"}``."""
     try:
+        # A pipe or a device (/dev/zero) would be waited on or read without end; a file far
+        # larger than every pattern's line is not one of ours, and would be read whole.
+        if Path(path).exists() and not Path(path).is_dir() and (
+                not Path(path).is_file() or Path(path).stat().st_size > MAX_FILE_BYTES):
+            why = "not a regular file" if not Path(path).is_file() else \
+                f"{Path(path).stat().st_size:,} bytes, more than a {FILE_FORMAT} file holds"
+            raise PatternFileError(f"cannot read utilities file {str(path)!r}: {why}")
         doc = json.loads(Path(path).read_text())
     except OSError as e:
         raise PatternFileError(f"cannot read utilities file {str(path)!r}: {e.strerror}") from None
@@ -364,6 +374,8 @@ def read_utilities(path: str | Path) -> dict:
         raise PatternFileError(f"{str(path)!r} is not a text file (not UTF-8), so not a {FILE_FORMAT} file") from None
     except json.JSONDecodeError as e:
         raise PatternFileError(f"{str(path)!r} is not JSON: {e}") from None
+    except RecursionError:
+        raise PatternFileError(f"{str(path)!r} is not a {FILE_FORMAT} file (JSON nested too deep to read)") from None
     if not isinstance(doc, dict) or doc.get("format") != FILE_FORMAT:
         raise PatternFileError(f"{str(path)!r} is not a {FILE_FORMAT} file")
     if doc.get("version") != FILE_VERSION:
@@ -380,11 +392,14 @@ def read_utilities(path: str | Path) -> dict:
         for code, u, n in doc["patterns"]:
             if not 0 <= int(code) < kp.NUM_PATTERNS:
                 raise ValueError(f"pattern code {code} out of range")
+            if not math.isfinite(float(u)) or int(n) < 0:  # NaN or infinity would decide every move
+                raise ValueError(f"pattern {code} has utility {u!r} and count {n!r}: a finite number and a count >= 0")
             utilities[int(code)] = float(u)
             counts[int(code)] = int(n)
         if len(points) != 10:
             raise ValueError("a point system has 10 values")
-    except (KeyError, TypeError, ValueError) as e:
+        checked_points(np.array(points))  # integers an evaluator can hold (int64)
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise PatternFileError(f"{str(path)!r} is malformed: {e}") from None
     return {"points": points, "utilities": utilities, "counts": counts,
             "name": doc["point_system"].get("name", "custom"), "training": doc.get("training", {})}

@@ -68,10 +68,10 @@ from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
 from .base import Evaluator, checked_card, checked_count, checked_grid, checked_grid_and_cards, checked_points
-from .narl import InvalidTableError, NarlEvaluator, read_saved, write_saved
+from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
-           "VERSION", "saved_format"]
+           "VERSION", "saved_format", "check_saved"]
 
 FORMAT = "pokersquares-td"
 VERSION = 1
@@ -80,11 +80,29 @@ VERSION = 1
 def saved_format(path) -> str | None:
     """The ``format`` a saved evaluator file declares (``"pokersquares-td"``,
     ``"pokersquares-narl"``), or None when the file has none or cannot be read."""
+    if not Path(path).is_file():  # a pipe would be waited on: read_saved says what it is
+        return None
     try:
         with np.load(Path(path), allow_pickle=False) as data:
-            return json.loads(str(data["meta"])).get("format")
-    except (OSError, KeyError, ValueError):
+            meta = json.loads(str(data["meta"]))
+    except (*UNREADABLE, TypeError, AttributeError):  # TypeError: a bare .npy array (no archive)
         return None
+    return meta.get("format") if isinstance(meta, dict) else None
+
+
+def check_saved(path, meta: dict, arrays: dict) -> None:
+    """Check a saved TD evaluator (``meta`` and the arrays :func:`read_saved` read from
+    ``path``) as :meth:`TdEvaluator.load` checks it, without loading it: the table, the
+    weights and the settings; one :class:`InvalidTableError` naming the first problem."""
+    try:
+        TdEvaluator(threads=1)._checked_saved(meta, arrays)
+        narl_meta = json.loads(str(arrays["narl_meta"]))
+        if not isinstance(narl_meta, dict):
+            raise ValueError("its table's meta is not a JSON object")
+        NarlEvaluator._check_arrays(arrays)
+        NarlEvaluator._checked_meta(narl_meta, 0)
+    except (KeyError, ValueError, TypeError, IndexError, OverflowError, RecursionError) as e:
+        raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
 
 GROUP_NAMES = {"sizes": K.GROUP_SIZES, "suits": K.GROUP_SUITS, "joint": K.GROUP_JOINT, "ranks": K.GROUP_RANKS,
                "discard": K.GROUP_DISCARD, "cross": K.GROUP_CROSS, "draws": K.GROUP_DRAWS}
@@ -487,38 +505,58 @@ class TdEvaluator(Evaluator):
         meta.pop("narl")
         write_saved(path, arrays, meta)
 
+    def _checked_saved(self, meta: dict, arrays: dict) -> tuple:
+        """The residual's weights and settings of a saved evaluator (``meta`` and arrays as
+        :func:`read_saved` gives them), each checked to be what :meth:`save` writes:
+        ValueError (or KeyError, TypeError) naming the first that is not. Settings a
+        file saved before they were recorded lacks are this evaluator's."""
+        index = np.asarray(arrays["theta_index"])
+        weights = np.asarray(arrays["theta"])
+        if index.dtype.kind not in "iu" or weights.dtype.kind not in "iuf" or index.shape != weights.shape or (
+                index.ndim != 1) or (index.size and (index.min() < 0 or index.max() >= K.N_WEIGHTS)) or (
+                not np.isfinite(weights).all()):
+            raise ValueError("its weights are malformed")
+        theta = np.zeros(K.N_WEIGHTS)
+        theta[index.astype(np.int64)] = weights
+        group_names = str(meta["groups"])
+        groups = parse_groups(group_names)
+
+        def number(name, low=0.0, high=math.inf, default=None):
+            value = meta[name] if default is None else meta.get(name, default)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not (
+                    low <= value <= high):
+                raise ValueError(f"{name} must be a finite number "
+                                 + (f">= {low:g}" if high == math.inf else f"in [{low:g}, {high:g}]")
+                                 + f", got {value!r}")
+            return float(value)
+
+        alpha, lam, epsilon = number("alpha"), number("lam", high=1.0), number("epsilon", high=1.0)
+        tc = meta.get("tc", False)  # files saved before temporal coherence learned without it
+        init = number("init", -math.inf, default=0.0)  # files saved before optimistic starts started at 0
+        # Files saved before these were recorded keep this evaluator's settings.
+        table_step = number("table_step", default=self.table_step)
+        table_updates = meta.get("table_updates", self.table_updates)
+        for name, flag in (("tc", tc), ("table_updates", table_updates)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be true or false, got {flag!r}")
+        td_games, td_seconds = meta["td_games_learned"], number("td_seconds")
+        if isinstance(td_games, bool) or not isinstance(td_games, int) or td_games < 0:
+            raise ValueError(f"td_games_learned must be a non-negative integer, got {td_games!r}")
+        return (theta, group_names, groups, alpha, lam, epsilon, tc, init, table_step, table_updates, td_games,
+                td_seconds)
+
     def load(self, path) -> "TdEvaluator":
         """Replace the table and weights by those saved at ``path``; ``prepare`` then keeps
         them when asked for the same points. Returns self."""
-        import copy
-
         meta, arrays = read_saved(path, FORMAT, VERSION, "TD evaluator")
         # Everything is read and checked before anything of this evaluator changes.
         try:
-            index = np.asarray(arrays["theta_index"], dtype=np.int64)
-            weights = np.asarray(arrays["theta"], dtype=np.float64)
-            if index.shape != weights.shape or index.ndim != 1 or (index.size and (
-                    index.min() < 0 or index.max() >= K.N_WEIGHTS)) or not np.isfinite(weights).all():
-                raise ValueError("its weights are malformed")
-            theta = np.zeros(K.N_WEIGHTS)
-            theta[index] = weights
-            group_names = str(meta["groups"])
-            groups = parse_groups(group_names)
-            alpha, lam, epsilon = float(meta["alpha"]), float(meta["lam"]), float(meta["epsilon"])
-            tc = bool(meta.get("tc", False))  # files saved before temporal coherence learned without it
-            init = float(meta.get("init", 0.0))  # files saved before optimistic starts started at 0
-            # Files saved before these were recorded keep this evaluator's settings.
-            table_step = float(meta.get("table_step", self.table_step))
-            if not (math.isfinite(table_step) and table_step >= 0.0):
-                raise ValueError(f"table_step must be a finite number >= 0, got {table_step!r}")
-            table_updates = meta.get("table_updates", self.table_updates)
-            if not isinstance(table_updates, bool):
-                raise ValueError(f"table_updates must be true or false, got {table_updates!r}")
-            td_games, td_seconds = int(meta["td_games_learned"]), float(meta["td_seconds"])
+            (theta, group_names, groups, alpha, lam, epsilon, tc, init, table_step, table_updates, td_games,
+             td_seconds) = self._checked_saved(meta, arrays)
             arrays["meta"] = arrays.pop("narl_meta")
             narl = copy.copy(self.narl)
             narl._restore(arrays)
-        except (KeyError, ValueError, TypeError, IndexError, PokerSquaresError) as e:
+        except (KeyError, ValueError, TypeError, IndexError, OverflowError, PokerSquaresError) as e:
             raise InvalidTableError(f"cannot read TD evaluator {path}: {e}") from None
         self.narl, self.theta, self.group_names, self.groups = narl, theta, group_names, groups
         self.alpha, self.lam, self.epsilon, self.tc, self.init = alpha, lam, epsilon, tc, init

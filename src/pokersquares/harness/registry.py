@@ -98,8 +98,18 @@ def _parse_value(text: str) -> Any:
     return text
 
 
+class _Params(dict):
+    """Parsed parameters, and (``text``) each as it was written: a parameter that takes
+    text (a file name: ``load=007``, ``load=1e3``, ``load=true``) is given that, not the
+    number or flag it reads as."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: dict[str, str] = {}
+
+
 def _parse_params(text: str) -> dict[str, Any]:
-    params: dict[str, Any] = {}
+    params = _Params()
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
@@ -108,6 +118,7 @@ def _parse_params(text: str) -> dict[str, Any]:
         if key in params:
             raise UnknownPlayerError(f"player parameter {key!r} is given twice")
         params[key] = _parse_value(value.strip())
+        params.text[key] = value.strip()
     return params
 
 
@@ -179,11 +190,14 @@ def _declared_cores(name: str, factory) -> int:
 
 
 def _kind(annotation: Any, default: Any) -> str | None:
-    """What a factory parameter takes: "bool", "int", "number", or None (anything),
-    from its annotation (text, under ``from __future__ import annotations``) or default."""
+    """What a factory parameter takes: "bool", "int", "number", "text", or None
+    (anything), from its annotation (text, under ``from __future__ import annotations``)
+    or default."""
     words = set(re.findall(r"[A-Za-z_]+", annotation if isinstance(annotation, str) else
                            getattr(annotation, "__name__", "") if annotation is not inspect.Parameter.empty else ""))
     words.discard("None")
+    if words == {"str"}:
+        return "text"
     if words == {"bool"}:
         return "bool"
     if words == {"int"}:
@@ -235,6 +249,8 @@ def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any])
             raise UnknownPlayerError(f"bad parameters for player {name!r}: it takes no parameter {key!r}; "
                                      f"its parameters: {known}")
         kind = _kind(accepted[key].annotation, accepted[key].default)
+        if kind == "text" and not isinstance(value, str) and key in getattr(params, "text", {}):
+            params[key] = value = params.text[key]  # ``load=007`` names the file 007, not 7
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if kind == "bool" and not isinstance(value, bool):
             raise UnknownPlayerError(f"parameter {key} of player {name!r} takes true or false, got {value!r}")

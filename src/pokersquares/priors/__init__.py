@@ -50,17 +50,20 @@ class Prior:
 
 def read_prior(path: str | Path) -> Prior:
     """One saved TD evaluator's :class:`Prior`, checked as loading it checks it (the file,
-    its format and version: :func:`~pokersquares.evaluators.narl.read_saved`) and to name
-    ten points, or one :class:`~pokersquares.errors.PokerSquaresError`."""
+    its format and version: :func:`~pokersquares.evaluators.narl.read_saved`; its table,
+    weights and settings: :func:`~pokersquares.evaluators.td.check_saved`) and to name
+    ten points, or one :class:`~pokersquares.errors.PokerSquaresError`: a player is
+    built with its priors read, so a bad one is said before any game is played."""
     from ..evaluators.narl import read_saved
-    from ..evaluators.td import FORMAT, VERSION
+    from ..evaluators.td import FORMAT, VERSION, check_saved
 
     path = Path(path)
     meta, arrays = read_saved(path, FORMAT, VERSION, "TD evaluator")
+    check_saved(path, meta, arrays)
     try:
         meta.setdefault("narl_games_learned", json.loads(str(arrays["narl_meta"])).get("games_learned"))
         points = tuple(int(p) for p in meta["point_system"]["points"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise PokerSquaresError(f"prior {path}: its file does not say which points it was learned for") from None
     if len(points) != 10:
         raise PokerSquaresError(f"prior {path}: its points are not ten integers")
