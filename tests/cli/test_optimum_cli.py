@@ -82,6 +82,22 @@ def test_a_store_that_is_not_sqlite_is_one_line_and_left_as_it_was(tmp_path, arg
     assert junk.read_text() == "not a database " * 10
 
 
+@pytest.mark.parametrize("args", [("--seed", "1", "--system", "single:flush", "--time-limit", "5", "--db", "{pipe}"),
+                                  ("--check", "--db", "{store}", "--optima", "{pipe}")])
+def test_a_store_that_is_a_pipe_is_one_line_not_waited_on(cli, tmp_path, args):
+    """sqlite's first read of a named pipe waited for a writer for ever."""
+    import os
+
+    pipe, store = tmp_path / "pipe.sqlite", tmp_path / "r.sqlite"
+    os.mkfifo(pipe)
+    assert cli("run", "--player", "random", "--games", "1", "--prep-time", "0", "--time-per-game", "1", "-q",
+               "--db", store)[0] == 0
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum",
+                        *(a.format(pipe=pipe, store=store) for a in args)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert str(pipe) in r.stderr and "not a" in r.stderr
+
+
 @pytest.mark.parametrize("limit", ["inf", "1e300"])
 def test_a_time_limit_that_is_not_finite_or_absurd_is_refused(limit):
     r = run("--seed", "1", "--system", "single:flush", "--time-limit", limit)

@@ -55,6 +55,30 @@ def test_results_export_never_overwrites_a_result_store(cli, store, tmp_path):
     assert code == 0 and (tmp_path / "games.csv").read_text().count("\n") == 2
 
 
+def test_an_output_that_is_a_pipe_or_a_device_is_refused_not_replaced(cli, store, tmp_path):
+    """A pipe was opened to see whether it is a result store, and waited on for ever; a
+    device (``--out /dev/null``) was replaced by a regular file, as the export is written
+    beside its target and moved over it."""
+    import os
+
+    pipe = tmp_path / "pipe.csv"
+    os.mkfifo(pipe)
+    targets = [pipe]
+    try:
+        os.mknod(tmp_path / "null", 0o666 | __import__("stat").S_IFCHR, os.makedev(1, 3))  # as /dev/null
+        targets.append(tmp_path / "null")
+    except OSError:  # not root: /dev/null itself is what the user would name
+        pass
+    for target in targets:
+        code, out, err = cli("results", "--db", store, "--export", "csv", "--out", target)
+        assert one_line_error(code, err, "is not a regular file"), err
+        assert not target.is_file() and target.exists()
+    os.mkfifo(tmp_path / "pipe.json")
+    code, out, err = cli(*TRAIN, "--out", tmp_path / "pipe.json")  # refused before it learns
+    assert one_line_error(code, err, "--out") and "is not a regular file" in err, err
+    assert not (tmp_path / "pipe.json").is_file()
+
+
 def test_sweep_plot_is_not_its_store(cli, tmp_path):
     db = tmp_path / "sw.sqlite"
     code, out, err = cli(*SWEEP, "--db", db, "--plot", db)
@@ -144,10 +168,16 @@ def no_benchmark(monkeypatch):
 
 
 @pytest.mark.parametrize("expected,says", [("adir", "is a folder"), ("garb.npz", "not a JSON"),
-                                           ("missing.json", "no expected figures at")])
+                                           ("missing.json", "no expected figures at"),
+                                           # waited on for ever, and an "internal error: RecursionError"
+                                           ("pipe.json", "is not a regular file"), ("deep.json", "not a JSON")])
 def test_bench_expected_is_checked_before_benchmarks(cli, tmp_path, no_benchmark, expected, says):
+    import os
+
     (tmp_path / "adir").mkdir()
     (tmp_path / "garb.npz").write_bytes(b"PK\x03\x04\x00\xff binary")
+    os.mkfifo(tmp_path / "pipe.json")
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     code, out, err = cli("bench", "--strength", "--expected", tmp_path / expected)
     assert one_line_error(code, err, says), err
 

@@ -107,6 +107,50 @@ def test_a_better_stored_answer_is_never_replaced_by_a_worse_one(tmp_path):
         assert (got.score, got.bound, got.proven) == (225, 225, True)
 
 
+# The optima table as stores made before cpu_seconds and method were kept hold it.
+_OLD_OPTIMA = """CREATE TABLE optima (seed INTEGER NOT NULL, points TEXT NOT NULL, system_name TEXT NOT NULL,
+    score INTEGER NOT NULL, bound INTEGER NOT NULL, proven INTEGER NOT NULL, grid TEXT NOT NULL,
+    seconds REAL NOT NULL, time_limit REAL NOT NULL, heuristic_score INTEGER NOT NULL, created REAL NOT NULL,
+    PRIMARY KEY (seed, points))"""
+
+
+def _open_optima(path, barrier, out):
+    try:
+        barrier.wait(60)
+        OptimaStore(path).close()
+        out.put(None)
+    except Exception as e:  # reported to the test, which fails on it
+        out.put(f"{type(e).__name__}: {e}")
+
+
+def test_processes_opening_an_older_store_at_once_each_open_it(tmp_path):
+    """The web app solving a deal and `pokersquares optimum` opening a store of an older
+    version at once: each adds the columns it lacks only if no other did meanwhile
+    (not "duplicate column name", said as "not a readable result store")."""
+    import multiprocessing as mp
+    import sqlite3
+
+    ctx = mp.get_context("fork")
+    n = 8
+    for attempt in range(12):
+        path = tmp_path / f"old{attempt}.sqlite"
+        ResultStore(path).close()
+        with sqlite3.connect(path) as c:
+            c.execute(_OLD_OPTIMA)
+        c.close()
+        barrier, out = ctx.Barrier(n), ctx.Queue()
+        procs = [ctx.Process(target=_open_optima, args=(path, barrier, out)) for _ in range(n)]
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(timeout=30)
+        assert results == [None] * n
+        with sqlite3.connect(path) as c:
+            assert {"cpu_seconds", "method"} <= {row[1] for row in c.execute("PRAGMA table_info(optima)")}
+        c.close()
+
+
 def test_regret_summary():
     optima = {s: Optimum(s, "x", AMERICAN.points, o, o, True, [], 0.0, o) for s, o in [(0, 100), (1, 200), (2, 300)]}
     summary = regret_summary([(0, 50), (1, 100), (2, 150), (9, 10)], optima)

@@ -53,6 +53,8 @@ PLOT_SUFFIXES = (".png", ".pdf", ".svg")  # what every plot of ours can be writt
 
 def is_sqlite_file(path: Path) -> bool:
     """Whether ``path`` is an existing SQLite file (a result store, or anyone's database)."""
+    if not Path(path).is_file():  # a pipe would be waited on for ever
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(16) == SQLITE_MAGIC
@@ -73,13 +75,17 @@ def check_output(path: Path, option: str, *, db: Optional[Path] = None, db_optio
                  suffixes: Optional[tuple[str, ...]] = None, example: str = "out.json") -> Path:
     """A file a command will write, checked before any work (one line and exit 2 otherwise):
     not a folder, not the command's result store (``db``) nor any other SQLite file (an
-    export or a plot never replaces recorded games), a name ending in one of ``suffixes``
+    export or a plot never replaces recorded games), not a device or a pipe (a file is
+    written beside its target and moved over it: ``/dev/null`` would be replaced by a
+    regular file), a name ending in one of ``suffixes``
     (if given; a name with no suffix is written as PNG under exactly that name), and in an
     existing folder this process can write to. Returns ``path``."""
     path = Path(path)
     shown = f"{option} {str(path)!r}"
     if path.is_dir():
         raise fail(f"{shown} is a folder; give a file name, e.g. {str(path / example)!r}")
+    if path.exists() and not path.is_file():
+        raise fail(f"{shown} is not a regular file (a device or a pipe?); not replacing it, give a file name")
     if db is not None and _same_file(path, Path(db)):
         raise fail(f"{shown} is the result store ({db_option}); not overwriting it, give another file")
     if is_sqlite_file(path):

@@ -139,9 +139,11 @@ def _read_expected(path, update: bool, default: bool = False) -> dict:
                    "from the figures measured)")
     if path.is_dir():
         raise fail(f"--expected {str(path)!r} is a folder; give the JSON file of expected figures")
+    if not path.is_file():  # a pipe would be waited on, /dev/zero read without end
+        raise fail(f"--expected {str(path)!r} is not a regular file; give the JSON file of expected figures")
     try:
         expected = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as e:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
         raise fail(f"--expected {str(path)!r} is not a JSON file of expected figures ({e})") from None
     if not isinstance(expected, dict) or not all(
             isinstance(v, dict) and all(isinstance(v.get(k), (int, float)) and not isinstance(v.get(k), bool)

@@ -54,6 +54,8 @@ def check_optima_store(path: Path) -> None:
     from ..optimum.store import OptimaStore
     if not path.exists():
         raise fail(f"no store of optima at {path}")
+    if not path.is_file():  # a folder, or a pipe sqlite would wait on for ever
+        raise fail(f"{path} is not a result store (not a regular file)")
     try:
         with OptimaStore(path, readonly=True) as store:
             systems = store.systems()

@@ -51,7 +51,7 @@ class OptimaStore:
             if readonly:
                 if not self.path.exists():
                     raise StoreError(f"no result store at {self.path}")
-                if self.path.is_dir():
+                if not self.path.is_file():  # a folder, or a pipe the read would wait on for ever
                     raise StoreError(f"{self.path} is not a file")
                 # Someone else's SQLite file is refused before it is opened (left as it is);
                 # an empty one holds no optima, and is not opened either. A file that is not
@@ -69,7 +69,10 @@ class OptimaStore:
                 ResultStore(self.path).close()  # a new file becomes a result store; a foreign one is refused
                 self.conn = sqlite3.connect(self.path, timeout=30)
                 self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.executescript(_SCHEMA)
+                # Created and brought up to date in one write transaction: processes opening
+                # a store of an older version at once would each add the same column.
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute(_SCHEMA)
                 have = {row[1] for row in self.conn.execute("PRAGMA table_info(optima)")}
                 for column, kind in (("cpu_seconds", "REAL"), ("method", "TEXT")):
                     if column not in have:
