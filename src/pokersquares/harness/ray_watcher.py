@@ -17,6 +17,47 @@ import sys
 import time
 
 
+def add_descendants(seen: dict, front: list, ppids: dict) -> None:
+    """Add ``front`` and all their descendants (``ppids``: a pid's children) to ``seen``,
+    parents before their children, each once."""
+    front = [c for c in dict.fromkeys(front) if c not in seen]
+    while front:
+        seen.update(dict.fromkeys(front))
+        front = [c for c in dict.fromkeys(c for p in front for c in ppids.get(p.pid, [])) if c not in seen]
+
+
+def _alive(p) -> bool:
+    """Whether ``p`` still runs (not a process that took its pid since)."""
+    try:
+        return p.is_running()
+    except Exception:  # noqa: BLE001 - psutil's errors: gone
+        return False
+
+
+def look(ppids: dict, driver: int, me: int, ray_dir: str, seen: dict, ray_children: dict) -> None:
+    """Add to ``seen`` the processes of the instance (``ppids``: each pid's children, as
+    psutil processes): the driver's children started from Ray's folder (``ray_children``
+    remembers which are), the children of every process seen before that still runs,
+    and all their descendants."""
+    front = []
+    for child in ppids.get(driver, []):
+        if child.pid == me:
+            continue
+        key = (child.pid, child.create_time())
+        if key not in ray_children:
+            try:
+                ray_children[key] = ray_dir in " ".join(child.cmdline())
+            except Exception:  # noqa: BLE001 - psutil's errors: gone, or not ours to read
+                ray_children[key] = False
+        if ray_children[key]:
+            front.append(child)
+    # The children of processes seen before are the instance's too: once the driver is
+    # killed its children are no longer its, and a worker or agent the raylet started
+    # since the last look would be missed.
+    parents = [p for p in seen if _alive(p)]
+    add_descendants(seen, front + [c for p in parents for c in ppids.get(p.pid, [])], ppids)
+
+
 def main(driver: int, ray_dir: str) -> None:
     import psutil
 
@@ -24,40 +65,26 @@ def main(driver: int, ray_dir: str) -> None:
     seen: dict = {}  # psutil processes (a pid and its start time), parents first
     ray_children: dict = {}
 
-    def look():
+    def look_now():
         ppids = {}
         for p in psutil.process_iter(["ppid"]):
             ppids.setdefault(p.info["ppid"], []).append(p)
-        front = []
-        for child in ppids.get(driver, []):
-            if child.pid == me:
-                continue
-            key = (child.pid, child.create_time())
-            if key not in ray_children:
-                try:
-                    ray_children[key] = ray_dir in " ".join(child.cmdline())
-                except psutil.Error:
-                    ray_children[key] = False
-            if ray_children[key]:
-                front.append(child)
-        while front:
-            seen.update(dict.fromkeys(front))
-            front = [c for p in front for c in ppids.get(p.pid, []) if c not in seen]
+        look(ppids, driver, me, ray_dir, seen, ray_children)
 
     looks = 0
     while True:
         try:
-            look()
+            look_now()
         except psutil.Error:
             pass
         looks += 1  # twice a second while the instance starts (its agents start with it), then every 2 s
         if select.select([sys.stdin], [], [], 0.5 if looks < 30 else 2.0)[0]:
             if not sys.stdin.readline():
                 break
-            look()
+            look_now()
             print("ok", flush=True)
     try:
-        look()  # the command shut Ray down (still running, it still has the rest as its children) or died
+        look_now()  # the command shut Ray down (still running, it still has the rest as its children) or died
     except psutil.Error:
         pass
     left = []
