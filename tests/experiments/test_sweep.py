@@ -43,6 +43,12 @@ def test_setting_spec_keeps_the_base_parameters():
     assert setting_spec("tiger:cp=20", {"alpha": 0.1, "rules": False}) == "tiger:cp=20,alpha=0.1,rules=false"
 
 
+def test_setting_spec_keeps_the_base_values_as_written():
+    # a file named 007 or 1e3 is not the number 7 or 1000.0
+    assert setting_spec("td:load=007,search=greedy", {"epsilon": 0.1}) == "td:load=007,search=greedy,epsilon=0.1"
+    assert setting_spec("td:load=1e3", {"load": "x"}) == "td:load=x"
+
+
 def test_sweep_records_every_game_and_summarises_it(tmp_path):
     store = ResultStore(tmp_path / "s.sqlite")
     grid = settings({"flush_weight": [0, 1]})

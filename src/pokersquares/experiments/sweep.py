@@ -130,8 +130,10 @@ def _format(value: Any) -> str:
 def setting_spec(player: str, setting: dict) -> str:
     """The player spec of one setting: the base spec's parameters, then the setting's."""
     name, base = parse_player_spec(player)
-    params = {**base, **setting}
-    return f"{name}:" + ",".join(f"{k}={_format(v)}" for k, v in params.items())
+    written = getattr(base, "text", {})  # the base's values as written: load=007 stays 007
+    params = {**{k: written.get(k, _format(v)) for k, v in base.items()},
+              **{k: _format(v) for k, v in setting.items()}}
+    return f"{name}:" + ",".join(f"{k}={v}" for k, v in params.items())
 
 
 def _summary(setting: dict, spec: str, run_id: int, records: list[GameRecord]) -> dict:
