@@ -127,6 +127,21 @@ def test_beemo_a_hostile_table_to_load_is_one_line_before_any_game(tmp_path: Pat
         assert name in r.stderr and not (tmp_path / "b.sqlite").exists()
 
 
+def test_beemo_load_keeps_the_path_as_written_and_refuses_a_comma(tmp_path: Path):
+    """The table's path went into the player specs lowercased (a file Table.json was "no
+    such file" on a case-sensitive disk); a comma in it would part the spec's parameters."""
+    from pokersquares.experiments.beemo import flat_mc_spec, og_spec
+    assert og_spec("beemo", "/T/Table.json") == "og:load=/T/Table.json"
+    assert flat_mc_spec(5, load="/T/Table.json") == "beemo:playouts=5,load=/T/Table.json"
+    assert flat_mc_spec(5, paired=False) == "beemo:playouts=5,paired=false"
+    (tmp_path / "a,b").mkdir()
+    (tmp_path / "a,b" / "t.json").write_text("{}")
+    r = run("beemo", "--db", str(tmp_path / "b.sqlite"), "--systems", "american", "--configs", "beemo",
+            "--load", str(tmp_path / "a,b" / "t.json"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "comma" in r.stderr, r.stderr
+    assert not (tmp_path / "b.sqlite").exists()
+
+
 def strict_json(text: str):
     """JSON as the standard has it: NaN and Infinity are not JSON."""
     def refuse(constant):

@@ -388,6 +388,8 @@ def beemo_cmd(
         if not load.is_file():
             raise ExperimentOptionError(f"no table at {str(load)!r}")
         table = str(load.resolve())
+        if "," in table:  # the path goes into a player spec, where commas part the parameters
+            raise ExperimentOptionError(f"--load {table!r}: a table's path cannot hold a comma; move or rename it")
         ex.check_table(table)
     rows = ex.beemo_rows(prep_time, games, mc_games, playouts or None, seconds_per_move, sys_list, cfg_list, seed,
                          time_per_game, table, paired=not unpaired)

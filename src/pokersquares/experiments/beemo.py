@@ -75,7 +75,7 @@ PAPER: dict[tuple[str, str], float | str] = {
 
 
 def _options(options: dict) -> str:
-    return ",".join(f"{k}={str(v).lower()}" for k, v in options.items())
+    return ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
 
 
 def og_spec(config: str, load: str | None = None) -> str:
