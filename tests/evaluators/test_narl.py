@@ -278,6 +278,51 @@ def test_an_archive_cut_short_or_damaged_is_one_clear_error(learned, tmp_path):
     assert saved_format(short) is None and saved_format(damaged) in (None, "pokersquares-narl")
 
 
+def test_an_archive_that_would_not_fit_in_memory_is_refused_before_it_is_read(learned, tmp_path, monkeypatch):
+    """A member whose header declared a terabyte in 128 bytes was "cannot be built:
+    MemoryError"; a megabyte of zeros declaring 2 GB took 2 GB and 21 s before any check."""
+    import io
+    import json
+    import tracemalloc
+    import zipfile
+
+    from pokersquares.evaluators import narl
+    from pokersquares.evaluators.td import saved_format
+
+    path = tmp_path / "table.npz"
+    learned.save(path)
+    assert NarlEvaluator().load(path).entries == learned.entries  # a real table fits
+
+    def archive(name, shape, payload):
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": shape})
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+        meta = io.BytesIO()
+        np.save(meta, arrays["meta"])
+        out = tmp_path / name
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("meta.npy", meta.getvalue())
+            z.writestr("sums.npy", header.getvalue() + payload)
+        return out
+
+    lie = archive("lie.npz", (10**12,), b"")
+    with pytest.raises(InvalidTableError, match=r"lie.npz: its member sums.npy declares 8,000,000,000,000 bytes"):
+        NarlEvaluator().load(lie)
+    monkeypatch.setattr(narl, "MAX_SAVED_BYTES", 1 << 20)
+    zeros = archive("zeros.npz", (300_000,), bytes(2_400_000))  # 2.4 MB unpacked, a few kB packed
+    assert zeros.stat().st_size < 20_000
+    with pytest.raises(InvalidTableError, match=r"zeros.npz: its arrays unpack to more than 1 MiB"):
+        NarlEvaluator().load(zeros)
+    tracemalloc.start()
+    with pytest.raises(InvalidTableError, match="unpack to more than"):
+        narl.read_saved(zeros, "pokersquares-narl", 1, "NARL table")
+    assert saved_format(zeros) is None and saved_format(lie) is None
+    assert tracemalloc.get_traced_memory()[1] < 500_000  # nothing was unpacked
+    tracemalloc.stop()
+    assert json.loads(str(np.load(path)["meta"]))["format"] == saved_format(path)
+
+
 def test_the_horizon_is_saved_and_restored(tmp_path):
     import json
 

@@ -71,6 +71,45 @@ class InvalidTableError(PokerSquaresError):
 UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, RecursionError)
 
 
+MAX_SAVED_BYTES = 256 << 20  # the arrays of a saved evaluator, unpacked: a 300 s table is about 1 MB
+
+
+class OversizedArchiveError(ValueError):
+    """A saved evaluator whose arrays would not fit: see :func:`open_saved`."""
+
+
+def open_saved(path) -> np.lib.npyio.NpzFile:
+    """The ``.npz`` archive at ``path``, opened once each member's array is known to fit:
+    the bytes its header declares must be bytes the archive holds for it, and all the
+    members together stay under :data:`MAX_SAVED_BYTES` unpacked. Else a few hundred
+    bytes that declare a terabyte, or a megabyte of zeros that unpacks to gigabytes,
+    would take the memory before any check. Raises :class:`OversizedArchiveError`, one
+    of :data:`UNREADABLE`, or TypeError for a bare ``.npy`` array."""
+    data = np.load(Path(path), allow_pickle=False)
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise TypeError("a bare .npy array")
+    try:
+        total = 0
+        for info in data.zip.infolist():
+            total += info.file_size
+            if total > MAX_SAVED_BYTES:
+                raise OversizedArchiveError(f"its arrays unpack to more than {MAX_SAVED_BYTES >> 20} MiB")
+            with data.zip.open(info) as member:
+                read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                               (2, 0): np.lib.format.read_array_header_2_0}.get(np.lib.format.read_magic(member))
+                if read_header is None:
+                    raise ValueError(f"member {info.filename} is not an array as numpy saves them")
+                shape, _, dtype = read_header(member)
+                declared = math.prod(shape) * dtype.itemsize
+                if declared > info.file_size:
+                    raise OversizedArchiveError(f"its member {info.filename} declares {declared:,} bytes "
+                                                f"and holds {info.file_size:,}")
+    except BaseException:
+        data.close()
+        raise
+    return data
+
+
 def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
     """The JSON ``meta`` and the arrays of an ``.npz`` an evaluator saved, checked to be
     of format ``fmt`` and ``version``; anything else is one :class:`InvalidTableError`
@@ -80,11 +119,11 @@ def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
                                 + ("a folder, not a file" if Path(path).is_dir() else
                                    "not a regular file" if Path(path).exists() else "no such file"))
     try:
-        data = np.load(Path(path), allow_pickle=False)
-    except UNREADABLE:  # numpy's own text would suggest unpickling it
+        data = open_saved(path)
+    except OversizedArchiveError as e:
+        raise InvalidTableError(f"cannot read {what} {path}: {e}") from None
+    except (*UNREADABLE, TypeError):  # numpy's own text would suggest unpickling it
         raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):  # a bare .npy array
-        raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them")
     try:
         with data:
             meta = json.loads(str(data["meta"]))

@@ -68,7 +68,7 @@ from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
 from .base import Evaluator, checked_card, checked_count, checked_grid, checked_grid_and_cards, checked_points
-from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, read_saved, write_saved
+from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, open_saved, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
            "VERSION", "saved_format", "check_saved"]
@@ -83,7 +83,7 @@ def saved_format(path) -> str | None:
     if not Path(path).is_file():  # a pipe would be waited on: read_saved says what it is
         return None
     try:
-        with np.load(Path(path), allow_pickle=False) as data:
+        with open_saved(path) as data:
             meta = json.loads(str(data["meta"]))
     except (*UNREADABLE, TypeError, AttributeError):  # TypeError: a bare .npy array (no archive)
         return None
