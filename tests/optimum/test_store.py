@@ -123,6 +123,33 @@ def _open_optima(path, barrier, out):
         out.put(f"{type(e).__name__}: {e}")
 
 
+def test_optima_written_after_the_wal_files_were_deleted_are_not_lost(tmp_path):
+    """The optima's writer had its own connection, without the result store's check of its
+    -wal and -shm files: after a clean-up deleted them mid-run, its optima went to a log
+    no other process saw, and were lost with it when another connection was open at its close."""
+    import os
+
+    path = tmp_path / "o.sqlite"
+    written = OptimaStore(path)
+    other = OptimaStore(path)  # open while the writer closes, as a results command would be
+    try:
+        for seed in range(3):
+            if seed == 1:
+                for suffix in ("-wal", "-shm"):
+                    os.unlink(f"{path}{suffix}")
+            written.put(Optimum(seed, "American", AMERICAN.points, 100 + seed, 100 + seed, True, [], 1.0, 100), 10)
+        written.close()
+        code = ("import sqlite3, sys\n"
+                "c = sqlite3.connect(sys.argv[1], timeout=30)\n"
+                "print(c.execute('SELECT seed, score FROM optima ORDER BY 1').fetchall())\n")
+        seen = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+        assert seen.stdout.strip() == "[(0, 100), (1, 101), (2, 102)]", seen.stderr
+    finally:
+        other.close()
+    with OptimaStore(path, readonly=True) as store:
+        assert [store.get(s, AMERICAN.points).score for s in range(3)] == [100, 101, 102]
+
+
 def test_processes_opening_an_older_store_at_once_each_open_it(tmp_path):
     """The web app solving a deal and `pokersquares optimum` opening a store of an older
     version at once: each adds the columns it lacks only if no other did meanwhile

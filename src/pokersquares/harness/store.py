@@ -237,7 +237,7 @@ class ResultStore:
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 # Checked and created in one write transaction: a store created by several
                 # processes at once is never seen half made.
-                with self._transaction():
+                with self.transaction():
                     self._check_kind()
                     self._check_version()
                     for statement in filter(str.strip, _SCHEMA.split(";")):
@@ -294,7 +294,7 @@ class ResultStore:
                              f"pokersquares knows ({SCHEMA_VERSION}); not writing to it (upgrade pokersquares)")
 
     @contextmanager
-    def _transaction(self):
+    def transaction(self):
         """One write transaction, taken at once (BEGIN IMMEDIATE), so a look-up and the
         write that depends on it see no other writer in between."""
         self._check_same_file()
@@ -399,7 +399,7 @@ class ResultStore:
         played by other code are not resumed into this run.
         """
         key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
-        with self._transaction():
+        with self.transaction():
             row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
             if row:
                 if games > row[1]:
@@ -439,7 +439,7 @@ class ResultStore:
                         time_per_game: float, prep_time: float) -> int:
         sys_json = [s.to_json() for s in systems]
         key = _key(players, sys_json, games, seed, time_per_game, prep_time)
-        with self._transaction():
+        with self.transaction():
             row = self.conn.execute("SELECT tournament_id FROM tournaments WHERE key = ?", (key,)).fetchone()
             if row:
                 return row[0]
@@ -450,7 +450,7 @@ class ResultStore:
 
     def forget_penalised(self, run_id: int) -> int:
         """Delete the run's penalised games, so that resuming plays them again; their number."""
-        with self._transaction():
+        with self.transaction():
             return self._write("DELETE FROM games WHERE run_id = ? AND penalty IS NOT NULL", (run_id,)).rowcount
 
     # -- games ---------------------------------------------------------------------------

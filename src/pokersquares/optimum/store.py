@@ -66,25 +66,38 @@ class OptimaStore:
                     self.conn = open_for_reading(self.path)
             else:
                 from ..harness.store import ResultStore
-                ResultStore(self.path).close()  # a new file becomes a result store; a foreign one is refused
-                self.conn = sqlite3.connect(self.path, timeout=30)
-                self.conn.execute("PRAGMA journal_mode=WAL")
+                # A new file becomes a result store, a foreign one is refused; its writes check
+                # that the file and its -wal and -shm are still the ones opened (a clean-up of
+                # the folder mid-run would lose the optima written since).
+                self._writer = ResultStore(self.path)
                 # Created and brought up to date in one write transaction: processes opening
                 # a store of an older version at once would each add the same column.
-                self.conn.execute("BEGIN IMMEDIATE")
-                self.conn.execute(_SCHEMA)
-                have = {row[1] for row in self.conn.execute("PRAGMA table_info(optima)")}
-                for column, kind in (("cpu_seconds", "REAL"), ("method", "TEXT")):
-                    if column not in have:
-                        self.conn.execute(f"ALTER TABLE optima ADD COLUMN {column} {kind}")
-                self.conn.commit()
+                with self._writer.transaction():
+                    self.conn.execute(_SCHEMA)
+                    have = {row[1] for row in self.conn.execute("PRAGMA table_info(optima)")}
+                    for column, kind in (("cpu_seconds", "REAL"), ("method", "TEXT")):
+                        if column not in have:
+                            self.conn.execute(f"ALTER TABLE optima ADD COLUMN {column} {kind}")
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a readable result store ({e})") from None
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
 
+    _writer = None  # the ResultStore whose connection writes (None when read-only)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self._writer.conn if self._writer is not None else self._reader
+
+    @conn.setter
+    def conn(self, value: sqlite3.Connection) -> None:
+        self._reader = value
+
     def close(self) -> None:
-        self.conn.close()
+        if self._writer is not None:
+            self._writer.close()
+        else:
+            self.conn.close()
 
     def __enter__(self) -> "OptimaStore":
         return self
@@ -100,18 +113,18 @@ class OptimaStore:
         """Store ``optimum``, solved under ``time_limit`` seconds, unless the store holds a
         better answer for its deal: a proven one, or one solved under a longer limit (two
         processes, or the web app and a command, may solve the same deal at once)."""
-        self.conn.execute(
-            "INSERT INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
-            "time_limit, heuristic_score, created, cpu_seconds, method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
-            "ON CONFLICT (seed, points) DO UPDATE SET system_name = excluded.system_name, score = excluded.score, "
-            "bound = excluded.bound, proven = excluded.proven, grid = excluded.grid, seconds = excluded.seconds, "
-            "time_limit = excluded.time_limit, heuristic_score = excluded.heuristic_score, "
-            "created = excluded.created, cpu_seconds = excluded.cpu_seconds, method = excluded.method "
-            "WHERE NOT optima.proven AND (excluded.proven OR excluded.time_limit >= optima.time_limit)",
-            (optimum.seed, _points_key(optimum.points), optimum.system, optimum.score, optimum.bound,
-             int(optimum.proven), json.dumps(optimum.grid), optimum.seconds, float(time_limit),
-             optimum.heuristic_score, time.time(), optimum.cpu_seconds, optimum.method))
-        self.conn.commit()
+        with self._writer.transaction():
+            self.conn.execute(
+                "INSERT INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
+                "time_limit, heuristic_score, created, cpu_seconds, method) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (seed, points) DO UPDATE SET system_name = excluded.system_name, score = excluded.score, "
+                "bound = excluded.bound, proven = excluded.proven, grid = excluded.grid, seconds = excluded.seconds, "
+                "time_limit = excluded.time_limit, heuristic_score = excluded.heuristic_score, "
+                "created = excluded.created, cpu_seconds = excluded.cpu_seconds, method = excluded.method "
+                "WHERE NOT optima.proven AND (excluded.proven OR excluded.time_limit >= optima.time_limit)",
+                (optimum.seed, _points_key(optimum.points), optimum.system, optimum.score, optimum.bound,
+                 int(optimum.proven), json.dumps(optimum.grid), optimum.seconds, float(time_limit),
+                 optimum.heuristic_score, time.time(), optimum.cpu_seconds, optimum.method))
 
     def get(self, seed: int, points, *, time_limit: float | None = None) -> Optimum | None:
         """The stored optimum of deal ``seed``, or None; with ``time_limit``, an unproven
