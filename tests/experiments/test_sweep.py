@@ -43,9 +43,11 @@ def test_setting_spec_keeps_the_base_parameters():
     assert setting_spec("tiger:cp=20", {"alpha": 0.1, "rules": False}) == "tiger:cp=20,alpha=0.1,rules=false"
 
 
-def test_setting_spec_keeps_the_base_values_as_written():
-    # a file named 007 or 1e3 is not the number 7 or 1000.0
+def test_setting_spec_keeps_a_file_name_as_written_and_numbers_as_before():
+    # a file named 007 or 1e3 is not the number 7 or 1000.0; a number is written as
+    # earlier sweeps wrote it (their runs are found again by their specs)
     assert setting_spec("td:load=007,search=greedy", {"epsilon": 0.1}) == "td:load=007,search=greedy,epsilon=0.1"
+    assert setting_spec("champion:load=1e3,playouts=1e3", {}) == "champion:load=1e3,playouts=1000.0"
     assert setting_spec("td:load=1e3", {"load": "x"}) == "td:load=x"
 
 

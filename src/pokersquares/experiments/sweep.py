@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import PokerSquaresError
-from ..harness.registry import _parse_value, make_player, parse_player_spec
+from ..harness.registry import _parse_value, make_player, parse_player_spec, text_parameters
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, record_runs
 from ..harness.store import GameRecord, ResultStore
 from ..points import PointSystem
@@ -130,9 +130,10 @@ def _format(value: Any) -> str:
 def setting_spec(player: str, setting: dict) -> str:
     """The player spec of one setting: the base spec's parameters, then the setting's."""
     name, base = parse_player_spec(player)
-    written = getattr(base, "text", {})  # the base's values as written: load=007 stays 007
-    params = {**{k: written.get(k, _format(v)) for k, v in base.items()},
-              **{k: _format(v) for k, v in setting.items()}}
+    # A parameter that takes text keeps it as written (load=007 names the file 007); the
+    # others are written as the sweep always wrote them, so that earlier sweeps resume.
+    text = {k: v for k, v in getattr(base, "text", {}).items() if k in text_parameters(name)}
+    params = {**{k: text.get(k, _format(v)) for k, v in base.items()}, **{k: _format(v) for k, v in setting.items()}}
     return f"{name}:" + ",".join(f"{k}={v}" for k, v in params.items())
 
 

@@ -29,7 +29,8 @@ from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
-           "parse_player_spec", "split_player_list", "check_params", "factory_parameters", "UnknownPlayerError"]
+           "parse_player_spec", "split_player_list", "check_params", "factory_parameters", "text_parameters",
+           "UnknownPlayerError"]
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,17 @@ def factory_parameters(factory: Callable[..., Any]) -> tuple[list[str], bool] | 
     None when they cannot be known."""
     found = _accepted(factory)
     return None if found is None else (list(found[0]), found[1])
+
+
+def text_parameters(name: str) -> set[str]:
+    """The parameters of player ``name`` that take text (a file to load): given as
+    written, never as the number or flag the text reads as. Empty when the player or its
+    signature cannot be found (building it says why)."""
+    try:
+        found = _accepted(resolve_factory(name)[0])
+    except (UnknownPlayerError, ImportError, AttributeError):
+        return set()
+    return set() if found is None else {k for k, p in found[0].items() if _kind(p.annotation, p.default) == "text"}
 
 
 def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
