@@ -260,3 +260,33 @@ def test_a_hostile_saved_table_is_one_line_before_any_game(name, cli, tmp_path, 
     assert code == 2, (out, err)
     assert err.startswith("error: ") and err.count("\n") == 1 and says in err, err
     assert stored(db) == (0, 0)
+
+
+def test_a_constructor_that_never_returns_is_one_line_after_the_build_limit(tmp_path):
+    """The check that a spec builds ran the user's constructor in the command's own
+    process with no limit: a constructor that never returned hung the command for ever.
+    (In a subprocess: the test runner's own timeout holds the alarm signal here.)"""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    db = tmp_path / "r.sqlite"
+    code = ("import sys\n"
+            "import pokersquares.harness.registry as registry\n"
+            "registry.BUILD_LIMIT_S = 1.5\n"
+            "from pokersquares.entry import main\n"
+            "sys.argv = ['pokersquares', *sys.argv[1:]]\n"
+            "main()\n")
+    harness_tests = Path(__file__).parents[1] / "harness"
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", code, "run", "--player", "fault_players:HangsWhenBuilt", "--games", "2",
+                        "--db", str(db), *R], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
+                           str(harness_tests), os.environ.get("PYTHONPATH")]))})
+    took = time.monotonic() - start
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr == ("error: player 'fault_players:HangsWhenBuilt' cannot be built: its constructor did not "
+                        "return within 1.5 s\n")
+    assert took < 60 and stored(db) == (0, 0)

@@ -230,3 +230,15 @@ class SecondGames(GreedyPlayer):
 
 class DeclaresNonsenseCores(GreedyPlayer):
     cores = "abc"
+
+
+class HangsWhenBuilt(GreedyPlayer):
+    """Its constructor never returns (a network wait, a lock never released)."""
+
+    def __init__(self):
+        super().__init__()
+        while True:
+            try:
+                time.sleep(60)
+            except Exception:  # a constructor that swallows what it can
+                pass

@@ -20,7 +20,9 @@ import importlib
 import inspect
 import math
 import re
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -280,6 +282,40 @@ def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any])
                                  f"got {cores!r}")
 
 
+# How long a player's constructor may take in the command's own process (the check that
+# a spec builds, before any store row or game): as long as a worker's build and warm-up.
+BUILD_LIMIT_S = 900.0
+
+
+class _ConstructorTimeout(BaseException):
+    """Raised in the constructor when it overruns (a BaseException: a constructor's own
+    ``except Exception`` does not swallow it)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Interrupt the block after ``seconds`` (SIGALRM) when that can be done here: in the
+    main thread, with no other use of the alarm; elsewhere the block is not timed (worker
+    processes time their builds from outside, the web app builds in threads)."""
+    usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+              and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+    if not usable:
+        yield
+        return
+
+    def overrun(signum, frame):
+        raise _ConstructorTimeout
+
+    signal.signal(signal.SIGALRM, overrun)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
 def make_player(spec: str):
     """Build the player a spec names, with its parameters, without preparing it: a bad
     parameter, or one its constructor refuses (a missing file to load), fails here in one line."""
@@ -287,8 +323,11 @@ def make_player(spec: str):
     factory, _ = resolve_factory(name)
     check_params(name, factory, params)
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # a constructor's prints never reach --json
+        with _time_limit(BUILD_LIMIT_S), contextlib.redirect_stdout(sys.stderr):  # prints never reach --json
             player = factory(**params)
+    except _ConstructorTimeout:
+        raise UnknownPlayerError(f"player {spec!r} cannot be built: its constructor did not return "
+                                 f"within {BUILD_LIMIT_S:g} s") from None
     except PokerSquaresError:
         raise
     except TypeError as e:
