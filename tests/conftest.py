@@ -128,3 +128,28 @@ def java_classes(tmp_path_factory):
 
         mp.setenv(java.CLASSPATH_ENV, str(out))
         yield out
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run the command line in this process: (exit code, stdout, stderr). For commands
+    that stop before any game (a bad option, a refused file), where a new interpreter's
+    start-up would be most of the test."""
+    import signal
+    import sys
+    import warnings
+
+    from pokersquares.cli import main
+
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["pokersquares", *map(str, args)])
+        term, show = signal.getsignal(signal.SIGTERM), warnings.showwarning
+        try:
+            with pytest.raises(SystemExit) as e:
+                main()
+        finally:
+            signal.signal(signal.SIGTERM, term)
+            warnings.showwarning = show
+        out, err = capsys.readouterr()
+        return e.value.code, out, err
+    return run

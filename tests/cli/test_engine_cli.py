@@ -29,11 +29,11 @@ def test_system_and_classify():
     ("system", "1,2,3"),
     ("deal", "--seed", "abc"),
 ])
-def test_bad_input_is_one_line_and_nonzero(args):
-    r = run(*args)
-    assert r.returncode != 0
-    assert "Traceback" not in r.stderr
-    assert r.stderr.strip()
+def test_bad_input_is_one_line_and_nonzero(args, cli):
+    code, _, err = cli(*args)
+    assert code != 0
+    assert "Traceback" not in err
+    assert err.strip() and err.count("\n") == 1, err
 
 
 def test_bench_json_has_the_figures():

@@ -14,13 +14,23 @@ def run(*args):
     return subprocess.run([sys.executable, "-m", "pokersquares", "experiment", *args], capture_output=True, text=True)
 
 
+@pytest.fixture
+def in_process(cli):
+    """``run``, in this process: for commands that stop before any game (a bad option),
+    where a new interpreter's start-up would be most of the test."""
+    def go(*args):
+        code, out, err = cli("experiment", *args)
+        return subprocess.CompletedProcess(args, code, out, err)
+    return go
+
+
 def stored_games(db: Path) -> int:
     return sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
 
 def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
     db, plot = tmp_path / "t.sqlite", tmp_path / "cp.png"
-    args = ("tiger", "-n", "2", "--time-per-game", "0.3", "--prep-time", "5", "--rows", "1,12", "--cp", "1,141.4",
+    args = ("tiger", "-n", "2", "--time-per-game", "0.3", "--prep-time", "1", "--rows", "1,12", "--cp", "1,141.4",
             "--plot", str(plot), "--db", str(db), "--json")
     r = run(*args)
     assert r.returncode == 0, r.stderr
@@ -41,9 +51,9 @@ def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
 
 @pytest.mark.parametrize("args", [("--parts", "nope"), ("--rows", "13"), ("--cp", "x"), ("--backend", "mars"),
                                   ("--workers", "0"), ("--plot", "/nowhere/cp.png")])
-def test_tiger_bad_options_exit_2_and_record_nothing(tmp_path: Path, args):
+def test_tiger_bad_options_exit_2_and_record_nothing(tmp_path: Path, args, in_process):
     db = tmp_path / "t.sqlite"
-    r = run("tiger", "-n", "1", "--db", str(db), *args)
+    r = in_process("tiger", "-n", "1", "--db", str(db), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
     assert not db.exists() or stored_games(db) == 0
 
@@ -80,8 +90,8 @@ def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path)
 @pytest.mark.parametrize("args", [("--part", "nope"), ("--systems", "pony"), ("--variants", "eps0=0.9"),
                                   ("--searches", "alphabeta"), ("--evaluator", "x"), ("--search-systems", "pony"),
                                   ("--search-systems", "british;1,2"), ("--search-systems", "british,british")])
-def test_gettysburg_bad_options_exit_2(tmp_path: Path, args):
-    r = run("gettysburg", "--db", str(tmp_path / "g.sqlite"), *args)
+def test_gettysburg_bad_options_exit_2(tmp_path: Path, args, in_process):
+    r = in_process("gettysburg", "--db", str(tmp_path / "g.sqlite"), *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
 
 
@@ -104,14 +114,14 @@ def test_beemo_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
     assert [row["mean"] for row in again] == [row["mean"] for row in rows] and stored_games(db) == 122
 
 
-def test_beemo_bad_options_exit_2(tmp_path: Path):
+def test_beemo_bad_options_exit_2(tmp_path: Path, in_process):
     for args in (("--systems", "nowhere"), ("--configs", "x"), ("--playouts", "0"),
                  ("--load", str(tmp_path / "missing.json"))):
-        r = run("beemo", "--db", str(tmp_path / "b.sqlite"), *args)
+        r = in_process("beemo", "--db", str(tmp_path / "b.sqlite"), *args)
         assert r.returncode == 2 and r.stderr.startswith("error:") and "Traceback" not in r.stderr, (args, r.stderr)
 
 
-def test_beemo_a_hostile_table_to_load_is_one_line_before_any_game(tmp_path: Path):
+def test_beemo_a_hostile_table_to_load_is_one_line_before_any_game(tmp_path: Path, in_process):
     """A table with points of 1e400 (infinity to json) or nested past the parser's depth was
     an "internal error" (OverflowError, RecursionError); one with NaN utilities was played."""
     head = ('{"format": "pokersquares-pattern-utilities", "version": 1, "encoding": "beemo16", '
@@ -121,13 +131,13 @@ def test_beemo_a_hostile_table_to_load_is_one_line_before_any_game(tmp_path: Pat
               "nan.json": head + '"patterns": [[6, NaN, 3]]}'}
     for name, text in tables.items():
         (tmp_path / name).write_text(text)
-        r = run("beemo", "--db", str(tmp_path / "b.sqlite"), "--systems", "american", "--configs", "beemo",
+        r = in_process("beemo", "--db", str(tmp_path / "b.sqlite"), "--systems", "american", "--configs", "beemo",
                 "--load", str(tmp_path / name))
         assert r.returncode == 2 and r.stderr.startswith("error:") and r.stderr.count("\n") == 1, (name, r.stderr)
         assert name in r.stderr and not (tmp_path / "b.sqlite").exists()
 
 
-def test_beemo_load_keeps_the_path_as_written_and_refuses_a_comma(tmp_path: Path):
+def test_beemo_load_keeps_the_path_as_written_and_refuses_a_comma(tmp_path: Path, in_process):
     """The table's path went into the player specs lowercased (a file Table.json was "no
     such file" on a case-sensitive disk); a comma in it would part the spec's parameters."""
     from pokersquares.experiments.beemo import flat_mc_spec, og_spec
@@ -136,7 +146,7 @@ def test_beemo_load_keeps_the_path_as_written_and_refuses_a_comma(tmp_path: Path
     assert flat_mc_spec(5, paired=False) == "beemo:playouts=5,paired=false"
     (tmp_path / "a,b").mkdir()
     (tmp_path / "a,b" / "t.json").write_text("{}")
-    r = run("beemo", "--db", str(tmp_path / "b.sqlite"), "--systems", "american", "--configs", "beemo",
+    r = in_process("beemo", "--db", str(tmp_path / "b.sqlite"), "--systems", "american", "--configs", "beemo",
             "--load", str(tmp_path / "a,b" / "t.json"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "comma" in r.stderr, r.stderr
     assert not (tmp_path / "b.sqlite").exists()

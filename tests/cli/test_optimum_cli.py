@@ -34,12 +34,12 @@ def test_one_deal_json():
     ("--seed", "1", "--backend", "spark"),
     ("--seed", "1", "--system", "single:flush", "--address", "head:6379"),  # --address is for --backend ray
 ])
-def test_bad_input_is_one_line_exit_2(args, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", *args], capture_output=True, text=True,
-                       cwd=tmp_path)
-    assert r.returncode == 2
-    assert "Traceback" not in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1
+def test_bad_input_is_one_line_exit_2(args, tmp_path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("optimum", *args)
+    assert code == 2
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "x.sqlite").exists()
 
 

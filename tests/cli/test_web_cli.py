@@ -52,10 +52,10 @@ def test_serve_starts_on_localhost_and_answers(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["--port", "0"], ["--port", "70000"], ["--think-time", "0"], ["--prep-time", "-1"]])
-def test_serve_refuses_bad_options(args):
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "serve", *args], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2
-    assert "Invalid value" in r.stderr
+def test_serve_refuses_bad_options(args, cli):
+    code, _, err = cli("serve", *args)
+    assert code == 2
+    assert "Invalid value" in err
 
 
 def test_serve_warms_the_agents_and_says_so(tmp_path):
@@ -76,10 +76,9 @@ def test_serve_warms_the_agents_and_says_so(tmp_path):
     assert f"http://127.0.0.1:{port}/" in proc.stdout.read()
 
 
-def test_serve_refuses_a_bad_warm_system():
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "serve", "--warm", "american;bogus"],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "--warm" in r.stderr and "bogus" in r.stderr
+def test_serve_refuses_a_bad_warm_system(cli):
+    code, _, err = cli("serve", "--warm", "american;bogus")
+    assert code == 2 and "--warm" in err and "bogus" in err
 
 
 @pytest.mark.parametrize("args, says", [
@@ -89,14 +88,13 @@ def test_serve_refuses_a_bad_warm_system():
     (["--java-player", "NotAPlayer", "--classpath", "{classes}"], "NotAPlayer"),
     (["--java-player", "not a class", "--classpath", "{classes}"], "not a Java class name"),
 ])
-def test_serve_refuses_a_bad_java_player_in_one_line_before_it_starts(java_classes, monkeypatch, args, says):
+def test_serve_refuses_a_bad_java_player_in_one_line_before_it_starts(java_classes, monkeypatch, args, says, cli):
     from pokersquares.players import java
 
     monkeypatch.delenv(java.CLASSPATH_ENV, raising=False)
     args = [a.replace("{classes}", str(java_classes)) for a in args]
-    out = subprocess.run([sys.executable, "-m", "pokersquares", "serve", "--port", str(_free_port()), *args],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2, out.stderr
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and says in lines[0] and "Traceback" not in out.stderr
-    assert "Poker Squares at" not in out.stdout  # never started
+    code, out, err = cli("serve", "--port", str(_free_port()), *args)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in err
+    assert "Poker Squares at" not in out  # never started

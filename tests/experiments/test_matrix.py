@@ -29,7 +29,7 @@ def run(*args):
 def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path):
     db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
     args = ("--evaluators", "narl,possibility", "--searches", "expectimax", "--systems", "american,single:flush",
-            "-n", "3", "--time-per-game", "0.3", "--prep-time", "1", "--db", str(db), "--plot", str(plot), "--json")
+            "-n", "3", "--time-per-game", "0.3", "--prep-time", "0.3", "--db", str(db), "--plot", str(plot), "--json")
     r = run(*args)
     assert r.returncode == 0, r.stderr
     cells = json.loads(r.stdout)["cells"]
@@ -67,8 +67,8 @@ def test_systems_typed_as_ten_integers_are_cells_of_their_own(tmp_path: Path):
                                   ("--systems", "american,american"), ("--systems", "american;0,2,5,10,15,20,25,50,75,100"),
                                   ("--systems", "1,2,3"), ("--plot", "/nowhere/m.png"),
                                   ("--workers", "0")])
-def test_bad_options_exit_2_and_record_nothing(tmp_path: Path, args):
+def test_bad_options_exit_2_and_record_nothing(tmp_path: Path, args, cli):
     db = tmp_path / "m.sqlite"
-    r = run("-n", "2", "--db", str(db), *args)
-    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
+    code, _, err = cli("experiment", "matrix", "-n", "2", "--db", str(db), *args)
+    assert code == 2 and "Traceback" not in err and err.startswith("error:") and err.count("\n") == 1, (args, err)
     assert not db.exists() or sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0

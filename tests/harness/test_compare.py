@@ -80,11 +80,12 @@ def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path):
 @pytest.mark.parametrize("args, message", [(("nope.sqlite",), "no result store at nope.sqlite"),
                                            (("{a}", "--player", "tiger"), "no run with a finished game matches"),
                                            (("{text}",), "is not a readable result store")])
-def test_bad_input_is_one_line_and_exit_2(stores, tmp_path, args, message):
+def test_bad_input_is_one_line_and_exit_2(stores, tmp_path, args, message, cli, monkeypatch):
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n" * 100)
-    r = run_cli(*[a.format(a=stores[0], text=text) for a in args])
-    assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    monkeypatch.chdir(tmp_path.parent)  # where run_cli runs: nope.sqlite is not there either
+    code, _, err = cli("compare", *[a.format(a=stores[0], text=text) for a in args])
+    assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert text.read_text() == "not a database\n" * 100  # a file that is not a store is left as it was
 
 

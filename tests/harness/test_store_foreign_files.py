@@ -49,6 +49,18 @@ def cli(*args, cwd):
                           cwd=cwd, env=dict(os.environ))
 
 
+@pytest.fixture
+def refused(cli, monkeypatch, tmp_path):
+    """A command run in this process, in ``tmp_path``: (exit code, stderr). For commands
+    refused before they play, where a new interpreter would be most of the time."""
+    monkeypatch.chdir(tmp_path)
+
+    def go(*args):
+        code, _, err = cli(*args)
+        return subprocess.CompletedProcess(args, code, "", err)
+    return go
+
+
 @pytest.mark.parametrize("wal", [False, True], ids=["rollback", "wal"])
 @pytest.mark.parametrize("opener", [
     lambda p: ResultStore(p), lambda p: ResultStore(p, readonly=True),
@@ -65,7 +77,7 @@ def test_a_foreign_sqlite_file_is_refused_and_left_byte_identical(tmp_path, wal,
     assert leftovers(path) == []
 
 
-def test_the_commands_refuse_a_foreign_file_and_leave_it_as_it_was(tmp_path):
+def test_the_commands_refuse_a_foreign_file_and_leave_it_as_it_was(tmp_path, refused):
     path = foreign(tmp_path / "f3.sqlite")
     before = md5(path)
     for args in (("run", "-p", "greedy", "--games", "1", "--prep-time", "0", "--time-per-game", "1",
@@ -73,7 +85,7 @@ def test_the_commands_refuse_a_foreign_file_and_leave_it_as_it_was(tmp_path):
                  ("results", "--db", "f3.sqlite"), ("compare", "f3.sqlite"), ("review", "f3.sqlite", "--run", "1"),
                  ("optimum", "--check", "--db", "f3.sqlite"),
                  ("optimum", "--seeds", "0..1", "--time-limit", "1", "--db", "f3.sqlite")):
-        r = cli(*args, cwd=tmp_path)
+        r = refused(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.strip() == "error: f3.sqlite is an SQLite file but not a pokersquares result store; " \
                                    "not touching it", (args, r.stderr)
@@ -102,14 +114,14 @@ def test_reading_an_empty_or_tableless_sqlite_file_is_a_store_error(tmp_path, ki
 
 
 @pytest.mark.parametrize("kind", ["zero", "tableless"])
-def test_the_read_only_commands_on_an_empty_or_tableless_file_say_so_in_one_line(tmp_path, kind):
+def test_the_read_only_commands_on_an_empty_or_tableless_file_say_so_in_one_line(tmp_path, kind, refused):
     path = empty_file(tmp_path, kind)
     before = md5(path)
     name = path.name
     for args in (("results", "--db", name), ("compare", name), ("review", name, "--run", "1"),
                  ("results", "--db", name, "--export", "csv"), ("results", "--db", name, "--tournament", "1"),
                  ("optimum", "--check", "--db", name)):
-        r = cli(*args, cwd=tmp_path)
+        r = refused(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.startswith(f"error: {name} is not a pokersquares result store"), (args, r.stderr)
         assert "holds no runs" in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)

@@ -28,7 +28,9 @@ def _optima(db) -> int:
 @pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
 def test_an_interrupted_many_deal_solve_stops_its_workers_and_keeps_what_it_solved(tmp_path, how):
     db = tmp_path / "o.sqlite"
-    cmd = [sys.executable, "-m", "pokersquares", "optimum", "--seeds", "0..200", "--system", "american",
+    # single:flush: each deal some 1.5 s of solving, so the first is stored soon and the
+    # workers are in the middle of others when the signal comes
+    cmd = [sys.executable, "-m", "pokersquares", "optimum", "--seeds", "0..200", "--system", "single:flush",
            "--time-limit", "60", "--workers", "2", "--db", str(db)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
