@@ -10,15 +10,15 @@ def run(*args):
 
 
 def test_deal_json(java_vectors):
-    r = run("deal", "--seed", "42", "--json")
+    r = run("deal", "--seed", "42", "--json")  # once through a new interpreter, as a user runs it
     assert r.returncode == 0 and json.loads(r.stdout) == java_vectors["deals"]["42"]
 
 
-def test_system_and_classify():
-    assert json.loads(run("system", "british", "--json").stdout) == {
-        "name": "British", "points": [0, 1, 3, 6, 12, 5, 10, 16, 30, 30]}
-    assert json.loads(run("classify", "10s", "js", "qs", "ks", "as", "--json").stdout) == {
-        "hand": "royal flush", "id": 9}
+def test_system_and_classify(cli):
+    code, out, _ = cli("system", "british", "--json")
+    assert code == 0 and json.loads(out) == {"name": "British", "points": [0, 1, 3, 6, 12, 5, 10, 16, 30, 30]}
+    code, out, _ = cli("classify", "10s", "js", "qs", "ks", "as", "--json")
+    assert code == 0 and json.loads(out) == {"hand": "royal flush", "id": 9}
 
 
 @pytest.mark.parametrize("args", [
