@@ -14,7 +14,7 @@ import typer
 
 from ..cards import card_name
 from ..errors import PokerSquaresError
-from ..files import write_atomically
+from ..files import replacing
 from ..game import Grid
 from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
@@ -375,12 +375,27 @@ def tournament_cmd(
         _print_regret_lines(db, runs)
 
 
+def _print_incomplete(store: ResultStore, tournament_id: int) -> None:
+    """Under the table of a tournament the store does not hold whole: how many games each
+    player has, since its totals and ranking compare players over different games."""
+    t = store.tournament(tournament_id)
+    by_key = {(tuple(r.points), r.player): r.finished for r in store.runs(tournament_id)}
+    points = [tuple(sys_["points"]) for sys_ in t["systems"]]
+    held = {p: sum(by_key.get((pts, p), 0) for pts in points) for p in t["players"]}
+    wanted = t["games"] * len(points)
+    typer.echo(f"\nincomplete: {sum(held.values())} of {wanted * len(held)} games recorded ("
+               + ", ".join(f"{p} {n} of {wanted}" for p, n in held.items() if n < wanted)
+               + "); the totals and the ranking compare players over different games "
+               "(run the same `pokersquares tournament` command again to finish it)")
+
+
 @app.command("results")
 def results_cmd(
     db: Path = READ_DB_OPT,
     run: Optional[int] = typer.Option(None, "--run", help="Only this run."),
     tournament: Optional[int] = typer.Option(None, "--tournament", help="Show this tournament's table."),
-    export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json."),
+    export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json (with --run or "
+                                                                "--tournament: its games only)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the export here instead of standard output."),
     optima: Optional[list[Path]] = typer.Option(None, "--optima", help="Read the deals' optima from this store "
                                                 "(pokersquares optimum --db) instead of --db; repeat it for "
@@ -394,6 +409,8 @@ def results_cmd(
         raise fail("--out goes with --export csv|json (it is where the export is written)")
     if export is not None and export not in ("csv", "json"):
         raise fail(f"--export takes csv or json, got {export!r}")
+    if run is not None and tournament is not None:
+        raise fail("give --run or --tournament, not both (a tournament's runs are listed with --tournament)")
     if out is not None:
         check_output(out, "--out", db=db, example=f"games.{export}")
     for path in optima or ():
@@ -401,13 +418,19 @@ def results_cmd(
     optima = optima or None
     with ResultStore(db, readonly=True) as store:
         if export is not None:
-            ids = [run] if run is not None else None
-            text = store.export_csv(ids) if export == "csv" else json.dumps(store.export_rows(ids))
+            if tournament is not None:  # its games, not the store's
+                store.tournament(tournament)  # one that is not there is an error, not an empty export
+                runs = store.runs(tournament)
+            else:
+                runs = store.runs() if run is None else [store.run(run)]
+            chunks = store.export_chunks(export, [r.run_id for r in runs])
             if out is None:
-                typer.echo(text, nl=False)
+                for chunk in chunks:
+                    typer.echo(chunk, nl=False)
             else:
                 try:
-                    write_atomically(out, text)
+                    with replacing(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+                        f.writelines(chunks)
                 except OSError as e:
                     raise fail(f"cannot write {out}: {e}") from None
                 typer.echo(f"wrote {out}")
@@ -416,8 +439,13 @@ def results_cmd(
             table = table_from_store(store, tournament)
             tour_runs = store.runs(tournament)
             table["optimum"] = {str(k): v for k, v in run_regrets(db, tour_runs, optima).items()}
-            typer.echo(json.dumps(table)) if json_out else (print_table(table),
-                                                            _print_regret_lines(db, tour_runs, optima))
+            if json_out:
+                typer.echo(json.dumps(table))
+                return
+            print_table(table)
+            if not table["complete"]:
+                _print_incomplete(store, tournament)
+            _print_regret_lines(db, tour_runs, optima)
             return
         runs = store.runs() if run is None else [store.run(run)]
         tours = store.tournaments()
@@ -428,13 +456,18 @@ def results_cmd(
         return
     # Names in full: a cut player spec or system name ("Three Of A Kin") names nothing.
     wp = max([20, *(len(r.player) for r in runs)])
-    wsys = max([14, *(len(r.system_name) for r in runs)])
+    # Two systems of one name ("custom": ten integers) told apart: custom, custom (2), ...
+    from ..harness.compare import system_labels
+
+    systems = system_labels(runs)
+    wsys = max([14, *(len(name) for name in systems.values())])
     wv = max([7, *(len(r.version or "-") for r in runs)])
-    typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>8} {'games':>11} {'mean':>8} {'penalties':>9} "
-               f"{'limit s':>7} {'fallback':>8} {'tournament':>10} {'version':<{wv}}")
+    wseed = max([8, *(len(str(r.seed)) for r in runs)])  # seeds are Java longs: up to 20 characters
+    typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>{wseed}} {'games':>11} {'mean':>8} "
+               f"{'penalties':>9} {'limit s':>7} {'fallback':>8} {'tournament':>10} {'version':<{wv}}")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
-        typer.echo(f"{r.run_id:>4} {r.player:<{wp}} {r.system_name:<{wsys}} {r.seed:>8} "
+        typer.echo(f"{r.run_id:>4} {r.player:<{wp}} {systems[tuple(r.points)]:<{wsys}} {r.seed:>{wseed}} "
                    f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.penalties:>9} {r.time_per_game:>7g} "
                    f"{r.fallback_moves:>8} {r.tournament_id or '':>10} {r.version or '-':<{wv}}")
     if any(r.fallback_moves for r in runs):
@@ -443,7 +476,8 @@ def results_cmd(
     if len({tuple(r.points) for r in runs if r.finished}) < sum(1 for r in runs if r.finished):
         typer.echo(f"(two runs of one point system: `pokersquares compare {db}` compares them game by game)")
     for t in tours:
-        typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {len(t['systems'])} systems, "
+        n = len(t["systems"])
+        typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {n} system{'s' * (n != 1)}, "
                    f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")
 
 
@@ -462,13 +496,21 @@ def compare_cmd(
     for path in stores:
         if not path.exists():
             raise fail(f"no result store at {path}")
-    result = compare_runs(load_runs(stores, player or (), system))
+    duplicates: list = []
+    result = compare_runs(load_runs(stores, player or (), system, duplicates))
     if not result["runs"]:  # with --json too: an error, not an empty listing
         raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
+    copies: dict[tuple[str, str], list[str]] = {}
+    for kept_store, kept_run, dropped_store, dropped_run in duplicates:
+        copies.setdefault((dropped_store, kept_store), []).append(f"{dropped_run} = {kept_run}")
+    for (dropped_store, kept_store), same in copies.items():
+        typer.echo(f"note: {len(same)} run(s) of {dropped_store} are runs of {kept_store} (a copy of it?), "
+                   f"each read once (runs {', '.join(same[:5])}{', ...' if len(same) > 5 else ''})", err=True)
     if json_out:
         typer.echo(json.dumps(result))
         return
-    one_store = len({r["store"] for r in result["runs"]}) == 1
+    # Runs are named by id alone when one store was given: ids of two stores would be ambiguous.
+    one_store = len({path.resolve() for path in stores}) == 1
 
     def run_label(store: str, run_id: int) -> str:
         return f"run {run_id}" if one_store else f"{store}:{run_id}"

@@ -22,6 +22,12 @@ def _cell(cell: int) -> str:
     return f"row {row}, col {col}"
 
 
+def _unfinished(game) -> str:
+    """Why a recorded game cannot be reviewed: how far it went, and its penalty."""
+    return (f"{len(game.placements)} of 25 cards placed"
+            + (f", scored the penalty ({(game.penalty.splitlines() or [''])[0]})" if game.penalty else ""))
+
+
 @app.command("review")
 def review_cmd(
     store: Path = typer.Argument(..., help="The result store holding the games (read only)."),
@@ -54,17 +60,24 @@ def review_cmd(
             info = db.run(run)
         except PokerSquaresError:
             raise fail(f"{store} has no run {run} (`pokersquares results --db {store}` lists them)") from None
-        finished = [g for g in db.games(run) if len(g.placements) == 25]
+        # Every game of the run, or only those dealt with the seeds asked for: one game of a
+        # run of 100,000 is not found by reading (and holding) all of them.
+        recorded = db.games(run, game or None)
+        played = db.seeds_played(run)
+    finished = [g for g in recorded if len(g.placements) == 25]
+    for seed in dict.fromkeys(game or ()):
+        dealt = [g for g in recorded if g.seed == seed]
+        if not dealt:
+            raise fail(f"run {run} has no finished game dealt with seed {seed} ("
+                       + (f"it played seeds {played[1]}..{played[2]})" if played[0] else "it has no game)"))
+        if not any(len(g.placements) == 25 for g in dealt):
+            raise fail(f"run {run}'s game dealt with seed {seed} is not finished: {_unfinished(dealt[0])}")
     if not finished:
-        raise fail(f"run {run} has no finished game to review")
-    seeds = {g.seed for g in finished}
-    missing = [s for s in dict.fromkeys(game or ()) if s not in seeds]
-    if missing:
-        raise fail(f"run {run} has no finished game dealt with seed {missing[0]} (it played seeds "
-                   f"{min(seeds)}..{max(seeds)})")
-    # Every game of the run, or those dealt with the seeds asked for (a deal played twice,
-    # as a person may in the web app, is reviewed twice).
-    records = [g for g in finished if not game or g.seed in set(game)]
+        unfinished = (f": none of its {len(recorded)} games is finished (seed {recorded[0].seed}: "
+                      f"{_unfinished(recorded[0])})" if recorded else "")
+        raise fail(f"run {run} has no finished game to review{unfinished}")
+    # A deal played twice, as a person may in the web app, is reviewed twice.
+    records = finished
     from ..points import PointSystem
 
     system = PointSystem(tuple(info.points), info.system_name)

@@ -24,13 +24,17 @@ import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ..errors import PokerSquaresError
 from ..points import PointSystem
 from .seeds import new_secret
 
-__all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB", "probe"]
+__all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB", "probe", "EXPORT_FIELDS"]
+
+# The columns of an export (``results --export csv``), in order.
+EXPORT_FIELDS = ["run_id", "tournament_id", "player", "system", "points", "game_index", "seed", "score",
+                 "decision_s", "penalty", "fallback_moves", "placements"]
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
@@ -471,12 +475,32 @@ class ResultStore:
         except sqlite3.OperationalError as e:
             raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
 
-    def games(self, run_id: int) -> list[GameRecord]:
-        rows = self.conn.execute(
-            f"SELECT game_index, seed, score, placements, decision_s, penalty, {self._fallback} FROM games"
-            " WHERE run_id = ? ORDER BY game_index", (run_id,))
-        return [GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen, fb)
-                for i, s, sc, pl, d, pen, fb in rows]
+    def games(self, run_id: int, seeds: Iterable[int] | None = None) -> list[GameRecord]:
+        """The run's games in the order played; ``seeds``: only those dealt with these."""
+        return list(self.iter_games(run_id, seeds))
+
+    def iter_games(self, run_id: int, seeds: Iterable[int] | None = None) -> Iterator[GameRecord]:
+        """:meth:`games` one at a time: a run of a million games is never held whole."""
+        sql = (f"SELECT game_index, seed, score, placements, decision_s, penalty, {self._fallback} FROM games"
+               " WHERE run_id = ?")
+        if seeds is None:
+            rows: Iterable = self.conn.execute(sql + " ORDER BY game_index", (run_id,))
+        else:  # each seed looked up alone (by the games' index); one outside SQLite's integers is no game
+            rows = sorted(row for seed in dict.fromkeys(seeds) if -2 ** 63 <= seed < 2 ** 63
+                          for row in self.conn.execute(sql + " AND seed = ?", (run_id, seed)))
+        for i, s, sc, pl, d, pen, fb in rows:
+            yield GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen, fb)
+
+    def seed_scores(self, run_id: int) -> list[tuple[int, int]]:
+        """``(seed, score)`` of each of the run's games in the order played, without their
+        moves (the regret needs no more)."""
+        return self.conn.execute("SELECT seed, score FROM games WHERE run_id = ? ORDER BY game_index",
+                                 (run_id,)).fetchall()
+
+    def seeds_played(self, run_id: int) -> tuple[int, int | None, int | None]:
+        """How many games the run holds, and its smallest and largest deal seed."""
+        return self.conn.execute("SELECT COUNT(*), MIN(seed), MAX(seed) FROM games WHERE run_id = ?",
+                                 (run_id,)).fetchone()
 
     # -- reading -------------------------------------------------------------------------
     def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
@@ -512,33 +536,60 @@ class ResultStore:
         raise StoreError(f"no tournament {tournament_id} in {self.path}")
 
     # -- export --------------------------------------------------------------------------
-    def export_rows(self, run_ids: Iterable[int] | None = None) -> list[dict]:
+    def iter_export_rows(self, run_ids: Iterable[int] | None = None) -> Iterator[dict]:
+        """:meth:`export_rows` one at a time (an unknown run is an error at once)."""
         wanted = None if run_ids is None else set(run_ids)
-        missing = sorted((wanted or set()) - {r.run_id for r in self.runs()})
+        runs = self.runs()
+        missing = sorted((wanted or set()) - {r.run_id for r in runs})
         if missing:
             raise StoreError(f"no run {', '.join(map(str, missing))} in {self.path}")
-        out = []
-        for run in self.runs():
-            if wanted is not None and run.run_id not in wanted:
-                continue
-            for g in self.games(run.run_id):
-                out.append({"run_id": run.run_id, "player": run.player, "system": run.system_name,
-                            "points": run.points, "game_index": g.game_index, "seed": g.seed,
-                            "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
-                            "placements": g.placements, "tournament_id": run.tournament_id,
-                            "fallback_moves": g.fallback_moves})
-        return out
+        return (row for run in runs if wanted is None or run.run_id in wanted for row in self._export_rows(run))
+
+    def _export_rows(self, run: RunInfo) -> Iterator[dict]:
+        for g in self.iter_games(run.run_id):
+            yield {"run_id": run.run_id, "player": run.player, "system": run.system_name,
+                   "points": run.points, "game_index": g.game_index, "seed": g.seed,
+                   "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
+                   "placements": g.placements, "tournament_id": run.tournament_id,
+                   "fallback_moves": g.fallback_moves}
+
+    def export_rows(self, run_ids: Iterable[int] | None = None) -> list[dict]:
+        """Every game of the runs ``run_ids`` (all runs if None) as a row of the export."""
+        return list(self.iter_export_rows(run_ids))
+
+    def export_chunks(self, fmt: str, run_ids: Iterable[int] | None = None, size: int = 1 << 20) -> Iterator[str]:
+        """The export of the runs ``run_ids`` as ``fmt`` (``"csv"``, or ``"json"``: the list of
+        :meth:`export_rows`), in pieces of about ``size`` characters: a store of millions of
+        games is never held in memory whole (the rows, then the text, then its bytes). A
+        bad format or an unknown run is an error at once, before the first piece."""
+        if fmt not in ("csv", "json"):
+            raise ValueError(f"an export is csv or json, got {fmt!r}")
+        return self._chunks(fmt, self.iter_export_rows(run_ids), size)
+
+    @staticmethod
+    def _chunks(fmt: str, rows: Iterator[dict], size: int) -> Iterator[str]:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=EXPORT_FIELDS)
+        if fmt == "csv":
+            writer.writeheader()
+        else:
+            buf.write("[")
+        first = True
+        for r in rows:
+            if fmt == "json":
+                buf.write(("" if first else ", ") + json.dumps(r))
+            else:
+                writer.writerow({**r, "points": " ".join(map(str, r["points"])),
+                                 "placements": json.dumps(r["placements"])})
+            first = False
+            if buf.tell() >= size:
+                yield buf.getvalue()
+                buf.seek(0)
+                buf.truncate()
+        if fmt == "json":
+            buf.write("]")
+        yield buf.getvalue()
 
     def export_csv(self, run_ids: Iterable[int] | None = None) -> str:
-        rows = self.export_rows(run_ids)
-        buf = io.StringIO()
-        fields = ["run_id", "tournament_id", "player", "system", "points", "game_index", "seed", "score",
-                  "decision_s", "penalty", "fallback_moves", "placements"]
-        w = csv.DictWriter(buf, fieldnames=fields)
-        w.writeheader()
-        for r in rows:
-            r = dict(r)
-            r["points"] = " ".join(map(str, r["points"]))
-            r["placements"] = json.dumps(r["placements"])
-            w.writerow(r)
-        return buf.getvalue()
+        """:meth:`export_rows` as CSV text (``points`` space-separated, ``placements`` JSON)."""
+        return "".join(self.export_chunks("csv", run_ids))

@@ -63,7 +63,7 @@ def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     system's optima from its own store), else from ``db`` itself. Where two stores hold
     a deal's optimum under the same points, the proven one (else the first) counts."""
     from ..harness.store import ResultStore
-    from .store import optima_from
+    from .store import OptimaStore, optima_from
     from pathlib import Path
     if optima_db is None:
         stores = [db]
@@ -74,12 +74,20 @@ def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     stores = [s for s in stores if Path(s).exists()]
     if not Path(db).exists() or not stores:
         return {}
+    # Only the runs of a point system the stores hold optima for are read, and of their
+    # games only seeds and scores: a listing of a store of millions of games without
+    # optima reads none of them.
+    held = set()
+    for path in stores:
+        with OptimaStore(path, readonly=True) as optima:
+            held.update(tuple(points) for _, points, _ in optima.systems())
+    runs = [run for run in runs if tuple(run.points) in held]
     out = {}
     with ResultStore(db, readonly=True) as games:
-        records = {run.run_id: games.games(run.run_id) for run in runs}
+        scores = {run.run_id: games.seed_scores(run.run_id) for run in runs}
     for run in runs:
-        known = optima_from(stores, [r.seed for r in records[run.run_id]], run.points)
-        summary = regret_summary([(r.seed, r.score) for r in records[run.run_id]], known) if known else None
+        known = optima_from(stores, [seed for seed, _ in scores[run.run_id]], run.points)
+        summary = regret_summary(scores[run.run_id], known) if known else None
         if summary:
             out[run.run_id] = summary
     return out
