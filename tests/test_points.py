@@ -73,3 +73,31 @@ def test_numpy_integers_are_points_but_not_bools_or_floats():
     for bad in (np.array(AMERICAN.points, dtype=np.float64), np.array([True] + [False] * 9)):
         with pytest.raises(InvalidPointSystemError, match="integers"):
             PointSystem(tuple(bad))
+
+
+@pytest.mark.parametrize("generator", [random_system, hypercorner_system, ameritish_system,
+                                       random_single_hand_system, contest_systems])
+def test_generators_take_java_long_seeds_only_as_the_parser_does(generator):
+    """5.5, "5" and True used to be seeds 5, 5 and 1, and 2**70 wrapped silently onto
+    another seed's system (``random:1180591620717411303424`` is refused by the parser)."""
+    import numpy as np
+
+    for bad in (5.5, "5", True, None, 2 ** 70, -2 ** 63 - 1):
+        with pytest.raises(InvalidPointSystemError, match="seed"):
+            generator(bad)
+    assert generator(np.int64(5)) == generator(5)
+    generator(2 ** 63 - 1)
+    generator(-2 ** 63)
+
+
+def test_a_single_hand_is_a_name_or_an_integer_id():
+    """3.0 used to be three of a kind and True one pair."""
+    import numpy as np
+
+    from pokersquares.hands import HandId
+    from pokersquares.points import single_hand_system
+
+    for bad in (3.0, True, 10, -1, None):
+        with pytest.raises(InvalidPointSystemError, match="a hand is a name or an id 0..9"):
+            single_hand_system(bad)
+    assert single_hand_system(np.int64(3)) == single_hand_system(HandId.THREE_OF_A_KIND) == single_hand_system("trips")

@@ -86,7 +86,18 @@ BRITISH = PointSystem((0, 1, 3, 6, 12, 5, 10, 16, 30, 30), "British")
 
 
 def _rng(seed_or_rng: int | JavaRandom) -> JavaRandom:
-    return seed_or_rng if isinstance(seed_or_rng, JavaRandom) else JavaRandom(seed_or_rng)
+    """A generator's ``java.util.Random``: the one given, or a new one seeded with an
+    integer in a Java long's range (as :func:`_parse_seed` takes them from text): 5.5,
+    "5" or True are not seed 5 or 1, and a larger seed would wrap silently onto another's
+    system; else InvalidPointSystemError."""
+    if isinstance(seed_or_rng, JavaRandom):
+        return seed_or_rng
+    if isinstance(seed_or_rng, bool) or not isinstance(seed_or_rng, numbers.Integral):
+        raise InvalidPointSystemError(f"a generator's seed is an integer (a Java long) or a JavaRandom, "
+                                      f"got {seed_or_rng!r}")
+    if not -2 ** 63 <= seed_or_rng < 2 ** 63:
+        raise InvalidPointSystemError(f"a generator's seed must be a Java long (-2**63 to 2**63-1), got {seed_or_rng}")
+    return JavaRandom(int(seed_or_rng))
 
 
 def random_system(seed: int | JavaRandom, name: str | None = None) -> PointSystem:
@@ -103,6 +114,8 @@ def hypercorner_system(seed: int | JavaRandom, name: str | None = None) -> Point
 
 def single_hand_system(hand: int | str, name: str | None = None) -> PointSystem:
     try:
+        if not isinstance(hand, str) and (isinstance(hand, bool) or not isinstance(hand, numbers.Integral)):
+            raise ValueError(hand)  # 3.0 or True is no hand id
         h = parse_hand_name(hand) if isinstance(hand, str) else HandId(hand)
     except ValueError as e:
         raise InvalidPointSystemError(f"{e}" if isinstance(hand, str) else

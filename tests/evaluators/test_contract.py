@@ -144,6 +144,36 @@ def test_public_methods_refuse_what_is_not_a_position(name, prepared_evaluators)
 
 
 @pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_greedy_cell_of_a_full_grid_is_an_error_not_an_occupied_cell(name, prepared_evaluators):
+    """It used to answer cell 0 (the argmax of 25 values of -inf)."""
+    from pokersquares.errors import IllegalPlacementError
+
+    ev = prepared_evaluators[name]
+    with pytest.raises(IllegalPlacementError, match="grid is full"):
+        ev.greedy_cell(np.arange(25, dtype=np.int8), 30)
+    grid = np.arange(25, dtype=np.int8)
+    grid[24] = -1
+    assert ev.greedy_cell(grid, 30) == 24
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_a_read_only_grid_is_checked_into_a_writable_one(name, prepared_evaluators):
+    """A read-only grid used to reach the kernels as it was: numba compiled every kernel
+    again for it (seconds, in a timed move), and MCTS's fixed-signature kernel refused it."""
+    from pokersquares.evaluators.base import checked_grid, checked_grid_and_cards
+
+    grid = _grid()
+    read_only = grid.copy()
+    read_only.flags.writeable = False
+    cards = np.array([40, 41], dtype=np.int64)
+    cards.flags.writeable = False
+    assert checked_grid(read_only).flags.writeable
+    assert all(a.flags.writeable for a in checked_grid_and_cards(read_only, cards))
+    ev = prepared_evaluators[name]
+    np.testing.assert_array_equal(ev.placement_values(read_only, 40), ev.placement_values(grid, 40))
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
 def test_public_methods_take_any_integer_form_of_a_position(name, prepared_evaluators):
     ev = prepared_evaluators[name]
     grid = _grid()
@@ -175,3 +205,35 @@ def test_prepare_refuses_what_are_not_ten_integer_points(name):
                    np.zeros((2, 5), dtype=np.int64)):
         with pytest.raises(InvalidPointSystemError):
             ev.prepare(points, 0.0)
+
+
+@pytest.mark.parametrize("name", ["patterns", "possibility", "narl", "td"])
+def test_a_seed_is_an_integer_not_a_float_and_numpy_takes_negative_ones(name, prepared_evaluators):
+    """0.5 used to be seed 0 (int() of it), 2**64 an OverflowError in the kernels, and a
+    negative seed numpy's "expected non-negative integer" from limited_playouts (and from
+    the pattern evaluator's prepare; TD's prepare an OverflowError); a budget of "0.05"
+    failed deep in every evaluator's learning, and infinity learned for ever."""
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators import NarlEvaluator, PatternEvaluator, PossibilityEvaluator, TdEvaluator
+
+    ev = prepared_evaluators[name]
+    grid = _grid()
+    for seed in (0.5, 2 ** 64, True, "1", None):
+        with pytest.raises(PokerSquaresError, match="a seed is an integer"):
+            ev.playouts(grid, 2, seed)
+        with pytest.raises(PokerSquaresError, match="a seed is an integer"):
+            ev.placement_playouts(grid, 40, [1, 2], 2, seed)
+        with pytest.raises(PokerSquaresError, match="a seed is an integer"):
+            ev.limited_playouts(grid, 2, 2, seed)
+    assert ev.limited_playouts(grid, 2, 2, -5).shape == (2,)
+    np.testing.assert_array_equal(ev.playouts(grid, 3, np.int64(7)), ev.playouts(grid, 3, 7))
+    fresh = {"patterns": lambda: PatternEvaluator(train_games=50, eval_games=50, learn_threads=1),
+             "possibility": PossibilityEvaluator, "narl": lambda: NarlEvaluator(games=50, threads=1),
+             "td": lambda: TdEvaluator(games=50, td_games=20, threads=1)}[name]()
+    points = np.array([0, 2, 5, 10, 15, 20, 25, 50, 75, 100], dtype=np.int64)
+    with pytest.raises(PokerSquaresError, match="a seed is an integer"):
+        fresh.prepare(points, 0.05, 3.5)
+    for budget in ("0.05", float("nan"), float("inf"), True, None):
+        with pytest.raises(PokerSquaresError, match="a preparation's budget is a finite number of seconds"):
+            fresh.prepare(points, budget, 0)
+    fresh.prepare(points, 0.05, -3)

@@ -169,6 +169,53 @@ def test_a_base_player_choosing_something_not_a_cell_is_a_malformed_answer(playe
     assert rec.penalty is None and len(rec.placements) == 25
 
 
+def test_a_base_player_used_by_hand_refuses_a_card_it_cannot_place_in_one_line():
+    """get_play used to play before set_point_system (on zero points), take 3.7 as card 3,
+    "5" as card 5 and True as card 1, and place card 99 or a card already on the grid;
+    set_point_system of ten points as a list was an AttributeError."""
+    import numpy as np
+
+    from pokersquares.errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
+
+    player = GreedyPlayer()
+    player.start_game()
+    with pytest.raises(PokerSquaresError, match="call set_point_system"):
+        player.get_play(5, 1.0)
+    for points in (list(AMERICAN.points), np.array(AMERICAN.points, dtype=float)):
+        with pytest.raises(InvalidPointSystemError, match="takes a PointSystem"):
+            player.set_point_system(points, 0.0)
+    with pytest.raises(PokerSquaresError, match="number of seconds"):
+        player.set_point_system(AMERICAN, "1")
+    player.set_point_system(AMERICAN, 0.0)
+    player.start_game()
+    assert player.get_play(np.int64(5), 1.0) == (0, 0)
+    for card, words in ((3.7, "card id 0..51, got 3.7"), ("5", "card id 0..51, got '5'"), (True, "got True"),
+                        (99, "got 99"), (5, "6C is already on this game's grid")):
+        with pytest.raises(IllegalPlacementError, match=words):
+            player.get_play(card, 1.0)
+    assert sorted(player.grid.tolist()) == [-1] * 24 + [5]  # nothing else placed
+    for card in range(6, 30):
+        player.get_play(card, 1.0)
+    with pytest.raises(IllegalPlacementError, match="grid is full: call start_game"):
+        player.get_play(40, 1.0)
+
+    from pokersquares.harness.player import BasePlayer
+
+    class OwnWay(BasePlayer):
+        """A player of one's own keeping its point system its own way (no super call)."""
+
+        def set_point_system(self, point_system, budget_s):
+            self.mine = point_system
+
+        def choose(self, grid, card, seconds_left):
+            return int(np.flatnonzero(grid == -1)[0])
+
+    own = OwnWay()
+    own.set_point_system(AMERICAN, 0.0)
+    own.start_game()
+    assert own.get_play(5, 1.0) == (0, 0) and own.get_play(6, 1.0) == (0, 1)
+
+
 def test_a_player_reporting_a_nonsense_fallback_count_neither_loses_its_game_nor_stops_the_run(tmp_path):
     store = ResultStore(tmp_path / "r.sqlite")
     run_id, recs = record_run(RunSpec("fault_players:ReportsNonsense", AMERICAN, 4, 0, 30.0, 0.0), store)

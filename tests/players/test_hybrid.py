@@ -24,3 +24,53 @@ def test_unknown_parts_are_named():
         make_player("hybrid:search=alphabeta")
     with pytest.raises(PokerSquaresError, match="unknown evaluator"):
         make_player("hybrid:evaluator=oracle")
+
+
+@pytest.mark.parametrize("spec", ["hybrid:evaluator=possibility,search=expectimax", "hybrid:evaluator=narl,search=mcts",
+                                  "tiger", "champion:evaluator=narl"])
+def test_choose_and_cell_values_refuse_what_is_not_a_position_in_one_line(spec):
+    """They used to play before set_point_system (on zero points), take a card already on
+    the grid or card 60 (a kernel indexing out of its tables), truncate card 30.7 to 30,
+    and answer a full grid with "moves must be at least 1"."""
+    import numpy as np
+
+    from pokersquares.errors import IllegalPlacementError
+
+    player = make_player(spec)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[:20] = np.arange(20)
+    for method in ("choose", "cell_values"):
+        with pytest.raises(PokerSquaresError, match=f"call set_point_system.* before {method}"):
+            getattr(player, method)(grid, 30, 0.05)
+    player.set_point_system(AMERICAN, 0.2)
+    player.start_game()
+    for method in ("choose", "cell_values"):
+        for bad_grid, card, words in ((grid, 5, "already on the grid"), (grid, 60, "card id 0..51, got 60"),
+                                      (grid, 30.7, "got 30.7"), (np.arange(25, dtype=np.int8), 30, "grid is full"),
+                                      (grid + 0.5, 30, "integer cells")):
+            with pytest.raises(IllegalPlacementError, match=words):
+                getattr(player, method)(bad_grid, card, 0.05)
+    assert 20 <= player.choose(grid.tolist(), 30, 0.05) < 25  # a list is a grid
+
+
+def test_parts_given_in_python_are_checked_when_the_player_is_built():
+    """A class instead of an object (NarlEvaluator, not NarlEvaluator()) or the two parts
+    swapped used to fail only at the first preparation or move, deep inside; cores=True
+    was one core, min_search=True one second, and numpy's 2 was no integer."""
+    import numpy as np
+
+    from pokersquares.evaluators import PossibilityEvaluator
+    from pokersquares.players import SearchPlayer
+    from pokersquares.players.hybrid import hybrid
+    from pokersquares.search.base import GreedySearch
+
+    for evaluator, search, words in ((PossibilityEvaluator, GreedySearch(), "evaluator object first"),
+                                     (PossibilityEvaluator(), GreedySearch, "search object second"),
+                                     (GreedySearch(), PossibilityEvaluator(), "evaluator object first")):
+        with pytest.raises(PokerSquaresError, match=words):
+            SearchPlayer(evaluator, search)
+    with pytest.raises(PokerSquaresError, match="cores must be a positive integer, got True"):
+        hybrid(evaluator="possibility", search="flat_mc", cores=True)
+    with pytest.raises(PokerSquaresError, match="min_search must be seconds"):
+        hybrid(evaluator="possibility", search="mcts", min_search=True)
+    assert hybrid(evaluator="possibility", search="flat_mc", cores=np.int64(2)).cores == 2

@@ -214,3 +214,16 @@ def test_learned_usage_survives_a_game_whose_late_moves_all_need_their_budget(fa
     budgets, left = play(usage, fake, 5.0, took=lambda move, budget: budget if move >= 13 else 0.1 * budget)
     assert all(b > 0 for b in budgets[:13])
     assert left >= 0.4 - 1e-9
+
+
+@pytest.mark.parametrize("time_per_game", ["5", 0, -5.0, float("nan"), True])
+def test_a_time_per_game_that_is_not_seconds_is_one_clear_error(time_per_game):
+    """"5" used to fail at the first move (str - float); 0, -5 and NaN played every move
+    unsearched, as if out of time."""
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.players.hybrid import hybrid
+
+    with pytest.raises(PokerSquaresError, match="time_per_game is seconds > 0"):
+        MoveClock(time_per_game=time_per_game)
+    with pytest.raises(PokerSquaresError, match="time_per_game is seconds > 0"):
+        hybrid(time_per_game=time_per_game)

@@ -250,3 +250,37 @@ def test_kernel_matches_the_plain_python_reference(selection, simulation, filled
         assert visits[cell] == n
         assert means[cell] == pytest.approx(total / n, rel=1e-12)
     assert sum(n for n, _ in reference.values()) == 400
+
+
+def test_one_search_asked_from_two_threads_at_once_answers_each_as_if_alone():
+    """Both searches used to grow the one scratch tree from their two roots: wrong moves
+    (a cell of the other position's tree) or a ZeroDivisionError in the kernel."""
+    import threading
+
+    ev = PossibilityEvaluator()
+    ev.prepare(PTS, 0.0, 0)
+    a = np.full(25, -1, np.int8)
+    a[:10] = np.arange(10)
+    b = np.full(25, -1, np.int8)
+    b[5:15] = np.arange(20, 30)
+    asks = {"a": (a, 40, 1), "b": (b, 41, 2)}
+    search = MCTS(iterations=20000)
+    alone = {k: search.choose(ev, g, card, PTS, 0.0, seed) for k, (g, card, seed) in asks.items()}
+    for _ in range(4):
+        got, errors = {}, []
+
+        def ask(k):
+            g, card, seed = asks[k]
+            try:
+                got[k] = search.choose(ev, g, card, PTS, 0.0, seed)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=ask, args=(k,)) for k in asks]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        for k in asks:
+            assert got[k][0] == alone[k][0] and np.array_equal(got[k][1], alone[k][1]), k

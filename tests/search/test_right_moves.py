@@ -63,3 +63,62 @@ def test_the_right_move(prepared_evaluators, evaluator, search, position):
     cell, values = SEARCHES[search]().choose(ev, grid.copy(), in_hand, POINTS, 30.0, 11)
     assert cell in right, (cell, np.round(values, 1).reshape(5, 5))
     assert grid[cell] == -1
+
+
+# -- what a search is given is checked once a decision -------------------------------------
+
+def _checked_searches():
+    from pokersquares.search.halving import CrnHalving
+    return {**SEARCHES, "halving": lambda: CrnHalving(max_playouts=2000, cores=1)}
+
+
+_ROYAL_GRID, _ACE = POSITIONS["royal flush"][:2]
+_BAD_DECISIONS = {
+    # what each misuse is, and the words of the one-line error it gets
+    "the card in hand already on the grid": ((_ROYAL_GRID, c("TH"), POINTS, 30.0, 11), "already on the grid"),
+    "a card out of range": ((_ROYAL_GRID, 60, POINTS, 30.0, 11), "card id 0..51"),
+    "a card as a float": ((_ROYAL_GRID, 51.5, POINTS, 30.0, 11), "card id 0..51"),
+    "a card twice on the grid": ((np.where(np.arange(25) == 20, _ROYAL_GRID[0], _ROYAL_GRID).astype(np.int8),
+                                  _ACE, POINTS, 30.0, 11), "at most once"),
+    "a float grid": ((_ROYAL_GRID + 0.5, _ACE, POINTS, 30.0, 11), "integer cells"),
+    "a bool grid": ((_ROYAL_GRID >= 0, _ACE, POINTS, 30.0, 11), "integer cells"),
+    "a full grid": ((np.arange(25, dtype=np.int8), 30, POINTS, 30.0, 11), "grid is full"),
+    "float points": ((_ROYAL_GRID, _ACE, POINTS + 0.5, 30.0, 11), "10 integers"),
+    "time as text": ((_ROYAL_GRID, _ACE, POINTS, "30", 11), "number of seconds"),
+    "a float seed": ((_ROYAL_GRID, _ACE, POINTS, 30.0, 1.5), "seed"),
+}
+
+
+@pytest.mark.parametrize("problem", _BAD_DECISIONS)
+@pytest.mark.parametrize("search", _checked_searches())
+def test_a_search_refuses_a_position_it_cannot_search_in_one_line(search, problem):
+    """MCTS's tree kernel used to play a card already on the grid, a card id of 60 or a
+    grid holding a card twice (and crash on a float or full grid with a ZeroDivisionError);
+    the others returned an occupied cell for a full grid, or truncated a float grid."""
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators.possibility import PossibilityEvaluator
+
+    ev = PossibilityEvaluator()
+    ev.prepare(POINTS, 0.0, 0)
+    args, words = _BAD_DECISIONS[problem]
+    with pytest.raises(PokerSquaresError, match=words):
+        _checked_searches()[search]().choose(ev, *args)
+
+
+@pytest.mark.parametrize("search", _checked_searches())
+def test_a_grid_as_a_list_or_a_read_only_array_is_searched_as_the_int8_grid(search):
+    """A list used to be no grid to expectimax and the flat searches (``grid == -1`` on a
+    list is False: no empty cell, so the greedy move unsearched), and a read-only array
+    a numba TypeError to MCTS."""
+    from pokersquares.evaluators.possibility import PossibilityEvaluator
+
+    ev = PossibilityEvaluator()
+    ev.prepare(POINTS, 0.0, 0)
+    grid = POSITIONS["keep the flush open"][0]
+    card = c("7S")
+    read_only = grid.copy()
+    read_only.flags.writeable = False
+    want_cell, want = _checked_searches()[search]().choose(ev, grid.copy(), card, POINTS, 30.0, 11)
+    for given in (grid.tolist(), read_only, grid.astype(np.int64)):
+        cell, values = _checked_searches()[search]().choose(ev, given, card, POINTS, 30.0, 11)
+        assert cell == want_cell and np.array_equal(values, want), type(given)

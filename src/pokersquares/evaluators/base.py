@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -11,8 +13,9 @@ from ..cards import NUM_CARDS, is_card_id, is_integer
 from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 
-__all__ = ["Evaluator", "checked_grid", "checked_card", "checked_grid_and_cards", "checked_cells",
-           "checked_count", "checked_points"]
+__all__ = ["Evaluator", "checked_grid", "checked_card", "checked_position", "checked_grid_and_cards",
+           "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
+           "SEED_MASK"]
 
 
 # -- checks of what the public methods are given ------------------------------------------
@@ -73,11 +76,12 @@ def _raise_problem(code: int, grid: np.ndarray, cards: np.ndarray) -> None:
 
 
 def checked_grid(grid) -> np.ndarray:
-    """``grid`` as a contiguous ``int8[25]`` array (the array itself when it is one),
+    """``grid`` as a writable contiguous ``int8[25]`` array (the array itself when it is
+    one; a read-only one is copied, so that the kernels are not compiled again for it),
     checked to hold distinct card ids 0..51 and -1 for empty cells; else
     IllegalPlacementError."""
     if (type(grid) is not np.ndarray or grid.dtype is not _INT8 or grid.shape != _GRID_SHAPE
-            or grid.strides != _INT8_STRIDES):
+            or grid.strides != _INT8_STRIDES or not grid.flags.writeable):
         grid = _int8_grid(grid)
     code = _position_problem(grid, _NO_CARDS)
     if code:
@@ -103,7 +107,8 @@ def _int8_grid(grid) -> np.ndarray:
         raise IllegalPlacementError(f"a grid has {NUM_CELLS} cells, got an array of shape {array.shape}")
     if array.min() < EMPTY or array.max() >= NUM_CARDS:  # before int8 would wrap them
         raise IllegalPlacementError(f"a grid holds card ids 0..51 or -1 for empty, got {_brief(array)}")
-    return np.ascontiguousarray(array, dtype=np.int8)
+    grid = np.ascontiguousarray(array, dtype=np.int8)
+    return grid if grid.flags.writeable else grid.copy()
 
 
 def checked_card(card, grid: np.ndarray) -> int:
@@ -118,14 +123,26 @@ def checked_card(card, grid: np.ndarray) -> int:
     return card
 
 
+def checked_position(grid, card) -> tuple[np.ndarray, int]:
+    """``grid`` as :func:`checked_grid` returns it and the card in hand as
+    :func:`checked_card` does, with an empty cell for the card; else
+    IllegalPlacementError (what a move is chosen in: a search's or a player's)."""
+    grid = checked_grid(grid)
+    card = checked_card(card, grid)
+    if not (grid == EMPTY).any():
+        raise IllegalPlacementError("the grid is full: there is no empty cell for the card")
+    return grid, card
+
+
 def checked_grid_and_cards(grid, cards) -> tuple[np.ndarray, np.ndarray]:
     """``grid`` as :func:`checked_grid` returns it and ``cards`` as a contiguous
     ``int64[k]`` array, checked to be card ids 0..51 none of which is on the grid;
     else IllegalPlacementError."""
     if (type(grid) is not np.ndarray or grid.dtype is not _INT8 or grid.shape != _GRID_SHAPE
-            or grid.strides != _INT8_STRIDES):
+            or grid.strides != _INT8_STRIDES or not grid.flags.writeable):
         grid = _int8_grid(grid)
-    if type(cards) is not np.ndarray or cards.dtype is not _INT64 or cards.strides != _INT64_STRIDES:
+    if (type(cards) is not np.ndarray or cards.dtype is not _INT64 or cards.strides != _INT64_STRIDES
+            or not cards.flags.writeable):
         cards = _int64_cards(cards)
     code = _position_problem(grid, cards)
     if code:
@@ -141,7 +158,8 @@ def _int64_cards(cards) -> np.ndarray:
         raise IllegalPlacementError(f"cards are a list of card ids 0..51, got {_brief(cards)}")
     if array.size and (array.min() < 0 or array.max() >= NUM_CARDS):  # before int64 could wrap them
         raise IllegalPlacementError(f"cards are card ids 0..51, got {_brief(array)}")
-    return np.ascontiguousarray(array, dtype=np.int64)
+    cards = np.ascontiguousarray(array, dtype=np.int64)
+    return cards if cards.flags.writeable else cards.copy()
 
 
 def checked_cells(cells, grid: np.ndarray) -> np.ndarray:
@@ -165,6 +183,35 @@ def checked_count(n, what: str) -> int:
     if not is_integer(n) or n < 0:
         raise PokerSquaresError(f"{what} must be an integer >= 0, got {_brief(n)}")
     return int(n)
+
+
+#: A seed as numpy's generators take it (non-negative): ``seed & SEED_MASK``.
+SEED_MASK = 2 ** 63 - 1
+
+
+def checked_seed(seed) -> int:
+    """``seed`` as an int, checked to be an integer (Python's or numpy's, not a bool) in
+    int64's range, as the kernels take seeds: 0.5 is no seed 0; else PokerSquaresError."""
+    if type(seed) is int and -2 ** 63 <= seed < 2 ** 63:
+        return seed
+    if not is_integer(seed) or not -2 ** 63 <= seed < 2 ** 63:
+        raise PokerSquaresError(f"a seed is an integer in int64's range, got {_brief(seed)}")
+    return int(seed)
+
+
+def masked_seed(seed) -> int:
+    """``seed`` checked (:func:`checked_seed`) and made non-negative, as the kernels' and
+    numpy's generators take it: ``seed & SEED_MASK``."""
+    return checked_seed(seed) & SEED_MASK
+
+
+def checked_budget(budget_s) -> float:
+    """``budget_s`` (a preparation's seconds) as a float, checked to be a finite real number
+    (Python's or numpy's, not a bool or text; below 0 is no time at all): "0.05" or NaN
+    would fail deep in the learning, infinity would learn for ever; else PokerSquaresError."""
+    if isinstance(budget_s, bool) or not isinstance(budget_s, numbers.Real) or not math.isfinite(budget_s):
+        raise PokerSquaresError(f"a preparation's budget is a finite number of seconds, got {_brief(budget_s)}")
+    return float(budget_s)
 
 
 def checked_points(points) -> np.ndarray:
@@ -215,6 +262,8 @@ class Evaluator(ABC):
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn for ``points`` within ``budget_s`` seconds. The default only stores them."""
         self.points = checked_points(points)
+        checked_budget(budget_s)
+        checked_seed(seed)
 
     @abstractmethod
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
@@ -246,6 +295,7 @@ class Evaluator(ABC):
         card = checked_card(card, grid)
         cells = checked_cells(cells, grid)
         n = checked_count(n, "the number of playouts")
+        seed = checked_seed(seed)
         out = np.empty((len(cells), n), dtype=np.int64)
         for i, cell in enumerate(cells):
             child = np.array(grid, dtype=np.int8)
@@ -254,7 +304,13 @@ class Evaluator(ABC):
         return out
 
     def greedy_cell(self, grid: np.ndarray, card: int) -> int:
-        return int(np.argmax(self.placement_values(grid, card)))
+        """The empty cell of ``card``'s best placement; a full grid is an IllegalPlacementError
+        (the argmax of values that are all ``-inf`` would be cell 0, an occupied one)."""
+        values = self.placement_values(grid, card)
+        cell = int(np.argmax(values))
+        if values[cell] == -np.inf:
+            raise IllegalPlacementError("the grid is full: there is no empty cell for the card")
+        return cell
 
     def kernel(self):
         """The numba form of ``placement_values`` and ``state_value``
@@ -281,10 +337,11 @@ class Evaluator(ABC):
         grid = checked_grid(grid)
         n = checked_count(n, "the number of playouts")
         depth = checked_count(depth, "the depth")
+        seed = checked_seed(seed)
         empty = int((grid == EMPTY).sum())
         if depth >= empty:
             return self.playouts(grid, n, seed).astype(np.float64)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(seed & SEED_MASK)  # numpy's seeds are non-negative
         undealt = np.setdiff1d(np.arange(52), grid[grid != EMPTY])
         out = np.empty(n)
         for i in range(n):

@@ -48,7 +48,8 @@ from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
-from .base import Evaluator, checked_card, checked_count, checked_grid, checked_grid_and_cards, checked_points
+from .base import (Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_grid_and_cards,
+                   checked_points, masked_seed)
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
            "FORMAT", "VERSION", "read_saved", "write_saved"]
@@ -56,10 +57,6 @@ __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distributi
 FORMAT = "pokersquares-narl"
 VERSION = 1
 _ROYAL = (0, 9, 10, 11, 12)  # A T J Q K
-
-
-def _seed(seed: int) -> int:
-    return int(seed) & (2**63 - 1)
 
 
 class InvalidTableError(PokerSquaresError):
@@ -274,7 +271,7 @@ class NarlEvaluator(Evaluator):
         self.games_learned = 0
         self.learn_seconds = 0.0
         self.learn_score_sum = 0.0
-        self._seed = _seed(seed)
+        self._seed = masked_seed(seed)
         self._rng = rng_seed(self._seed)
 
     def _has_learned(self) -> bool:
@@ -296,6 +293,7 @@ class NarlEvaluator(Evaluator):
         """Learn from scratch for ``points``: ``games`` games if set, else for
         ``budget_share`` of ``budget_s``. A table loaded for the same points is kept."""
         points = checked_points(points)
+        budget_s, seed = checked_budget(budget_s), masked_seed(seed)
         if self.keeps_loaded_state(points, "NARL table"):
             return
         self.points = points.copy()
@@ -477,16 +475,16 @@ class NarlEvaluator(Evaluator):
         return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25, _seed(seed), False,
+        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25, masked_seed(seed), False,
                           *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False) -> np.ndarray:
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
-                          checked_count(depth, "the depth"), _seed(seed), random_policy, *self._tables())
+                          checked_count(depth, "the depth"), masked_seed(seed), random_policy, *self._tables())
 
     def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
-        return K.playouts(grid, n, depth, _seed(seed), False, *self._tables())
+        return K.playouts(grid, n, depth, int(seed) & (2**63 - 1), False, *self._tables())
 
     # -- inspection -------------------------------------------------------------------------
     def line_abstractions(self, grid: np.ndarray, card: int = -1) -> list[str]:

@@ -46,7 +46,8 @@ from ..errors import PokerSquaresError
 from ..files import write_atomically
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
-from .base import Evaluator, checked_card, checked_cells, checked_count, checked_grid, checked_points
+from .base import (SEED_MASK, Evaluator, checked_budget, checked_card, checked_cells, checked_count, checked_grid,
+                   checked_points, checked_seed)
 
 __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
            "write_utilities", "warm_up", "FILE_FORMAT", "FILE_VERSION"]
@@ -237,6 +238,8 @@ class PatternEvaluator(Evaluator):
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         start = time.perf_counter()
         self.points = checked_points(points)
+        seed = checked_seed(seed) & SEED_MASK  # numpy's seeds are non-negative
+        budget_s = checked_budget(budget_s)
         warm_up()
         if self._file is not None and list(self._file["points"]) == self.points.tolist():
             self.utilities, self.counts = self._file["utilities"].copy(), self._file["counts"].copy()
@@ -294,14 +297,15 @@ class PatternEvaluator(Evaluator):
         return float(kp.grid_utility(grid, -1, self.utilities))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        return kp.og_playouts(checked_grid(grid), checked_count(n, "the number of playouts"), _kernel_seed(seed),
+        return kp.og_playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
+                              _kernel_seed(checked_seed(seed)),
                               self.utilities, self.points)
 
     def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
                            seed: int) -> np.ndarray:
         grid = checked_grid(grid)
         return kp.og_placement_playouts(grid, checked_card(card, grid), checked_cells(cells, grid),
-                                        checked_count(n, "the number of playouts"), _kernel_seed(seed),
+                                        checked_count(n, "the number of playouts"), _kernel_seed(checked_seed(seed)),
                                         self.utilities, self.points, self.paired)
 
     # -- files ----------------------------------------------------------------------

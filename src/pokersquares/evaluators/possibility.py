@@ -49,7 +49,7 @@ from ..game import LINES
 from ..points import BRITISH
 from ..hands import NUM_HANDS, classify
 from ..kernels import possibility as kpos
-from .base import Evaluator, checked_card, checked_count, checked_grid
+from .base import Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_seed
 from .kernel import EvaluatorKernel
 
 __all__ = [
@@ -210,7 +210,8 @@ class PossibilityEvaluator(Evaluator):
         """Store the points and calibrate: ``CALIBRATION_GAMES`` best-move games (a fixed
         seed, about 0.12 s), fewer when ``budget_s`` is smaller than they would take."""
         start = time.perf_counter()
-        super().prepare(points, budget_s, seed)
+        budget_s = checked_budget(budget_s)
+        super().prepare(points, budget_s, checked_seed(seed))
         self._params = self._build_params()
         games = min(CALIBRATION_GAMES, int(0.5 * max(0.0, budget_s) / _SECONDS_PER_CALIBRATION_GAME))
         # In chunks, each with its own seed, until half the budget is spent: a busy
@@ -266,7 +267,7 @@ class PossibilityEvaluator(Evaluator):
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
         return kpos.greedy_playouts(np.ascontiguousarray(checked_grid(grid)),
-                                    checked_count(n, "the number of playouts"), int(seed), self._params)
+                                    checked_count(n, "the number of playouts"), checked_seed(seed), self._params)
 
 
 # -- estimating the a-priori probabilities -------------------------------------------

@@ -67,7 +67,8 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
-from .base import Evaluator, checked_card, checked_count, checked_grid, checked_grid_and_cards, checked_points
+from .base import (Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_grid_and_cards,
+                   checked_points, masked_seed)
 from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, open_saved, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
@@ -353,6 +354,7 @@ class TdEvaluator(Evaluator):
         """Learn the table, then the residual, from scratch for ``points``."""
         start = time.perf_counter()
         points = checked_points(points)
+        budget_s, seed = checked_budget(budget_s), masked_seed(seed)
         if self.keeps_loaded_state(points, "TD evaluator"):
             return
         self.points = points.copy()
@@ -376,14 +378,14 @@ class TdEvaluator(Evaluator):
         self._new_coherence()
         self.td_games_learned = 0
         self.td_seconds = 0.0
-        self._seed = int(seed) & (2**63 - 1)
+        self._seed = masked_seed(seed)
 
     def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
         """TD learning of the residual for ``seconds`` or ``games`` on ``threads`` cores, all
         learning into the same weights. Returns figures of this call."""
         deadline = time.perf_counter() + (seconds if seconds is not None else float("inf"))
         target = games if games is not None else 1 << 62
-        states = [rng_seed(self._seed * 1_000_003 + 7919 * (self.td_games_learned + 1) + k)
+        states = [rng_seed((self._seed * 1_000_003 + 7919 * (self.td_games_learned + 1) + k) & (2**64 - 1))
                   for k in range(self.threads)]
         start = time.perf_counter()
         played = 0
@@ -432,7 +434,7 @@ class TdEvaluator(Evaluator):
         returns the sum of their final scores. The table is not changed."""
         grid = checked_grid(grid)
         return float(K.learn_from(grid, checked_card(card, grid), checked_count(games, "the number of games"),
-                                  int(seed) & (2**63 - 1), float(alpha), float(lam), *self._tables()))
+                                  masked_seed(seed), float(alpha), float(lam), *self._tables()))
 
     def warm_up_copy(self) -> "TdEvaluator":
         twin = super().warm_up_copy()
@@ -471,12 +473,12 @@ class TdEvaluator(Evaluator):
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25,
-                          int(seed) & (2**63 - 1), False, 1.0, *self._tables()).astype(np.int64)
+                          masked_seed(seed), False, 1.0, *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
-                          checked_count(depth, "the depth"), int(seed) & (2**63 - 1), random_policy,
+                          checked_count(depth, "the depth"), masked_seed(seed), random_policy,
                           float(lam), *self._tables())
 
     def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:

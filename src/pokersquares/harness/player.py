@@ -8,13 +8,16 @@ in the game, and answers ``(row, col)`` of an empty cell.
 
 from __future__ import annotations
 
+import math
+import numbers
 import pickle
 import time
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..cards import Card, is_integer
+from ..cards import Card, card_name, is_card_id, is_integer
+from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
@@ -27,6 +30,17 @@ PREP_MARGIN_S = 0.1
 SEED_MASK = 2 ** 31 - 1  # the harness's player seeds are 31-bit already: they pass unchanged
 PREP_MARGIN_SHARE = 0.05
 PREP_MARGIN_MAX_S = 5.0
+
+
+def _is_seconds(value) -> bool:
+    """A number of seconds: a real number (Python's or numpy's), not a bool or NaN."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def _one_line(value) -> str:
+    """``repr(value)`` for a one-line message: an array's on one line, long text cut short."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def handoff_reserve_s(player, budget_s: float) -> float:
@@ -89,8 +103,16 @@ class BasePlayer:
     def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
         """Prepare for ``point_system``: everything, handing the prepared player over
         included, ends within ``budget_s`` seconds of this call. ``prepare`` gets what
-        is left after :func:`handoff_reserve_s`."""
+        is left after :func:`handoff_reserve_s`. A ``point_system`` that is not a
+        :class:`~pokersquares.points.PointSystem` (ten points as a list or an array:
+        ``PointSystem(points)`` makes one) or a budget that is not seconds is a
+        PokerSquaresError."""
         start = time.perf_counter()
+        if not isinstance(point_system, PointSystem):
+            raise InvalidPointSystemError(f"set_point_system takes a PointSystem (PointSystem(points) or "
+                                          f"parse_point_system('american')), got {_one_line(point_system)}")
+        if not _is_seconds(budget_s):
+            raise PokerSquaresError(f"set_point_system's budget is a number of seconds, got {_one_line(budget_s)}")
         self.point_system = point_system
         self.points = np.array(point_system.points, dtype=np.int64)
         self.prepare(max(0.0, budget_s - handoff_reserve_s(self, budget_s) - (time.perf_counter() - start)))
@@ -114,7 +136,21 @@ class BasePlayer:
         self.seed = int(seed) & SEED_MASK
 
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:
-        answer = self.choose(self.grid, int(card), seconds_left)
+        """The cell for ``card`` as ``(row, col)``, from :meth:`choose`. Called on a full
+        grid, or with a card that is not a card id 0..51 not yet on this game's grid, it
+        raises a PokerSquaresError: the card is never truncated (3.7 is not card 3) nor
+        placed twice. (Whether the point system was set is for ``choose`` to say: a
+        player of one's own may keep it its own way, without ``super().set_point_system``.)"""
+        if not is_card_id(card):
+            raise IllegalPlacementError(f"the card to place is a card id 0..51, got {_one_line(card)}")
+        card = int(card)
+        if not (self.grid == EMPTY).any():
+            raise IllegalPlacementError("the grid is full: call start_game() before the next game's first card")
+        if card in self.grid:
+            raise IllegalPlacementError(f"{card_name(card)} is already on this game's grid")
+        if not _is_seconds(seconds_left):
+            raise PokerSquaresError(f"seconds_left is a number of seconds, got {_one_line(seconds_left)}")
+        answer = self.choose(self.grid, card, seconds_left)
         # The answer as choose gave it: 3.9, "3" or True are malformed, not cell 3 or 1.
         if not is_integer(answer) or not 0 <= answer < NUM_CELLS:
             raise MalformedAnswerError(f"choose must answer a cell index 0..24 (an integer), got {answer!r}")
@@ -124,6 +160,17 @@ class BasePlayer:
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         raise NotImplementedError
+
+    def checked_position(self, grid, card, method: str = "choose") -> tuple[np.ndarray, int]:
+        """What ``choose`` or ``cell_values`` (``method``) is given, checked once a call:
+        the grid as a writable contiguous ``int8[25]`` array of distinct card ids and -1
+        with an empty cell, the card in hand an int not on it
+        (:func:`~pokersquares.evaluators.base.checked_position`); called before
+        ``set_point_system`` or on what is not such a position, a PokerSquaresError."""
+        if self.point_system is None:
+            raise PokerSquaresError(f"{self.name}: call set_point_system(point_system, budget_s) before {method}")
+        from ..evaluators.base import checked_position
+        return checked_position(grid, card)
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray | None:
         """Estimated final score for placing ``card`` in each cell (NaN where occupied),

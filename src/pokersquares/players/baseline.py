@@ -33,6 +33,7 @@ class RandomPlayer(BasePlayer):
         self._rng.seed(seed)
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        grid, card = self.checked_position(grid, card)
         return self._rng.choice(np.flatnonzero(grid == EMPTY).tolist())
 
 
@@ -86,6 +87,7 @@ class GreedyPlayer(BasePlayer):
         return gains
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        grid, card = self.checked_position(grid, card)
         gains = self.gains(grid, card)
         # nanargmax keeps the first of equal gains: reading order breaks ties.
         return int(np.nanargmax(gains))
@@ -95,6 +97,7 @@ class GreedyPlayer(BasePlayer):
         on: the mean of sampled futures, the same for every cell, as many as ``seconds``
         allow (at most 200). Its own move is one ply (:meth:`advised_cell`), so the best
         of these numbers can differ from it."""
+        grid, card = self.checked_position(grid, card, "cell_values")
         return greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed, games=200,
                                                seconds=seconds, flush_weight=self.flush_weight)
 
@@ -135,6 +138,7 @@ class GreedyMcPlayer(greedy_guard.RuleSearching, BasePlayer):
         self.fallback_moves = 0  # this game's moves left to the rule for lack of time
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        grid, card = self.checked_position(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             return int(empty[0])
@@ -145,6 +149,7 @@ class GreedyMcPlayer(greedy_guard.RuleSearching, BasePlayer):
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
         """Each empty cell's estimated final score (the mean over as many of the rule's
         games as fit in ``seconds``, at least ``RULE_FIRST_GAMES`` a cell); ``-inf`` where occupied."""
+        grid, card = self.checked_position(grid, card, "cell_values")
         return greedy_guard.greedy_rule_values(grid, int(card), self.points, self.seed,
                                                games=greedy_guard.RULE_MAX_GAMES, seconds=seconds,
                                                first=greedy_guard.RULE_FIRST_GAMES)

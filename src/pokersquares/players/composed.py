@@ -44,6 +44,14 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
                  reserve_max_s: float = math.inf, learn_usage: bool = False,
                  learn_in_game: bool = False) -> None:
         super().__init__()
+        # An evaluator and a search object each, in that order: a class (NarlEvaluator, not
+        # NarlEvaluator()) or the two swapped would fail only at the first preparation or move.
+        if isinstance(evaluator, type) or not callable(getattr(evaluator, "placement_values", None)):
+            raise PokerSquaresError(f"SearchPlayer(evaluator, search) takes an evaluator object first, such as "
+                                    f"NarlEvaluator(), got {evaluator!r}")
+        if isinstance(search, type) or not callable(getattr(search, "choose", None)):
+            raise PokerSquaresError(f"SearchPlayer(evaluator, search) takes a search object second, such as "
+                                    f"MCTS(), got {search!r}")
         self.evaluator = evaluator
         self.search = search
         self.name = name or f"{evaluator.name}+{search.name}"
@@ -104,6 +112,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
                 greedy_guard.greedy_rule_move(early, 42, points)
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        grid, card = self.checked_position(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             if self.learn_in_game and not self.plays_greedy_rule:
@@ -145,6 +154,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         return cell
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
+        grid, card = self.checked_position(grid, card, "cell_values")
         if self.plays_greedy_rule:
             return greedy_guard.greedy_rule_values(grid, card, self.points, self.seed)
         _, values = self.search.choose(self.evaluator, grid, int(card), self.points, seconds, self.seed)

@@ -10,6 +10,7 @@ search over Tiger's heuristic. In Python it is one line as well:
 
 from __future__ import annotations
 
+from ..cards import is_integer
 from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator
 from ..evaluators.narl import NarlEvaluator
@@ -62,9 +63,11 @@ def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
     """``cores`` is what the search may use (only flat_mc and halving use more than one);
     ``min_search`` the least seconds worth a search (below it the evaluator's greedy
     move is played), by default the search's own."""
-    if not isinstance(cores, int) or cores < 1:
+    if not is_integer(cores) or cores < 1:  # numpy's integers too; not True
         raise PokerSquaresError(f"cores must be a positive integer, got {cores!r}")
-    if min_search is not None and not (isinstance(min_search, (int, float)) and 0 <= min_search < 60):
+    cores = int(cores)
+    if min_search is not None and not (isinstance(min_search, (int, float)) and not isinstance(min_search, bool)
+                                       and 0 <= min_search < 60):
         raise PokerSquaresError(f"min_search must be seconds in [0, 60), got {min_search!r}")
     ev: Evaluator = _pick("evaluator", evaluator, EVALUATORS)()
     se: Search = _pick("search", search, SEARCHES)(cores)

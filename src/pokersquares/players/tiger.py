@@ -92,6 +92,7 @@ class TigerPlayer(SearchPlayer):
         km.endgame_values(grid, 42, np.array(AMERICAN.points, dtype=np.int64))
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        grid, card = self.checked_position(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             return int(empty[0])

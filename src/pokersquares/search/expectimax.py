@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from ..game import EMPTY
-from .base import Search
+from .base import Search, checked_decision
 
 __all__ = ["Expectimax"]
 
@@ -35,6 +35,7 @@ class Expectimax(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
+        grid, card, points = checked_decision(grid, card, points, time_s, seed)
         greedy = evaluator.placement_values(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) <= 1:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
-from .base import Search
+from .base import Search, checked_decision
 
 __all__ = ["FlatMonteCarlo"]
 
@@ -52,10 +52,10 @@ class FlatMonteCarlo(Search):
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
                time_s: float, seed: int) -> tuple[int, np.ndarray]:
         start = time.perf_counter()
+        grid, card, points = checked_decision(grid, card, points, time_s, seed)
         # A busy machine can stall a batch for longer than the last one took: leave
         # part of the budget unused rather than lose a game to the clock.
         time_s *= self.time_fraction
-        grid = np.asarray(grid, dtype=np.int8)
         cells = np.flatnonzero(grid == EMPTY)
         values = np.full(25, -np.inf)
         self.last_playouts = 0

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
-from .base import Search, round_seed
+from .base import Search, checked_decision, round_seed
 from .endgame import exact_cost, exact_values
 
 __all__ = ["CrnHalving"]
@@ -117,7 +117,7 @@ class CrnHalving(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid = np.asarray(grid, dtype=np.int8)
+        grid, card, points = checked_decision(grid, card, points, time_s, seed)
         cells = np.flatnonzero(grid == EMPTY)
         if len(cells) == 0:
             raise ValueError("the grid is full")

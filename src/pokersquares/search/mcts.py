@@ -19,6 +19,7 @@ import contextlib
 import functools
 import itertools
 import math
+import threading
 import time
 
 import numpy as np
@@ -28,7 +29,7 @@ from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
 from ..kernels import mcts as km
-from .base import Search
+from .base import Search, checked_decision
 
 __all__ = ["MCTS", "SQUASHES", "DEFAULT_CP", "squash_range"]
 
@@ -37,6 +38,8 @@ AMERICAN_RANGE = (0.0, 725.0)  # the paper's "precise" range: 4 royal flushes, a
 SQUASHES = ("none", "precise", "imprecise", "max200", "max2000")
 _SELECTIONS = {"uct": km.SELECT_UCT, "prune": km.SELECT_PRUNE, "best": km.SELECT_BEST}
 _SIMULATIONS = {"random": km.SIM_RANDOM, "prune": km.SIM_PRUNE, "best": km.SIM_BEST}
+# Guards the hand-over of a search's scratch tree (see MCTS.choose), for a moment only.
+_TREES_LOCK = threading.Lock()
 
 
 class MCTSOptionError(PokerSquaresError):
@@ -137,16 +140,26 @@ class MCTS(Search):
         return _python_kernel(evaluator)
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        with self._kernel(evaluator) as (child_values, state_value, params, baseline):
-            return self._search(grid, card, points, time_s, seed, child_values, state_value, params, baseline)
+        # The tree kernel indexes by card and cell unchecked: the position is checked here, once.
+        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        # The tree is the scratch space of one search at a time: a search that starts while
+        # another runs (one player asked from two threads at once) builds a tree of its own,
+        # rather than both growing one tree from two roots.
+        with _TREES_LOCK:
+            tree, self._tree = self._tree, None
+        if tree is None:
+            tree = km.new_tree(self.capacity)
+        try:
+            with self._kernel(evaluator) as (child_values, state_value, params, baseline):
+                return self._search(tree, grid, card, points, time_s, seed, child_values, state_value, params,
+                                    baseline)
+        finally:
+            self._tree = tree
 
-    def _search(self, grid, card, points, time_s, seed, child_values, state_value, params, baseline):
+    def _search(self, tree, grid, card, points, time_s, seed, child_values, state_value, params, baseline):
         grid = np.ascontiguousarray(grid, dtype=np.int8)
         points = np.asarray(points, dtype=np.int64)
         lo, hi = squash_range(self.squash, points)
-        if self._tree is None:
-            self._tree = km.new_tree(self.capacity)
-        tree = self._tree
         km.reset_tree(tree, int(card))
         on_grid = set(grid[grid != EMPTY].tolist()) | {int(card)}
         deck = np.array([c for c in range(52) if c not in on_grid], dtype=np.int8)

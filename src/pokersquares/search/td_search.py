@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY
-from .base import GreedySearch, Search, round_seed
+from .base import GreedySearch, Search, checked_decision, round_seed
 
 __all__ = ["TdSearch", "episodes_option"]
 
@@ -120,7 +120,7 @@ class TdSearch(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid = np.asarray(grid, dtype=np.int8)
+        grid, card, points = checked_decision(grid, card, points, time_s, seed)
         local = self.adapt(evaluator, grid, card, time_s, seed)
         learned = self.last
         cell, values = self.inner.choose(local, grid, card, points, max(0.0, time_s - (time.perf_counter() - start)),
