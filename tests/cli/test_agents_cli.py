@@ -31,3 +31,43 @@ def test_train_rejects_what_it_cannot_do(tmp_path):
     assert r.returncode == 2 and "nothing to save" in r.stderr
     r = cli("train", "--player", "og", "--system", "american", "--out", str(tmp_path / "no" / "x.json"))
     assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_train_refuses_a_player_that_learns_nothing_to_save_before_learning(cli, tmp_path):
+    # tiger's evaluator (the possibility heuristic) has only Evaluator.save, which raises:
+    # said at once, not after the whole --prep-time was spent learning.
+    import time
+    started = time.monotonic()
+    for player in ("tiger", "hybrid:evaluator=possibility"):
+        code, out, err = cli("train", "--player", player, "--system", "american", "--prep-time", "30",
+                             "--out", tmp_path / "x.json", "--json")
+        assert code == 2 and out == "" and "nothing to save" in err and err.count("\n") == 1
+    assert time.monotonic() - started < 20
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_train_json_stays_clean_of_a_learners_prints(tmp_path):
+    # A module:Class learner that prints while it learns and saves: its prints go to
+    # stderr, and stdout holds only the JSON summary.
+    (tmp_path / "printer.py").write_text(
+        "import json\n"
+        "from pokersquares.harness import BasePlayer\n"
+        "class Printer(BasePlayer):\n"
+        "    name = 'printer'\n"
+        "    def prepare(self, budget_s):\n"
+        "        print('learning...')\n"
+        "    def choose(self, grid, card, seconds_left):\n"
+        "        return int((grid == -1).argmax())\n"
+        "    def save(self, path):\n"
+        "        print('saving')\n"
+        "        open(path, 'w').write(json.dumps({'t': 1}))\n")
+    import os
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    out = tmp_path / "o.json"
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "train", "--player", "printer:Printer", "--system",
+                        "american", "--prep-time", "0", "--out", str(out), "--json"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["out"] == str(out)
+    assert "learning..." in r.stderr and "saving" in r.stderr
+    assert json.loads(out.read_text()) == {"t": 1}

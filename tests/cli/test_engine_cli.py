@@ -44,3 +44,19 @@ def test_bench_json_has_the_figures():
     # some hundred times slower; a machine busy enough to lose 30x still passes.
     assert data["random_games_per_s"] > 100_000 and data["hand_classifications_per_s"] > 2_000_000
     assert data["narl_learning_games_per_s"] > 1_000 and data["tiger_iterations_per_s"] > 2_000
+
+
+@pytest.mark.parametrize("option", [("--scale", "0.001"), ("--repeats", "1")])
+def test_bench_strength_refuses_the_throughputs_options_it_would_ignore(option, cli, tmp_path, monkeypatch):
+    # --strength plays fixed work per agent (minutes): a --scale or --repeats asked for a
+    # shorter run is said at once, not ignored.
+    import pokersquares.strength as strength
+
+    def measured(*args, **kwargs):
+        raise AssertionError("the strength run started")
+
+    monkeypatch.setattr(strength, "run_strength", measured)
+    expected = tmp_path / "expected.json"
+    expected.write_text("{}")
+    code, out, err = cli("bench", "--strength", "--only", "og", "--expected", expected, *option)
+    assert code == 2 and out == "" and option[0] in err and err.count("\n") == 1, err

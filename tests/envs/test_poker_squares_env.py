@@ -308,3 +308,17 @@ def test_two_java_longs_never_seed_the_same_later_episodes():
         env.reset(seed=seed)
         later[seed] = [env.reset()[1]["seed"] for _ in range(3)]
     assert len({tuple(v) for v in later.values()}) == 4
+
+
+def test_a_policy_named_by_module_path_that_is_not_callable_is_refused_before_any_game(cli, tmp_path):
+    # pokersquares.envs.ENV_ID is a string: as a policy it is refused when the player is
+    # built, in one line and before the store is made, not as every game's penalty.
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="not a callable"):
+        PolicyPlayer("pokersquares.envs:ENV_ID")
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("play", "--player", "pokersquares.envs.policies:PolicyPlayer:policy=pokersquares.envs:ENV_ID",
+                         "--prep-time", "0", "--time-per-game", "1", "--db", db, "--json")
+    assert code == 2 and out == "" and "not a callable" in err and err.count("\n") == 1
+    assert not db.exists()

@@ -8,8 +8,10 @@ with the player's ``load=FILE`` parameter.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -26,9 +28,16 @@ JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 
 
 def _learner(player):
+    """What ``train`` saves: the player, or its evaluator, with a ``save`` that writes
+    something (an evaluator that learns nothing keeps ``Evaluator.save``, which only
+    raises: it is said before the player compiles its kernels and prepares, not after)."""
+    from ..evaluators.base import Evaluator
     for obj in (player, getattr(player, "evaluator", None)):
-        if obj is not None and callable(getattr(obj, "save", None)):
-            return obj
+        if obj is None or not callable(getattr(obj, "save", None)):
+            continue
+        if isinstance(obj, Evaluator) and getattr(type(obj), "save", None) is Evaluator.save:
+            continue
+        return obj
     return None
 
 
@@ -72,7 +81,8 @@ def train_cmd(
     check_seed(seed, "--seed")
     p = make_player(player)
     if _learner(p) is None:
-        raise fail(f"player {player!r} has nothing to save (it needs a save() method)")
+        raise fail(f"player {player!r} has nothing to save (neither it nor its evaluator "
+                   "has a save() method that writes what it learns)")
     suffix = _saved_suffix(_learner(p))
     check_output(out, "--out", example=f"learned{suffix or '.json'}")
     if suffix is not None and out.suffix.lower() != suffix:
@@ -80,20 +90,23 @@ def train_cmd(
                    f"e.g. {str(out.parent / (out.stem + suffix))!r}")
     subject = f"training {player} on {ps.name}"
     if hasattr(p, "warm_up"):
-        with progress.report_if_slow("compiling its kernels (once: numba caches them)", subject=subject):
+        with progress.report_if_slow("compiling its kernels (once: numba caches them)", subject=subject), \
+                contextlib.redirect_stdout(sys.stderr):
             p.warm_up()  # compiling kernels is not learning time, as in the harness
     if hasattr(p, "set_seed"):
         # Any Java long, as `run --seed` takes: the learners seed numpy and int64 kernels,
         # which take a non-negative one (63 bits, as the evaluators mask seeds themselves).
         p.set_seed(seed & (2**63 - 1))
     t = time.perf_counter()
-    with progress.listening(progress.with_subject(subject)):
+    # The player's prints (a module:Class learner's) go to stderr: they never reach --json.
+    with progress.listening(progress.with_subject(subject)), contextlib.redirect_stdout(sys.stderr):
         p.set_point_system(ps, prep_time)
     progress.report("done", subject=subject, force=True)
     seconds = time.perf_counter() - t
     learner = _learner(p)
     try:
-        _save(learner, out, ps.name)
+        with contextlib.redirect_stdout(sys.stderr):
+            _save(learner, out, ps.name)
     except NotImplementedError:
         raise fail(f"player {player!r} has nothing to save") from None
     except OSError as e:

@@ -52,8 +52,10 @@ def demo_cmd(
 
     warm_up_players(names + ["greedy"] if "greedy" not in names else names, on_ready=ready)
     typer.echo("\n== One game of the greedy player, American scoring, seed 0 ==")
+    # Every option given: an omitted one would be its typer.Option default, a truthy object
+    # (--retry-penalties would forget the store's penalised game).
     play_cmd(player="greedy", system="american", seed=0, time_per_game=30.0, prep_time=0.0, db=db, json_out=False,
-             memory_limit=DEFAULT_MEMORY_MB)
+             classpath=None, memory_limit=DEFAULT_MEMORY_MB, retry_penalties=False)
     scores = random_games(1000, 0, np.array(AMERICAN.points, dtype=np.int64))
     typer.echo(f"\n== 1,000 random games (numba kernel): mean {scores.mean():.2f}, sd {scores.std(ddof=1):.2f} "
                "(the 2013 slides: 14.4, sd 7.6) ==")

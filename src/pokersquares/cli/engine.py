@@ -71,6 +71,10 @@ def bench_cmd(
     """Measure throughputs (median of several repeats, one core unless named otherwise),
     or with --strength each agent's playing strength at fixed work."""
     if strength:
+        # Fixed work per agent: a --repeats or --scale would be ignored, the run no shorter.
+        if repeats != 5 or scale != 1.0:
+            raise fail(f"{'--repeats' if repeats != 5 else '--scale'} goes with the throughputs, not --strength "
+                       "(each agent's figure comes from fixed work; --only chooses the agents)")
         _strength(only or None, expected, update, json_out)
         return
     if update:

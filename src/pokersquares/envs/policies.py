@@ -125,7 +125,10 @@ def _resolve(policy: Policy | str) -> Policy:
         found = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError, ValueError) as e:
         raise PokerSquaresError(f"cannot load the policy {policy!r} (module.path:name): {e}") from None
-    return found() if isinstance(found, type) else found
+    found = found() if isinstance(found, type) else found
+    if not callable(found):  # said now, in one line, not as every game's penalty
+        raise PokerSquaresError(f"the policy {policy!r} is not a callable (obs, info) -> cell: {found!r}")
+    return found
 
 
 class PolicyPlayer(BasePlayer):
