@@ -41,3 +41,33 @@ def rule_searches(monkeypatch):
 
     monkeypatch.setattr(greedy_guard, "greedy_rule_values", spy)
     return searches
+
+
+@pytest.fixture
+def refuses_what_is_not_a_position():
+    """Check that ``player``'s ``methods`` (``choose``, ``cell_values``) say in one line
+    that they were called before ``set_point_system``, then, prepared with ``budget_s``,
+    that a card on the grid, card 60, card 30.7, a full grid or a float grid is no
+    position; and that a grid as a list is one."""
+    import numpy as np
+
+    from pokersquares.errors import IllegalPlacementError, PokerSquaresError
+    from pokersquares.points import AMERICAN
+
+    def check(player, methods=("choose", "cell_values"), budget_s: float = 0.0):
+        grid = np.full(25, -1, dtype=np.int8)
+        grid[:20] = np.arange(20)
+        for method in methods:
+            with pytest.raises(PokerSquaresError, match=f"call set_point_system.* before {method}"):
+                getattr(player, method)(grid, 30, 0.05)
+        player.set_point_system(AMERICAN, budget_s)
+        player.start_game()
+        for method in methods:
+            for bad_grid, card, words in ((grid, 5, "already on the grid"), (grid, 60, "card id 0..51, got 60"),
+                                          (grid, 30.7, "got 30.7"), (np.arange(25, dtype=np.int8), 30, "grid is full"),
+                                          (grid + 0.5, 30, "integer cells")):
+                with pytest.raises(IllegalPlacementError, match=words):
+                    getattr(player, method)(bad_grid, card, 0.05)
+        assert 20 <= player.choose(grid.tolist(), 30, 0.05) < 25  # a list is a grid
+
+    return check

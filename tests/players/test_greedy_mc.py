@@ -102,25 +102,8 @@ def test_advice_estimates_final_scores_and_ranks_cells_as_it_plays():
 
 
 @pytest.mark.parametrize("spec", ["greedy", "greedy_mc", "random"])
-def test_choose_and_cell_values_refuse_what_is_not_a_position_in_one_line(spec):
+def test_choose_and_cell_values_refuse_what_is_not_a_position_in_one_line(spec, refuses_what_is_not_a_position):
     """They used to play before set_point_system (on zero points), take a card already on
     the grid or card 60 (greedy's rule kernels indexing out of their tables), truncate card
     30.7 to 30, and answer a full grid with "All-NaN slice" or "moves must be at least 1"."""
-    from pokersquares.errors import IllegalPlacementError
-
-    player = make_player(spec)
-    grid = np.full(25, -1, dtype=np.int8)
-    grid[:20] = np.arange(20)
-    methods = ("choose",) if spec == "random" else ("choose", "cell_values")  # random has no values
-    for method in methods:
-        with pytest.raises(PokerSquaresError, match=f"call set_point_system.* before {method}"):
-            getattr(player, method)(grid, 30, 0.05)
-    player.set_point_system(AMERICAN, 0.0)
-    player.start_game()
-    for method in methods:
-        for bad_grid, card, words in ((grid, 5, "already on the grid"), (grid, 60, "card id 0..51, got 60"),
-                                      (grid, 30.7, "got 30.7"), (np.arange(25, dtype=np.int8), 30, "grid is full"),
-                                      (grid + 0.5, 30, "integer cells")):
-            with pytest.raises(IllegalPlacementError, match=words):
-                getattr(player, method)(bad_grid, card, 0.05)
-    assert 20 <= player.choose(grid.tolist(), 30, 0.05) < 25  # a list is a grid
+    refuses_what_is_not_a_position(make_player(spec), ("choose",) if spec == "random" else ("choose", "cell_values"))

@@ -28,29 +28,11 @@ def test_unknown_parts_are_named():
 
 @pytest.mark.parametrize("spec", ["hybrid:evaluator=possibility,search=expectimax", "hybrid:evaluator=narl,search=mcts",
                                   "tiger", "champion:evaluator=narl"])
-def test_choose_and_cell_values_refuse_what_is_not_a_position_in_one_line(spec):
+def test_choose_and_cell_values_refuse_what_is_not_a_position_in_one_line(spec, refuses_what_is_not_a_position):
     """They used to play before set_point_system (on zero points), take a card already on
     the grid or card 60 (a kernel indexing out of its tables), truncate card 30.7 to 30,
     and answer a full grid with "moves must be at least 1"."""
-    import numpy as np
-
-    from pokersquares.errors import IllegalPlacementError
-
-    player = make_player(spec)
-    grid = np.full(25, -1, dtype=np.int8)
-    grid[:20] = np.arange(20)
-    for method in ("choose", "cell_values"):
-        with pytest.raises(PokerSquaresError, match=f"call set_point_system.* before {method}"):
-            getattr(player, method)(grid, 30, 0.05)
-    player.set_point_system(AMERICAN, 0.2)
-    player.start_game()
-    for method in ("choose", "cell_values"):
-        for bad_grid, card, words in ((grid, 5, "already on the grid"), (grid, 60, "card id 0..51, got 60"),
-                                      (grid, 30.7, "got 30.7"), (np.arange(25, dtype=np.int8), 30, "grid is full"),
-                                      (grid + 0.5, 30, "integer cells")):
-            with pytest.raises(IllegalPlacementError, match=words):
-                getattr(player, method)(bad_grid, card, 0.05)
-    assert 20 <= player.choose(grid.tolist(), 30, 0.05) < 25  # a list is a grid
+    refuses_what_is_not_a_position(make_player(spec), budget_s=0.2)
 
 
 def test_parts_given_in_python_are_checked_when_the_player_is_built():
