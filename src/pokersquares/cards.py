@@ -7,6 +7,7 @@ letter (``TC``, ``AS``).
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Iterable, TypeAlias
 
@@ -42,6 +43,12 @@ def suit_of(c: Card) -> int:
 def is_integer(x) -> bool:
     """An integer, Python's or numpy's, and not a bool (nor numpy's bool, float or array)."""
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def is_seconds(x) -> bool:
+    """A number of seconds: a real number (Python's or numpy's), not a bool, text or NaN
+    (infinity is no limit; whether it is allowed is the caller's to say)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and not math.isnan(x)
 
 
 def is_card_id(c) -> bool:

@@ -6,7 +6,7 @@ non-zero exit.
 
 __all__ = [
     "PokerSquaresError", "InvalidCardError", "InvalidPointSystemError",
-    "IllegalPlacementError", "InvalidSeedError", "UnknownPlayerError",
+    "IllegalPlacementError", "InvalidSeedError", "UnknownPlayerError", "NotPreparedError",
 ]
 
 
@@ -33,3 +33,8 @@ class InvalidSeedError(PokerSquaresError):
 class UnknownPlayerError(PokerSquaresError):
     """A player spec that names no registered player or importable class, or parameters
     that player does not take."""
+
+
+class NotPreparedError(PokerSquaresError):
+    """An evaluator asked for values, playouts or learning before it has a point system
+    (before ``prepare`` or ``load``): its values would be those of no game."""

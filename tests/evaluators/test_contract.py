@@ -3,6 +3,8 @@ value is an estimate of the final score; ``placement_values`` is ``state_value``
 the grid after the placement; a full grid is worth its exact score. The numba form
 an evaluator hands to MCTS keeps the same contract."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -193,6 +195,43 @@ def test_public_methods_take_any_integer_form_of_a_position(name, prepared_evalu
     assert ev.limited_playouts(grid, np.int64(2), 0, 0).shape == (2,)
 
 
+def _fresh(name):
+    from pokersquares.evaluators import NarlEvaluator, PatternEvaluator, PossibilityEvaluator, TdEvaluator
+
+    return {"patterns": lambda: PatternEvaluator(train_games=50, eval_games=50, learn_threads=1),
+            "possibility": PossibilityEvaluator, "narl": lambda: NarlEvaluator(games=50, threads=1),
+            "td": lambda: TdEvaluator(games=50, td_games=20, threads=1)}[name]()
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_an_evaluator_without_a_point_system_refuses_to_value_or_play(name):
+    """Before prepare or load every evaluator answered as if the points were all 0: values
+    of 0, playouts scoring 0, a NARL or TD table learned for no game."""
+    from pokersquares.errors import NotPreparedError
+
+    ev = _fresh(name)
+    grid = _grid()
+    calls = [lambda: ev.placement_values(grid, 40), lambda: ev.state_value(grid),
+             lambda: ev.playouts(grid, 2, 0), lambda: ev.limited_playouts(grid, 2, 2, 0),
+             lambda: ev.best_placement_values(grid, [40, 41]), lambda: ev.placement_playouts(grid, 40, [1, 2], 2, 0),
+             lambda: ev.greedy_cell(grid, 40)]
+    if name in ("narl", "td"):
+        calls.append(lambda: ev.learn(games=2))
+    if name == "possibility":
+        calls.append(ev.kernel)
+    for call in calls:
+        with pytest.raises(NotPreparedError, match="no point system yet: call prepare"):
+            call()
+    points = np.array([0, 2, 5, 10, 15, 20, 25, 50, 75, 100], dtype=np.int64)
+    twin = copy.deepcopy(ev)  # a copy of the unprepared evaluator has no point system either
+    with pytest.raises(NotPreparedError):
+        twin.state_value(grid)
+    ev.prepare(points, 0.05, 1)
+    full = np.arange(25, dtype=np.int8)
+    assert ev.state_value(full) == score_grid(full, points)
+    assert ev.playouts(grid, 2, 0).shape == (2,)
+
+
 @pytest.mark.parametrize("name", EVALUATOR_NAMES)
 def test_prepare_refuses_what_are_not_ten_integer_points(name):
     from pokersquares.errors import InvalidPointSystemError
@@ -214,7 +253,6 @@ def test_a_seed_is_an_integer_not_a_float_and_numpy_takes_negative_ones(name, pr
     the pattern evaluator's prepare; TD's prepare an OverflowError); a budget of "0.05"
     failed deep in every evaluator's learning, and infinity learned for ever."""
     from pokersquares.errors import PokerSquaresError
-    from pokersquares.evaluators import NarlEvaluator, PatternEvaluator, PossibilityEvaluator, TdEvaluator
 
     ev = prepared_evaluators[name]
     grid = _grid()
@@ -227,9 +265,7 @@ def test_a_seed_is_an_integer_not_a_float_and_numpy_takes_negative_ones(name, pr
             ev.limited_playouts(grid, 2, 2, seed)
     assert ev.limited_playouts(grid, 2, 2, -5).shape == (2,)
     np.testing.assert_array_equal(ev.playouts(grid, 3, np.int64(7)), ev.playouts(grid, 3, 7))
-    fresh = {"patterns": lambda: PatternEvaluator(train_games=50, eval_games=50, learn_threads=1),
-             "possibility": PossibilityEvaluator, "narl": lambda: NarlEvaluator(games=50, threads=1),
-             "td": lambda: TdEvaluator(games=50, td_games=20, threads=1)}[name]()
+    fresh = _fresh(name)
     points = np.array([0, 2, 5, 10, 15, 20, 25, 50, 75, 100], dtype=np.int64)
     with pytest.raises(PokerSquaresError, match="a seed is an integer"):
         fresh.prepare(points, 0.05, 3.5)

@@ -105,6 +105,37 @@ def test_a_search_refuses_a_position_it_cannot_search_in_one_line(search, proble
         _checked_searches()[search]().choose(ev, *args)
 
 
+def _bare_evaluator():
+    """An evaluator of a user's that checks nothing itself: every value 0."""
+    from pokersquares.evaluators.base import Evaluator
+
+    class Bare(Evaluator):
+        def placement_values(self, grid, card):
+            return np.where(np.asarray(grid) == -1, 0.0, -np.inf)
+
+        def playouts(self, grid, n, seed):
+            return np.zeros(n, dtype=np.int64)
+
+    return Bare()
+
+
+@pytest.mark.parametrize("search", _checked_searches())
+def test_a_search_refuses_an_evaluator_without_a_point_system(search):
+    """An unprepared evaluator's values are all 0: each search used to play on them (the
+    built-in evaluators now refuse themselves; a user's is refused by the search)."""
+    from pokersquares.errors import NotPreparedError
+    from pokersquares.evaluators.possibility import PossibilityEvaluator
+
+    grid = POSITIONS["keep the flush open"][0]
+    for ev in (PossibilityEvaluator(), _bare_evaluator()):
+        with pytest.raises(NotPreparedError, match="no point system yet"):
+            _checked_searches()[search]().choose(ev, grid, c("7S"), POINTS, 30.0, 11)
+    bare = _bare_evaluator()
+    bare.prepare(POINTS, 0.0)
+    cell, _ = _checked_searches()[search]().choose(bare, grid, c("7S"), POINTS, 0.05, 11)
+    assert grid[cell] == -1
+
+
 @pytest.mark.parametrize("search", _checked_searches())
 def test_a_grid_as_a_list_or_a_read_only_array_is_searched_as_the_int8_grid(search):
     """A list used to be no grid to expectimax and the flat searches (``grid == -1`` on a

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 from abc import ABC, abstractmethod
 
 import numpy as np
 from numba import njit
 
-from ..cards import NUM_CARDS, is_card_id, is_integer
-from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
+from ..cards import NUM_CARDS, is_card_id, is_integer, is_seconds
+from ..errors import IllegalPlacementError, InvalidPointSystemError, NotPreparedError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 
 __all__ = ["Evaluator", "checked_grid", "checked_card", "checked_position", "checked_grid_and_cards",
@@ -209,7 +208,7 @@ def checked_budget(budget_s) -> float:
     """``budget_s`` (a preparation's seconds) as a float, checked to be a finite real number
     (Python's or numpy's, not a bool or text; below 0 is no time at all): "0.05" or NaN
     would fail deep in the learning, infinity would learn for ever; else PokerSquaresError."""
-    if isinstance(budget_s, bool) or not isinstance(budget_s, numbers.Real) or not math.isfinite(budget_s):
+    if not is_seconds(budget_s) or not math.isfinite(budget_s):
         raise PokerSquaresError(f"a preparation's budget is a finite number of seconds, got {_brief(budget_s)}")
     return float(budget_s)
 
@@ -251,6 +250,10 @@ class Evaluator(ABC):
     """
 
     name: str = "evaluator"
+    #: The point system's ``int64[10]``: None until ``prepare`` or ``load`` gives it one
+    #: (then every value and playout would be those of no game: they refuse,
+    #: :meth:`_require_points`).
+    points: np.ndarray | None = None
     #: CPU seconds numba spends compiling this evaluator's kernels (with those it builds
     #: on) on an empty cache, for scheduling warm-ups only (:mod:`pokersquares.harness.warm_up`);
     #: measured on this project's machine (``benchmarks/web_first_advice.py --cold``'s console).
@@ -258,6 +261,13 @@ class Evaluator(ABC):
     # Whether ``prepare`` learns for as long as its budget allows: players then check
     # the learned policy against the greedy rule (players.greedy_guard).
     learns_within_budget: bool = False
+
+    def _require_points(self) -> None:
+        """NotPreparedError unless this evaluator has a point system; each public method
+        that values, plays out or learns asks first (one attribute test a call)."""
+        if self.points is None:
+            raise NotPreparedError(f"the {self.name} evaluator has no point system yet: "
+                                   "call prepare(points, budget_s) or load(path) first")
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Learn for ``points`` within ``budget_s`` seconds. The default only stores them."""
@@ -291,6 +301,7 @@ class Evaluator(ABC):
         ``card`` placed there. Evaluators with a fast path override this to run all
         cells in one call (e.g. one parallel kernel); the results must not depend on
         how many threads run it."""
+        self._require_points()
         grid = checked_grid(grid)
         card = checked_card(card, grid)
         cells = checked_cells(cells, grid)
@@ -324,6 +335,7 @@ class Evaluator(ABC):
         """Estimated final score of ``grid`` with no card in hand (what a depth-limited
         search judges its leaves by); exact for a full grid. The default averages 16
         greedy playouts."""
+        self._require_points()
         grid = checked_grid(grid)
         if not (grid == EMPTY).any():
             from ..kernels.core import score_grid
@@ -334,6 +346,7 @@ class Evaluator(ABC):
         """``float64[n]``: like :meth:`playouts`, but each game places only ``depth``
         more cards (from a fresh shuffle of the undealt cards, by the greedy policy) and
         ends with :meth:`state_value` of the grid it reached."""
+        self._require_points()
         grid = checked_grid(grid)
         n = checked_count(n, "the number of playouts")
         depth = checked_count(depth, "the depth")
@@ -354,6 +367,7 @@ class Evaluator(ABC):
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
         """``float64[len(cards)]``: for each card, the value of its best placement on
         ``grid`` (a chance level of expectimax: each card as the next one dealt)."""
+        self._require_points()
         grid, cards = checked_grid_and_cards(grid, cards)
         return np.array([self._unchecked_placement_values(grid, int(c)).max() for c in cards], dtype=np.float64)
 

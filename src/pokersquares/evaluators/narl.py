@@ -258,7 +258,7 @@ class NarlEvaluator(Evaluator):
         self.games = games
         self.budget_share = budget_share
         self._capacity = capacity
-        self.points = np.zeros(10, dtype=np.int64)
+        self.points = None  # prepare or load gives it the point system's
         self.reset()
 
     # -- state --------------------------------------------------------------------------
@@ -347,6 +347,7 @@ class NarlEvaluator(Evaluator):
         (:mod:`pokersquares.progress`)."""
         if seconds is None and games is None:
             raise ValueError("learn needs seconds or games")
+        self._require_points()
         start = time.perf_counter()
         deadline = start + seconds if seconds is not None else float("inf")
         target = games if games is not None else 1 << 62
@@ -391,6 +392,7 @@ class NarlEvaluator(Evaluator):
         the GIL) starts from the pooled table and plays on-policy on it; then what each
         gained is added into the pool, and epsilon decays by ``decay`` per game of all
         learners. Returns figures of the call."""
+        self._require_points()
         if threads <= 1:
             return self.learn(seconds=seconds)
         from concurrent.futures import ThreadPoolExecutor
@@ -459,10 +461,12 @@ class NarlEvaluator(Evaluator):
 
     # -- evaluation (the Evaluator interface) -----------------------------------------------
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        self._require_points()
         grid = checked_grid(grid)
         return K.placement_values(grid, checked_card(card, grid), *self._tables())
 
     def state_value(self, grid: np.ndarray) -> float:
+        self._require_points()
         return float(K.grid_value(checked_grid(grid), *self._tables()))
 
     def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
@@ -472,14 +476,17 @@ class NarlEvaluator(Evaluator):
         return float(K.grid_value(grid, *self._tables()))
 
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        self._require_points()
         return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        self._require_points()
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25, masked_seed(seed), False,
                           *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False) -> np.ndarray:
+        self._require_points()
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
                           checked_count(depth, "the depth"), masked_seed(seed), random_policy, *self._tables())
 
@@ -650,9 +657,12 @@ class NarlEvaluator(Evaluator):
         state = {k: v for k, v in self.__dict__.items()
                  if k not in ("keys", "sums", "counts", "used", "size_sums", "size_counts")}
         state["_arrays"] = self._arrays()
+        if self.points is None:  # not prepared: the arrays' form wants ten points, the copy has none
+            state["_arrays"]["points"] = np.zeros(10, dtype=np.int64)
         return state
 
     def __setstate__(self, state: dict) -> None:
         arrays = state.pop("_arrays")
         self.__dict__.update(state)
         self._restore(arrays)
+        self.points = state["points"]

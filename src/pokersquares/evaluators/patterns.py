@@ -221,7 +221,7 @@ class PatternEvaluator(Evaluator):
         self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
                             ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete,
                             threads=learn_threads)
-        self.points = np.zeros(10, dtype=np.int64)
+        self.points = None  # prepare or load gives it the point system's
         self.utilities = np.zeros(kp.NUM_PATTERNS)
         self.counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
         self.report: LearningReport | None = None
@@ -274,6 +274,7 @@ class PatternEvaluator(Evaluator):
         """The summed utilities of the ten lines after each placement (OG's gain per
         cell plus the grid's utilities now: the same argmax as OG), exact where the
         placement fills the grid."""
+        self._require_points()
         grid = checked_grid(grid)
         return self._unchecked_placement_values(grid, checked_card(card, grid))
 
@@ -289,6 +290,7 @@ class PatternEvaluator(Evaluator):
 
     def state_value(self, grid: np.ndarray) -> float:
         """The summed utilities of the ten line patterns; the exact score of a full grid."""
+        self._require_points()
         return self._unchecked_state_value(checked_grid(grid))
 
     def _unchecked_state_value(self, grid: np.ndarray) -> float:
@@ -297,12 +299,14 @@ class PatternEvaluator(Evaluator):
         return float(kp.grid_utility(grid, -1, self.utilities))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        self._require_points()
         return kp.og_playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
                               _kernel_seed(checked_seed(seed)),
                               self.utilities, self.points)
 
     def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
                            seed: int) -> np.ndarray:
+        self._require_points()
         grid = checked_grid(grid)
         return kp.og_placement_playouts(grid, checked_card(card, grid), checked_cells(cells, grid),
                                         checked_count(n, "the number of playouts"), _kernel_seed(checked_seed(seed)),

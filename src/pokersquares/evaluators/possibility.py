@@ -202,9 +202,9 @@ class PossibilityEvaluator(Evaluator):
         self.size_weights = (float(alpha), float(beta), float(gamma))
         self.apriori = tuple(float(p) for p in apriori)
         self.made_weight = None if made_weight < 0 else float(made_weight)
-        self.points = np.zeros(NUM_HANDS, dtype=np.int64)
+        self.points = None  # prepare gives it the point system's
         self.offsets = np.zeros(26)
-        self._params = self._build_params()
+        self._params = None
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Store the points and calibrate: ``CALIBRATION_GAMES`` best-move games (a fixed
@@ -239,12 +239,15 @@ class PossibilityEvaluator(Evaluator):
     @property
     def params(self) -> np.ndarray:
         """The numba form of this heuristic for ``pokersquares.kernels.possibility``."""
+        self._require_points()
         return self._params
 
     def kernel(self) -> EvaluatorKernel:
+        self._require_points()
         return EvaluatorKernel(kpos.child_values, kpos.state_value, self._params, self.offsets)
 
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        self._require_points()
         grid = checked_grid(grid)
         return self._unchecked_placement_values(grid, checked_card(card, grid))
 
@@ -254,18 +257,21 @@ class PossibilityEvaluator(Evaluator):
     def heuristic(self, grid: np.ndarray) -> float:
         """The paper's ``h(grid)``: a damped heuristic (empty hands count 0, short hands
         are damped by alpha, beta, gamma), not an estimate of the final score."""
+        self._require_points()
         grid = checked_grid(grid)
         return self.state_value(grid) - float(self.offsets[int((grid >= 0).sum())])
 
     def state_value(self, grid: np.ndarray) -> float:
         """``h(grid)`` plus the calibration offset for its number of cards: an estimate
         of the final score (exact for a full grid)."""
+        self._require_points()
         return self._unchecked_state_value(checked_grid(grid))
 
     def _unchecked_state_value(self, grid: np.ndarray) -> float:
         return float(kpos.state_value(np.ascontiguousarray(grid), self._params))
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        self._require_points()
         return kpos.greedy_playouts(np.ascontiguousarray(checked_grid(grid)),
                                     checked_count(n, "the number of playouts"), checked_seed(seed), self._params)
 

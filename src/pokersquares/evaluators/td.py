@@ -329,7 +329,7 @@ class TdEvaluator(Evaluator):
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
         self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
-        self.points = np.zeros(10, dtype=np.int64)
+        self.points = None  # prepare or load gives it the point system's
         self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
@@ -383,6 +383,7 @@ class TdEvaluator(Evaluator):
     def learn(self, seconds: float | None = None, games: int | None = None) -> dict:
         """TD learning of the residual for ``seconds`` or ``games`` on ``threads`` cores, all
         learning into the same weights. Returns figures of this call."""
+        self._require_points()
         deadline = time.perf_counter() + (seconds if seconds is not None else float("inf"))
         target = games if games is not None else 1 << 62
         states = [rng_seed((self._seed * 1_000_003 + 7919 * (self.td_games_learned + 1) + k) & (2**64 - 1))
@@ -432,6 +433,7 @@ class TdEvaluator(Evaluator):
         """TD search's learning: ``games`` games from ``grid`` with ``card`` in hand,
         moving this evaluator's residual weights (:func:`pokersquares.kernels.td.learn_from`);
         returns the sum of their final scores. The table is not changed."""
+        self._require_points()
         grid = checked_grid(grid)
         return float(K.learn_from(grid, checked_card(card, grid), checked_count(games, "the number of games"),
                                   masked_seed(seed), float(alpha), float(lam), *self._tables()))
@@ -456,10 +458,12 @@ class TdEvaluator(Evaluator):
 
     # -- evaluation (the Evaluator interface) --------------------------------------------------
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        self._require_points()
         grid = checked_grid(grid)
         return K.placement_values(grid, checked_card(card, grid), *self._tables())
 
     def state_value(self, grid: np.ndarray) -> float:
+        self._require_points()
         return float(K.grid_value_td(checked_grid(grid), *self._tables()))
 
     def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
@@ -469,14 +473,17 @@ class TdEvaluator(Evaluator):
         return float(K.grid_value_td(grid, *self._tables()))
 
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        self._require_points()
         return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        self._require_points()
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25,
                           masked_seed(seed), False, 1.0, *self._tables()).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
+        self._require_points()
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
                           checked_count(depth, "the depth"), masked_seed(seed), random_policy,
                           float(lam), *self._tables())
@@ -486,6 +493,7 @@ class TdEvaluator(Evaluator):
 
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
+        self._require_points()
         return float(K.residual(checked_grid(grid), self.theta, self.groups))
 
     # -- saving -------------------------------------------------------------------------------

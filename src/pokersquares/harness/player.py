@@ -8,15 +8,13 @@ in the game, and answers ``(row, col)`` of an empty cell.
 
 from __future__ import annotations
 
-import math
-import numbers
 import pickle
 import time
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..cards import Card, card_name, is_card_id, is_integer
+from ..cards import Card, card_name, is_card_id, is_integer, is_seconds
 from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
@@ -30,11 +28,6 @@ PREP_MARGIN_S = 0.1
 SEED_MASK = 2 ** 31 - 1  # the harness's player seeds are 31-bit already: they pass unchanged
 PREP_MARGIN_SHARE = 0.05
 PREP_MARGIN_MAX_S = 5.0
-
-
-def _is_seconds(value) -> bool:
-    """A number of seconds: a real number (Python's or numpy's), not a bool or NaN."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
 
 
 def _one_line(value) -> str:
@@ -111,7 +104,7 @@ class BasePlayer:
         if not isinstance(point_system, PointSystem):
             raise InvalidPointSystemError(f"set_point_system takes a PointSystem (PointSystem(points) or "
                                           f"parse_point_system('american')), got {_one_line(point_system)}")
-        if not _is_seconds(budget_s):
+        if not is_seconds(budget_s):
             raise PokerSquaresError(f"set_point_system's budget is a number of seconds, got {_one_line(budget_s)}")
         self.point_system = point_system
         self.points = np.array(point_system.points, dtype=np.int64)
@@ -148,7 +141,7 @@ class BasePlayer:
             raise IllegalPlacementError("the grid is full: call start_game() before the next game's first card")
         if card in self.grid:
             raise IllegalPlacementError(f"{card_name(card)} is already on this game's grid")
-        if not _is_seconds(seconds_left):
+        if not is_seconds(seconds_left):
             raise PokerSquaresError(f"seconds_left is a number of seconds, got {_one_line(seconds_left)}")
         answer = self.choose(self.grid, card, seconds_left)
         # The answer as choose gave it: 3.9, "3" or True are malformed, not cell 3 or 1.

@@ -30,9 +30,9 @@ learned evaluator's greedy move (docs/results.md, small budgets).
 from __future__ import annotations
 
 import math
-import numbers
 import time
 
+from ..cards import is_seconds
 from ..errors import PokerSquaresError
 
 __all__ = ["MoveClock"]
@@ -69,8 +69,7 @@ class MoveClock:
                  time_per_game: float | None = None, learn_usage: bool = False) -> None:
         if not 0 <= reserve < 1 or reserve_max_s < 0:
             raise ValueError("MoveClock needs 0 <= reserve < 1 and reserve_max_s >= 0")
-        if time_per_game is not None and (isinstance(time_per_game, bool) or not isinstance(time_per_game, numbers.Real)
-                                          or not time_per_game > 0):
+        if time_per_game is not None and not (is_seconds(time_per_game) and time_per_game > 0):
             # "5", 0, -5 or NaN would fail at the first move or play every move unsearched
             raise PokerSquaresError(f"time_per_game is seconds > 0 (or None: the harness's clock), got {time_per_game!r}")
         self.reserve = reserve

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
-import numbers
 from abc import ABC, abstractmethod
 
 import numpy as np
 
+from ..cards import is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator, _brief, checked_points, checked_position, checked_seed
 
@@ -19,16 +18,19 @@ def round_seed(seed: int, round_: int, thread: int) -> int:
     return (seed * 1_000_003 + round_ * 7919 + thread * 104_729) & (2**63 - 1)
 
 
-def checked_decision(grid, card, points, time_s, seed) -> tuple[np.ndarray, int, np.ndarray]:
+def checked_decision(evaluator, grid, card, points, time_s, seed) -> tuple[np.ndarray, int, np.ndarray]:
     """What :meth:`Search.choose` is given, checked once a decision (the searches' loops
-    and kernels do not check): ``grid`` as a writable contiguous ``int8[25]`` array of
+    and kernels do not check): ``evaluator`` with a point system (prepared or loaded;
+    else NotPreparedError); ``grid`` as a writable contiguous ``int8[25]`` array of
     distinct card ids 0..51 and -1, with an empty cell for the card; ``card`` a card id
     not on it; ``points`` ten integers (as ``int64[10]``); ``time_s`` a number of
     seconds; ``seed`` an integer in int64's range. Returns ``(grid, card, points)``; else
     a :class:`~pokersquares.errors.PokerSquaresError` naming the problem."""
+    if isinstance(evaluator, Evaluator):  # a search over a user's duck-typed evaluator checks no more
+        evaluator._require_points()
     grid, card = checked_position(grid, card)
     points = checked_points(points)
-    if isinstance(time_s, bool) or not isinstance(time_s, numbers.Real) or math.isnan(time_s):
+    if not is_seconds(time_s):
         raise PokerSquaresError(f"the search's time is a number of seconds, got {_brief(time_s)}")
     checked_seed(seed)
     return grid, card, points
@@ -66,6 +68,6 @@ class GreedySearch(Search):
     name = "greedy"
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         values = evaluator.placement_values(grid, card)
         return int(np.argmax(values)), values

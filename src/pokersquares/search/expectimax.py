@@ -35,7 +35,7 @@ class Expectimax(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         greedy = evaluator.placement_values(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) <= 1:

@@ -52,7 +52,7 @@ class FlatMonteCarlo(Search):
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
                time_s: float, seed: int) -> tuple[int, np.ndarray]:
         start = time.perf_counter()
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         # A busy machine can stall a batch for longer than the last one took: leave
         # part of the budget unused rather than lose a game to the clock.
         time_s *= self.time_fraction

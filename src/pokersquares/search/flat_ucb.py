@@ -77,7 +77,7 @@ class DepthLimitedFlatMC(_FlatSearch):
     name = "depth_mc"
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         greedy, empty, deadline = self._arms(evaluator, grid, card, time_s)
         if len(empty) <= 1:
             return int(np.argmax(greedy)), greedy
@@ -108,7 +108,7 @@ class FlatUCB1(_FlatSearch):
         self.exploration = exploration
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         greedy, empty, deadline = self._arms(evaluator, grid, card, time_s)
         if len(empty) <= 1:
             return int(np.argmax(greedy)), greedy

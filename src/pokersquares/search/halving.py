@@ -117,7 +117,7 @@ class CrnHalving(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         cells = np.flatnonzero(grid == EMPTY)
         if len(cells) == 0:
             raise ValueError("the grid is full")

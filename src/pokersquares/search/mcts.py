@@ -141,7 +141,7 @@ class MCTS(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         # The tree kernel indexes by card and cell unchecked: the position is checked here, once.
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         # The tree is the scratch space of one search at a time: a search that starts while
         # another runs (one player asked from two threads at once) builds a tree of its own,
         # rather than both growing one tree from two roots.

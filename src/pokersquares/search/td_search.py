@@ -120,7 +120,7 @@ class TdSearch(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid, card, points = checked_decision(grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
         local = self.adapt(evaluator, grid, card, time_s, seed)
         learned = self.last
         cell, values = self.inner.choose(local, grid, card, points, max(0.0, time_s - (time.perf_counter() - start)),
