@@ -71,3 +71,36 @@ def test_train_json_stays_clean_of_a_learners_prints(tmp_path):
     assert json.loads(r.stdout)["out"] == str(out)
     assert "learning..." in r.stderr and "saving" in r.stderr
     assert json.loads(out.read_text()) == {"t": 1}
+
+
+def test_train_replaces_the_out_file_whole_even_with_a_users_save(cli, tmp_path, monkeypatch):
+    """A user's save() that failed half-way used to leave its half-written file over the
+    good one at --out (and a traceback); one that wrote nothing left an empty file."""
+    (tmp_path / "halfsaver.py").write_text(
+        "from pokersquares.harness import BasePlayer\n"
+        "class Half(BasePlayer):\n"
+        "    def choose(self, grid, card, seconds_left):\n"
+        "        return int((grid == -1).argmax())\n"
+        "    def save(self, path):\n"
+        "        with open(path, 'w') as f:\n"
+        "            f.write('{\"half\": ')\n"
+        "            raise RuntimeError('disk on fire')\n"
+        "class Elsewhere(Half):\n"
+        "    def save(self, path):\n"
+        "        pass\n"
+        "class Whole(Half):\n"
+        "    def save(self, path):\n"
+        "        open(path, 'w').write('{\"whole\": 1}')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "learned.json"
+    out.write_text('{"good": 1}')
+    for player, words in (("halfsaver:Half", "could not save what it learned: RuntimeError: disk on fire"),
+                          ("halfsaver:Elsewhere", "wrote nothing at the path it was given")):
+        code, stdout, err = cli("train", "--player", player, "--system", "american", "--prep-time", "0",
+                                "--out", out, "--json")
+        assert code == 2 and stdout == "" and words in err and err.count("\n") == 1, err
+        assert out.read_text() == '{"good": 1}'
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary left
+    code, stdout, err = cli("train", "--player", "halfsaver:Whole", "--system", "american", "--prep-time", "0",
+                            "--out", out, "--json")
+    assert code == 0 and json.loads(stdout)["out"] == str(out) and out.read_text() == '{"whole": 1}'

@@ -19,6 +19,8 @@ import typer
 
 from .. import progress
 from ..cards import check_seed
+from ..errors import PokerSquaresError
+from ..files import replacing
 from ..harness.registry import make_player
 from ..harness.spec import check_seconds
 from ..points import SPEC_HELP
@@ -54,15 +56,22 @@ def _saved_suffix(learner) -> str | None:
 
 
 def _save(learner, path: Path, point_system_name: str) -> None:
-    """``learner.save(path)``, passing the point system's name where it is accepted."""
+    """``learner.save`` to a temporary file beside ``path`` that then replaces it
+    (:func:`~pokersquares.files.replacing`), passing the point system's name where it is
+    accepted: a user's ``save`` that fails half-way, or writes nothing where it is told,
+    leaves the file that was at ``path`` as it was."""
     try:
         accepts_name = "point_system_name" in inspect.signature(learner.save).parameters
     except (TypeError, ValueError):
         accepts_name = False
-    if accepts_name:
-        learner.save(path, point_system_name=point_system_name)
-    else:
-        learner.save(path)
+    with replacing(path) as tmp:
+        if accepts_name:
+            learner.save(tmp, point_system_name=point_system_name)
+        else:
+            learner.save(tmp)
+        if tmp.stat().st_size == 0:
+            raise PokerSquaresError(f"the learner's save() wrote nothing at the path it was given; "
+                                    f"{str(path)!r} is unchanged")
 
 
 @app.command("train")
@@ -111,6 +120,10 @@ def train_cmd(
         raise fail(f"player {player!r} has nothing to save") from None
     except OSError as e:
         raise fail(f"cannot write {str(out)!r}: {e.strerror}") from None
+    except PokerSquaresError:
+        raise
+    except Exception as e:  # a user's save: one line, and the file at --out as it was
+        raise fail(f"player {player!r} could not save what it learned: {type(e).__name__}: {e}") from None
     report = getattr(learner, "report", None)
     learned = report.to_json() if hasattr(report, "to_json") else {}
     if "seconds" in learned:
