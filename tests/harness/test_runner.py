@@ -71,8 +71,10 @@ def test_faults_score_the_penalty_and_the_run_goes_on(player, reason):
     recs = run(f"fault_players:{player}", n=4, system=NEG)
     assert [r.game_index for r in recs] == [0, 1, 2, 3]
     for r in recs:
-        if r.seed % 2:  # odd seeds misbehave
+        if r.seed % 2:  # odd seeds misbehave at their third move
             assert r.penalty.startswith(reason) and r.score == -30
+            # the two moves before it are kept (a crashed process's too, read from its trace)
+            assert [card for card, _, _ in r.placements] == deal(r.seed)[:2]
         else:
             assert r.penalty is None and len(r.placements) == 25
 
@@ -103,6 +105,11 @@ def test_timeouts_by_the_clock_and_by_the_watchdog():
     hang = run("fault_players:Hang", n=4, system=NEG, tpg=0.5)
     assert [r.penalty is not None for r in hang] == [False, True, False, True]
     assert all(r.penalty.startswith("timeout") for r in hang if r.penalty)
+    for r in hang[1::2]:  # a hung process's game keeps its moves and the time it was given
+        assert [card for card, _, _ in r.placements] == deal(r.seed)[:2] and r.decision_s > 0.5
+        greedy = GreedyPlayer()
+        greedy.set_point_system(NEG, 1.0)
+        assert r.placements == play_game(greedy, NEG, r.seed, 30.0).placements[:2]
 
 
 def test_failed_preparation_penalises_and_bad_player_raises():

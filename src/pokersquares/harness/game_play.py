@@ -9,6 +9,7 @@ watchdog that catches players that hang or crash the interpreter.
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -44,11 +45,14 @@ def as_cell(answer) -> tuple[int, int]:
 
 
 def play_game(player, point_system: PointSystem, seed: int, time_per_game: float,
-              game_index: int = 0, player_seed: int | None = None) -> GameRecord:
+              game_index: int = 0, player_seed: int | None = None,
+              on_move: Callable[[int, int, int, float], None] | None = None) -> GameRecord:
     """Play the game dealt by ``seed``; faults score the penalty with their reason.
 
     The player is seeded with ``player_seed`` (default: :func:`~.seeds.player_seed` of
-    the deal seed under this interpreter's secret), never with the deal seed."""
+    the deal seed under this interpreter's secret), never with the deal seed.
+    ``on_move(card, row, col, decision_seconds_so_far)`` is told each placement as it is
+    made (what a game process leaves for the run to read should it hang or die)."""
     cards = deal(seed)
     if player_seed is None:
         player_seed = seeds.player_seed(seeds.PROCESS_SECRET, "game", seed)
@@ -84,6 +88,8 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
                 penalty = f"illegal play: {e}"
                 break
             placements.append((card, row, col))
+            if on_move is not None:
+                on_move(card, row, col, used)
     except Exception as e:  # the player's own error: the game scores the penalty, the run goes on
         penalty = f"error: {type(e).__name__}: {e}"
     score = point_system.penalty if penalty else grid.score(point_system)

@@ -123,7 +123,40 @@ def _prep_main(conn, parent: int, spec: RunSpec) -> None:
     send(("prepared", used, blob, why))  # why: each worker prepares its own copy; the parent says so
 
 
-def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: int) -> None:
+class _MoveTrace:
+    """The moves of the game a worker is playing, in memory shared with the run's process,
+    which reads it after stopping a worker that hung or died (such a worker cannot report
+    its game): the penalised game's record keeps the placements made before the fault,
+    and the decision seconds it took, as a game timed out by the clock does."""
+
+    def __init__(self, ctx) -> None:
+        self.ints = ctx.RawArray("q", 2 + 3 * 25)  # game index, placements made, then (card, row, col) each
+        self.times = ctx.RawArray("d", 2)         # decision seconds so far; time.monotonic() of the last move
+        self.ints[0] = -1
+
+    # -- in the worker
+    def start(self, index: int) -> None:
+        self.ints[1] = 0
+        self.ints[0] = index
+        self.times[0], self.times[1] = 0.0, time.monotonic()
+
+    def placed(self, card: int, row: int, col: int, used: float) -> None:
+        k = self.ints[1]
+        self.ints[2 + 3 * k:5 + 3 * k] = [card, row, col]
+        self.times[0], self.times[1] = used, time.monotonic()
+        self.ints[1] = k + 1
+
+    # -- in the run's process, once the worker is stopped
+    def moves_of(self, index: int, now: float) -> tuple[list[tuple[int, int, int]], float]:
+        """Game ``index``'s placements and decision seconds up to ``now`` (the move it was
+        stopped in counted to ``now``); nothing if the worker had not begun that game."""
+        if self.ints[0] != index:
+            return [], 0.0
+        moves = [tuple(self.ints[2 + 3 * i:5 + 3 * i]) for i in range(self.ints[1])]
+        return moves, self.times[0] + max(0.0, now - self.times[1])
+
+
+def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: int, trace: _MoveTrace) -> None:
     become_worker(parent)
     note = limit_threads(cores)
     if note:
@@ -146,8 +179,9 @@ def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: in
         if msg is None:
             return
         index, game_seed, seed_of_player = msg
+        trace.start(index)
         conn.send(("result", play_game(player, spec.point_system, game_seed, spec.time_per_game, index,
-                                       seed_of_player)))
+                                       seed_of_player, on_move=trace.placed)))
 
 
 # -- in the run's process --------------------------------------------------------------------
@@ -268,7 +302,8 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
 
 class _Worker:
     def __init__(self, ctx, spec: RunSpec, blob: bytes | None, cores: int, prefetch: int) -> None:
-        self.conn, self.proc = _start(ctx, _worker_main, spec, blob, cores)
+        self.trace = _MoveTrace(ctx)
+        self.conn, self.proc = _start(ctx, _worker_main, spec, blob, cores, self.trace)
         self.assigned: deque[int] = deque()
         self.ready = False
         self.started = time.monotonic()  # of preparation, then of the current game
@@ -289,8 +324,9 @@ class _Pool:
         # Getting ready includes the untimed warm-up (an unpicklable player also prepares).
         self.ready_limit = (spec.prep_time if blob is None else 0.0) + WARM_UP_LIMIT_S
 
-    def penalty(self, index: int, reason: str) -> None:
-        self.finish(GameRecord(index, self.spec.seed + index, self.spec.point_system.penalty, [], 0.0, reason))
+    def penalty(self, index: int, reason: str, placements: list | None = None, used: float = 0.0) -> None:
+        self.finish(GameRecord(index, self.spec.seed + index, self.spec.point_system.penalty, placements or [],
+                               used, reason))
 
     def play(self, todo: deque[int]) -> None:
         """Play every game of ``todo``; return when each has a record."""
@@ -351,10 +387,12 @@ class _Pool:
 
     def _retire(self, w: _Worker, reason: str, todo: deque[int]) -> None:
         """Stop ``w``: the game it was playing scores the penalty, the rest go back to ``todo``."""
+        now = time.monotonic()
         stop_process(w.proc, w.conn)
         self.workers.remove(w)
         if w.assigned:
-            self.penalty(w.assigned.popleft(), reason)
+            index = w.assigned.popleft()
+            self.penalty(index, reason, *w.trace.moves_of(index, now))
         elif todo:
             # Stopped between games (it could not get ready, or outgrew its memory while
             # idle): a new worker would fail the same way, so the next game scores it.
