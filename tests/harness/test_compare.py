@@ -169,3 +169,25 @@ def test_integer_scores_are_compared_without_fractions(stores, monkeypatch):
     assert got == expected
     assert got["paired"][0]["stderr"] == pytest.approx(math.sqrt(((10 - 19 / 3) ** 2 + (-1 - 19 / 3) ** 2
                                                                   + (10 - 19 / 3) ** 2) / 2 / 3))
+
+
+def test_compare_reads_moves_only_to_tell_a_copy_from_a_run_played_alike(stores, tmp_path):
+    """compare parsed every game's moves (100,000 lists for a store of 200 runs of 500
+    games) though only the check for copies needs them, and only for runs of one identity."""
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(stores[0], copy)
+    for path in (stores[0], copy):  # moves that are not even JSON: never parsed
+        with sqlite3.connect(path) as c:
+            c.execute("UPDATE games SET placements = 'not JSON' WHERE run_id = 2")
+    with sqlite3.connect(copy) as c:  # run 1 of the copy: its moves differ, its scores do not
+        c.execute("UPDATE games SET placements = '[[0, 0, 0]]' WHERE run_id = 1 AND seed = 2")
+    duplicates = []
+    runs = load_runs([stores[0], copy], duplicates=duplicates)
+    assert duplicates == [(str(stores[0]), 2, str(copy), 2)]  # the same text: a copy, read once
+    assert [(r.store, r.info.run_id) for r in runs] == [(str(stores[0]), 1), (str(stores[0]), 2), (str(copy), 1)]
+    assert all(g.placements == [] for r in runs for g in r.games.values())
+    paired = compare_runs(runs)["paired"]
+    assert [(d["a_run"][1], d["b_run"][1], d["a_minus_b"], d["stderr"]) for d in paired] == [(1, 1, 0.0, 0.0)]

@@ -479,9 +479,13 @@ class ResultStore:
         """The run's games in the order played; ``seeds``: only those dealt with these."""
         return list(self.iter_games(run_id, seeds))
 
-    def iter_games(self, run_id: int, seeds: Iterable[int] | None = None) -> Iterator[GameRecord]:
-        """:meth:`games` one at a time: a run of a million games is never held whole."""
-        sql = (f"SELECT game_index, seed, score, placements, decision_s, penalty, {self._fallback} FROM games"
+    def iter_games(self, run_id: int, seeds: Iterable[int] | None = None, *,
+                   moves: bool = True) -> Iterator[GameRecord]:
+        """:meth:`games` one at a time: a run of a million games is never held whole.
+        ``moves=False``: the records without their placements (not even read), for what
+        needs only scores, times and penalties."""
+        placements = "placements" if moves else "NULL"
+        sql = (f"SELECT game_index, seed, score, {placements}, decision_s, penalty, {self._fallback} FROM games"
                " WHERE run_id = ?")
         if seeds is None:
             rows: Iterable = self.conn.execute(sql + " ORDER BY game_index", (run_id,))
@@ -489,7 +493,12 @@ class ResultStore:
             rows = sorted(row for seed in dict.fromkeys(seeds) if -2 ** 63 <= seed < 2 ** 63
                           for row in self.conn.execute(sql + " AND seed = ?", (run_id, seed)))
         for i, s, sc, pl, d, pen, fb in rows:
-            yield GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)], d, pen, fb)
+            yield GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)] if moves else [], d, pen, fb)
+
+    def moves_as_stored(self, run_id: int) -> dict[int, str]:
+        """Each game's placements as the store holds them (JSON text), by deal seed: two
+        copies of one run hold the same text."""
+        return dict(self.conn.execute("SELECT seed, placements FROM games WHERE run_id = ?", (run_id,)))
 
     def seed_scores(self, run_id: int) -> list[tuple[int, int]]:
         """``(seed, score)`` of each of the run's games in the order played, without their
