@@ -230,6 +230,11 @@ def test_an_evaluator_without_a_point_system_refuses_to_value_or_play(name):
     full = np.arange(25, dtype=np.int8)
     assert ev.state_value(full) == score_grid(full, points)
     assert ev.playouts(grid, 2, 0).shape == (2,)
+    by_hand = _fresh(name)  # points set by hand (as the 2016 players' learners do) are its points
+    by_hand.points = points.copy()
+    assert by_hand.state_value(full) == score_grid(full, points)
+    assert by_hand.placement_values(full[:24].tolist() + [-1], 24)[24] == score_grid(full, points)
+    assert by_hand.playouts(grid, 2, 0).shape == (2,)
 
 
 @pytest.mark.parametrize("name", EVALUATOR_NAMES)

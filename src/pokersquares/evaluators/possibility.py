@@ -202,17 +202,15 @@ class PossibilityEvaluator(Evaluator):
         self.size_weights = (float(alpha), float(beta), float(gamma))
         self.apriori = tuple(float(p) for p in apriori)
         self.made_weight = None if made_weight < 0 else float(made_weight)
-        self.points = None  # prepare gives it the point system's
         self.offsets = np.zeros(26)
-        self._params = None
+        self.points = None  # prepare gives it the point system's
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Store the points and calibrate: ``CALIBRATION_GAMES`` best-move games (a fixed
         seed, about 0.12 s), fewer when ``budget_s`` is smaller than they would take."""
         start = time.perf_counter()
         budget_s = checked_budget(budget_s)
-        super().prepare(points, budget_s, checked_seed(seed))
-        self._params = self._build_params()
+        super().prepare(points, budget_s, checked_seed(seed))  # the points' numba form made with them
         games = min(CALIBRATION_GAMES, int(0.5 * max(0.0, budget_s) / _SECONDS_PER_CALIBRATION_GAME))
         # In chunks, each with its own seed, until half the budget is spent: a busy
         # machine plays them several times slower than the constant says (one call of
@@ -228,6 +226,17 @@ class PossibilityEvaluator(Evaluator):
             self.offsets = total / done
             self._params = self._build_params()
         self.prepare_seconds = time.perf_counter() - start
+
+    @property
+    def points(self) -> np.ndarray | None:
+        """The point system's ``int64[10]``; None until ``prepare`` (or set by hand:
+        the heuristic's numba form is made anew for them, with the offsets it has)."""
+        return self._points
+
+    @points.setter
+    def points(self, points: np.ndarray | None) -> None:
+        self._points = points
+        self._params = None if points is None else self._build_params()
 
     def _build_params(self) -> np.ndarray:
         points = np.asarray(self.points, dtype=np.float64)

@@ -346,6 +346,16 @@ class TdEvaluator(Evaluator):
         """True unless fixed work (``games``) is asked for or a learned state was loaded."""
         return self.games is None and not getattr(self, "_loaded", False)
 
+    @property
+    def points(self) -> np.ndarray | None:
+        """The point system's ``int64[10]``, the table's: one for the table and the
+        residual, however it is set (``prepare``, ``load``, or by hand); None until then."""
+        return self.narl.points
+
+    @points.setter
+    def points(self, points: np.ndarray | None) -> None:
+        self.narl.points = points
+
     def _tables(self):
         return (*self.narl._tables(), self.theta, self.groups)
 
@@ -372,7 +382,6 @@ class TdEvaluator(Evaluator):
     def reset(self, seed: int = 0) -> None:
         """Forget everything learned (table and weights) for ``self.points``; learning's
         randomness restarts from ``seed``."""
-        self.narl.points = self.points
         self.narl.reset(seed)
         self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
