@@ -132,6 +132,9 @@ def test_a_clock_slow_to_answer_holds_up_no_poll_and_loses_no_mark():
 def test_faults_score_the_penalty_as_locally():
     hang = ray_backend.run_games(RunSpec("fault_players:Hang", NEG, 2, 0, 1.0, 30.0), range(2))
     assert hang[0].penalty is None and hang[1].penalty.startswith("timeout") and hang[1].score == -30
+    # The stopped game keeps the placements made before it hung (at its third move) and
+    # the decision seconds it was given, as the local runner's record of it does.
+    assert [c for c, _, _ in hang[1].placements] == deal(1)[:2] and hang[1].decision_s > 1.0
     raises = ray_backend.run_games(RunSpec("fault_players:Raises", NEG, 2, 0, 30.0, 1.0), range(2))
     assert raises[1].penalty == "error: RuntimeError: boom" and raises[0].penalty is None
     prep = ray_backend.run_games(RunSpec("fault_players:BadPrep", NEG, 2, 0, 30.0, 1.0), range(2))

@@ -14,9 +14,12 @@ actor collects those reports): a game still running ``time_per_game`` plus grace
 later is cancelled, which kills its worker, and scores the penalty, as the local
 runner does. A task whose worker or node dies is submitted again by the driver,
 up to ``MAX_RETRIES`` times, with a fresh clock; only a game that keeps killing
-its worker scores the penalty. Each game is reported once: an answer for a game
-already scored is dropped, and the store's ``(run_id, game_index)`` key keeps it
-recorded once across resumes too.
+its worker scores the penalty. A game task's worker also sends that actor the
+moves of its game a few times a second, so a game scored the penalty this way
+keeps the placements made before the fault and the decision seconds it took, as
+locally. Each game is reported once: an answer for a game already scored is
+dropped, and the store's ``(run_id, game_index)`` key keeps it recorded once
+across resumes too.
 
 Processes. A local instance is the command's alone: when it ends, even by Ctrl-C,
 SIGTERM or SIGKILL, every process of the instance ends with it (Ray alone leaves the
@@ -66,6 +69,8 @@ MAX_RETRIES = 3
 # Object store of a local instance: prepared players and results are small.
 LOCAL_OBJECT_STORE_BYTES = 512 * 1024 ** 2
 _POLL_S = 0.2
+_MOVES_EVERY_S = 0.1  # how often a worker sends the moves of its game, when they changed (_MoveReporter)
+_MOVES_WAIT_S = 5.0  # how long the driver waits for the moves of a game it penalises
 
 
 class RayUnavailableError(PokerSquaresError):
@@ -262,10 +267,20 @@ def session(address: str | None = None, num_cpus: int | None = None) -> Iterator
 # -- what runs in the workers -----------------------------------------------------------------
 class _StartClock:
     """Collects the tasks' reports that they began; the driver drains them at each poll,
-    so a game's clock starts when it runs, not when it was queued."""
+    so a game's clock starts when it runs, not when it was queued.
+
+    It also keeps the moves of the game each worker process is playing, as its
+    :class:`_MoveReporter` sends them (what local_backend's ``_MoveTrace`` keeps), which
+    the driver reads for a game whose task it stopped or whose worker died (such a task
+    cannot report its game): the penalised game's record keeps the placements made
+    before the fault, and the decision seconds it took, as a game timed out by the clock
+    does. A worker that dies may take its last moves with it (those not sent yet)."""
 
     def __init__(self) -> None:
         self.marks: list[tuple] = []
+        # By worker: its game (run_no, index, attempt), placements, decision seconds so far,
+        # and this process's time.monotonic() of the last move.
+        self.traces: dict[str, tuple] = {}
 
     def mark(self, key: tuple) -> None:
         self.marks.append(key)
@@ -273,6 +288,65 @@ class _StartClock:
     def drain(self) -> list[tuple]:
         marks, self.marks = self.marks, []
         return marks
+
+    def moved(self, worker: str, game: tuple, placements: tuple, used: float, since: float) -> None:
+        """``worker``'s game, ``since`` seconds after its last move (or its start)."""
+        self.traces[worker] = (game, placements, used, time.monotonic() - since)
+
+    def moves_of(self, game: tuple) -> tuple[list[tuple[int, int, int]], float]:
+        """Game ``game``'s placements and decision seconds up to now (the move it was
+        stopped in counted to now); nothing if no worker sent it."""
+        for played, placements, used, last in self.traces.values():
+            if played == game:
+                return list(placements), used + max(0.0, time.monotonic() - last)
+        return [], 0.0
+
+
+class _MoveReporter:
+    """The moves of the game a worker process is playing, sent to the start clock every
+    ``_MOVES_EVERY_S`` when they changed, by a thread of its own: a move costs the game
+    no call to Ray (``placed`` only replaces a tuple; a call per move would slow fast
+    players' runs down by half), and a game that hangs still has its moves sent."""
+
+    def __init__(self) -> None:
+        import ray
+        self.worker = ray.get_runtime_context().get_worker_id()
+        # (clock, game, placements, decision seconds so far, time.monotonic() of the last move)
+        self.state: tuple | None = None
+        threading.Thread(target=self._send, name="pokersquares-moves", daemon=True).start()
+
+    def start(self, clock, game: tuple) -> None:
+        self.state = (clock, game, (), 0.0, time.monotonic())
+
+    def placed(self, card: int, row: int, col: int, used: float) -> None:
+        clock, game, placements, _, _ = self.state
+        self.state = (clock, game, placements + ((card, row, col),), used, time.monotonic())
+
+    def end(self) -> None:
+        self.state = None
+
+    def _send(self) -> None:
+        sent = None
+        while True:
+            time.sleep(_MOVES_EVERY_S)
+            state = self.state
+            if state is None or state is sent:
+                continue
+            clock, game, placements, used, last = state
+            try:
+                clock.moved.remote(self.worker, game, placements, used, time.monotonic() - last)  # never waited for
+            except Exception:  # the run is over: nobody to tell
+                pass
+            sent = state
+
+
+_REPORTER: list[_MoveReporter] = []  # this worker process's, made at its first game
+
+
+def _move_reporter() -> _MoveReporter:
+    if not _REPORTER:
+        _REPORTER.append(_MoveReporter())
+    return _REPORTER[0]
 
 
 def _node_id() -> str:
@@ -325,8 +399,14 @@ def _game_task(clock, blob, key: str, run_no: int, index: int, attempt: int, pla
         loaded = _load_player(key, blob, player, system, prep_time, prep_seed)
     except BaseException as e:
         return ("prep-error", f"{type(e).__name__}: {e}")
+    reporter = _move_reporter()
     clock.mark.remote(("play", run_no, index, attempt, node))
-    return ("result", play_game(loaded, system, seed + index, time_per_game, index, seed_of_player))
+    reporter.start(clock, (run_no, index, attempt))
+    try:
+        return ("result", play_game(loaded, system, seed + index, time_per_game, index, seed_of_player,
+                                    on_move=reporter.placed))
+    finally:
+        reporter.end()
 
 
 _REMOTES: dict[str, object] = {}
@@ -397,9 +477,18 @@ class _Driver:
         if self.on_result is not None:
             self.on_result(k, rec)
 
-    def penalty(self, k: int, i: int, reason: str) -> None:
+    def penalty(self, k: int, i: int, reason: str, placements: list | None = None, used: float = 0.0) -> None:
         s = self.runs[k].spec
-        self.finish(k, GameRecord(i, s.seed + i, s.point_system.penalty, [], 0.0, reason))
+        self.finish(k, GameRecord(i, s.seed + i, s.point_system.penalty, placements or [], used, reason))
+
+    def moves_of(self, task: _Task) -> tuple[list[tuple[int, int, int]], float]:
+        """The placements and decision seconds of the game of ``task``, stopped or dead,
+        as the clock keeps them; nothing if the clock cannot say (gone, or too busy)."""
+        try:
+            return self.ray.get(self.clock.moves_of.remote((task.run_no, task.index, task.attempt)),
+                                timeout=_MOVES_WAIT_S)
+        except self.ray.exceptions.RayError:
+            return [], 0.0
 
     def penalise_rest(self, k: int, reason: str) -> None:
         while self.runs[k].todo:
@@ -424,7 +513,7 @@ class _Driver:
         elif task.index is None:
             self.penalise_rest(task.run_no, f"preparation failed: {why}, {MAX_RETRIES + 1} times")
         else:
-            self.penalty(task.run_no, task.index, f"crash: {why}, {MAX_RETRIES + 1} times")
+            self.penalty(task.run_no, task.index, f"crash: {why}, {MAX_RETRIES + 1} times", *self.moves_of(task))
 
     def game_cost(self, k: int) -> float:
         return 1.0 if self.workers is not None else float(self.runs[k].cores)
@@ -546,7 +635,7 @@ class _Driver:
             else:
                 self.penalty(task.run_no, task.index,
                              f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
-                             " the player's task was stopped")
+                             " the player's task was stopped", *self.moves_of(task))
 
     def busy(self) -> bool:
         return bool(self.flying) or any(r.prepared and r.todo for r in self.runs)
