@@ -77,7 +77,8 @@ def test_a_hanging_player_times_out_and_its_jvm_does_not_outlive_the_run(java_cl
     # 1.5 s a game: the good game's 25 calls keep to it beside the hanging JVM's busy core
     # on a loaded machine (at 0.5 s it once timed out in a full parallel suite).
     recs = run(f"java:HangPlayer:java_opts={marker},grace=10", n=2, tpg=1.5)
-    assert [r.penalty is not None for r in recs] == [faulty(r.seed) for r in recs] == [True, False]
+    assert [r.penalty is not None for r in recs] == [faulty(r.seed) for r in recs] == [True, False], [
+        (r.seed, r.penalty, round(r.decision_s, 2), len(r.placements)) for r in recs]
     assert all(r.penalty.startswith("timeout") for r in recs if r.penalty)
     # Our own stop (0.5 s past the time left) comes first by default; the next game gets a new JVM.
     recs = run(f"java:HangPlayer:java_opts={marker}", n=2, tpg=1.5, workers=1)
