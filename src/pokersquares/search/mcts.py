@@ -157,8 +157,7 @@ class MCTS(Search):
             self._tree = tree
 
     def _search(self, tree, grid, card, points, time_s, seed, child_values, state_value, params, baseline):
-        grid = np.ascontiguousarray(grid, dtype=np.int8)
-        points = np.asarray(points, dtype=np.int64)
+        """One search from the checked position (``checked_decision``'s int8 grid and int64 points)."""
         lo, hi = squash_range(self.squash, points)
         km.reset_tree(tree, int(card))
         on_grid = set(grid[grid != EMPTY].tolist()) | {int(card)}
