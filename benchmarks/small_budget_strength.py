@@ -39,6 +39,8 @@ def main() -> None:
     parser.add_argument("--systems", default="american,british",
                         help="'contest' (the 12 systems of 2016) or point-system specs separated by commas")
     args = parser.parse_args()
+    if args.games < 2:  # a standard error needs two games; checked before any is played
+        parser.error(f"--games must be at least 2 (a standard error needs two games), got {args.games}")
     try:
         systems = parse_point_systems(args.systems)
     except PokerSquaresError as error:

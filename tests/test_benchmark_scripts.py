@@ -25,6 +25,17 @@ def test_bad_point_system_is_one_line(script, extra):
     assert run.stdout == ""
 
 
+def test_small_budget_strength_refuses_one_game_before_playing(tmp_path):
+    """With one game it played the greedy and every player's games, then failed in
+    statistics.stdev ("requires at least two data points") with a traceback."""
+    db = tmp_path / "s.sqlite"
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "small_budget_strength.py"), "--games", "1", "--db", str(db)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert run.stderr.strip().splitlines()[-1].endswith("--games must be at least 2 (a standard error needs two games), got 1")
+    assert not db.exists()
+
+
 def test_td_learning_speed_runs_the_kernels_champion_learns_with():
     """The benchmark calls the learning kernels with their current arguments (it once
     lagged a signature change) and reports what it timed."""
