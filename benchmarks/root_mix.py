@@ -88,6 +88,8 @@ def main() -> None:
     ap.add_argument("--align", action="store_true",
                     help="turn the rule's plan (suits to columns) to the evaluator's when its flushes go to rows")
     args = ap.parse_args()
+    if args.deals < 2:  # a standard error needs two deals; said before any is played
+        ap.error(f"--deals must be at least 2 (a standard error needs two deals), got {args.deals}")
     points = np.array(parse_point_system(args.system).points, dtype=np.int64)
     evaluator = TdEvaluator().load(args.load)
     search = CrnHalving(depth=4, cores=1, halving=False, stop_z=math.inf, max_playouts=args.playouts)

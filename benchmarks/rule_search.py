@@ -30,6 +30,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--per-move", type=float, default=0.04)
     args = ap.parse_args()
+    if args.games < 2:  # a standard error needs two games; said before any is played
+        ap.error(f"--games must be at least 2 (a standard error needs two games), got {args.games}")
     out = {"games": args.games, "per_move_s": args.per_move, "systems": {}}
     for name in args.systems.split(","):
         points = np.array(parse_point_system(name).points, dtype=np.int64)

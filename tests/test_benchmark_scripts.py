@@ -25,14 +25,19 @@ def test_bad_point_system_is_one_line(script, extra):
     assert run.stdout == ""
 
 
-def test_small_budget_strength_refuses_one_game_before_playing(tmp_path):
-    """With one game it played the greedy and every player's games, then failed in
-    statistics.stdev ("requires at least two data points") with a traceback."""
+@pytest.mark.parametrize("script, option", [("small_budget_strength.py", "--games"), ("rule_search.py", "--games"),
+                                            ("root_mix.py", "--deals")])
+def test_a_script_with_a_standard_error_refuses_one_game_before_playing(tmp_path, script, option):
+    """With one game they played every game, then failed in statistics.stdev ("requires
+    at least two data points") with a traceback."""
     db = tmp_path / "s.sqlite"
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "small_budget_strength.py"), "--games", "1", "--db", str(db)],
+    extra = {"small_budget_strength.py": ["--db", str(db)], "root_mix.py": ["--load", str(tmp_path / "x.npz")]}
+    run = subprocess.run([sys.executable, str(BENCHMARKS / script), option, "1", *extra.get(script, [])],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
-    assert run.stderr.strip().splitlines()[-1].endswith("--games must be at least 2 (a standard error needs two games), got 1")
+    what = option.removeprefix("--")
+    assert run.stderr.strip().splitlines()[-1].endswith(
+        f"{option} must be at least 2 (a standard error needs two {what}), got 1")
     assert not db.exists()
 
 
