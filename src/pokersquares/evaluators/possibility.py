@@ -268,7 +268,7 @@ class PossibilityEvaluator(Evaluator):
         are damped by alpha, beta, gamma), not an estimate of the final score."""
         self._require_points()
         grid = checked_grid(grid)
-        return self.state_value(grid) - float(self.offsets[int((grid >= 0).sum())])
+        return self._unchecked_state_value(grid) - float(self.offsets[int((grid >= 0).sum())])
 
     def state_value(self, grid: np.ndarray) -> float:
         """``h(grid)`` plus the calibration offset for its number of cards: an estimate

@@ -328,8 +328,7 @@ class TdEvaluator(Evaluator):
         self.games = games
         self.td_games = td_games if td_games is not None or games is None else games
         self.narl_share, self.budget_share, self.threads = float(narl_share), float(budget_share), threads
-        self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)
-        self.points = None  # prepare or load gives it the point system's
+        self.narl = NarlEvaluator(epsilon0, decay, hand_sizes, games=games, threads=threads)  # points: its table's
         self.theta = np.full(K.N_WEIGHTS, self.init)
         self._new_coherence()
         self.td_games_learned = 0
@@ -581,7 +580,6 @@ class TdEvaluator(Evaluator):
         self.alpha, self.lam, self.epsilon, self.tc, self.init = alpha, lam, epsilon, tc, init
         self.table_step, self.table_updates = table_step, table_updates
         self._new_coherence()
-        self.points = narl.points.copy()
         self.td_games_learned, self.td_seconds = td_games, td_seconds
         self._loaded = True
         self.warm_up()

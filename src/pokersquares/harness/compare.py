@@ -111,9 +111,14 @@ def _se(xs: Sequence[float]) -> float | None:
     if n < 2:
         return None
     if all(type(x) is int for x in xs):
-        total, squares = sum(xs), sum(x * x for x in xs)
-        return math.sqrt((n * squares - total * total) / (n * (n - 1))) / math.sqrt(n)
+        return _integer_se(n, sum(xs), sum(x * x for x in xs))
     return statistics.stdev(xs) / math.sqrt(n)
+
+
+def _integer_se(n: int, total: int, squares: int) -> float:
+    """The standard error of the mean of ``n >= 2`` integers from their exact sum and sum
+    of squares."""
+    return math.sqrt((n * squares - total * total) / (n * (n - 1))) / math.sqrt(n)
 
 
 def paired_scores(a: Mapping[int, float], b: Mapping[int, float]) -> tuple[float, float | None, int]:
@@ -203,7 +208,7 @@ def _paired_aligned(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.nd
     if n == 0:
         return math.nan, None, 0
     total, squares = int(diffs.sum()), int(np.dot(diffs, diffs))
-    se = None if n < 2 else math.sqrt((n * squares - total * total) / (n * (n - 1))) / math.sqrt(n)
+    se = None if n < 2 else _integer_se(n, total, squares)
     return total / n, se, n
 
 
