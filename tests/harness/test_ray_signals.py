@@ -138,7 +138,9 @@ def test_sigterm_while_ray_starts_is_the_command_lines_and_leaves_no_process(com
     _, err = proc.communicate(timeout=60)
     assert (proc.returncode, err.strip()) == (
         143, "terminated (finished games are recorded; run the same command again to resume)")
-    assert wait_gone(processes | command_processes(proc.pid), 5.0) == set()
+    # 15 s: two of Ray's processes outlived 5 s once, in a full parallel suite on a cold cache
+    # (the test passed alone, three times in 6.3 to 7.5 s).
+    assert wait_gone(processes | command_processes(proc.pid), 15.0) == set()
 
 
 def test_no_process_of_the_instance_outlives_a_killed_command(command):
