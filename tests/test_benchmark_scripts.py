@@ -15,7 +15,8 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.mark.parametrize("script, extra", [("td_groups.py", []), ("td_select.py", []),
-                                           ("tiger_iterations.py", []), ("optimum_options.py", ["--seeds", "0"])])
+                                           ("tiger_iterations.py", []), ("optimum_options.py", ["--seeds", "0"]),
+                                           ("game_decision_times.py", ["--ray-runs", "0"])])
 def test_bad_point_system_is_one_line(script, extra):
     run = subprocess.run([sys.executable, str(BENCHMARKS / script), "--system", "bogus", *extra],
                          capture_output=True, text=True, timeout=120)
