@@ -134,9 +134,10 @@ def test_a_clock_slow_to_answer_holds_up_no_poll_and_loses_no_mark():
 
 
 def test_faults_score_the_penalty_as_locally():
-    # 5 s a game: a greedy game takes milliseconds, but on a fresh Ray instance its
-    # processes' start-up took 0.7 s of a quiet 2-core machine's time from two games,
-    # and beside two busy processes and the parallel suite the good game used its 1 s.
+    # 5 s a game: a greedy game takes milliseconds, but in a run's first seconds a second
+    # worker loading the player beside it took up to 0.6 s from one on a quiet 2-core
+    # machine (benchmarks/game_decision_times.py), and beside two busy processes and the
+    # parallel suite the good game used its 1 s.
     hang = ray_backend.run_games(RunSpec("fault_players:Hang", NEG, 2, 0, 5.0, 30.0), range(2))
     assert hang[0].penalty is None and hang[1].penalty.startswith("timeout") and hang[1].score == -30
     # The stopped game keeps the placements made before it hung (at its third move) and
