@@ -12,7 +12,7 @@ from ..cards import NUM_CARDS, is_card_id, is_integer, is_seconds
 from ..errors import IllegalPlacementError, InvalidPointSystemError, NotPreparedError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 
-__all__ = ["Evaluator", "checked_grid", "checked_card", "checked_position", "checked_grid_and_cards",
+__all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position", "checked_grid_and_cards",
            "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
            "SEED_MASK"]
 
@@ -429,3 +429,62 @@ class Evaluator(ABC):
                       f"not {np.asarray(points).tolist()}; learning anew", stacklevel=3)
         self._loaded = False
         return False
+
+
+class TableKernelEvaluator(Evaluator):
+    """An evaluator whose values and playouts are numba kernels over arrays it learned
+    (NARL's table, the TD evaluator's table and residual): the public methods check
+    their arguments, then pass the position and :meth:`_tables` to the kernels a
+    subclass names.
+
+    A subclass sets ``_placement_kernel(grid, card, *tables)``,
+    ``_best_kernel(grid, cards, *tables)``, ``_value_kernel(grid, *tables)`` and
+    ``_playout_kernel(grid, n, depth, seed, random_policy, *_playout_args, *tables)``
+    (each wrapped in ``staticmethod``), ``_playout_args`` (what its playout kernel takes
+    between the policy flag and the tables) and :meth:`_tables`.
+    """
+
+    _placement_kernel: staticmethod
+    _best_kernel: staticmethod
+    _value_kernel: staticmethod
+    _playout_kernel: staticmethod
+    _playout_args: tuple = ()
+
+    def _tables(self) -> tuple:
+        """The arrays and flags the kernels take after the position."""
+        raise NotImplementedError
+
+    def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        self._require_points()
+        grid = checked_grid(grid)
+        return self._placement_kernel(grid, checked_card(card, grid), *self._tables())
+
+    def state_value(self, grid: np.ndarray) -> float:
+        self._require_points()
+        return float(self._value_kernel(checked_grid(grid), *self._tables()))
+
+    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
+        return self._placement_kernel(grid, card, *self._tables())
+
+    def _unchecked_state_value(self, grid: np.ndarray) -> float:
+        return float(self._value_kernel(grid, *self._tables()))
+
+    def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        self._require_points()
+        return self._best_kernel(*checked_grid_and_cards(grid, cards), *self._tables())
+
+    def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
+        self._require_points()
+        return self._playout_kernel(checked_grid(grid), checked_count(n, "the number of playouts"), 25,
+                                    masked_seed(seed), False, *self._playout_args, *self._tables()).astype(np.int64)
+
+    def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
+                         random_policy: bool = False) -> np.ndarray:
+        self._require_points()
+        return self._playout_kernel(checked_grid(grid), checked_count(n, "the number of playouts"),
+                                    checked_count(depth, "the depth"), masked_seed(seed), random_policy,
+                                    *self._playout_args, *self._tables())
+
+    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        return self._playout_kernel(grid, n, depth, int(seed) & (2**63 - 1), False, *self._playout_args,
+                                    *self._tables())

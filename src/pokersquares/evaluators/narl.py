@@ -48,8 +48,7 @@ from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
-from .base import (Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_grid_and_cards,
-                   checked_points, masked_seed)
+from .base import TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points, masked_seed
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
            "FORMAT", "VERSION", "read_saved", "write_saved"]
@@ -220,7 +219,7 @@ class LearnReport:
 # -- the evaluator -------------------------------------------------------------------------
 
 
-class NarlEvaluator(Evaluator):
+class NarlEvaluator(TableKernelEvaluator):
     """The learned abstracted-hand table (NARL), usable by any search.
 
     ``epsilon0`` and ``decay``: the epsilon-greedy schedule (decay per simulated game);
@@ -459,39 +458,11 @@ class NarlEvaluator(Evaluator):
         K.rehash(self.keys, self.sums, self.counts, keys, sums, counts, used)
         self.keys, self.sums, self.counts, self.used = keys, sums, counts, used
 
-    # -- evaluation (the Evaluator interface) -----------------------------------------------
-    def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        self._require_points()
-        grid = checked_grid(grid)
-        return K.placement_values(grid, checked_card(card, grid), *self._tables())
-
-    def state_value(self, grid: np.ndarray) -> float:
-        self._require_points()
-        return float(K.grid_value(checked_grid(grid), *self._tables()))
-
-    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return K.placement_values(grid, card, *self._tables())
-
-    def _unchecked_state_value(self, grid: np.ndarray) -> float:
-        return float(K.grid_value(grid, *self._tables()))
-
-    def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
-        self._require_points()
-        return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
-
-    def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        self._require_points()
-        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25, masked_seed(seed), False,
-                          *self._tables()).astype(np.int64)
-
-    def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
-                         random_policy: bool = False) -> np.ndarray:
-        self._require_points()
-        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
-                          checked_count(depth, "the depth"), masked_seed(seed), random_policy, *self._tables())
-
-    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
-        return K.playouts(grid, n, depth, int(seed) & (2**63 - 1), False, *self._tables())
+    # -- evaluation: TableKernelEvaluator's methods over these kernels ---------------------
+    _placement_kernel = staticmethod(K.placement_values)
+    _best_kernel = staticmethod(K.best_placement_values)
+    _value_kernel = staticmethod(K.grid_value)
+    _playout_kernel = staticmethod(K.playouts)
 
     # -- inspection -------------------------------------------------------------------------
     def line_abstractions(self, grid: np.ndarray, card: int = -1) -> list[str]:

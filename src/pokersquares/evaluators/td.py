@@ -67,8 +67,8 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
-from .base import (Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_grid_and_cards,
-                   checked_points, masked_seed)
+from .base import (TableKernelEvaluator, checked_budget, checked_card, checked_count, checked_grid, checked_points,
+                   masked_seed)
 from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, open_saved, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
@@ -261,7 +261,7 @@ def step_settings(alpha=None, table_step=None, tc=None) -> dict:
     return {name: value for name, value in given.items() if value is not None}
 
 
-class TdEvaluator(Evaluator):
+class TdEvaluator(TableKernelEvaluator):
     """NARL's table plus a TD-learned residual over line interactions, usable by any search.
 
     ``groups``: the feature groups (comma-separated names); ``alpha``: the step size,
@@ -464,40 +464,21 @@ class TdEvaluator(Evaluator):
         self.limited_playouts(grid, 1, 1, 0)
         self.state_value(grid)
 
-    # -- evaluation (the Evaluator interface) --------------------------------------------------
-    def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        self._require_points()
-        grid = checked_grid(grid)
-        return K.placement_values(grid, checked_card(card, grid), *self._tables())
-
-    def state_value(self, grid: np.ndarray) -> float:
-        self._require_points()
-        return float(K.grid_value_td(checked_grid(grid), *self._tables()))
-
-    def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
-        return K.placement_values(grid, card, *self._tables())
-
-    def _unchecked_state_value(self, grid: np.ndarray) -> float:
-        return float(K.grid_value_td(grid, *self._tables()))
-
-    def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
-        self._require_points()
-        return K.best_placement_values(*checked_grid_and_cards(grid, cards), *self._tables())
-
-    def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        self._require_points()
-        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"), 25,
-                          masked_seed(seed), False, 1.0, *self._tables()).astype(np.int64)
+    # -- evaluation: TableKernelEvaluator's methods over these kernels ------------------------
+    _placement_kernel = staticmethod(K.placement_values)
+    _best_kernel = staticmethod(K.best_placement_values)
+    _value_kernel = staticmethod(K.grid_value_td)
+    _playout_kernel = staticmethod(K.playouts)
+    _playout_args = (1.0,)  # lambda: each playout ends in its last value
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
+        """:meth:`TableKernelEvaluator.limited_playouts`; with ``lam`` below 1 each playout
+        ends in the lambda-return of the values along it."""
         self._require_points()
         return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
                           checked_count(depth, "the depth"), masked_seed(seed), random_policy,
                           float(lam), *self._tables())
-
-    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
-        return K.playouts(grid, n, depth, int(seed) & (2**63 - 1), False, 1.0, *self._tables())
 
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
