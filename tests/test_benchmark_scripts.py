@@ -182,3 +182,31 @@ def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(tmp_p
                        ([str(tmp_path / "missing.npz")], "no such file")):
         bad = subprocess.run([sys.executable, script, *args, "--deals", "10"], capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and "Traceback" not in bad.stderr and says in bad.stderr.strip().splitlines()[-1]
+
+
+def _level_chance(*args):
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "level_systems_chance.py"), *args],
+                         capture_output=True, text=True, timeout=120)
+    return run
+
+
+def test_level_systems_chance_matches_the_normal_law_for_one_rival():
+    """One rival level with the player: it leads by more than one paired SE with the chance
+    that a standard normal exceeds 1 (0.1587), by more than 0 with one half; more rivals
+    miss more often, and the target over several systems is the product."""
+    one = json.loads(_level_chance("--rivals", "1", "--level", "2", "--trials", "100000").stdout)
+    assert abs(one["miss_one_system"] - 0.158655) < 4 * one["miss_one_system_se"]
+    assert abs(one["target_met_by_chance"] - (1 - one["miss_one_system"]) ** 2) < 1e-3
+    half = json.loads(_level_chance("--rivals", "1", "--within", "0", "--trials", "100000").stdout)
+    assert abs(half["miss_one_system"] - 0.5) < 4 * half["miss_one_system_se"]
+    three = json.loads(_level_chance("--rivals", "3", "--trials", "100000").stdout)
+    assert three["miss_one_system"] > one["miss_one_system"] + 0.1
+
+
+@pytest.mark.parametrize("args, message", [(["--rivals", "0"], "argument --rivals: must be at least 1, got 0"),
+                                           (["--within", "nan"], "--within must be a finite number of at least 0, "
+                                                                 "got nan")])
+def test_level_systems_chance_refuses_bad_input_in_one_line(args, message):
+    run = _level_chance(*args)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert run.stderr.strip().splitlines()[-1].endswith(message)
