@@ -32,27 +32,24 @@ def miss_chance(rivals: int, within: float, trials: int, seed: int) -> tuple[flo
     return p, math.sqrt(p * (1 - p) / trials)
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+def at_least(low: int):
+    """An argparse type: an integer of at least ``low``."""
+    def convert(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+    convert.__name__ = f"integer of at least {low}"
+    return convert
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rivals", type=positive_int, default=3, help="rivals level with the player (3: beemo, "
+    parser.add_argument("--rivals", type=at_least(1), default=3, help="rivals level with the player (3: beemo, "
                         "gettysburg, tiger)")
-    parser.add_argument("--level", type=non_negative_int, default=7, help="systems on which they are all level")
+    parser.add_argument("--level", type=at_least(0), default=7, help="systems on which they are all level")
     parser.add_argument("--within", type=float, default=1.0, help="the target's margin, in paired standard errors")
-    parser.add_argument("--trials", type=positive_int, default=200_000)
+    parser.add_argument("--trials", type=at_least(1), default=200_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     if not math.isfinite(args.within) or args.within < 0:

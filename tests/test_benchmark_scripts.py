@@ -185,9 +185,8 @@ def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(tmp_p
 
 
 def _level_chance(*args):
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "level_systems_chance.py"), *args],
-                         capture_output=True, text=True, timeout=120)
-    return run
+    return subprocess.run([sys.executable, str(BENCHMARKS / "level_systems_chance.py"), *args],
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_level_systems_chance_matches_the_normal_law_for_one_rival():

@@ -12,8 +12,8 @@ from ..cards import NUM_CARDS, is_card_id, is_integer, is_seconds
 from ..errors import IllegalPlacementError, InvalidPointSystemError, NotPreparedError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 
-__all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position", "checked_grid_and_cards",
-           "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
+__all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position",
+           "checked_grid_and_cards", "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
            "SEED_MASK"]
 
 
@@ -474,16 +474,19 @@ class TableKernelEvaluator(Evaluator):
         return self._best_kernel(*checked_grid_and_cards(grid, cards), *self._tables())
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
-        self._require_points()
-        return self._playout_kernel(checked_grid(grid), checked_count(n, "the number of playouts"), 25,
-                                    masked_seed(seed), False, *self._playout_args, *self._tables()).astype(np.int64)
+        return self._checked_playouts(grid, n, 25, seed, False, self._playout_args).astype(np.int64)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
                          random_policy: bool = False) -> np.ndarray:
+        return self._checked_playouts(grid, n, depth, seed, random_policy, self._playout_args)
+
+    def _checked_playouts(self, grid, n, depth, seed, random_policy: bool, playout_args: tuple) -> np.ndarray:
+        """The playout kernel on checked arguments, with ``playout_args`` between the
+        policy flag and the tables."""
         self._require_points()
         return self._playout_kernel(checked_grid(grid), checked_count(n, "the number of playouts"),
                                     checked_count(depth, "the depth"), masked_seed(seed), random_policy,
-                                    *self._playout_args, *self._tables())
+                                    *playout_args, *self._tables())
 
     def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
         return self._playout_kernel(grid, n, depth, int(seed) & (2**63 - 1), False, *self._playout_args,

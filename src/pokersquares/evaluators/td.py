@@ -475,10 +475,7 @@ class TdEvaluator(TableKernelEvaluator):
                          random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
         """:meth:`TableKernelEvaluator.limited_playouts`; with ``lam`` below 1 each playout
         ends in the lambda-return of the values along it."""
-        self._require_points()
-        return K.playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
-                          checked_count(depth, "the depth"), masked_seed(seed), random_policy,
-                          float(lam), *self._tables())
+        return self._checked_playouts(grid, n, depth, seed, random_policy, (float(lam),))
 
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""
