@@ -171,3 +171,30 @@ def test_sweep_on_ray_equals_the_local_sweep(tmp_path, local_runs):
                        backend="ray")
     assert [(r["params"], r["mean"], r["stderr"]) for r in remote] == [(r["params"], r["mean"], r["stderr"])
                                                                        for r in local]
+
+
+class _CallsRay:
+    """A stand-in for ray in a driver: notes what it is asked to cancel and kill."""
+
+    def __init__(self) -> None:
+        self.calls = []
+
+    def cancel(self, ref, force=False):
+        self.calls.append(("cancel", ref, force))
+
+    def kill(self, actor):
+        self.calls.append(("kill", actor))
+
+
+def test_an_interrupt_leaves_the_games_to_the_shutdown_of_the_sessions_own_instance(monkeypatch):
+    """Inside a session that started the local instance (this module's), the driver's
+    stop cancels nothing: the shutdown that follows ends the games (a force cancel races
+    a game's reply in Ray). On an instance the session did not start, it cancels them."""
+    driver = object.__new__(ray_backend._Driver)
+    driver.ray, driver.clock, driver.flying = _CallsRay(), "clock", {"ref": ray_backend._Task(0, 5, 0, since=0.0)}
+    assert ray_backend._SESSION_ENDS_INSTANCE == [True]
+    driver.stop()
+    assert driver.ray.calls == []
+    monkeypatch.setattr(ray_backend, "_SESSION_ENDS_INSTANCE", [False])  # a cluster given by its address
+    driver.stop()
+    assert driver.ray.calls == [("cancel", "ref", True), ("kill", "clock")]

@@ -55,3 +55,59 @@ def test_the_children_of_a_process_that_ended_and_whose_pid_was_taken_are_not_th
     raylet.alive = False  # ended: pid 10 is now someone else's, whose child is not ours
     look({1: [Proc(10, "sshd")], 10: [Proc(50, "bash")]}, DRIVER, ME, RAY, seen, ray_children)
     assert list(seen) == [raylet, agent]
+
+
+def test_a_child_seen_before_its_exec_is_looked_at_again():
+    """Ray starts a process by fork, a preexec function and exec: until the exec the
+    child shows the driver's command line, and is Ray's all the same."""
+    raylet = Proc(10, "python -m pokersquares run --backend ray")  # forked, not yet exec'd
+    agent = Proc(20)
+    seen, ray_children = {}, {}
+    look({DRIVER: [raylet]}, DRIVER, ME, RAY, seen, ray_children)
+    assert list(seen) == []
+    raylet._cmdline = f"raylet --dir {RAY}"
+    look({DRIVER: [raylet], 10: [agent]}, DRIVER, ME, RAY, seen, ray_children)
+    assert list(seen) == [raylet, agent]
+
+
+class Forking(Proc):
+    """A process that, if it is a raylet, starts a worker whenever time passes while it
+    runs: stopped by ``suspend``, ended by ``kill``."""
+
+    def __init__(self, pid: int, world: dict, raylet: bool = False) -> None:
+        super().__init__(pid)
+        self.world, self.raylet, self.stopped, self.killed = world, raylet, False, False
+
+    def suspend(self) -> None:
+        self.stopped = True
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def status(self) -> str:
+        return "stopped" if self.stopped else "running"
+
+    def tick(self) -> None:
+        if self.raylet and not self.stopped and not self.killed:
+            child = Forking(1000 + len(self.world), self.world)
+            self.world.setdefault(self.pid, []).append(child)
+
+
+def test_the_end_stops_the_instance_before_it_kills_it_so_no_late_child_is_left():
+    from pokersquares.harness.ray_watcher import end
+
+    world: dict = {}
+    raylet = Forking(10, world, raylet=True)
+    world[DRIVER] = [raylet]
+    seen, ray_children = {}, {}
+
+    def look_now():
+        look(world, DRIVER, ME, "python", seen, ray_children)
+        for p in [q for children in list(world.values()) for q in children]:
+            p.tick()  # time passes after each look: every running process starts a child
+
+    look_now()
+    end(seen, look_now)
+    everyone = [q for children in world.values() for q in children]
+    assert len(everyone) > 2  # children were started before the end
+    assert [p.pid for p in everyone if not p.killed] == []

@@ -128,6 +128,8 @@ def _check_reachable(address: str) -> None:
 
 
 _WATCHER: list[subprocess.Popen] = []  # the watcher of the local instance this process started
+# [True] while a session that started the local instance runs: its end shuts the instance down
+_SESSION_ENDS_INSTANCE: list[bool] = []
 
 
 def _start_watcher(ray) -> None:
@@ -258,9 +260,11 @@ def session(address: str | None = None, num_cpus: int | None = None) -> Iterator
         yield
         return
     init(address, num_cpus)
+    _SESSION_ENDS_INSTANCE[:] = [not address]
     try:
         yield
     finally:
+        _SESSION_ENDS_INSTANCE.clear()
         _shutdown(ray)
 
 
@@ -641,6 +645,12 @@ class _Driver:
         return bool(self.flying) or any(r.prepared and r.todo for r in self.runs)
 
     def stop(self) -> None:
+        """Stop what is still in flight (an interruption, or an error in the driver).
+        Nothing inside a session that started the local instance: its shutdown, which
+        follows, ends the games; a force cancel there races a game's reply in Ray
+        (2.60's core worker once aborted, "Tried to complete task that was not pending")."""
+        if any(_SESSION_ENDS_INSTANCE):
+            return
         for ref in self.flying:
             try:
                 self.ray.cancel(ref, force=True)

@@ -5,8 +5,8 @@ session of its own (a Ctrl-C or a SIGTERM to the command's group is the command'
 handle), it lists the processes of the instance (the driver's children started from
 Ray's folder, and all theirs: the raylet's agents and workers) twice a second while it
 starts, every 2 s after, and whenever a line comes on its standard input (answering "ok"
-once it looked), and kills those still running when its standard input closes: the
-command shut Ray down, or died. Ray alone leaves the raylet's agents running for up to a
+once it looked), and when its standard input closes (the command shut Ray down, or
+died) stops those still running, looks again until none is new, and kills them all. Ray alone leaves the raylet's agents running for up to a
 minute after an interruption, waiting on its stopped GCS.
 """
 
@@ -15,6 +15,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 
 def add_descendants(seen: dict, front: list, ppids: dict) -> None:
@@ -45,11 +46,14 @@ def look(ppids: dict, driver: int, me: int, ray_dir: str, seen: dict, ray_childr
             continue
         key = (child.pid, child.create_time())
         if key not in ray_children:
+            # Only a yes is remembered: Ray starts its processes by fork, a preexec function
+            # and exec, and until the exec a child shows the driver's own command line.
             try:
-                ray_children[key] = ray_dir in " ".join(child.cmdline())
+                if ray_dir in " ".join(child.cmdline()):
+                    ray_children[key] = True
             except Exception:  # noqa: BLE001 - psutil's errors: gone, or not ours to read
-                ray_children[key] = False
-        if ray_children[key]:
+                pass
+        if ray_children.get(key):
             front.append(child)
     # The children of processes seen before are the instance's too: once the driver is
     # killed its children are no longer its, and a worker or agent the raylet started
@@ -83,22 +87,41 @@ def main(driver: int, ray_dir: str) -> None:
                 break
             look_now()
             print("ok", flush=True)
-    try:
-        look_now()  # the command shut Ray down (still running, it still has the rest as its children) or died
-    except psutil.Error:
-        pass
-    left = []
-    for p in seen:  # parents first: a raylet killed starts no new worker or agent
+    end(seen, look_now)
+
+
+def end(seen: dict, look_now: Callable[[], None]) -> None:
+    """Stop every process of the instance (SIGSTOP: a stopped process starts no other)
+    and look again, until a look finds none not stopped; then kill them all, parents
+    first, and wait a moment for them to go. A raylet starting a worker between the
+    last look and its kill would otherwise leave that worker behind."""
+    stopped: set = set()
+    for _ in range(50):
         try:
-            p.kill()  # not if its pid was taken by another process since
+            look_now()  # the command shut Ray down (still running, it still has the rest as its children) or died
+        except Exception:  # noqa: BLE001 - psutil's errors: the next look tries again
+            pass
+        fresh = [p for p in seen if p not in stopped]
+        if not fresh:
+            break
+        for p in fresh:  # parents first
+            stopped.add(p)
+            try:
+                p.suspend()  # not if its pid was taken by another process since
+            except Exception:  # noqa: BLE001 - gone
+                pass
+    left = []
+    for p in seen:
+        try:
+            p.kill()
             left.append(p)
-        except psutil.Error:
+        except Exception:  # noqa: BLE001 - gone
             pass
 
     def running(p):  # a killed child of the command stays a zombie until the command reaps it
         try:
-            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-        except psutil.Error:
+            return p.is_running() and p.status() != "zombie"
+        except Exception:  # noqa: BLE001 - gone
             return False
 
     for _ in range(100):
@@ -106,7 +129,6 @@ def main(driver: int, ray_dir: str) -> None:
         if not left:
             break
         time.sleep(0.05)
-
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
