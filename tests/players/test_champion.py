@@ -50,7 +50,7 @@ def test_beats_greedy_at_a_shrunken_budget(play_legal):
 
 
 def test_bad_parameters_fail_in_one_line():
-    for spec in ("champion:depth=0", "champion:stop_z=-1", "champion:exact=maybe", "champion:cores=0",
+    for spec in ("champion:depth=0", "champion:depth=far", "champion:depth=true", "champion:stop_z=-1", "champion:exact=maybe", "champion:cores=0",
                  "champion:time_fraction=2", "champion:games=-3", "champion:clock=fast",
                  "champion:search_from=26", "champion:search_from=-1", "champion:search_from=true",
                  "champion:playouts=0", "champion:playouts=true", "champion:playouts=2.5",
@@ -213,3 +213,20 @@ def test_learning_in_game_needs_an_evaluator_that_learns_more():
 
     with pytest.raises(PokerSquaresError, match="learn_in_game"):
         SearchPlayer(NarlEvaluator(games=10), GreedySearch(), learn_in_game=True)
+
+
+@pytest.mark.parametrize("system, depth", [(BRITISH, 8), (ameritish_system(34412016), 8),
+                                           (single_hand_system("straight"), 8), (AMERICAN, 4),
+                                           (single_hand_system("flush"), 4), (hypercorner_system(2), 4),
+                                           (PointSystem((0, 0, 0, 0, -1, -2, 0, 0, 0, 0), "both negative"), 4)],
+                         ids=lambda v: getattr(v, "name", str(v)))
+def test_the_playouts_reach_further_where_a_straight_outscores_a_flush(system, depth):
+    """depth=auto (the default): 8 cards where a straight scores more than a flush and
+    more than nothing, 4 elsewhere; a depth given is kept under every system."""
+    from pokersquares.players.champion import playout_depth
+
+    assert playout_depth(system.points) == depth
+    player, fixed = make_player("champion:games=0"), make_player("champion:games=0,depth=6")
+    for p in (player, fixed):
+        p.set_point_system(system, 1.0)
+    assert (player.search.depth, fixed.search.depth) == (depth, 6)

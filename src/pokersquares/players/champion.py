@@ -12,7 +12,8 @@ table's line values (``table_step=0.002``; British +0.65 ± 0.16 greedily, paire
 four learning seeds at fixed work; ``table_step=0`` is version 9's evaluator). Since
 version 13 each residual weight steps by temporal coherence (``tc``, Jaśkowski 2018).
 The search is :class:`~pokersquares.search.halving.CrnHalving`: Monte Carlo over the
-evaluator's greedy policy (playouts of 4 cards that end in the evaluator's estimate)
+evaluator's greedy policy (playouts of 4 cards, 8 where a straight outscores a flush,
+that end in the evaluator's estimate)
 with common random numbers, sequential halving at the root, an early stop on clear
 decisions and exact expectimax over the last cards. Why: the table played greedily is
 already strong and its depth-2 expectimax used 0.03 s of a 30 s game; this search turns
@@ -21,10 +22,13 @@ the rest of the clock into playouts where the choice is close (at fixed work, +3
 measurements and the ablation table.
 
 Options for ablations: ``depth`` (cards per playout before the evaluator's estimate
-ends it; 4 by default, which beat playouts to the end by 5.5 ± 2.8 points paired over 100
-deals at 5 s per game; at fixed work on the 12 contest systems depth 8 is ahead under British
-(+0.94 ± 0.27) and Straight (+0.07 ± 0.02), level or behind elsewhere, American −0.65 ± 0.79,
-1,000 deals each), ``stop_z`` (``1000``: in effect never stop early), ``exact``, ``crn``, ``halving``,
+ends it; ``auto`` by default since version 17, :func:`playout_depth`: 8 where a straight
+scores more than a flush and more than nothing, 4 elsewhere. Depth 4 beat playouts to the
+end by 5.5 ± 2.8 points paired over 100 American deals at 5 s per game; at fixed work on
+the 12 contest systems depth 8 is ahead under British (+0.94 ± 0.27) and Straight (+0.07
+± 0.02), level or behind elsewhere, American −0.65 ± 0.79, 1,000 deals each; Ameritish
++0.56 ± 0.39 over two evaluators; timed at 1 s on one 30 s evaluator each, 500 deals:
+Straight +0.05 ± 0.03, British +0.00 ± 0.42, Ameritish −0.11 ± 0.90), ``stop_z`` (``1000``: in effect never stop early), ``exact``, ``crn``, ``halving``,
 ``lam`` (each playout ends in the lambda-return of the evaluator's values after each of its
 cards instead of the last one; lambda 0.7 scored −0.22 ± 0.52 paired against the default
 at fixed work over 2,000 deals, so 1, the last value alone, stays the default);
@@ -86,6 +90,7 @@ from ..errors import PokerSquaresError
 from ..evaluators.narl import FORMAT as NARL_FORMAT, NarlEvaluator, read_saved
 from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step_settings
 from ..game import EMPTY
+from ..hands import HandId
 from .catalog import register_player
 from ..points import AMERICAN
 from ..search.endgame import exact_values
@@ -93,12 +98,13 @@ from ..search.halving import CrnHalving
 from ..search.td_search import TdSearch, episodes_option
 from .composed import SearchPlayer
 
-__all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS"]
+__all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS", "playout_depth"]
 
 # The TD residual's feature groups (version 14 added draws: British +1.14 ± 0.12 greedily at
 # equal learning time, American −0.02 ± 0.13; four learning seeds, docs/results.md).
 DEFAULT_GROUPS = "default+draws"
 DEFAULT_EPSILON = 0.02  # since version 15: the TD residual's learning games explore
+SHORT_DEPTH, LONG_DEPTH = 4, 8  # the playouts' horizons of depth=auto (playout_depth)
 
 
 class ChampionPlayer(SearchPlayer):
@@ -107,6 +113,16 @@ class ChampionPlayer(SearchPlayer):
     warm-up preparation too short to learn a game would not call). Its clock is the
     :class:`~.move_clock.MoveClock` every player shares its game with; clear moves end
     early (the search's stop rule), leaving their time to later ones."""
+
+    def __init__(self, *args, auto_depth: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.auto_depth = auto_depth
+
+    def prepare(self, budget_s: float) -> None:
+        """Set the playouts' horizon from the point system (``depth=auto``), then learn."""
+        if self.auto_depth:
+            _halving(self.search).depth = playout_depth(self.points)
+        super().prepare(budget_s)
 
     def warm_up(self) -> None:
         super().warm_up()
@@ -118,6 +134,21 @@ class ChampionPlayer(SearchPlayer):
         late = np.full(25, EMPTY, dtype=np.int8)
         late[:23] = np.arange(23)
         exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))
+
+
+def playout_depth(points) -> int:
+    """The playouts' horizon for a point system (``depth=auto``, the default since
+    version 17): ``LONG_DEPTH`` cards where a straight scores more than a flush and more
+    than nothing (British, Ameritish, single:straight), ``SHORT_DEPTH`` elsewhere. A
+    straight needs five ranks in a row that a short playout rarely completes, and where
+    it pays more than a flush the evaluator's estimate after 4 cards undervalues the
+    draws to it (docs/results.md, "A longer horizon where a straight outscores a flush")."""
+    return LONG_DEPTH if points[HandId.STRAIGHT] > max(0, points[HandId.FLUSH]) else SHORT_DEPTH
+
+
+def _halving(search) -> CrnHalving:
+    """The :class:`CrnHalving` of ``search`` (itself, or the one a TD search wraps)."""
+    return search.inner if isinstance(search, TdSearch) else search
 
 
 def _saved_kind(path: str, evaluator: str | None) -> str:
@@ -141,7 +172,8 @@ def _flag(name: str, value) -> bool:
 
 
 @register_player("champion", "the strongest agent: NARL table + TD residual learned in the budget + Monte Carlo with common "
-                 "random numbers, sequential halving and an exact end game, on both cores; depth=, stop_z=, "
+                 "random numbers, sequential halving and an exact end game, on both cores; depth=N|auto (cards a playout "
+                 "places before the evaluator's estimate; auto: 8 where a straight outscores a flush, else 4), stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
                  "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
                  "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
@@ -153,7 +185,7 @@ def _flag(name: str, value) -> bool:
                  "residual's feature groups, joined by +: default+draws), lam= (each playout ends in the "
                  "lambda-return of its values, 1: its last value), tdsearch=N (TD search: before each move the residual "
                  "learns on N games from the position, then the search decides on it; 0: off)", cores=2)
-def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
+def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
@@ -162,8 +194,9 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
              tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, init: float = 0.0,
              time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
-    if not isinstance(depth, int) or depth < 1:
-        raise PokerSquaresError(f"depth must be a positive integer, got {depth!r}")
+    auto_depth = depth == "auto"
+    if not auto_depth and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise PokerSquaresError(f"depth must be a positive integer or auto, got {depth!r}")
     if not isinstance(cores, int) or cores < 1:
         raise PokerSquaresError(f"cores must be a positive integer, got {cores!r}")
     if not isinstance(stop_z, (int, float)) or stop_z <= 0:
@@ -206,15 +239,15 @@ def champion(depth: int = 4, stop_z: float = 3.0, exact: bool = True, crn: bool 
             learned.load(str(load))
     else:
         raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
-    search = CrnHalving(depth=depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
+    search = CrnHalving(depth=SHORT_DEPTH if auto_depth else depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
                         from_cards=search_from, max_playouts=playouts, lam=float(lam))
     if tdsearch:
         search = TdSearch(search, episodes=tdsearch, cores=cores)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
-                          learn_usage=clock == "usage", learn_in_game=learn_in_game)
+                          learn_usage=clock == "usage", learn_in_game=learn_in_game, auto_depth=auto_depth)
 
 
-champion.version = "16"  # 16: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "17"  # 17: depth=auto, playouts of 8 cards where a straight outscores a flush (British, Ameritish, Straight); 16: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)
