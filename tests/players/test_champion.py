@@ -52,7 +52,8 @@ def test_beats_greedy_at_a_shrunken_budget(play_legal):
 
 
 def test_bad_parameters_fail_in_one_line():
-    for spec in ("champion:depth=0", "champion:depth=far", "champion:depth=true", "champion:stop_z=-1", "champion:exact=maybe", "champion:cores=0",
+    for spec in ("champion:depth=0", "champion:depth=far", "champion:depth=true", "champion:stop_z=-1",
+                 "champion:exact=maybe", "champion:cores=0",
                  "champion:time_fraction=2", "champion:games=-3", "champion:clock=fast",
                  "champion:search_from=26", "champion:search_from=-1", "champion:search_from=true",
                  "champion:playouts=0", "champion:playouts=true", "champion:playouts=2.5",

@@ -5,9 +5,10 @@ session of its own (a Ctrl-C or a SIGTERM to the command's group is the command'
 handle), it lists the processes of the instance (the driver's children started from
 Ray's folder, and all theirs: the raylet's agents and workers) twice a second while it
 starts, every 2 s after, and whenever a line comes on its standard input (answering "ok"
-once it looked), and when its standard input closes (the command shut Ray down, or
-died) stops those still running, looks again until none is new, and kills them all. Ray alone leaves the raylet's agents running for up to a
-minute after an interruption, waiting on its stopped GCS.
+once it looked). When its standard input closes (the command shut Ray down, or died)
+it stops those still running, looks again until none is new, and kills them all. Ray
+alone leaves the raylet's agents running for up to a minute after an interruption,
+waiting on its stopped GCS.
 """
 
 import os
@@ -129,6 +130,7 @@ def end(seen: dict, look_now: Callable[[], None]) -> None:
         if not left:
             break
         time.sleep(0.05)
+
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -28,7 +28,8 @@ end by 5.5 ± 2.8 points paired over 100 American deals at 5 s per game; at fixe
 the 12 contest systems depth 8 is ahead under British (+0.94 ± 0.27) and Straight (+0.07
 ± 0.02), level or behind elsewhere, American −0.65 ± 0.79, 1,000 deals each; Ameritish
 +0.56 ± 0.39 over two evaluators; timed at 1 s on one 30 s evaluator each, 500 deals:
-Straight +0.05 ± 0.03, British +0.00 ± 0.42, Ameritish −0.11 ± 0.90), ``stop_z`` (``1000``: in effect never stop early), ``exact``, ``crn``, ``halving``,
+Straight +0.05 ± 0.03, British +0.00 ± 0.42, Ameritish −0.11 ± 0.90), ``stop_z``
+(``1000``: in effect never stop early), ``exact``, ``crn``, ``halving``,
 ``lam`` (each playout ends in the lambda-return of the evaluator's values after each of its
 cards instead of the last one; lambda 0.7 scored −0.22 ± 0.52 paired against the default
 at fixed work over 2,000 deals, so 1, the last value alone, stays the default);
@@ -142,7 +143,8 @@ def playout_depth(points) -> int:
     than nothing (British, Ameritish, single:straight), ``SHORT_DEPTH`` elsewhere. A
     straight needs five ranks in a row that a short playout rarely completes, and where
     it pays more than a flush the evaluator's estimate after 4 cards undervalues the
-    draws to it (docs/results.md, "A longer horizon where a straight outscores a flush")."""
+    draws to it (docs/results.md, "A longer horizon where a straight outscores a flush"
+    and "The horizon rule timed")."""
     return LONG_DEPTH if points[HandId.STRAIGHT] > max(0, points[HandId.FLUSH]) else SHORT_DEPTH
 
 
@@ -239,7 +241,8 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
             learned.load(str(load))
     else:
         raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
-    search = CrnHalving(depth=SHORT_DEPTH if auto_depth else depth, cores=cores, time_fraction=float(time_fraction), stop_z=float(stop_z),
+    search = CrnHalving(depth=SHORT_DEPTH if auto_depth else depth, cores=cores,
+                        time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
                         from_cards=search_from, max_playouts=playouts, lam=float(lam))
     if tdsearch:
