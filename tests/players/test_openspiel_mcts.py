@@ -8,6 +8,7 @@ from pokersquares import AMERICAN, PointSystem  # noqa: E402
 from pokersquares.errors import PokerSquaresError  # noqa: E402
 from pokersquares.harness.registry import list_players, make_player  # noqa: E402
 from pokersquares.harness.runner import RunSpec, run_games  # noqa: E402
+from pokersquares.players.move_clock import MoveClock  # noqa: E402
 
 NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
 
@@ -19,7 +20,6 @@ def test_registered():
 @pytest.mark.timeout(120)  # a search that ignored its deadline would never end
 @pytest.mark.parametrize("spec", ["openspiel:mcts", "openspiel:mcts:evaluator=possibility,rollouts=4"])
 def test_plays_legal_games_within_a_small_budget(play_legal, spec):
-    from pokersquares.players.move_clock import MoveClock
     player = make_player(spec)
     player.warm_up()
     player.set_point_system(NEG, 1.0)
