@@ -37,6 +37,15 @@ class Hang(_FaultAt):
             time.sleep(1)
 
 
+class HangOrDawdle(Hang):
+    """Hangs in odd-seeded games and takes its time (0.6 s in all) in the others: a game
+    that lasts several of the harness's polls."""
+
+    def get_play(self, card, seconds_left):
+        time.sleep(0.024)
+        return super().get_play(card, seconds_left)
+
+
 class Crash(_FaultAt):
     def fault(self, card, seconds_left):
         os._exit(3)

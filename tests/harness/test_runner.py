@@ -112,6 +112,15 @@ def test_timeouts_by_the_clock_and_by_the_watchdog():
         assert r.placements == play_game(greedy, NEG, r.seed, 30.0).placements[:2]
 
 
+def test_a_game_handed_to_an_idle_worker_gets_its_full_time():
+    # One worker takes both games (two a worker in flight) and hangs in the first; the
+    # second goes to the other worker, idle since it got ready: that game's watch starts
+    # when it is handed over, so its 0.6 s of sound play is not stopped as a timeout.
+    recs = run_games(RunSpec("fault_players:HangOrDawdle", NEG, 2, 1, 1.0, 1.0), range(2), workers=2)
+    assert [(r.seed, r.penalty is None, len(r.placements)) for r in recs] == [(1, False, 2), (2, True, 25)], [
+        (r.seed, r.penalty, round(r.decision_s, 2), len(r.placements)) for r in recs]
+
+
 def test_failed_preparation_penalises_and_bad_player_raises():
     recs = run("fault_players:BadPrep", n=2, system=NEG)
     assert all(r.penalty.startswith("preparation failed") and r.score == -30 for r in recs)

@@ -349,6 +349,8 @@ class _Pool:
         for w in self.workers:
             while w.ready and todo and len(w.assigned) < w.prefetch:
                 i = todo.popleft()
+                if not w.assigned:  # idle until now: its game's time starts here, not when it went idle
+                    w.started = time.monotonic()
                 w.assigned.append(i)
                 try:
                     w.conn.send((i, self.spec.seed + i, self.spec.player_seed(self.spec.seed + i)))
