@@ -209,3 +209,56 @@ def test_level_systems_chance_refuses_bad_input_in_one_line(args, message):
     run = _level_chance(*args)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
     assert run.stderr.strip().splitlines()[-1].endswith(message)
+
+
+def test_line_context_keys_counts_each_empty_cells_crossing_line_and_plays_narl_unrefined():
+    """The experiment's context is the count of a line's empty cells whose crossing line is
+    dead (the TD evaluator's readable rule) or empty; unrefined, its value is NARL's."""
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.evaluators.td import _dead
+    from pokersquares.game import LINES
+    from pokersquares.kernels.core import undealt_counts
+    from pokersquares.points import AMERICAN
+
+    lck = _script("line_context_keys")
+    ev = NarlEvaluator(games=300, threads=1)
+    ev.prepare(np.array(AMERICAN.points, dtype=np.int64), 10.0)
+    rng = np.random.default_rng(7)
+    classes = np.empty(10, dtype=np.int64)
+    out_keys = np.empty(20, dtype=np.int64)
+    sizes = np.empty(10, dtype=np.int64)
+    seen_dead = 0
+    for _ in range(60):
+        n = int(rng.integers(1, 25))
+        grid = np.full(25, -1, dtype=np.int8)
+        grid[rng.permutation(25)[:n]] = rng.permutation(52)[:n]
+        lines = [[int(grid[i]) for i in line if grid[i] >= 0] for line in LINES]
+        for X in range(10):
+            want = lck.EMPTY if not lines[X] else lck.DEAD if _dead(lines[X]) else lck.LIVE
+            classes[X] = lck.line_class(grid, X)
+            assert classes[X] == want, (grid, X)
+        for L in range(10):
+            crossing = [5 + i % 5 if L < 5 else i // 5 for i in LINES[L] if grid[i] < 0]
+            dead = sum(1 for X in crossing if lines[X] and _dead(lines[X]))
+            empty = sum(1 for X in crossing if not lines[X])
+            seen_dead += dead
+            assert lck.context(grid, L, classes) == 1 + dead + 6 * empty
+        rank_und, suit_und, undealt = np.empty(13, np.int64), np.empty(4, np.int64), np.empty(52, np.uint8)
+        cards = undealt_counts(grid, np.int64(-1), rank_und, suit_und, undealt)
+        value = lck.grid_value(grid, cards, ev.points, ev.keys, ev.sums, ev.counts, rank_und, suit_und, undealt, False,
+                               50.0, ev.size_sums, ev.size_counts, classes, out_keys, sizes)
+        assert value == pytest.approx(ev.state_value(grid))
+    assert seen_dead > 0
+
+
+def test_line_context_keys_runs_and_reports_a_paired_difference():
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "line_context_keys.py"), "--games", "300", "--deals", "20",
+                          "--seeds", "0"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    (row,) = out["seeds"]
+    assert row["refined_mean"] - row["narl_mean"] == pytest.approx(row["paired"])
+    assert row["entries"] > 0 and out["deals"] == 20
+    bad = subprocess.run([sys.executable, str(BENCHMARKS / "line_context_keys.py"), "--deals", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
