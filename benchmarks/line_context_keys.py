@@ -126,25 +126,32 @@ def greedy_cell(grid, card, n_after, points, keys, sums, counts, rank_und, suit_
     return best
 
 
+@njit(cache=True)
+def _scratch():
+    """Undealt counts by rank and suit, undealt flags, line classes, keys and sizes."""
+    return (np.empty(13, dtype=np.int64), np.empty(4, dtype=np.int64), np.empty(52, dtype=np.uint8),
+            np.empty(10, dtype=np.int64), np.empty(20, dtype=np.int64), np.empty(10, dtype=np.int64))
+
+
+@njit(cache=True)
+def _new_game(grid, undealt, rank_und, suit_und):
+    grid[:] = -1
+    undealt[:] = 1
+    rank_und[:] = 4
+    suit_und[:] = 13
+
+
 @njit(cache=True, nogil=True)
 def learn(n_games, state, epsilon, decay, points, keys, sums, counts, used, size_sums, size_counts):
     """NARL's on-policy Monte Carlo learning (epsilon-greedy on NARL's values, the hand-size
     feature), crediting each state's refined keys with the same final line points."""
-    rank_und = np.empty(13, dtype=np.int64)
-    suit_und = np.empty(4, dtype=np.int64)
-    undealt = np.empty(52, dtype=np.uint8)
-    classes = np.empty(10, dtype=np.int64)
-    out_keys = np.empty(20, dtype=np.int64)
-    sizes = np.empty(10, dtype=np.int64)
+    rank_und, suit_und, undealt, classes, out_keys, sizes = _scratch()
     deck = np.arange(52)
     grid = np.empty(25, dtype=np.int8)
     rec = np.empty((25, 20), dtype=np.int64)
     rec_size = np.empty(25, dtype=np.int64)
     for game in range(n_games):
-        grid[:] = -1
-        undealt[:] = 1
-        rank_und[:] = 4
-        suit_und[:] = 13
+        _new_game(grid, undealt, rank_und, suit_und)
         for i in range(52):
             deck[i] = i
         shuffle_prefix(state, deck, 0, 25)
@@ -187,19 +194,11 @@ def learn(n_games, state, epsilon, decay, points, keys, sums, counts, used, size
 @njit(cache=True)
 def play(deals, points, keys, sums, counts, refine, prior, size_sums, size_counts):
     """Final scores of greedy play of ``deals`` (one row of 25 cards per deal)."""
-    rank_und = np.empty(13, dtype=np.int64)
-    suit_und = np.empty(4, dtype=np.int64)
-    undealt = np.empty(52, dtype=np.uint8)
-    classes = np.empty(10, dtype=np.int64)
-    out_keys = np.empty(20, dtype=np.int64)
-    sizes = np.empty(10, dtype=np.int64)
+    rank_und, suit_und, undealt, classes, out_keys, sizes = _scratch()
     grid = np.empty(25, dtype=np.int8)
     out = np.empty(deals.shape[0])
     for d in range(deals.shape[0]):
-        grid[:] = -1
-        undealt[:] = 1
-        rank_und[:] = 4
-        suit_und[:] = 13
+        _new_game(grid, undealt, rank_und, suit_und)
         for t in range(25):
             card = deals[d, t]
             _deal(card, undealt, rank_und, suit_und)

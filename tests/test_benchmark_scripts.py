@@ -70,6 +70,9 @@ def _script(name: str):
 
     spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    # Registered under its name: numba's cache of a kernel compiled here names its module,
+    # and the script run on its own loads that cache ("No module named '<dynamic>'").
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
 
@@ -260,5 +263,20 @@ def test_line_context_keys_runs_and_reports_a_paired_difference():
     assert row["refined_mean"] - row["narl_mean"] == pytest.approx(row["paired"])
     assert row["entries"] > 0 and out["deals"] == 20
     bad = subprocess.run([sys.executable, str(BENCHMARKS / "line_context_keys.py"), "--deals", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
+
+
+def test_narl_shrinkage_reports_thin_entries_and_a_paired_difference_per_strength():
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "narl_shrinkage.py"), "--seconds", "2", "--deals", "50"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["games_learned"] > 0 and out["entries"] > 0 and out["deals"] == 50
+    assert [row["k"] for row in out["shrunk"]] == [1, 3, 10, 30]
+    # fewer than 2 samples is among fewer than 10, and so on
+    assert [out["thin"][k]["samples"] for k in ("2", "10", "100", "1000")] == sorted(
+        out["thin"][k]["samples"] for k in ("2", "10", "100", "1000"))
+    bad = subprocess.run([sys.executable, str(BENCHMARKS / "narl_shrinkage.py"), "--seconds", "0"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
