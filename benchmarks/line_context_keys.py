@@ -19,12 +19,11 @@ the contest's deals 0..deals-1 are played greedily twice on that one table: on N
 values, and on the refined values, each shrunk toward its NARL value as
 ``(sum + prior * narl) / (count + prior)``. The difference is paired on the same table
 and deals: one step of policy improvement on the refined estimates. (Acting on the
-refined values while learning instead settled in a much weaker policy: 87.4 against
-123.9 after 120 s on American, the grid's rows and columns no longer kept for suits
-and ranks.)
+refined values while learning, in a first prototype not kept, drifted to a much weaker
+policy, the grid's rows and columns no longer kept for suits and ranks.)
 
 Measured (2026-12-03, American and British, 400,000 games per table, 2 seeds, 10,000
-deals): see docs/results.md "Line keys refined by their crossing lines: level".
+deals): see docs/results.md "NARL's line keys refined by their crossing lines: no gain".
 """
 
 from __future__ import annotations
@@ -38,32 +37,25 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 from numba import njit
 
-from pokersquares.kernels.core import (LINES_ARRAY, STRAIGHT_WINDOWS, empty_mask, line_features, line_scores,
-                                       random_bit, rng_next, rng_seed, score_grid, shuffle_prefix)
-from pokersquares.kernels.narl import (NO_KEY, SIZE_TABLE_LEN, _claim, _deal, _line_sizes, _size_value, line_key,
-                                       lookup, new_table, size_index)
+from pokersquares.kernels.core import (LINES_ARRAY, empty_mask, line_scores, random_bit, rng_next, rng_seed,
+                                       score_grid, shuffle_prefix)
+from pokersquares.kernels.narl import (_NO_CARD, NO_KEY, SIZE_TABLE_LEN, _claim, _deal, _line_sizes, _size_value,
+                                       line_key, lookup, new_table, size_index)
+from pokersquares.kernels.td import _dead, line_states
 
-_WINDOWS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
-_NO_CARD = np.int64(-1)
 EMPTY, DEAD, LIVE = 0, 1, 2
 
 
 @njit(cache=True)
-def line_class(grid, X):
-    """EMPTY, DEAD (mixed suits, distinct ranks, no straight window holds its ranks) or LIVE."""
-    k, counts, rank_mask, suit0, same_suit = line_features(grid, LINES_ARRAY[X])
-    if k == 0:
-        return EMPTY
-    distinct = 0
-    for r in range(13):
-        if rank_mask & (1 << r):
-            distinct += 1
-    if distinct < k or same_suit:
-        return LIVE
-    for w in range(_WINDOWS.shape[0]):
-        if (rank_mask & ~_WINDOWS[w]) == 0:
-            return LIVE
-    return DEAD
+def line_classes(grid, classes):
+    """``classes[X]``: EMPTY, DEAD (the TD evaluator's dead line: mixed suits, distinct
+    ranks, no straight window holds its ranks) or LIVE, for each open line X."""
+    k = np.empty(10, dtype=np.int64)
+    fsuit = np.empty(10, dtype=np.int64)
+    counts = np.empty(10, dtype=np.int64)
+    line_states(grid, k, fsuit, counts)
+    for X in range(10):
+        classes[X] = EMPTY if k[X] == 0 else DEAD if _dead(k[X], fsuit[X], counts[X]) else LIVE
 
 
 @njit(cache=True)
@@ -83,8 +75,7 @@ def grid_value(grid, n, points, keys, sums, counts, rank_und, suit_und, undealt,
                classes, out_keys, sizes):
     """Estimated final score, on NARL's keys or (``refine``) on the refined keys shrunk
     toward them. ``out_keys[L]`` and ``out_keys[10 + L]``: line L's NARL and refined keys."""
-    for X in range(10):
-        classes[X] = line_class(grid, X)
+    line_classes(grid, classes)
     total = 0.0
     for L in range(10):
         key, hand = line_key(grid, LINES_ARRAY[L], _NO_CARD, n, L >= 5, rank_und, suit_und, undealt)
