@@ -22,7 +22,8 @@ def _kernel_indices(grid, groups=K.ALL_GROUPS):
     k, fsuit, counts = (np.empty(10, dtype=np.int64) for _ in range(3))
     K.line_states(grid, k, fsuit, counts)
     out = np.empty(K.MAX_ACTIVE, dtype=np.int64)
-    m = K.features(n, k, fsuit, counts, rank_und, suit_und, groups, out, K.empty_mask(grid))
+    und = sum(1 << c for c in range(52) if undealt[c])
+    m = K.features(n, k, fsuit, counts, rank_und, suit_und, groups, out, K.empty_mask(grid), und)
     return sorted(out[:m].tolist())
 
 
@@ -45,12 +46,25 @@ def _suited_grids(count, seed):
         yield grid
 
 
+def _few_rank_grids(count, seed):
+    """Grids whose cards come from six ranks, so that ranks run out of undealt cards
+    (a straight window that needs such a rank cannot be completed)."""
+    rng = np.random.default_rng(seed)
+    deck = np.array([13 * s + r for s in range(4) for r in (0, 2, 3, 4, 5, 9)])
+    for _ in range(count):
+        grid = np.full(25, -1, dtype=np.int8)
+        n = int(rng.integers(4, 24))
+        grid[rng.permutation(25)[:n]] = rng.permutation(deck)[:n]
+        yield grid
+
+
 @pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.GROUP_SIZES, K.GROUP_SUITS, K.GROUP_JOINT, K.GROUP_RANKS,
                                     K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD, K.GROUP_CROSS,
                                     K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS, K.GROUP_DRAWS,
-                                    K.ALL_GROUPS | K.GROUP_DRAWS])
+                                    K.ALL_GROUPS | K.GROUP_DRAWS, K.GROUP_HOMES,
+                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_HOMES])
 def test_kernel_features_are_the_reference_features(groups):
-    for grid in [*_random_grids(300, 1), *_suited_grids(300, 2)]:
+    for grid in [*_random_grids(300, 1), *_suited_grids(300, 2), *_few_rank_grids(300, 3)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
         assert _kernel_indices(grid, groups) == expected
 
@@ -131,7 +145,7 @@ def test_learning_moves_values_toward_the_returns(table):
     assert after < 0.9 * before
 
 
-@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.ALL_GROUPS | K.GROUP_DRAWS])
+@pytest.mark.parametrize("groups", [K.ALL_GROUPS, K.ALL_GROUPS | K.GROUP_DRAWS, K.ALL_GROUPS | K.GROUP_HOMES])
 def test_placements_are_the_values_of_the_grids_they_lead_to(table, groups):
     # (with draws, a placement swaps its row's and column's draw weights into a sum
     # taken once: the values must still be those of the afterstates)
@@ -160,6 +174,41 @@ def test_discard_counts_the_empty_cells_of_dead_lines():
     (discard,) = [f for f in grid_features(grid, K.GROUP_DISCARD)]
     assert discard.values == (9, 2, 2)
     assert _kernel_indices(grid, K.GROUP_DISCARD) == [feature_index(discard)]
+
+
+def _grid(cards):
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in cards.items():
+        grid[cell] = parse_card(name)
+    return grid
+
+
+def test_homes_counts_the_undealt_cards_no_empty_cell_wants():
+    # Column 0 full (2C..6C), so each row holds one club and every empty cell's row is
+    # alive. Rows want clubs and the ranks of the straight windows through their card:
+    # A..6, A..7, A..8, A..9 and 2..10. The cards no empty cell wants: the jacks, queens
+    # and kings of the other three suits, 9 cards; no cell is free.
+    grid = _grid({0: "2C", 5: "3C", 10: "4C", 15: "5C", 20: "6C"})
+    (homes,) = grid_features(grid, K.GROUP_HOMES)
+    assert homes.values == (5, 9, 0)
+    assert _kernel_indices(grid, K.GROUP_HOMES) == [feature_index(homes)]
+    # With row 4 empty, its cells in the four empty columns are free (both lines want
+    # every card); the cell in column 0 is not (column 0 holds four clubs).
+    grid[20] = -1
+    (homes,) = grid_features(grid, K.GROUP_HOMES)
+    assert homes.values == (4, 0, 4)
+    assert _kernel_indices(grid, K.GROUP_HOMES) == [feature_index(homes)]
+
+
+def test_homes_wants_no_straight_window_a_rank_dealt_out_blocks():
+    # Columns 0 and 1 full: row 0 holds 3C 4D, rows 1-4 a five and a six of two suits.
+    # Every five is on the grid, so row 0's windows (A-5, 2-6, 3-7) are blocked: it wants
+    # only threes and fours. Rows 1-4 want 2..9 (windows 2-6 to 5-9). No cell is free, and
+    # the aces and 10..K, 20 undealt cards, have no home (16 if row 0 wanted A..7).
+    grid = _grid({0: "3C", 1: "4D", 5: "5C", 6: "6D", 10: "5D", 11: "6H", 15: "5H", 16: "6S", 20: "5S", 21: "6C"})
+    (homes,) = grid_features(grid, K.GROUP_HOMES)
+    assert homes.values == (10, 20, 0)
+    assert _kernel_indices(grid, K.GROUP_HOMES) == [feature_index(homes)]
 
 
 def test_cross_names_the_classes_of_each_empty_cells_row_and_column():

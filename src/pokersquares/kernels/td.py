@@ -30,9 +30,17 @@ bit   group    one index per ...
                undealt cards of the ranks those windows miss (capped at 15):
                an open-ended draw from a gutshot, which the table's one
                straight bit cannot tell apart
+128   homes    grid: ``n``; the undealt cards with no home, capped at 31, or
+               32 + the free cells (capped at 7) when there are free cells. A
+               line *wants* a card of its suit (one suit so far), of a rank it
+               holds, or of a rank in a straight window its ranks fit and the
+               undealt cards can complete; an empty or dead line wants every
+               card; an empty cell is a card's home when its row and its column
+               both want it, and free when both lines are empty or dead. A card
+               with no home must break a line that still has a plan
 ===== ======== ================================================================
 
-``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross`` and ``draws`` are
+``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross``, ``draws`` and ``homes`` are
 asked for by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
@@ -59,10 +67,12 @@ from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, aft
                    restart_playout, undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
-           "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
+           "GROUP_HOMES", "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS",
+           "OFF_HOMES", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
            "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
 
-GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS = 1, 2, 4, 8, 16, 32, 64
+GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS, GROUP_HOMES = (
+    1, 2, 4, 8, 16, 32, 64, 128)
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
@@ -80,12 +90,19 @@ OFF_CROSS = OFF_DISCARD + N_DISCARD
 OUTS_CAP = 15
 N_DRAWS = 25 * 2 * 4 * 6 * (OUTS_CAP + 1)
 OFF_DRAWS = OFF_CROSS + N_CROSS
-N_WEIGHTS = OFF_DRAWS + N_DRAWS
-MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10
+HOMES_CAP = 31
+FREE_CAP = 7
+N_HOMES = 25 * (HOMES_CAP + 1 + FREE_CAP)
+OFF_HOMES = OFF_DRAWS + N_DRAWS
+N_WEIGHTS = OFF_HOMES + N_HOMES
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10 + 1
 _STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
 _NIBBLE_BIT0 = np.int64(0x1111111111111)
+_ALL_CARDS = np.int64((1 << 52) - 1)
+_SUIT_CARDS = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.int64)
+_RANK_CARDS = np.array([sum(1 << (13 * s + r) for s in range(4)) for r in range(13)], dtype=np.int64)
 
 
 # -- line states ---------------------------------------------------------------------------
@@ -143,8 +160,8 @@ def _dead(k, fsuit, counts):
 
 @njit(cache=True, inline="always")
 def _cross_mask(grid, groups):
-    """The empty cells ``features`` reads, computed only when the ``cross`` group is on."""
-    return empty_mask(grid) if groups & GROUP_CROSS else 0
+    """The empty cells ``features`` reads, computed only when the ``cross`` or ``homes`` group is on."""
+    return empty_mask(grid) if groups & (GROUP_CROSS | GROUP_HOMES) else 0
 
 
 @njit(cache=True, inline="always")
@@ -208,6 +225,74 @@ def _draw_weight(theta, n, L, k, counts, rank_und, avail):
 
 
 @njit(cache=True, inline="always")
+def _wanted(k, fsuit, counts, avail):
+    """The cards (a 52-bit mask, bit ``13 * suit + rank``) an open line wants: every
+    card when it is empty or dead, else the cards of its suit (one suit so far), of
+    the ranks it holds, and of the ranks of the straight windows its ranks fit that
+    the undealt cards (``avail``, a 13-bit rank mask) can still complete."""
+    if k == 0 or _dead(k, fsuit, counts):
+        return _ALL_CARDS
+    held = _held_ranks(counts)
+    ranks = held
+    if counts & _NIBBLE_BIT0 == counts:  # no rank held twice: straight windows count
+        for w in _STRAIGHTS:
+            if held & ~w == 0 and (w & ~held) & ~avail == 0:
+                ranks |= w
+    cards = _SUIT_CARDS[fsuit] if fsuit >= 0 else np.int64(0)
+    for r in range(13):
+        if (ranks >> r) & 1:
+            cards |= _RANK_CARDS[r]
+    return cards
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit(cache=True)
+def homes_index(n, k, fsuit, counts, rank_und, empty, und):
+    """The ``homes`` weight of a grid of ``n`` cards (``empty``: its empty cells, ``und``:
+    its undealt cards, as bit masks; see the module docstring)."""
+    avail = _avail(rank_und)
+    want = np.empty(10, dtype=np.int64)
+    loose = np.empty(10, dtype=np.bool_)  # empty or dead: wants every card
+    for L in range(10):
+        if k[L] < 5:
+            want[L] = _wanted(k[L], fsuit[L], counts[L], avail)
+            loose[L] = want[L] == _ALL_CARDS
+    homes = np.int64(0)
+    free = 0
+    for cell in range(25):
+        if (empty >> cell) & 1:
+            r = cell // 5
+            c = 5 + cell % 5
+            homes |= want[r] & want[c]
+            if loose[r] and loose[c]:
+                free += 1
+    if free > 0:
+        v = HOMES_CAP + min(free, FREE_CAP)
+    else:
+        v = min(_popcount(und & ~homes), HOMES_CAP)
+    return OFF_HOMES + n * (HOMES_CAP + 1 + FREE_CAP) + v
+
+
+@njit(cache=True, inline="always")
+def _undealt_mask(undealt, groups):
+    """The undealt cards as a 52-bit mask, computed only when the ``homes`` group is on."""
+    m = np.int64(0)
+    if groups & GROUP_HOMES:
+        for c in range(52):
+            if undealt[c]:
+                m |= np.int64(1) << c
+    return m
+
+
+@njit(cache=True, inline="always")
 def line_class(k, fsuit, counts):
     """The ``cross`` group's class of an open line (see the module docstring)."""
     if k == 0:
@@ -222,10 +307,11 @@ def line_class(k, fsuit, counts):
 
 
 @njit(cache=True)
-def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
+def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty, und):
     """Write the active feature indices of a grid of ``n`` cards into ``out``; return how
     many. ``rank_und``/``suit_und``: the undealt cards (not on the grid) per rank and suit;
-    ``empty``: the grid's empty cells as a bit mask (read by the ``cross`` group only)."""
+    ``empty``: the grid's empty cells as a bit mask (read by the ``cross`` and ``homes``
+    groups only); ``und``: the undealt cards as a 52-bit mask (read by ``homes`` only)."""
     if n >= 25:
         return 0
     m = 0
@@ -305,6 +391,9 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty):
             if j >= 0:
                 out[m] = j
                 m += 1
+    if groups & GROUP_HOMES:
+        out[m] = homes_index(n, k, fsuit, counts, rank_und, empty, und)
+        m += 1
     return m
 
 
@@ -328,7 +417,8 @@ def residual(grid, theta, groups):
     counts = np.empty(10, dtype=np.int64)
     line_states(grid, k, fsuit, counts)
     idx = np.empty(MAX_ACTIVE, dtype=np.int64)
-    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx, _cross_mask(grid, groups))
+    m = features(n, k, fsuit, counts, rank_und, suit_und, groups, idx, _cross_mask(grid, groups),
+                 _undealt_mask(undealt, groups))
     return _sum_at(theta, idx, m)
 
 
@@ -351,6 +441,7 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
     _placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, points, keys, sums, counts,
                 size_sums, size_counts, use_size, a, b, slots, out)
     empty = _cross_mask(grid, groups)
+    und = _undealt_mask(undealt, groups)
     # A placement changes two lines' draws: the ten lines' draw weights are summed once,
     # and each afterstate swaps its row's and column's.
     draws = groups & GROUP_DRAWS
@@ -371,7 +462,7 @@ def _td_placements(grid, card, n_after, rank_und, suit_und, undealt, sizes, poin
         kc, fc, cc = k[c], fsuit[c], lcounts[c]
         _add(r, card, k, fsuit, lcounts)
         _add(c, card, k, fsuit, lcounts)
-        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, rest, idx, empty & ~(1 << cell))
+        m = features(n_after, k, fsuit, lcounts, rank_und, suit_und, rest, idx, empty & ~(1 << cell), und)
         out[cell] += _sum_at(theta, idx, m)
         if draws and n_after < 25:
             out[cell] += (base - line_w[r] - line_w[c]
@@ -531,7 +622,7 @@ def learn_games(n_games, state, alpha, lam, epsilon, points, keys, sums, counts,
             _add(cell // 5, card, k, fsuit, lcounts)
             _add(5 + cell % 5, card, k, fsuit, lcounts)
             rec_m[t] = features(t + 1, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
-                                _cross_mask(grid, groups))
+                                _cross_mask(grid, groups), _undealt_mask(undealt, groups))
             if (update_table or table_step > 0.0) and t < 24:  # the full grid's lines have no slots
                 afterstate_slots(slots, cell, rec_slots[t])
         final = score_grid(grid, points)
@@ -615,7 +706,7 @@ def learn_from(grid, card, n_games, seed, alpha, lam, points, keys, sums, counts
             n += 1
             if n < 25:
                 rec_m[t] = features(n, k, fsuit, lcounts, rank_und, suit_und, groups, rec[t],
-                                    _cross_mask(g, groups))
+                                    _cross_mask(g, groups), _undealt_mask(undealt, groups))
         final = score_grid(g, points)
         ret = np.float64(final)
         for t in range(moves - 2, -1, -1):  # the last afterstate is the full grid, valued exactly
