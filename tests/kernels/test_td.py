@@ -437,3 +437,52 @@ def test_epsilon_is_the_share_of_random_moves_in_the_learning_games(table):
     learned = np.zeros(K.N_WEIGHTS)
     K.learn_games(50, rng_seed(32), 0.3, 0.5, 0.02, *table, learned, K.ALL_GROUPS, False, 0.0, *NO_TC)
     assert learned.any()
+
+
+def test_stratified_playouts_deal_each_undealt_card_first_in_turn(table):
+    """With ``first``, playout g's first card is the (first + g) % D-th undealt card: at
+    depth 1 each playout's value is then that card's best placement value, so D
+    playouts from offset 0 are the best placement values of the D cards, each once."""
+    theta = np.random.default_rng(3).normal(size=K.N_WEIGHTS) * 0.1
+    grid, _ = next((g, None) for g in _random_grids(50, 21) if 8 <= (g >= 0).sum() <= 20)
+    undealt = np.setdiff1d(np.arange(52), grid[grid >= 0]).astype(np.int64)
+    best = K.best_placement_values(grid, undealt, *table, theta, K.ALL_GROUPS)
+    d = len(undealt)
+    values = K.playouts(grid, d, 1, 7, False, 1.0, 0, *table, theta, K.ALL_GROUPS)
+    np.testing.assert_allclose(values, best, atol=1e-9)  # in card order, from offset 0
+    values = K.playouts(grid, 3, 1, 8, False, 1.0, d - 1, *table, theta, K.ALL_GROUPS)
+    np.testing.assert_allclose(values, best[[d - 1, 0, 1]], atol=1e-9)  # the offset wraps around
+    # Not stratified (-1), the first cards repeat and miss some cards.
+    loose = K.playouts(grid, d, 1, 7, False, 1.0, -1, *table, theta, K.ALL_GROUPS)
+    assert sorted(np.round(loose, 9)) != sorted(np.round(best, 9))
+
+
+def test_the_stratified_card_goes_first_and_the_rest_stay_a_uniform_order():
+    """``put_first`` after a partial shuffle: the chosen card leads, the deck is still a
+    permutation, and each other card is the second card about equally often."""
+    from pokersquares.kernels.core import shuffle_prefix
+    from numba import njit
+
+    @njit
+    def second_cards(trials, seed, chosen, counts):
+        state = rng_seed(seed)
+        deck = np.arange(12)
+        for _ in range(trials):
+            shuffle_prefix(state, deck, 0, 4)
+            K.put_first(deck, chosen)
+            if deck[0] != chosen:
+                return False
+            counts[deck[1]] += 1
+            seen = np.zeros(12, dtype=np.int64)
+            for c in deck:
+                seen[c] += 1
+            if seen.max() != 1:
+                return False
+        return True
+
+    counts = np.zeros(12, dtype=np.int64)
+    assert second_cards(110_000, 5, 3, counts)
+    others = np.delete(counts, 3)
+    assert counts[3] == 0
+    # 10,000 expected each; the binomial SE is about 95: 5 SE either side.
+    assert np.all(np.abs(others - 10_000) < 500), others

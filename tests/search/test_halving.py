@@ -140,3 +140,31 @@ def test_the_early_stop_is_a_paired_z_test():
     assert not search._clearly_ahead(rounds(futures + 0.14 + noise), rounds(futures))
     assert not CrnHalving(stop_z=float("inf"))._clearly_ahead(rounds(futures + 50 + noise), rounds(futures))
     assert not search._clearly_ahead([futures[:7] + 50], [futures[:7]])  # too few playouts to judge
+
+
+def test_stratified_rounds_deal_each_next_card_once_across_threads_and_the_same_for_every_cell():
+    """With ``stratify``, a round's playouts continue one offset across the threads
+    (thread 1 starts where thread 0 ends) and every cell gets the same offsets."""
+    calls = []
+
+    class Recording:
+        def limited_playouts(self, child, n, depth, seed, first=-1):
+            calls.append((int(np.argmax(child != grid)), n, first))
+            return np.zeros(n)
+
+    grid, card = _mid_game()
+    children = []
+    for cell in np.flatnonzero(grid == -1)[:3]:
+        child = grid.copy()
+        child[cell] = card
+        children.append(child)
+    CrnHalving(cores=2, stratify=True)._playouts(Recording(), grid, children, 21, seed=4, round_=2)
+    firsts = {}
+    for cell, n, first in calls:
+        firsts.setdefault(cell, []).append((first, n))
+    assert len(firsts) == 3 and len({tuple(sorted(v)) for v in firsts.values()}) == 1  # the same for every cell
+    (a, na), (b, nb) = sorted(next(iter(firsts.values())))
+    assert a >= 0 and b == a + na and na + nb == 21
+    calls.clear()
+    CrnHalving(cores=2)._playouts(Recording(), grid, children, 21, seed=4, round_=2)
+    assert {first for _, _, first in calls} == {-1}  # off: the evaluator draws the next card

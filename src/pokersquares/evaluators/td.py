@@ -505,13 +505,17 @@ class TdEvaluator(TableKernelEvaluator):
     _best_kernel = staticmethod(K.best_placement_values)
     _value_kernel = staticmethod(K.grid_value_td)
     _playout_kernel = staticmethod(K.playouts)
-    _playout_args = (1.0,)  # lambda: each playout ends in its last value
+    _playout_args = (1.0, -1)  # lambda: each playout ends in its last value; the next card at random
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int,
-                         random_policy: bool = False, lam: float = 1.0) -> np.ndarray:
+                         random_policy: bool = False, lam: float = 1.0, first: int = -1) -> np.ndarray:
         """:meth:`TableKernelEvaluator.limited_playouts`; with ``lam`` below 1 each playout
-        ends in the lambda-return of the values along it."""
-        return self._checked_playouts(grid, n, depth, seed, random_policy, (float(lam),))
+        ends in the lambda-return of the values along it; with ``first`` >= 0 the next
+        card is stratified: playout ``g`` deals first the ``(first + g) % D``-th of the
+        ``D`` undealt cards in card order (:func:`pokersquares.kernels.td.playouts`)."""
+        if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or first < -1:
+            raise PokerSquaresError(f"first must be -1 (the next card at random) or a non-negative offset, got {first!r}")
+        return self._checked_playouts(grid, n, depth, seed, random_policy, (float(lam), int(first)))
 
     def residual(self, grid: np.ndarray) -> float:
         """The weights' part of ``grid``'s value (what the residual adds to the table's)."""

@@ -69,7 +69,7 @@ from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, aft
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
            "GROUP_HOMES", "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS",
            "OFF_HOMES", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
-           "line_states", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
+           "line_states", "put_first", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
 
 GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS, GROUP_HOMES = (
     1, 2, 4, 8, 16, 32, 64, 128)
@@ -517,22 +517,40 @@ def best_placement_values(grid, cards, points, keys, sums, counts, size_sums, si
     return out
 
 
+@njit(cache=True, inline="always")
+def put_first(deck, chosen):
+    """Swap ``chosen`` to the front of ``deck``. After a random shuffle of the deck's
+    front, the cards after it stay a uniform random order of the others, whether
+    ``chosen`` was among the shuffled ones or not."""
+    for i in range(deck.shape[0]):
+        if deck[i] == chosen:
+            deck[i] = deck[0]
+            deck[0] = chosen
+            return
+
+
 @njit(cache=True, nogil=True)
-def playouts(grid, n_games, depth, seed, random_policy, lam, points, keys, sums, counts, size_sums, size_counts,
-             use_size, theta, groups):
+def playouts(grid, n_games, depth, seed, random_policy, lam, first, points, keys, sums, counts, size_sums,
+             size_counts, use_size, theta, groups):
     """As NARL's ``playouts``, on the table plus the residual. ``lam`` < 1 ends each
     playout in the lambda-return of the values along it instead of its last value: the
     value after its t-th card weighs ``(1 - lam) * lam**(t-1)``, the last the rest
-    (``lam`` = 1: the last value alone)."""
+    (``lam`` = 1: the last value alone). ``first`` >= 0 stratifies the next card: game
+    ``g`` deals first the ``(first + g) % D``-th of the ``D`` undealt cards in card
+    order, then a uniform random order of the others (-1: every card at random), so
+    ``D`` games see each possible next card exactly once."""
     rank_und, suit_und, undealt, sizes, a, b, slots, vals = _scratch()
     k, fsuit, lcounts, idx, line_w = _td_scratch()
     out = np.empty(n_games)
     state = rng_seed(seed)
     deck, n0 = undealt_deck(grid, rank_und, suit_und, undealt)
+    in_order = deck.copy()
     moves = min(depth, 25 - n0)
     g = grid.copy()
     for game in range(n_games):
         n = restart_playout(g, grid, state, deck, moves, rank_und, suit_und, undealt, sizes)
+        if first >= 0 and moves > 0:
+            put_first(deck, in_order[(first + game) % in_order.shape[0]])
         line_states(g, k, fsuit, lcounts)
         ret = 0.0
         weight = 1.0

@@ -186,7 +186,8 @@ def _flag(name: str, value) -> bool:
                  "residual goes on learning in the time each game leaves, at its last card), groups= (the TD "
                  "residual's feature groups, joined by +: default+draws), lam= (each playout ends in the "
                  "lambda-return of its values, 1: its last value), tdsearch=N (TD search: before each move the residual "
-                 "learns on N games from the position, then the search decides on it; 0: off)", cores=2)
+                 "learns on N games from the position, then the search decides on it; 0: off), stratify=true|false "
+                 "(each round's playouts deal every undealt card as the next card in turn)", cores=2)
 def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
@@ -194,7 +195,7 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
              learn_in_game: bool = False, groups: str | None = DEFAULT_GROUPS, lam: float = 1.0,
              tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, init: float = 0.0,
-             time_per_game: float | None = None) -> ChampionPlayer:
+             stratify: bool = False, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     auto_depth = depth == "auto"
     if not auto_depth and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
@@ -225,7 +226,8 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
                         ("groups", None if groups == DEFAULT_GROUPS else groups),
                         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
                         ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None),
-                        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon), ("init", init or None)):
+                        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon), ("init", init or None),
+                        ("stratify", _flag("stratify", stratify) or None)):
         if evaluator == "narl" and value is not None:
             raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
     if evaluator == "narl":
@@ -244,7 +246,8 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     search = CrnHalving(depth=SHORT_DEPTH if auto_depth else depth, cores=cores,
                         time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
-                        from_cards=search_from, max_playouts=playouts, lam=float(lam))
+                        from_cards=search_from, max_playouts=playouts, lam=float(lam),
+                        stratify=_flag("stratify", stratify))
     if tdsearch:
         search = TdSearch(search, episodes=tdsearch, cores=cores)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,

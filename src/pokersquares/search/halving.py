@@ -53,7 +53,9 @@ class CrnHalving(Search):
     with time for fewer than two cells, the move is the evaluator's greedy one);
     ``from_cards``: grids with fewer cards placed get the evaluator's greedy move at
     once, so their time is left to the later moves, where playouts reach further
-    towards the exact end.
+    towards the exact end; ``stratify``: each round's playouts deal every undealt card
+    as the next card in turn instead of at random (evaluators whose ``limited_playouts``
+    take ``first``: the TD evaluator).
     """
 
     name = "crn_halving"
@@ -61,7 +63,8 @@ class CrnHalving(Search):
 
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
                  exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,
-                 max_playouts: int | None = None, from_cards: int = 0, lam: float = 1.0) -> None:
+                 max_playouts: int | None = None, from_cards: int = 0, lam: float = 1.0,
+                 stratify: bool = False) -> None:
         if (depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25
                 or not 0 <= lam <= 1):
             raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1, "
@@ -77,6 +80,7 @@ class CrnHalving(Search):
         self.max_playouts = max_playouts
         self.from_cards = from_cards
         self.lam = lam
+        self.stratify = bool(stratify)
         self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
         self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
         self._pool = None
@@ -98,14 +102,19 @@ class CrnHalving(Search):
         threads = min(self.cores, n)
         shares = [n // threads + (t < n % threads) for t in range(threads)]
 
-        # lam < 1 (the lambda-return along each playout) only for evaluators that take it.
+        # lam < 1 (the lambda-return along each playout) and a stratified next card only
+        # for evaluators that take them.
         extra = {} if self.lam == 1.0 else {"lam": self.lam}
+        # Stratified: the round's n playouts deal the undealt cards as the next card in
+        # turn from an offset the round's seed draws, thread t from where thread t-1 ends.
+        offset = round_seed(seed, round_, 0) % 1_000_003
 
         def work(t: int) -> np.ndarray:
             s = round_seed(seed, round_, t)
+            first = {"first": offset + sum(shares[:t])} if self.stratify else {}
             return np.stack([evaluator.limited_playouts(child, shares[t], self.depth,
                                                         s if self.crn else round_seed(s, 0, 1 + int(np.argmax(child != grid))),
-                                                        **extra)
+                                                        **extra, **first)
                              for child in children])
 
         if threads == 1:
