@@ -95,6 +95,21 @@ def test_a_saved_evaluator_loads_back_and_is_kept_for_its_points(learned, tmp_pa
     assert np.array_equal(twin.theta, theta) and twin.td_games_learned == 1000
 
 
+def test_a_saved_td_evaluator_loads_as_a_narl_table_without_its_residual(learned, tmp_path):
+    from pokersquares.evaluators.narl import NarlEvaluator
+
+    path = tmp_path / "td.npz"
+    learned.save(path, point_system_name="American")
+    table = NarlEvaluator().load(path)
+    assert np.array_equal(table.points, POINTS) and table.games_learned == 2000 and not table.learns_within_budget
+    differs = 0
+    for grid in _grids(40, 3):
+        assert table.state_value(grid) == pytest.approx(learned.narl.state_value(grid))
+        differs += abs(learned.residual(grid)) > 1e-9 and table.state_value(grid) != pytest.approx(
+            learned.state_value(grid))
+    assert differs > 0  # the residual is left out, not read into the table
+
+
 def test_a_loaded_evaluator_learns_anew_for_other_points(learned, tmp_path):
     path = tmp_path / "td.npz"
     learned.save(path)

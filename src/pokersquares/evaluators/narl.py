@@ -613,8 +613,19 @@ class NarlEvaluator(TableKernelEvaluator):
 
     def load(self, path) -> "NarlEvaluator":
         """Replace the learned table by the one saved at ``path``; ``prepare`` then keeps it
-        when asked for the same points. Returns self."""
-        _, arrays = read_saved(path, FORMAT, VERSION, "NARL table")
+        when asked for the same points. ``path`` may also be a saved TD evaluator
+        (:class:`~pokersquares.evaluators.td.TdEvaluator`): its table is read and its
+        residual's weights are left out, so ``gettysburg:load=TD.npz`` plays the table a
+        TD preparation learned, alone. Returns self."""
+        from .td import FORMAT as TD_FORMAT, VERSION as TD_VERSION, saved_format  # td builds on this module
+
+        if saved_format(path) == TD_FORMAT:
+            _, arrays = read_saved(path, TD_FORMAT, TD_VERSION, "TD evaluator")
+            arrays = {name: value for name, value in arrays.items() if name not in ("meta", "theta", "theta_index")}
+            if "narl_meta" in arrays:
+                arrays["meta"] = arrays.pop("narl_meta")
+        else:
+            _, arrays = read_saved(path, FORMAT, VERSION, "NARL table")
         try:
             self._restore(arrays)
         except (KeyError, ValueError, TypeError) as e:

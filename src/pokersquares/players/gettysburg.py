@@ -4,7 +4,7 @@ learned evaluation with depth-2 expectimax.
 ``gettysburg`` is the submitted combination; parameters give the paper's other
 learners and searches, e.g. ``gettysburg:search=flat_ucb``, ``gettysburg:epsilon0=0.1,hand_sizes=false``
 or ``gettysburg:load=narl-american.npz`` (play from a table saved by ``pokersquares train``
-instead of learning).
+instead of learning; a saved TD evaluator gives its table alone, without the residual).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Searc
 
 
 @register_player("gettysburg", "GettysburgPlayer (2nd in 2016): NARL learned hand abstractions + depth-2 "
-                 "expectimax; search=greedy|depth_mc|flat_ucb, epsilon0=, hand_sizes=, games=, threads=, load=FILE")
+                 "expectimax; search=greedy|depth_mc|flat_ucb, epsilon0=, hand_sizes=, games=, threads=, load=FILE (a saved NARL table, or a saved TD evaluator's table alone)")
 def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float = 0.999975,
                hand_sizes: bool = True, games: int | None = None, load: str | None = None,
                depth: int = 5, exploration: float = 20.0, time_per_game: float | None = None,
@@ -49,7 +49,7 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
     factor. ``epsilon0``, ``decay``, ``hand_sizes``, ``games`` and ``budget_share``
     configure NARL learning (see :class:`NarlEvaluator`), ``threads`` the learners
     filling the preprocessing budget at once (default 2, the contest's 2 cores); ``load`` reads a saved
-    table, kept when its points are the game's. ``time_per_game`` caps the decision
+    table (or a saved TD evaluator's table, its residual left out), kept when its points are the game's. ``time_per_game`` caps the decision
     time per game.
     """
     if not isinstance(hand_sizes, bool):
