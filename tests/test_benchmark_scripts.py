@@ -280,3 +280,70 @@ def test_narl_shrinkage_reports_thin_entries_and_a_paired_difference_per_strengt
     bad = subprocess.run([sys.executable, str(BENCHMARKS / "narl_shrinkage.py"), "--seconds", "0"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
+
+
+def test_average_tables_takes_each_keys_mean_and_keeps_keys_only_one_table_holds():
+    average = _script("average_tables").average
+    keys, sums, counts = average(np.array([3, 7]), np.array([30.0, 70.0]), np.array([3, 7]),
+                                 np.array([7, 9]), np.array([20.0, 18.0]), np.array([1, 2]))  # key 7: 10 and 20
+    assert keys.tolist() == [3, 7, 9] and counts.tolist() == [3, 8, 2]
+    assert (sums / counts).tolist() == pytest.approx([10.0, 15.0, 9.0])
+    keys, sums, counts = average(np.array([1]), np.array([4.0]), np.array([2]), np.array([1]), np.array([30.0]), np.array([3]))
+    assert (sums / counts).tolist() == pytest.approx([6.0])  # values 2 and 10, not the pooled 34 / 5
+
+
+def test_average_tables_writes_a_table_the_players_read_and_refuses_two_systems(tmp_path):
+    from pokersquares.evaluators.narl import NarlEvaluator
+    from pokersquares.points import AMERICAN, BRITISH
+
+    for name, seed, points in (("a", 1, AMERICAN), ("b", 2, AMERICAN), ("british", 1, BRITISH)):
+        learner = NarlEvaluator(games=300, threads=1)
+        learner.prepare(np.array(points.points, dtype=np.int64), 0.0, seed=seed)
+        learner.save(tmp_path / f"{name}.npz", points.name)
+    script = str(BENCHMARKS / "average_tables.py")
+    run = subprocess.run([sys.executable, script, str(tmp_path / "a.npz"), str(tmp_path / "b.npz"), str(tmp_path / "avg.npz")],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    a, b, avg = (NarlEvaluator().load(tmp_path / f"{n}.npz") for n in ("a", "b", "avg"))
+    ta, tb, tavg = ({text: value for text, value, _ in e.table()} for e in (a, b, avg))
+    both = set(ta) & set(tb)
+    assert out["keys"] == len(tavg) == len(set(ta) | set(tb)) and out["in_both"] == len(both) > 0
+    for text in both:
+        assert tavg[text] == pytest.approx((ta[text] + tb[text]) / 2)
+    for text in set(ta) - set(tb):
+        assert tavg[text] == pytest.approx(ta[text])
+    bad = subprocess.run([sys.executable, script, str(tmp_path / "a.npz"), str(tmp_path / "british.npz"),
+                          str(tmp_path / "x.npz")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and not (tmp_path / "x.npz").exists()
+    assert "learned for two point systems" in bad.stderr.strip().splitlines()[-1]
+
+
+def test_preparation_spread_pairs_each_preparations_runs_by_their_specs(tmp_path):
+    db = tmp_path / "runs.sqlite"
+    for player in ("greedy", "random:seed=3"):
+        made = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", player, "--system", "american",
+                               "--games", "30", "--seed", "0", "--prep-time", "0", "--time-per-game", "2", "--db", str(db),
+                               "--json"], capture_output=True, text=True, timeout=300)
+        assert made.returncode == 0, made.stderr
+    script = str(BENCHMARKS / "preparation_spread.py")
+    pair = ["--pair", str(db), "greedy", "random:seed=3"]
+    run = subprocess.run([sys.executable, script, "--system", "american", "--seeds", "20", *pair, *pair],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    first, second = out["stores"]
+    assert first["deals"] == 20 and first == second and first["player"] > first["rival"] + 20
+    over = out["over_preparations"]
+    assert over["preparations"] == 2 and over["gap_sd"] == 0 and over["deals_in_every_preparation"] == 20
+    assert over["gap_mean_over_those_deals"] == pytest.approx(first["gap"])
+    assert over["gap_stderr_over_those_deals"] == pytest.approx(first["gap_stderr"])
+    swapped = ["--pair", str(db), "random:seed=3", "greedy"]  # each deal's gap and its negative: they average to 0
+    run = subprocess.run([sys.executable, script, "--system", "american", "--seeds", "20", *pair, *swapped],
+                         capture_output=True, text=True, timeout=120)
+    over = json.loads(run.stdout)["over_preparations"]
+    assert over["gap_mean_over_those_deals"] == 0 and over["gap_stderr_over_those_deals"] == 0
+    assert over["gap_sd"] == pytest.approx(2 * abs(first["gap"]) / 2 ** 0.5)
+    bad = subprocess.run([sys.executable, script, "--system", "american", "--pair", str(db), "greedy", "nobody"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "no run of 'nobody'" in bad.stderr
