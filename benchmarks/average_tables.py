@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from pokersquares.errors import PokerSquaresError
-from pokersquares.evaluators.narl import NarlEvaluator
+from pokersquares.evaluators.narl import NarlEvaluator, write_saved
 
 
 def average(keys_a, sums_a, counts_a, keys_b, sums_b, counts_b):
@@ -50,7 +50,12 @@ def main() -> None:
                                             b["size_index"], b["size_sums"], b["size_counts"])
     merged = dict(a, keys=keys, sums=sums, counts=counts, size_index=index, size_sums=size_sums,
                   size_counts=size_counts)
-    np.savez(args.out, **merged)
+    meta = json.loads(str(merged.pop("meta")))
+    meta["averaged_from"] = [str(args.a), str(args.b)]
+    try:
+        write_saved(args.out, merged, meta)  # whole or not at all, in the format every NARL player loads
+    except OSError as e:
+        sys.exit(f"error: cannot write {args.out}: {e.strerror or e}")
     NarlEvaluator().load(args.out)  # the output is a table the players read
     print(json.dumps({"out": str(args.out), "keys": len(keys), "only_in_a": int(len(np.setdiff1d(a["keys"], b["keys"]))),
                       "only_in_b": int(len(np.setdiff1d(b["keys"], a["keys"]))), "in_both": int(len(np.intersect1d(a["keys"], b["keys"])))}))
