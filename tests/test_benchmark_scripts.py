@@ -347,3 +347,32 @@ def test_preparation_spread_pairs_each_preparations_runs_by_their_specs(tmp_path
     bad = subprocess.run([sys.executable, script, "--system", "american", "--pair", str(db), "greedy", "nobody"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and "no run of 'nobody'" in bad.stderr
+
+
+def test_combine_systems_pairs_each_system_and_combines_their_z_scores(tmp_path):
+    db = tmp_path / "t.sqlite"
+    made = subprocess.run([sys.executable, "-m", "pokersquares", "tournament", "--players", "greedy,random:seed=3",
+                           "--systems", "american,british", "--games", "20", "--seed", "0", "--prep-time", "0",
+                           "--time-per-game", "2", "--db", str(db), "--json"], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    script = [sys.executable, str(BENCHMARKS / "combine_systems.py"), str(db), "--player", "greedy", "--rival", "random:seed=3"]
+    run = subprocess.run(script, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    rows = {r["system"]: r for r in out["per_system"]}
+    assert set(rows) == {"American", "British"} and all(r["deals"] == 20 and r["a_minus_b"] > 5 for r in rows.values())
+    assert all(r["z"] == pytest.approx(r["a_minus_b"] / r["stderr"]) for r in rows.values())
+    assert out["combined"] == {"systems": 2, "z": pytest.approx(sum(r["z"] for r in rows.values()) / 2 ** 0.5)}
+    # British plays 8-card playouts under depth=auto (a straight outscores a flush), American 4
+    only = json.loads(subprocess.run([*script, "--horizon", "8"], capture_output=True, text=True, timeout=120).stdout)
+    assert [r["system"] for r in only["per_system"]] == ["British"] and only["combined"]["z"] == pytest.approx(rows["British"]["z"])
+    named = json.loads(subprocess.run([*script, "--systems", " AMERICAN "], capture_output=True, text=True, timeout=120).stdout)
+    assert [r["system"] for r in named["per_system"]] == ["American"]
+    swapped = subprocess.run([sys.executable, str(BENCHMARKS / "combine_systems.py"), str(db), "--player", "random:seed=3",
+                              "--rival", "greedy"], capture_output=True, text=True, timeout=120)
+    assert json.loads(swapped.stdout)["combined"]["z"] == pytest.approx(-out["combined"]["z"])
+    # a system played the same on every deal has no z and is left out of the combination
+    same = {"a_minus_b": 0.0, "stderr": 0.0}
+    assert _script("combine_systems").combine([same, {"a_minus_b": 2.0, "stderr": 1.0}]) == {"systems": 1, "z": 2.0}
+    bad = subprocess.run([*script[:3], "--player", "greedy", "--rival", "nobody"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "no point system with runs of both" in bad.stderr
