@@ -6,7 +6,7 @@ import pytest
 from pokersquares import AMERICAN
 from pokersquares.cards import parse_card
 from pokersquares.evaluators.narl import NarlEvaluator
-from pokersquares.evaluators.td import Feature, feature_index, grid_features
+from pokersquares.evaluators.td import Feature, feature_index, grid_features, line_type
 from pokersquares.kernels import td as K
 from pokersquares.kernels.core import rng_seed
 
@@ -62,7 +62,8 @@ def _few_rank_grids(count, seed):
                                     K.GROUP_DISCARD, K.ALL_GROUPS | K.GROUP_DISCARD, K.GROUP_CROSS,
                                     K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS, K.GROUP_DRAWS,
                                     K.ALL_GROUPS | K.GROUP_DRAWS, K.GROUP_HOMES,
-                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_HOMES])
+                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_HOMES, K.GROUP_PAIRS,
+                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_PAIRS])
 def test_kernel_features_are_the_reference_features(groups):
     for grid in [*_random_grids(300, 1), *_suited_grids(300, 2), *_few_rank_grids(300, 3)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
@@ -209,6 +210,39 @@ def test_homes_wants_no_straight_window_a_rank_dealt_out_blocks():
     (homes,) = grid_features(grid, K.GROUP_HOMES)
     assert homes.values == (10, 20, 0)
     assert _kernel_indices(grid, K.GROUP_HOMES) == [feature_index(homes)]
+
+
+def test_pairs_types_each_empty_cells_row_and_column_with_the_deck():
+    # Row 0: 2H 3H 4H 5H; row 1: 6H 7H 8H 9H TH (full); row 2: JH QH KH AH. Every heart is
+    # on the grid, so no suited line can still fill: type 1 + (((k-1)*3 + 1)*5 + 0)*2 + 1
+    # (one suit, dead flush; distinct ranks; a straight still achievable with the other
+    # suits' cards): 102 for rows 0 and 2, 12 for column 4 (TH alone).
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in enumerate(["2H", "3H", "4H", "5H", None, "6H", "7H", "8H", "9H", "TH",
+                                 "JH", "QH", "KH", "AH"]):
+        if name:
+            grid[cell] = parse_card(name)
+    pairs = [f.values for f in grid_features(grid, K.GROUP_PAIRS)]
+    assert pairs.count((13, 12, 102)) == 2  # cells 4 and 14
+    assert (13, 0, 12) in pairs  # cell 24: row 4 empty, column 4
+    assert len(pairs) == 12
+    assert _kernel_indices(grid, K.GROUP_PAIRS) == sorted(feature_index(f) for f in grid_features(grid, K.GROUP_PAIRS))
+    # A live suit and a pair: 2C 2D in row 3 (mixed, a pair, no straight) meets column 0
+    # (2H 6H JH 2C: mixed, a pair) at nothing empty, but meets column 4 at cell 19.
+    grid[15], grid[16] = parse_card("2C"), parse_card("2D")
+    pairs = [f.values for f in grid_features(grid, K.GROUP_PAIRS)]
+    assert (15, 1 + ((1 * 3 + 0) * 5 + 1) * 2, 12) in [(n, max(a, b), min(a, b)) for n, a, b in pairs]
+    # One live suited card: 3C alone in row 4 (type 1 + ((0*3 + 2)*5 + 0)*2 + 1 = 22).
+    grid[20] = parse_card("3C")
+    assert (16, 12, 22) in [f.values for f in grid_features(grid, K.GROUP_PAIRS)]
+
+
+def test_a_line_types_straight_bit_needs_an_achievable_window():
+    line = [parse_card("2C"), parse_card("3D")]  # mixed suits, distinct: 1 + ((1*3 + 0)*5 + 0)*2 + straight
+    every = set(range(52)) - set(line)
+    assert line_type(line, every) == 32
+    no_ace_4_5_6 = {c for c in every if c % 13 not in (0, 3, 4, 5)}  # A-5 and 2-6 both need two of them
+    assert line_type(line, no_ace_4_5_6) == 31
 
 
 def test_cross_names_the_classes_of_each_empty_cells_row_and_column():

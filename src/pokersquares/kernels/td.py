@@ -38,9 +38,16 @@ bit   group    one index per ...
                card; an empty cell is a card's home when its row and its column
                both want it, and free when both lines are empty or dead. A card
                with no home must break a line that still has a plan
+256   pairs    empty cell: ``n``; the types of its row and its column, as an
+               unordered pair (rows and columns score alike): an n-tuple over
+               the two lines one card must serve. An open line's type: empty,
+               or its cards (1..4); its suits (mixed, one suit the undealt
+               cards can no longer fill, one suit still live); its ranks
+               (distinct, a pair, two pairs, three, four of a kind); whether
+               a straight window its ranks fit is still achievable: 121 types
 ===== ======== ================================================================
 
-``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross``, ``draws`` and ``homes`` are
+``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross``, ``draws``, ``homes`` and ``pairs`` are
 asked for by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
@@ -67,12 +74,13 @@ from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, aft
                    restart_playout, undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
-           "GROUP_HOMES", "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS",
-           "OFF_HOMES", "N_WEIGHTS", "MAX_ACTIVE", "line_class",
+           "GROUP_HOMES", "GROUP_PAIRS", "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS",
+           "OFF_HOMES", "OFF_PAIRS", "N_LINE_TYPES", "N_WEIGHTS", "MAX_ACTIVE", "line_class", "line_type",
            "line_states", "put_first", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
 
 GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS, GROUP_HOMES = (
     1, 2, 4, 8, 16, 32, 64, 128)
+GROUP_PAIRS = 256
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
@@ -94,8 +102,11 @@ HOMES_CAP = 31
 FREE_CAP = 7
 N_HOMES = 25 * (HOMES_CAP + 1 + FREE_CAP)
 OFF_HOMES = OFF_DRAWS + N_DRAWS
-N_WEIGHTS = OFF_HOMES + N_HOMES
-MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10 + 1
+N_LINE_TYPES = 1 + 4 * 3 * 5 * 2
+N_PAIRS = 25 * N_LINE_TYPES * N_LINE_TYPES
+OFF_PAIRS = OFF_HOMES + N_HOMES
+N_WEIGHTS = OFF_PAIRS + N_PAIRS
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10 + 1 + 24
 _STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
@@ -161,7 +172,7 @@ def _dead(k, fsuit, counts):
 @njit(cache=True, inline="always")
 def _cross_mask(grid, groups):
     """The empty cells ``features`` reads, computed only when the ``cross`` or ``homes`` group is on."""
-    return empty_mask(grid) if groups & (GROUP_CROSS | GROUP_HOMES) else 0
+    return empty_mask(grid) if groups & (GROUP_CROSS | GROUP_HOMES | GROUP_PAIRS) else 0
 
 
 @njit(cache=True, inline="always")
@@ -306,6 +317,34 @@ def line_class(k, fsuit, counts):
     return 3
 
 
+@njit(cache=True, inline="always")
+def line_type(k, fsuit, counts, suit_und, rank_und, avail):
+    """The ``pairs`` group's type of an open line of ``k`` < 5 cards: 0 when empty, else
+    ``1 + (((k - 1) * 3 + flush) * 5 + ranks) * 2 + straight`` (see the module docstring)."""
+    if k == 0:
+        return 0
+    if fsuit < 0:
+        flush = 0
+    elif suit_und[fsuit] >= 5 - k:
+        flush = 2
+    else:
+        flush = 1
+    twos = 0
+    threes = 0
+    fours = 0
+    for r in range(13):
+        c = (counts >> (4 * r)) & 15
+        if c == 2:
+            twos += 1
+        elif c == 3:
+            threes += 1
+        elif c >= 4:
+            fours += 1
+    ranks = 4 if fours else (3 if threes else twos)
+    windows, _ = straight_draw(k, counts, rank_und, avail)
+    return 1 + (((k - 1) * 3 + flush) * 5 + ranks) * 2 + (1 if windows > 0 else 0)
+
+
 @njit(cache=True)
 def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty, und):
     """Write the active feature indices of a grid of ``n`` cards into ``out``; return how
@@ -394,6 +433,20 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty, und):
     if groups & GROUP_HOMES:
         out[m] = homes_index(n, k, fsuit, counts, rank_und, empty, und)
         m += 1
+    if groups & GROUP_PAIRS:
+        avail = _avail(rank_und)
+        types = np.empty(10, dtype=np.int64)
+        for L in range(10):
+            if k[L] < 5:
+                types[L] = line_type(k[L], fsuit[L], counts[L], suit_und, rank_und, avail)
+        for cell in range(25):
+            if (empty >> cell) & 1:
+                a = types[cell // 5]
+                b = types[5 + cell % 5]
+                if a > b:
+                    a, b = b, a
+                out[m] = OFF_PAIRS + (n * N_LINE_TYPES + a) * N_LINE_TYPES + b
+                m += 1
     return m
 
 
