@@ -55,7 +55,7 @@ def test_td_learning_speed_runs_the_kernels_champion_learns_with():
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].endswith("unknown TD feature group 'bogus'; choose from sizes, suits, "
-                                                        "joint, ranks, discard, cross, draws, homes, pairs or default")
+                                                        "joint, ranks, discard, cross, draws, homes, pairs, needs or default")
 
 
 @pytest.mark.parametrize("script, args", [("orphans.py", []), ("orphans.py", ["src", "kill"]), ("og_variants.py", ["--help"])])

@@ -63,7 +63,8 @@ def _few_rank_grids(count, seed):
                                     K.ALL_GROUPS | K.GROUP_DISCARD | K.GROUP_CROSS, K.GROUP_DRAWS,
                                     K.ALL_GROUPS | K.GROUP_DRAWS, K.GROUP_HOMES,
                                     K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_HOMES, K.GROUP_PAIRS,
-                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_PAIRS])
+                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_PAIRS, K.GROUP_NEEDS,
+                                    K.ALL_GROUPS | K.GROUP_DRAWS | K.GROUP_NEEDS])
 def test_kernel_features_are_the_reference_features(groups):
     for grid in [*_random_grids(300, 1), *_suited_grids(300, 2), *_few_rank_grids(300, 3)]:
         expected = sorted(feature_index(f) for f in grid_features(grid, groups))
@@ -235,6 +236,27 @@ def test_pairs_types_each_empty_cells_row_and_column_with_the_deck():
     # One live suited card: 3C alone in row 4 (type 1 + ((0*3 + 2)*5 + 0)*2 + 1 = 22).
     grid[20] = parse_card("3C")
     assert (16, 12, 22) in [f.values for f in grid_features(grid, K.GROUP_PAIRS)]
+
+
+def test_needs_counts_the_rows_and_columns_waiting_on_each_rank():
+    # Row 0: 5C 6D, row 1: 8H 9S; so column 0: 5C 8H, column 1: 6D 9S. A seven completes a
+    # window of all four lines (2-6..5-9 for row 0, 5-9..8-Q for row 1, 4-8 and 5-9 for
+    # column 0, 5-9 and 6-T for column 1); a two only row 0's 2-6.
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in {0: "5C", 1: "6D", 5: "8H", 6: "9S"}.items():
+        grid[cell] = parse_card(name)
+    seven = [f.values for f in grid_features(grid, K.GROUP_NEEDS) if f.values[1:3] == (2, 2)]
+    assert seven == [(4, 2, 2, 4)]
+    twos = [f.values for f in grid_features(grid, K.GROUP_NEEDS) if f.values[1:3] == (1, 0)]
+    assert (4, 1, 0, 4) in twos
+    assert _kernel_indices(grid, K.GROUP_NEEDS) == sorted(
+        feature_index(f) for f in grid_features(grid, K.GROUP_NEEDS))
+    # 7C joins row 2 and column 0 (5 7 8: waits on a four, a six or a nine): the seven,
+    # three left, is waited on by rows 0 and 1 and column 1; the six by rows 1 and 2 and
+    # column 0.
+    grid[10] = parse_card("7C")
+    after = {f.values for f in grid_features(grid, K.GROUP_NEEDS)}
+    assert {v for v in after if v[1:3] == (2, 1)} == {(5, 2, 1, 3), (5, 2, 1, 4)}
 
 
 def test_a_line_types_straight_bit_needs_an_achievable_window():

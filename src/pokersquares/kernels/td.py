@@ -45,9 +45,12 @@ bit   group    one index per ...
                cards can no longer fill, one suit still live); its ranks
                (distinct, a pair, two pairs, three, four of a kind); whether
                a straight window its ranks fit is still achievable: 121 types
+512   needs    rank that an open line's achievable straight windows miss:
+               ``n``; such rows (0..5); such columns (0..5); undealt of the
+               rank (1..4): lines that wait on the same outs
 ===== ======== ================================================================
 
-``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross``, ``draws``, ``homes`` and ``pairs`` are
+``ALL_GROUPS`` (the default) is the first four; ``discard``, ``cross``, ``draws``, ``homes``, ``pairs`` and ``needs`` are
 asked for by name.
 
 A line's state is kept as three integers: its card count ``k``, ``fsuit`` (the suit
@@ -74,13 +77,13 @@ from .narl import (_argmax, _deal, _line_sizes, _placements, _put, _scratch, aft
                    restart_playout, undealt_counts, undealt_deck)
 
 __all__ = ["GROUP_SIZES", "GROUP_SUITS", "GROUP_JOINT", "GROUP_RANKS", "GROUP_DISCARD", "GROUP_CROSS", "GROUP_DRAWS",
-           "GROUP_HOMES", "GROUP_PAIRS", "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS",
-           "OFF_HOMES", "OFF_PAIRS", "N_LINE_TYPES", "N_WEIGHTS", "MAX_ACTIVE", "line_class", "line_type",
+           "GROUP_HOMES", "GROUP_PAIRS", "GROUP_NEEDS", "ALL_GROUPS", "OFF_SUITS", "OFF_JOINT", "OFF_RANKS", "OFF_DISCARD", "OFF_CROSS", "OFF_DRAWS",
+           "OFF_HOMES", "OFF_PAIRS", "OFF_NEEDS", "N_LINE_TYPES", "N_WEIGHTS", "MAX_ACTIVE", "line_class", "line_type", "straight_windows",
            "line_states", "put_first", "features", "residual", "grid_value_td", "placement_values", "best_placement_values", "playouts", "learn_games", "learn_from"]
 
 GROUP_SIZES, GROUP_SUITS, GROUP_JOINT, GROUP_RANKS, GROUP_DISCARD, GROUP_CROSS, GROUP_DRAWS, GROUP_HOMES = (
     1, 2, 4, 8, 16, 32, 64, 128)
-GROUP_PAIRS = 256
+GROUP_PAIRS, GROUP_NEEDS = 256, 512
 ALL_GROUPS = GROUP_SIZES | GROUP_SUITS | GROUP_JOINT | GROUP_RANKS
 N_SIZES = 11 ** 5
 N_SUITS = 25 * 2 * 6 * 21 * 14
@@ -105,8 +108,10 @@ OFF_HOMES = OFF_DRAWS + N_DRAWS
 N_LINE_TYPES = 1 + 4 * 3 * 5 * 2
 N_PAIRS = 25 * N_LINE_TYPES * N_LINE_TYPES
 OFF_PAIRS = OFF_HOMES + N_HOMES
-N_WEIGHTS = OFF_PAIRS + N_PAIRS
-MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10 + 1 + 24
+N_NEEDS = 25 * 6 * 6 * 5
+OFF_NEEDS = OFF_PAIRS + N_PAIRS
+N_WEIGHTS = OFF_NEEDS + N_NEEDS
+MAX_ACTIVE = 1 + 8 + 4 + 13 + 1 + 24 + 10 + 1 + 24 + 13
 _STRAIGHTS = np.array(STRAIGHT_WINDOWS, dtype=np.int64)
 _POW11 = np.array([1, 11, 121, 1331, 14641, 161051], dtype=np.int64)
 _NO_CARD = np.int64(-1)
@@ -176,10 +181,10 @@ def _cross_mask(grid, groups):
 
 
 @njit(cache=True, inline="always")
-def straight_draw(k, counts, rank_und, avail):
-    """The ``draws`` group's (windows, outs) of an open line, or (-1, 0) when it has no
-    straight draw (empty, full, a rank held twice, or ranks that fit no window).
-    ``avail``: the ranks with undealt cards, as a 13-bit mask."""
+def straight_windows(k, counts, avail):
+    """An open line's straight windows still achievable and the ranks they miss (a 13-bit
+    mask): (-1, 0) when it has no straight draw (empty, full, a rank held twice, or ranks
+    that fit no window). ``avail``: the ranks with undealt cards, as a 13-bit mask."""
     if k == 0 or k >= 5:
         return -1, 0
     held = counts & _NIBBLE_BIT0
@@ -199,6 +204,15 @@ def straight_draw(k, counts, rank_und, avail):
             missing |= need
     if not fits:
         return -1, 0
+    return windows, missing
+
+
+@njit(cache=True, inline="always")
+def straight_draw(k, counts, rank_und, avail):
+    """The ``draws`` group's (windows, outs) of an open line, or (-1, 0) when it has no
+    straight draw (see :func:`straight_windows`); its outs are the undealt cards of the
+    ranks its windows miss."""
+    windows, missing = straight_windows(k, counts, avail)
     outs = 0
     r = 0
     while missing:
@@ -446,6 +460,29 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty, und):
                 if a > b:
                     a, b = b, a
                 out[m] = OFF_PAIRS + (n * N_LINE_TYPES + a) * N_LINE_TYPES + b
+                m += 1
+    if groups & GROUP_NEEDS:
+        # Per rank, packed 4 bits a rank: the open rows and the open columns whose
+        # achievable straight windows miss it.
+        avail = _avail(rank_und)
+        rows = np.int64(0)
+        cols = np.int64(0)
+        for L in range(10):
+            windows, missing = straight_windows(k[L], counts[L], avail)
+            if windows > 0:
+                spread = np.int64(0)
+                for r in range(13):
+                    if (missing >> r) & 1:
+                        spread |= np.int64(1) << (4 * r)
+                if L < 5:
+                    rows += spread
+                else:
+                    cols += spread
+        for r in range(13):
+            nr = (rows >> (4 * r)) & 15
+            nc = (cols >> (4 * r)) & 15
+            if nr + nc > 0:
+                out[m] = OFF_NEEDS + ((n * 6 + nr) * 6 + nc) * 5 + rank_und[r]
                 m += 1
     return m
 

@@ -17,7 +17,7 @@ __all__ = ["td"]
 
 
 @register_player("td", "NARL table + a TD-learned residual over line interactions; search=expectimax|greedy|"
-                 "depth_mc|flat_ucb, groups=A+B (sizes, suits, joint, ranks, discard, cross, draws, homes, pairs; default), alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=, "
+                 "depth_mc|flat_ucb, groups=A+B (sizes, suits, joint, ranks, discard, cross, draws, homes, pairs, needs; default), alpha=, lam=, games=N (table games), td_games=N, narl_share=, threads=, "
                  "table_updates=true (TD games keep the table's averages learning), table_step= (TD games learn "
                  "the table's line values too), tc=true|false (temporal-coherence step sizes), epsilon= (random moves while it learns), init= (each residual weight's start), tdsearch=N (TD search: before each move "
                  "the residual learns on N games from the position, then the search decides on it), load=FILE (a saved TD evaluator: pokersquares train --player td)",
