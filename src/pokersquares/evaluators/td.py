@@ -242,8 +242,8 @@ def line_type(line: list[int], undealt: set[int]) -> int:
     top = multiplicities[-1]
     ranks = 4 if top >= 4 else 3 if top == 3 else multiplicities.count(2)
     rank_left = [sum(1 for c in undealt if c % 13 == r) for r in range(13)]
-    draw = straight_draw(line, rank_left)
-    straight = int(draw is not None and draw[0] > 0)
+    found = straight_windows(line, rank_left)
+    straight = int(found is not None and found[0] > 0)
     return 1 + (((len(line) - 1) * 3 + flush) * 5 + ranks) * 2 + straight
 
 

@@ -176,7 +176,7 @@ def _dead(k, fsuit, counts):
 
 @njit(cache=True, inline="always")
 def _cross_mask(grid, groups):
-    """The empty cells ``features`` reads, computed only when the ``cross`` or ``homes`` group is on."""
+    """The empty cells ``features`` reads, computed only when the ``cross``, ``homes`` or ``pairs`` group is on."""
     return empty_mask(grid) if groups & (GROUP_CROSS | GROUP_HOMES | GROUP_PAIRS) else 0
 
 
@@ -332,7 +332,7 @@ def line_class(k, fsuit, counts):
 
 
 @njit(cache=True, inline="always")
-def line_type(k, fsuit, counts, suit_und, rank_und, avail):
+def line_type(k, fsuit, counts, suit_und, avail):
     """The ``pairs`` group's type of an open line of ``k`` < 5 cards: 0 when empty, else
     ``1 + (((k - 1) * 3 + flush) * 5 + ranks) * 2 + straight`` (see the module docstring)."""
     if k == 0:
@@ -355,7 +355,7 @@ def line_type(k, fsuit, counts, suit_und, rank_und, avail):
         elif c >= 4:
             fours += 1
     ranks = 4 if fours else (3 if threes else twos)
-    windows, _ = straight_draw(k, counts, rank_und, avail)
+    windows, _ = straight_windows(k, counts, avail)
     return 1 + (((k - 1) * 3 + flush) * 5 + ranks) * 2 + (1 if windows > 0 else 0)
 
 
@@ -452,7 +452,7 @@ def features(n, k, fsuit, counts, rank_und, suit_und, groups, out, empty, und):
         types = np.empty(10, dtype=np.int64)
         for L in range(10):
             if k[L] < 5:
-                types[L] = line_type(k[L], fsuit[L], counts[L], suit_und, rank_und, avail)
+                types[L] = line_type(k[L], fsuit[L], counts[L], suit_und, avail)
         for cell in range(25):
             if (empty >> cell) & 1:
                 a = types[cell // 5]
