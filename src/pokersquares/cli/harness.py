@@ -481,12 +481,49 @@ def results_cmd(
                    f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")
 
 
+def _print_hand_mixes(mixes: list[dict]) -> None:
+    """``compare --hands`` as text: per system, each run's lines and points per game by
+    hand type, then each run minus the reference per hand type (points, ± paired SE)."""
+    from ..harness.hands_made import HAND_ABBREVIATIONS
+
+    heads = " ".join(f"{h:>7}" for h in HAND_ABBREVIATIONS)
+    for i, mix in enumerate(mixes):
+        w = max(len(r["label"]) for r in mix["runs"])
+        typer.echo(("\n" if i else "") + f"{mix['system']}: hands made per game by type "
+                   f"(points {', '.join(map(str, mix['points']))})")
+        typer.echo(f"{'':<{w}}        {'games':>6} {heads} {'mean':>8}")
+        for r in mix["runs"]:
+            left = f"  ({r['left_out']} without a grid: penalties)" if r["left_out"] else ""
+            typer.echo(f"{r['label']:<{w}} lines  {r['games']:>6} "
+                       + " ".join(f"{h['lines_per_game']:7.3f}" for h in r["hands"]) + f" {10:8.2f}{left}")
+            typer.echo(f"{'':<{w}} points {'':>6} "
+                       + " ".join(f"{h['points_per_game']:7.2f}" for h in r["hands"]) + f" {r['mean']:8.2f}")
+        if not mix["differences"]:
+            continue
+        typer.echo(f"points per game by hand type, each run − {mix['against']}, paired on the deals both hold "
+                   "(second line: SE):")
+        for d in mix["differences"]:
+            typer.echo(f"{d['a']:<{w}} {d['deals']:>6} deals "
+                       + " ".join(f"{h['points']:+7.2f}" for h in d["hands"]) + f" {d['a_minus_b']:+8.2f}")
+            typer.echo(f"{'':<{w}} {'':>6}       " + " ".join(f"{h['points_stderr']:7.2f}" for h in d["hands"])
+                       + f" {d['stderr']:8.2f}")
+
+
 @app.command("compare")
 def compare_cmd(
     stores: list[Path] = typer.Argument(..., help="Result stores to read (read only)."),
     player: Optional[list[str]] = typer.Option(None, "--player", help="Only runs whose player spec contains this "
                                                                       "(repeatable)."),
     system: Optional[str] = typer.Option(None, "--system", help="Only runs of this point system (its name)."),
+    hands: bool = typer.Option(False, "--hands", help="Which hands each run's grids made (lines and points per "
+                                                      "game by hand type), and each run against a reference per "
+                                                      "hand type: --against, else the deals' optima with "
+                                                      "--optima, else the system's first run."),
+    optima: Optional[list[Path]] = typer.Option(None, "--optima", help="With --hands: the deals' best grids from "
+                                                "this store (pokersquares optimum --db); repeatable."),
+    against: Optional[str] = typer.Option(None, "--against", help="With --hands: compare each run with the first "
+                                                               "run whose player spec contains this (optimum: the "
+                                                               "optima)."),
     json_out: bool = PLAIN_JSON_OPT,
 ) -> None:
     """Every run's mean, and every two runs of one point system compared game by game on
@@ -496,8 +533,15 @@ def compare_cmd(
     for path in stores:
         if not path.exists():
             raise fail(f"no result store at {path}")
+    if optima and not hands:
+        raise fail("--optima goes with --hands (the optima's grids are what the hands are compared with)")
+    if against is not None and not hands:
+        raise fail("--against goes with --hands (the reference of the comparison by hand type)")
+    for path in optima or ():
+        check_optima_store(path)
     duplicates: list = []
-    result = compare_runs(load_runs(stores, player or (), system, duplicates))
+    runs = load_runs(stores, player or (), system, duplicates)
+    result = compare_runs(runs)
     if not result["runs"]:  # with --json too: an error, not an empty listing
         raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
     copies: dict[tuple[str, str], list[str]] = {}
@@ -506,6 +550,25 @@ def compare_cmd(
     for (dropped_store, kept_store), same in copies.items():
         typer.echo(f"note: {len(same)} run(s) of {dropped_store} are runs of {kept_store} (a copy of it?), "
                    f"each read once (runs {', '.join(same[:5])}{', ...' if len(same) > 5 else ''})", err=True)
+    if hands:
+        from ..harness.hands_made import compare_hands
+        from ..optimum.store import OptimaStore
+        if not optima:  # as `results`: optima stored beside the games count without --optima
+            optima = []
+            for path in stores:
+                with OptimaStore(path, readonly=True) as held:
+                    if held.systems():
+                        optima.append(path)
+        if against is not None and not (any(against in r.info.player for r in runs)
+                                        or (against in "optimum" and optima)):
+            raise fail(f"--against {against}: no run's player spec contains it"
+                       + (" (the optima need --optima)" if against in "optimum" else ""))
+        mixes = compare_hands(runs, optima or (), against)
+        if json_out:
+            typer.echo(json.dumps({"systems": mixes}))
+        else:
+            _print_hand_mixes(mixes)
+        return
     if json_out:
         typer.echo(json.dumps(result))
         return
