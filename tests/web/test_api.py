@@ -529,6 +529,10 @@ def test_results_list_runs_and_tournaments(result_store):
         assert detail["summary"]["mean"] == pytest.approx(sum(scores) / len(scores))
         assert detail["summary"]["max"] == max(scores) == detail["best"]["score"]
         assert sum(c is not None for c in detail["best"]["cells"]) == 25
+        hands = detail["hands"]  # where the mean comes from, by hand type (compare --hands)
+        assert hands["games"] == len(scores) and hands["mean"] == pytest.approx(detail["summary"]["mean"])
+        assert sum(h["lines_per_game"] for h in hands["hands"]) == pytest.approx(10)
+        assert sum(h["points_per_game"] for h in hands["hands"]) == pytest.approx(hands["mean"])
         assert c.get("/api/results/runs/999").status_code == 404
         assert c.get("/api/results/runs/0").status_code == 422
 

@@ -373,6 +373,11 @@ def test_results_show_a_tournament_and_a_run(context, server):
     expect(page.locator("#results-best")).to_be_visible()
     expect(page.locator(".results-detail svg.chart")).to_have_count(1)
     expect(page.locator(".results-detail h2").first).to_contain_text("greedy on American")
+    hands = page.locator("#results-hands")
+    expect(hands.locator("tbody tr")).to_have_count(10)
+    expect(hands.locator("tbody tr").nth(5)).to_contain_text("flush")
+    lines = hands.locator("tbody td:nth-child(3)").evaluate_all("ts => ts.map(t => parseFloat(t.textContent))")
+    assert sum(lines) == pytest.approx(10, abs=0.006)
     page.reload()
     page.wait_for_selector("#results-best")  # the run stays open across a reload
     shot(page, "results-run")

@@ -25,7 +25,7 @@ from ..hands import HAND_NAMES, NUM_HANDS
 from ..kernels.core import LINES_ARRAY, classify_batch
 from .store import ResultStore
 
-__all__ = ["GridSet", "grid_from_placements", "hand_counts", "grids_of_run", "grids_of_optima", "mix_summary",
+__all__ = ["GridSet", "grid_from_placements", "grid_set", "hand_counts", "grids_of_run", "grids_of_optima", "mix_summary",
            "mix_difference", "HAND_ABBREVIATIONS"]
 
 HAND_ABBREVIATIONS: tuple[str, ...] = ("HC", "1P", "2P", "3K", "St", "Fl", "FH", "4K", "SF", "RF")
@@ -77,20 +77,26 @@ def hand_counts(grids: np.ndarray) -> np.ndarray:
     return counts
 
 
+def grid_set(label: str, points: Sequence[int], records: Iterable) -> GridSet:
+    """The final grids of ``records`` (``GameRecord``s with their placements); games
+    with a penalty or without 25 placements are counted as left out."""
+    seeds, grids, left_out = [], [], 0
+    for game in records:
+        grid = None if game.penalty else grid_from_placements(game.placements)
+        if grid is None:
+            left_out += 1
+            continue
+        seeds.append(game.seed)
+        grids.append(grid)
+    return GridSet(label, tuple(points), np.array(seeds, dtype=np.int64),
+                   np.array(grids, dtype=np.int64).reshape(-1, 25), left_out)
+
+
 def grids_of_run(store: str | Path, run_id: int, label: str | None = None) -> GridSet:
     """The final grids of a run of a result store (read only)."""
     with ResultStore(store, readonly=True) as db:
         info = db.run(run_id)
-        seeds, grids, left_out = [], [], 0
-        for game in db.iter_games(run_id):
-            grid = None if game.penalty else grid_from_placements(game.placements)
-            if grid is None:
-                left_out += 1
-                continue
-            seeds.append(game.seed)
-            grids.append(grid)
-    return GridSet(label or f"{info.player} (run {run_id})", tuple(info.points), np.array(seeds, dtype=np.int64),
-                   np.array(grids, dtype=np.int64).reshape(-1, 25), left_out)
+        return grid_set(label or f"{info.player} (run {run_id})", info.points, db.iter_games(run_id))
 
 
 def grids_of_optima(stores: Iterable[str | Path], seeds: Iterable[int], points: Sequence[int]) -> GridSet:

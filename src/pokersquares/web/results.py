@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
+from ..harness.hands_made import grid_set, mix_summary
 from ..harness.store import GameRecord, ResultStore, StoreError, probe
 from ..harness.tournament import table_from_store
 from ..points import PointSystem
@@ -109,6 +110,8 @@ def run_detail(path: Path, run_id: int) -> dict:
         "scores": [r.score for r in records],
         "seeds": [r.seed for r in records],
         "best": best_view,
+        # Lines and points per game by hand type (pokersquares compare --hands).
+        "hands": mix_summary(grid_set(run.player, run.points, records)),
     }
 
 

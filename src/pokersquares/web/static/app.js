@@ -1221,6 +1221,19 @@ const results = {
       el("p", {}, el("a", { class: "button-link", href: `/api/results/export.csv?run=${r.run_id}`, download: `pokersquares-run-${r.run_id}.csv` }, "Export this run (CSV)")),
       scrollable(histogramChart(d.scores, `Scores of ${d.scores.length} games`)),
     ];
+    const h = d.hands;
+    if (h && h.games) {  // where the mean comes from: lines and points per game by hand type
+      const th = (text) => el("th", { scope: "col", text });
+      parts.push(el("h2", { text: `Hands made per game (${h.games} grids${h.left_out ? `; ${h.left_out} penalised games left out` : ""})` }),
+        el("table", { class: "hands", id: "results-hands" },
+          el("thead", {}, el("tr", {}, th("hand"), th("worth"), th("lines per game"), th("points per game"))),
+          el("tbody", {}, h.hands.map((x) => el("tr", {},
+            el("td", { text: x.hand }), el("td", { text: x.points }),
+            el("td", { text: x.lines_per_game.toFixed(3), title: `± ${x.lines_stderr.toFixed(3)} (standard error)` }),
+            el("td", { text: x.points_per_game.toFixed(2), title: `± ${x.points_stderr.toFixed(2)} (standard error)` })))),
+          el("tfoot", {}, el("tr", {}, el("td", { text: "all ten lines" }), el("td"), el("td", { text: "10" }),
+            el("td", { text: h.mean.toFixed(2) })))));
+    }
     if (d.best) {
       const board = el("div", { class: "board compact", id: "results-best" });
       new Board(board, { label: "the best game" }).render({ ...d.best, last_cell: null });
