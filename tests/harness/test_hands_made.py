@@ -73,6 +73,11 @@ def test_placements_become_a_grid_only_when_they_fill_every_cell_once():
     twice = placements[:24] + [(cards[24], 0, 0)]
     assert grid_from_placements(twice) is None
     assert grid_from_placements(placements[:24] + [(cards[24], 5, 0)]) is None
+    # A store written by hand: card ids out of range, a card twice, text for a number.
+    assert grid_from_placements(placements[:24] + [(52, 4, 4)]) is None
+    assert grid_from_placements(placements[:24] + [(cards[0], 4, 4)]) is None
+    assert grid_from_placements(placements[:24] + [(str(cards[24]), 4, 4)]) is None
+    assert grid_from_placements(placements[:24] + [(cards[24], 4)]) is None
 
 
 def _set(label, seeds, grids, points=AMERICAN.points):
@@ -169,13 +174,23 @@ def test_the_command_prints_the_hands_and_the_differences(stores):
     r = run_cli(games, "--hands", "--optima", optima, "--system", "american")
     assert r.returncode == 0, r.stderr
     assert "American: hands made per game by type" in r.stdout and "each run − optimum" in r.stdout
-    assert "(1 without a grid: penalties)" in r.stdout
+    assert "(1 left out: a penalty, or no full grid)" in r.stdout
     out = json.loads(run_cli(games, "--hands", "--json").stdout)
     assert [s["system"] for s in out["systems"]] == ["American", "British"]
     assert out["systems"][0]["against"] == "sorter (run 1)"
     dealer = out["systems"][0]["runs"][1]
     expected = statistics.fmean(reference_score(deal(s)[:25], AMERICAN.points) for s in range(6))
     assert dealer["mean"] == pytest.approx(expected)
+
+
+def test_a_stored_optimum_that_is_no_grid_is_left_out(stores):
+    import sqlite3
+    games, optima = stores
+    with sqlite3.connect(optima) as db:  # a store edited by hand: a card id out of range
+        db.execute("UPDATE optima SET grid = '[99, 1, 2]' WHERE seed = 2")
+    [american, _] = compare_hands(load_runs([games]), [optima])
+    best = american["runs"][0]
+    assert best["label"] == "optimum" and best["games"] == 3 and best["left_out"] == 1
 
 
 def test_optima_stored_beside_the_games_need_no_option(stores):

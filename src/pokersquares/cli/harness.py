@@ -493,7 +493,7 @@ def _print_hand_mixes(mixes: list[dict]) -> None:
                    f"(points {', '.join(map(str, mix['points']))})")
         typer.echo(f"{'':<{w}}        {'games':>6} {heads} {'mean':>8}")
         for r in mix["runs"]:
-            left = f"  ({r['left_out']} without a grid: penalties)" if r["left_out"] else ""
+            left = f"  ({r['left_out']} left out: a penalty, or no full grid)" if r["left_out"] else ""
             typer.echo(f"{r['label']:<{w}} lines  {r['games']:>6} "
                        + " ".join(f"{h['lines_per_game']:7.3f}" for h in r["hands"]) + f" {10:8.2f}{left}")
             typer.echo(f"{'':<{w}} points {'':>6} "

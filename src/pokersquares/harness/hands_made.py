@@ -54,15 +54,19 @@ class GridSet:
 
 def grid_from_placements(placements: Sequence[Sequence[int]]) -> np.ndarray | None:
     """The 25-card grid of a game's ``(card, row, col)`` placements; None unless they
-    fill all 25 cells once each."""
+    place 25 different cards (ids 0..51) on all 25 cells once each (a store written by
+    hand may hold anything: the kernel that classifies the grid trusts its card ids)."""
     if len(placements) != 25:
         return None
     grid = np.full(25, -1, dtype=np.int64)
-    for card, row, col in placements:
-        if not (0 <= row < 5 and 0 <= col < 5) or grid[5 * row + col] != -1:
+    for placement in placements:
+        if len(placement) != 3 or not all(type(x) is int for x in placement):
+            return None
+        card, row, col = placement
+        if not (0 <= card < 52 and 0 <= row < 5 and 0 <= col < 5) or grid[5 * row + col] != -1:
             return None
         grid[5 * row + col] = card
-    return grid
+    return grid if len(set(grid.tolist())) == 25 else None
 
 
 def hand_counts(grids: np.ndarray) -> np.ndarray:
@@ -101,12 +105,15 @@ def grids_of_run(store: str | Path, run_id: int, label: str | None = None) -> Gr
 
 def grids_of_optima(stores: Iterable[str | Path], seeds: Iterable[int], points: Sequence[int]) -> GridSet:
     """The best grids of the optimum stores for ``seeds`` under ``points`` (a proven
-    optimum preferred where two stores hold a deal); deals without one are left out."""
+    optimum preferred where two stores hold a deal); deals without one are left out, and
+    a stored grid that is not 25 different cards is counted as left out."""
     from ..optimum.store import optima_from
     found = optima_from(list(stores), seeds, list(points))
-    held = sorted(found)
-    grids = np.array([list(found[s].grid) for s in held], dtype=np.int64).reshape(-1, 25)
-    return GridSet("optimum", tuple(points), np.array(held, dtype=np.int64), grids)
+    grids = {s: grid_from_placements([(c, i // 5, i % 5) for i, c in enumerate(found[s].grid)])
+             for s in sorted(found) if isinstance(found[s].grid, list)}
+    held = [s for s, g in grids.items() if g is not None]
+    return GridSet("optimum", tuple(points), np.array(held, dtype=np.int64),
+                   np.array([grids[s] for s in held], dtype=np.int64).reshape(-1, 25), len(found) - len(held))
 
 
 def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
