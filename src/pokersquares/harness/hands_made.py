@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -44,12 +45,10 @@ class GridSet:
     grids: np.ndarray
     left_out: int = 0
 
-    @property
+    @cached_property
     def counts(self) -> np.ndarray:
         """Lines of each hand type in each grid, ``(n, 10)``."""
-        if not hasattr(self, "_counts"):
-            self._counts = hand_counts(self.grids)
-        return self._counts
+        return hand_counts(self.grids)
 
 
 def grid_from_placements(placements: Sequence[Sequence[int]]) -> np.ndarray | None:
