@@ -2,6 +2,7 @@
 workers included, while two busy processes load the machine beside it."""
 
 import subprocess
+import time
 import sys
 
 import pytest
@@ -67,6 +68,16 @@ class SlowToPickle(BasePlayer):
 def test_the_handoff_reserve_is_measured_from_the_pickling():
     used, blob = prepare_for_handoff(SlowToPickle(), AMERICAN, 1.0)
     assert blob is not None and used <= 1.0
+
+
+def test_a_budget_of_nothing_keeps_no_reserve_and_spends_nothing_measuring_one():
+    # A reserve is at most half the budget: for 0 s, none, and not a pickling (0.1 s here,
+    # a loaded prior's tens of milliseconds) spent finding that out.
+    from pokersquares.harness.player import handoff_reserve_s
+    t = time.perf_counter()
+    assert handoff_reserve_s(SlowToPickle(), 0.0) == 0.0
+    assert time.perf_counter() - t < 0.05
+    assert 0.3 <= handoff_reserve_s(SlowToPickle(), 1.0) <= 0.5  # three picklings, capped at half
 
 
 def test_a_small_budget_never_costs_a_game_through_the_runner():

@@ -40,7 +40,10 @@ def handoff_reserve_s(player, budget_s: float) -> float:
     """Seconds of a ``budget_s`` preparation that ``player`` keeps for handing itself
     over: three times the time pickling it takes now (its learned state grows, and the
     parent receives the bytes), plus ``PREP_MARGIN_S`` and ``PREP_MARGIN_SHARE`` of the
-    budget (at most ``PREP_MARGIN_MAX_S``); never more than half the budget."""
+    budget (at most ``PREP_MARGIN_MAX_S``); never more than half the budget, so nothing
+    (and no pickling, which would itself spend the budget) for a budget of 0."""
+    if budget_s <= 0:
+        return 0.0
     t = time.perf_counter()
     try:
         pickle.dumps(player)
