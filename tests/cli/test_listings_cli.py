@@ -33,6 +33,9 @@ def test_players_lists_each_players_parameters_as_the_registry_checks_them(cli):
     if "openspiel:mcts" in listed:  # with the openspiel extra installed
         assert "rollouts" in listed["openspiel:mcts"].split(", ")
     assert listed["pretrained"] == "priors, and others the player checks itself"
+    # The forms no registry holds are named after the list (java:CLASS, a module's class).
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("and, not registered: java:CLASS") and "module.path:Class" in last
     # The same list a bad parameter's error gives: one source of truth.
     for name, params in listed.items():
         if name == "pretrained":

@@ -144,6 +144,10 @@ def players_cmd(json_out: bool = PLAIN_JSON_OPT) -> None:
     for p in infos:
         typer.echo(f"{p.name:<12} {p.description}" + (f" [{p.cores} cores]" if p.cores > 1 else ""))
         typer.echo(f"{'':<12} {_parameters_line(factory_parameters(p.factory))}")
+    typer.echo("and, not registered: java:CLASS (a contest Java player: --classpath, README \"Contest Java "
+               "players\"), module.path:Class (your own Player class)"
+               + ("" if any(p.name == "openspiel:mcts" for p in infos)
+                  else ", openspiel:mcts (pip install 'pokersquares[openspiel]')"))
 
 
 @app.command("play")
