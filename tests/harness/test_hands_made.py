@@ -191,6 +191,19 @@ def test_a_stored_optimum_that_is_no_grid_is_left_out(stores):
     [american, _] = compare_hands(load_runs([games]), [optima])
     best = american["runs"][0]
     assert best["label"] == "optimum" and best["games"] == 3 and best["left_out"] == 1
+    assert best["score_mismatches"] == 0 and american["runs"][1]["score_mismatches"] == 0
+
+
+def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path):
+    games = tmp_path / "edited.sqlite"
+    with ResultStore(games) as store:
+        run = _record(store, "greedy", AMERICAN, {s: np.array(deal(s)[:25]) for s in range(3)})
+        store.conn.execute("UPDATE games SET score = score + 1 WHERE run_id = ? AND seed = 1", (run,))
+        store.conn.commit()
+    [american] = compare_hands(load_runs([games]))
+    assert american["runs"][0]["score_mismatches"] == 1
+    r = run_cli(games, "--hands")
+    assert r.returncode == 0 and "1 grid(s) do not score what their game recorded" in r.stderr
 
 
 def test_optima_stored_beside_the_games_need_no_option(stores):

@@ -497,6 +497,10 @@ def _print_hand_mixes(mixes: list[dict]) -> None:
                    f"(points {', '.join(map(str, mix['points']))})")
         typer.echo(f"{'':<{w}}        {'games':>6} {heads} {'mean':>8}")
         for r in mix["runs"]:
+            if r["score_mismatches"]:
+                typer.echo(f"warning: {r['label']} on {mix['system']}: {r['score_mismatches']} grid(s) do not score "
+                           "what their game recorded (a store edited by hand?); the table counts the grids",
+                           err=True)
             left = f"  ({r['left_out']} left out: a penalty, or no full grid)" if r["left_out"] else ""
             typer.echo(f"{r['label']:<{w}} lines  {r['games']:>6} "
                        + " ".join(f"{h['lines_per_game']:7.3f}" for h in r["hands"]) + f" {10:8.2f}{left}")

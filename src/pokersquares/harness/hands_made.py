@@ -37,13 +37,15 @@ class GridSet:
     """The final grids of one run (or the optima) of one point system, by deal seed.
 
     ``seeds``: shape ``(n,)``; ``grids``: ``(n, 25)`` card ids, row-major; ``left_out``:
-    the games without a grid (penalties, unfinished)."""
+    the games without a grid (penalties, unfinished); ``scores``: the scores recorded
+    with the grids (a game's score, an optimum's best score), if known."""
 
     label: str
     points: tuple[int, ...]
     seeds: np.ndarray
     grids: np.ndarray
     left_out: int = 0
+    scores: np.ndarray | None = None
 
     @cached_property
     def counts(self) -> np.ndarray:
@@ -83,7 +85,7 @@ def hand_counts(grids: np.ndarray) -> np.ndarray:
 def grid_set(label: str, points: Sequence[int], records: Iterable) -> GridSet:
     """The final grids of ``records`` (``GameRecord``s with their placements); games
     with a penalty or without 25 placements are counted as left out."""
-    seeds, grids, left_out = [], [], 0
+    seeds, grids, scores, left_out = [], [], [], 0
     for game in records:
         grid = None if game.penalty else grid_from_placements(game.placements)
         if grid is None:
@@ -91,8 +93,9 @@ def grid_set(label: str, points: Sequence[int], records: Iterable) -> GridSet:
             continue
         seeds.append(game.seed)
         grids.append(grid)
+        scores.append(game.score)
     return GridSet(label, tuple(points), np.array(seeds, dtype=np.int64),
-                   np.array(grids, dtype=np.int64).reshape(-1, 25), left_out)
+                   np.array(grids, dtype=np.int64).reshape(-1, 25), left_out, np.array(scores, dtype=np.int64))
 
 
 def grids_of_run(store: str | Path, run_id: int, label: str | None = None) -> GridSet:
@@ -112,7 +115,8 @@ def grids_of_optima(stores: Iterable[str | Path], seeds: Iterable[int], points: 
              for s in sorted(found) if isinstance(found[s].grid, list)}
     held = [s for s, g in grids.items() if g is not None]
     return GridSet("optimum", tuple(points), np.array(held, dtype=np.int64),
-                   np.array([grids[s] for s in held], dtype=np.int64).reshape(-1, 25), len(found) - len(held))
+                   np.array([grids[s] for s in held], dtype=np.int64).reshape(-1, 25), len(found) - len(held),
+                   np.array([found[s].score for s in held], dtype=np.int64))
 
 
 def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -131,7 +135,10 @@ def mix_summary(gs: GridSet) -> dict:
     lines, lines_se = _mean_se(counts)
     points, points_se = _mean_se(pts)
     score, score_se = _mean_se(pts.sum(axis=1, keepdims=True))
-    return {"label": gs.label, "games": int(len(gs.seeds)), "left_out": gs.left_out,
+    # A grid that does not score what its game recorded: a store edited by hand, or
+    # written under other points; the table then describes the grids, not the scores.
+    mismatched = 0 if gs.scores is None else int((pts.sum(axis=1) != gs.scores).sum())
+    return {"label": gs.label, "games": int(len(gs.seeds)), "left_out": gs.left_out, "score_mismatches": mismatched,
             "mean": float(score[0]) if len(gs.seeds) else None, "stderr": float(score_se[0]),
             "hands": [{"hand": HAND_NAMES[h], "points": int(gs.points[h]), "lines_per_game": float(lines[h]),
                        "lines_stderr": float(lines_se[h]), "points_per_game": float(points[h]),
