@@ -46,7 +46,10 @@ def test_an_empty_table_loses_the_check_and_the_player_plays_the_greedy_rule(spe
     assert _moves(player, AMERICAN, deal) == _moves(greedy, AMERICAN, deal)
 
 
-@pytest.mark.parametrize("spec", ["gettysburg:time_per_game=1", "champion:evaluator=narl,time_per_game=1"])
+# 2 s a game (about 85 ms a move): at 1 s a move's share is within 10 ms of
+# RULE_MIN_SEARCH_S, and on a loaded machine the overshoot the clock keeps back
+# turned a third of the moves into the rule's own (CI, 2026-12-03: 14 searches of 23).
+@pytest.mark.parametrize("spec", ["gettysburg:time_per_game=2", "champion:evaluator=narl,time_per_game=2"])
 def test_a_searching_player_that_loses_the_check_searches_over_the_greedy_rule(spec, monkeypatch, rule_searches):
     # Flat Monte Carlo over the rule's games: American, 40 ms a move, deals 0..99, 122.51
     # against the rule's 87.22 (benchmarks/rule_search.py; docs/results.md, "When the guard
@@ -58,10 +61,10 @@ def test_a_searching_player_that_loses_the_check_searches_over_the_greedy_rule(s
     deal = np.random.default_rng(5).permutation(52)[:25]
     start = time.perf_counter()
     cells = _moves(player, AMERICAN, deal)
-    assert time.perf_counter() - start < 1.5  # its 1 s a game, and the harness's margin
+    assert time.perf_counter() - start < 2.5  # its 2 s a game, and the harness's margin
     assert len(rule_searches) >= 20 and player.fallback_moves == len(deal) - 2 - len(rule_searches)
     for grid, card, seconds, values in rule_searches:
-        assert 0 < seconds < 1.0
+        assert 0 < seconds < 2.0
         move = int(np.sum(grid >= 0))
         assert tuple(cells[move]) == divmod(int(np.argmax(values)), 5) and deal[move] == card
     greedy = GreedyPlayer()
