@@ -115,8 +115,10 @@ def test_timeouts_by_the_clock_and_by_the_watchdog():
 def test_a_game_handed_to_an_idle_worker_gets_its_full_time():
     # One worker takes both games (two a worker in flight) and hangs in the first; the
     # second goes to the other worker, idle since it got ready: that game's watch starts
-    # when it is handed over, so its 0.6 s of sound play is not stopped as a timeout.
-    recs = run_games(RunSpec("fault_players:HangOrDawdle", NEG, 2, 1, 1.0, 1.0), range(2), workers=2)
+    # when it is handed over, so its 0.6 s of sound play is not stopped as a timeout. 2 s
+    # a game: with two busy processes beside the suite, the fresh worker's first moves
+    # (loading the greedy kernel) and the sleeps took 1.03 s over 10 moves.
+    recs = run_games(RunSpec("fault_players:HangOrDawdle", NEG, 2, 1, 2.0, 1.0), range(2), workers=2)
     assert [(r.seed, r.penalty is None, len(r.placements)) for r in recs] == [(1, False, 2), (2, True, 25)], [
         (r.seed, r.penalty, round(r.decision_s, 2), len(r.placements)) for r in recs]
 
