@@ -60,12 +60,13 @@ def test_bad_parameters_fail_in_one_line():
                  "champion:learn_in_game=maybe", "champion:learn_in_game=true,evaluator=narl",
                  "champion:groups=default+straights", "champion:groups=default,evaluator=narl",
                  "champion:lam=1.5", "champion:lam=-0.1", "champion:lam=true", "champion:lam=0.5,evaluator=narl",
-                 "champion:stratify=1", "champion:stratify=true,evaluator=narl"):
+                 "champion:stratify=1", "champion:stratify=true,evaluator=narl", "champion:symmetry=sometimes"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
     assert make_player("champion:lam=0.7").search.lam == 0.7 and make_player("champion").search.lam == 1.0
     assert make_player("champion:stratify=true").search.stratify and not make_player("champion").search.stratify
+    assert make_player("champion").search.symmetry and not make_player("champion:symmetry=false").search.symmetry
 
 
 def test_groups_choose_the_td_residuals_features():

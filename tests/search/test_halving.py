@@ -168,3 +168,22 @@ def test_stratified_rounds_deal_each_next_card_once_across_threads_and_the_same_
     calls.clear()
     CrnHalving(cores=2)._playouts(Recording(), grid, children, 21, seed=4, round_=2)
     assert {first for _, _, first in calls} == {-1}  # off: the evaluator draws the next card
+
+
+@pytest.mark.parametrize("placed, choices", [(1, 2), (2, 4)])
+def test_alike_cells_are_searched_once(narl, placed, choices):
+    """After one card the 24 empty cells are two choices (its row and column, or not);
+    the playouts go to one cell of each kind, and the move is one of the searched
+    cells. Without ``symmetry`` every empty cell is searched."""
+    cards = deal(3)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[12, 18][:placed]] = cards[:placed]  # the second card off the first one's lines
+    card = int(cards[placed])
+    search = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=4000)
+    cell, _ = search.choose(narl, grid, card, POINTS, 5.0, seed=0)
+    searched = np.flatnonzero(search.last["playouts"])
+    assert search.last["choices"] == len(searched) == choices
+    assert cell in searched
+    every = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=4000, symmetry=False)
+    every.choose(narl, grid, card, POINTS, 5.0, seed=0)
+    assert every.last["choices"] == len(np.flatnonzero(every.last["playouts"])) == 25 - placed

@@ -36,6 +36,10 @@ at fixed work over 2,000 deals, so 1, the last value alone, stays the default);
 ``stratify=true`` deals each undealt card as the playouts' next card in turn (the rest
 at random): level at fixed work on one evaluator over 2,000 American deals (+0.02 ± 0.53
 at 100 playouts a move, −0.07 ± 0.53 at 1,000), so it is off by default;
+``symmetry``: empty cells that a symmetry of the grid (rows reordered, columns
+reordered, rows and columns swapped) maps onto each other are one choice, and the search
+judges one cell of each (:mod:`pokersquares.symmetry`); ``symmetry=false`` searches every
+empty cell, as versions up to 17 did.
 ``load=FILE`` plays from a saved evaluator instead of learning: a TD evaluator
 (``pokersquares train --player champion``) or a NARL table (``pokersquares train
 --player gettysburg``), told apart by the file's format; a variant for ablations on one
@@ -190,7 +194,8 @@ def _flag(name: str, value) -> bool:
                  "residual's feature groups, joined by +: default+draws), lam= (each playout ends in the "
                  "lambda-return of its values, 1: its last value), tdsearch=N (TD search: before each move the residual "
                  "learns on N games from the position, then the search decides on it; 0: off), stratify=true|false "
-                 "(each round's playouts deal every undealt card as the next card in turn)", cores=2)
+                 "(each round's playouts deal every undealt card as the next card in turn), symmetry=true|false (search "
+                 "one empty cell of each kind the grid's symmetries make alike)", cores=2)
 def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
              cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
@@ -198,7 +203,7 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
              learn_in_game: bool = False, groups: str | None = DEFAULT_GROUPS, lam: float = 1.0,
              tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, init: float = 0.0,
-             stratify: bool = False, time_per_game: float | None = None) -> ChampionPlayer:
+             stratify: bool = False, symmetry: bool = True, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
     auto_depth = depth == "auto"
     if not auto_depth and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
@@ -250,7 +255,7 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
                         time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
                         from_cards=search_from, max_playouts=playouts, lam=float(lam),
-                        stratify=_flag("stratify", stratify))
+                        stratify=_flag("stratify", stratify), symmetry=_flag("symmetry", symmetry))
     if tdsearch:
         search = TdSearch(search, episodes=tdsearch, cores=cores)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,

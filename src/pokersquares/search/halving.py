@@ -16,6 +16,11 @@ halving at the root, exact over the last cards: the champion's search.
   its exact score.
 - **Exact end game.** When the cells left are few enough for exact expectimax
   (:mod:`pokersquares.search.endgame`) to fit in the move's time, it decides.
+- **One cell of each kind.** Empty cells that a symmetry of the grid (rows reordered,
+  columns reordered, rows and columns swapped) maps onto each other are worth the same
+  (:mod:`pokersquares.symmetry`); only the first of each class in the evaluator's order
+  is searched. After the first card the 24 empty cells are two choices; while the
+  early grid keeps empty lines the playouts go to the choices that differ.
 - **Easy moves fast.** After each round the search stops once the leader is ahead of
   the runner-up by ``stop_z`` paired standard errors; the time saved goes to the
   moves still to come (the player shares the clock left among them).
@@ -33,6 +38,7 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
+from ..symmetry import distinct_cells
 from .base import Search, checked_decision, round_seed
 from .endgame import exact_cost, exact_values
 
@@ -55,7 +61,8 @@ class CrnHalving(Search):
     once, so their time is left to the later moves, where playouts reach further
     towards the exact end; ``stratify``: each round's playouts deal every undealt card
     as the next card in turn instead of at random (evaluators whose ``limited_playouts``
-    take ``first``: the TD evaluator).
+    take ``first``: the TD evaluator); ``symmetry``: search one empty cell of each class
+    of cells the grid's symmetries map onto each other (:func:`~pokersquares.symmetry.distinct_cells`).
     """
 
     name = "crn_halving"
@@ -64,7 +71,7 @@ class CrnHalving(Search):
     def __init__(self, depth: int = 25, cores: int = 2, time_fraction: float = 0.85, stop_z: float = 3.0,
                  exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,
                  max_playouts: int | None = None, from_cards: int = 0, lam: float = 1.0,
-                 stratify: bool = False) -> None:
+                 stratify: bool = False, symmetry: bool = True) -> None:
         if (depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25
                 or not 0 <= lam <= 1):
             raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1, "
@@ -81,6 +88,7 @@ class CrnHalving(Search):
         self.from_cards = from_cards
         self.lam = lam
         self.stratify = bool(stratify)
+        self.symmetry = bool(symmetry)
         self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
         self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
         self._pool = None
@@ -92,6 +100,7 @@ class CrnHalving(Search):
         return {k: v for k, v in self.__dict__.items() if k != "_pool"}
 
     def __setstate__(self, state: dict) -> None:
+        self.__dict__.setdefault("symmetry", False)  # a search pickled before the option: as it was
         self.__dict__.update(state)
         self._pool = None
 
@@ -130,7 +139,8 @@ class CrnHalving(Search):
         cells = np.flatnonzero(grid == EMPTY)
         if len(cells) == 0:
             raise ValueError("the grid is full")
-        self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False, "stopped_early": False}
+        self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False, "stopped_early": False,
+                     "choices": len(cells)}
         if len(cells) == 1:
             values = np.full(25, -np.inf)
             values[cells[0]] = 0.0
@@ -150,6 +160,11 @@ class CrnHalving(Search):
             return int(cells[np.argmax(greedy[cells])]), greedy
         # Best greedy candidates first: ties in the halving keep the evaluator's order.
         order = cells[np.argsort(-greedy[cells], kind="stable")]
+        if self.symmetry:
+            order = distinct_cells(grid, order)  # one cell of each kind, the evaluator's first
+        self.last["choices"] = len(order)
+        if len(order) == 1:
+            return int(order[0]), greedy
         moves = min(self.depth, len(cells) - 1)
         if not self._measured:
             # A first, small batch measures what a playout costs here (its samples are not used).

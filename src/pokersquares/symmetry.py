@@ -1,0 +1,64 @@
+"""The grid's symmetries: which empty cells are alike.
+
+The score of a grid does not change when its rows are reordered, its columns are
+reordered, or rows and columns trade places, so a placement in one empty cell is
+worth exactly what it is worth in any cell a symmetry of the grid maps it to. A search
+that judges one cell of each such class spends its time on the choices that differ:
+after the first card the 24 empty cells are two choices (the first card's line or
+not), after two cards at most six.
+
+:func:`distinct_cells` is what searches call (the numba kernel
+:func:`pokersquares.kernels.symmetry.cell_classes`); :func:`cell_classes_reference`
+is the plain rule, tried map by map.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .game import EMPTY, SIZE
+
+__all__ = ["cell_classes", "cell_classes_reference", "distinct_cells"]
+
+
+def cell_classes_reference(grid) -> list[int]:
+    """For each cell, -1 if it holds a card, else the smallest empty cell that some
+    symmetry of ``grid`` (rows permuted, columns permuted, perhaps transposed; the
+    grid unchanged by it) sends it to. Plain Python, every one of the 28,800 maps."""
+    cells = [int(x) for x in np.asarray(grid).reshape(-1)]
+    out = [c if cells[c] == EMPTY else -1 for c in range(SIZE * SIZE)]
+    for transpose in (False, True):
+        for p in itertools.permutations(range(SIZE)):
+            for q in itertools.permutations(range(SIZE)):
+                def image(r: int, c: int) -> int:
+                    return q[c] * SIZE + p[r] if transpose else p[r] * SIZE + q[c]
+                if any(cells[image(r, c)] != cells[r * SIZE + c] for r in range(SIZE) for c in range(SIZE)):
+                    continue
+                for r in range(SIZE):
+                    for c in range(SIZE):
+                        k = r * SIZE + c
+                        if out[k] >= 0:
+                            out[k] = min(out[k], image(r, c))
+    return out
+
+
+def cell_classes(grid) -> np.ndarray:
+    """``int64[25]``: :func:`cell_classes_reference`, by the numba kernel."""
+    from .kernels.symmetry import GRID_MAPS, cell_classes as kernel
+    return kernel(np.asarray(grid, dtype=np.int8).reshape(-1), GRID_MAPS)
+
+
+def distinct_cells(grid, cells) -> np.ndarray:
+    """The cells of ``cells`` (empty cells of ``grid``, in any order) that are the
+    first of their class in that order: one cell for each choice that differs."""
+    classes = cell_classes(grid)
+    seen: set[int] = set()
+    kept = []
+    for c in np.asarray(cells).reshape(-1):
+        k = int(classes[int(c)])
+        if k not in seen:
+            seen.add(k)
+            kept.append(int(c))
+    return np.array(kept, dtype=np.int64)
