@@ -184,6 +184,26 @@ def test_alike_cells_are_searched_once(narl, placed, choices):
     searched = np.flatnonzero(search.last["playouts"])
     assert search.last["choices"] == len(searched) == choices
     assert cell in searched
+    assert search.last["rounds"] == 3  # never fewer batches than MIN_ROUNDS, the last two on the final pair
     every = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=4000, symmetry=False)
     every.choose(narl, grid, card, POINTS, 5.0, seed=0)
     assert every.last["choices"] == len(np.flatnonzero(every.last["playouts"])) == 25 - placed
+
+
+def test_the_first_timing_batch_is_four_cells_even_when_the_choices_are_two(narl, monkeypatch):
+    """A fresh search times a first small batch to learn what a playout costs; on four
+    cells, whatever the choices (two cells' batch is mostly fixed cost)."""
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[12] = deal(3)[0]
+    search = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=400)
+    batches = []
+    timed = search._timed_playouts
+
+    def recording(evaluator, grid, card, cells, n, seed, round_, moves):
+        batches.append((round_, len(cells)))
+        return timed(evaluator, grid, card, cells, n, seed, round_, moves)
+
+    monkeypatch.setattr(search, "_timed_playouts", recording)
+    search.choose(narl, grid, int(deal(3)[1]), POINTS, 5.0, seed=0)
+    assert batches[0] == (-1, 4) and search.last["choices"] == 2
+    assert [width for round_, width in batches[1:]] == [2, 2, 2]

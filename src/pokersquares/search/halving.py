@@ -45,6 +45,12 @@ from .endgame import exact_cost, exact_values
 __all__ = ["CrnHalving"]
 
 
+# A move's playouts come in at least this many batches, each sized on the cost of a
+# playout the batch before measured: one batch for two choices, sized on the last
+# game's cost, overshot its budget threefold and cost the clock later moves.
+MIN_ROUNDS = 3
+
+
 class CrnHalving(Search):
     """Sequential halving over common-random-number playouts, exact at the end.
 
@@ -159,16 +165,17 @@ class CrnHalving(Search):
         if 25 - len(cells) < self.from_cards:
             return int(cells[np.argmax(greedy[cells])]), greedy
         # Best greedy candidates first: ties in the halving keep the evaluator's order.
-        order = cells[np.argsort(-greedy[cells], kind="stable")]
-        if self.symmetry:
-            order = distinct_cells(grid, order)  # one cell of each kind, the evaluator's first
+        ranked = cells[np.argsort(-greedy[cells], kind="stable")]
+        order = distinct_cells(grid, ranked) if self.symmetry else ranked  # one cell of each kind, the evaluator's first
         self.last["choices"] = len(order)
         if len(order) == 1:
             return int(order[0]), greedy
         moves = min(self.depth, len(cells) - 1)
         if not self._measured:
             # A first, small batch measures what a playout costs here (its samples are not used).
-            self._timed_playouts(evaluator, grid, card, order[:4], 4, seed, -1, moves)
+            # Four cells whatever the choices: a batch of two cells' playouts is too small
+            # to time (its fixed cost made a playout look dear and the next moves greedy).
+            self._timed_playouts(evaluator, grid, card, ranked[:4], 4, seed, -1, moves)
         capacity = (deadline - time.perf_counter()) * self.cores / (moves * self.move_s)
         if self.max_playouts is not None:
             capacity = min(capacity, self.max_playouts)
@@ -197,7 +204,10 @@ class CrnHalving(Search):
                 self.last["stopped_early"] = True
                 alive = alive[:1]
                 break
-            alive = alive[:max(1, math.ceil(len(alive) / 2))] if round_ < total_rounds else alive[:1]
+            if round_ >= total_rounds:
+                alive = alive[:1]
+            elif self.halving and len(alive) > 2:
+                alive = alive[:math.ceil(len(alive) / 2)]  # the final two share the rounds left
         self.last["rounds"] = round_
         if round_ == 0:
             return int(order[0]), greedy
@@ -208,7 +218,11 @@ class CrnHalving(Search):
         return int(alive[0]), values
 
     def _rounds(self, width: int) -> int:
-        return max(1, math.ceil(math.log2(width))) if self.halving and width > 1 else 1
+        """Rounds for ``width`` cells: halving's log2 (the last on the final two), and never
+        fewer than ``MIN_ROUNDS``, so no batch is sized on a stale playout cost alone."""
+        if width <= 1:
+            return 1
+        return max(MIN_ROUNDS, math.ceil(math.log2(width))) if self.halving else MIN_ROUNDS
 
     def _width(self, cells: int, capacity: float) -> int:
         """The most cells (of ``cells``) whose rounds ``capacity`` playouts can fill with
