@@ -7,7 +7,7 @@ from pokersquares.cards import deal
 from pokersquares.game import EMPTY, LINES, Grid
 from pokersquares.kernels.symmetry import GRID_MAPS
 from pokersquares.points import AMERICAN
-from pokersquares.symmetry import cell_classes, cell_classes_reference, distinct_cells
+from pokersquares.symmetry import alike_values, cell_classes, cell_classes_reference, distinct_cells
 
 
 def _grid(cells: dict[int, int]) -> np.ndarray:
@@ -108,3 +108,16 @@ def test_distinct_cells_keeps_the_first_of_each_kind_in_the_order_given():
     full = np.flatnonzero(grid == EMPTY)
     kept = distinct_cells(grid, full)
     assert len(kept) == 2 and set(cell_classes(grid)[kept]) == {0, 2}
+
+
+def test_alike_values_give_each_kind_its_searched_value():
+    grid = _grid({12: 7})  # two kinds: cell 12's row and column (class 2), the rest (class 0)
+    values = np.full(25, -np.inf)
+    values[[0, 2]] = [3.0, 5.0]
+    out = alike_values(grid, values)
+    classes = cell_classes(grid)
+    assert (out[classes == 0] == 3.0).all() and (out[classes == 2] == 5.0).all() and out[12] == -np.inf
+    values = np.full(25, -np.inf)
+    values[0] = 3.0                                     # a kind no cell of which was judged stays unvalued
+    out = alike_values(grid, values)
+    assert (out[classes == 2] == -np.inf).all() and values[1] == -np.inf  # the input is not changed

@@ -20,7 +20,7 @@ import numpy as np
 
 from .game import EMPTY, SIZE
 
-__all__ = ["cell_classes", "cell_classes_reference", "distinct_cells"]
+__all__ = ["alike_values", "cell_classes", "cell_classes_reference", "distinct_cells"]
 
 
 def cell_classes_reference(grid) -> list[int]:
@@ -62,3 +62,17 @@ def distinct_cells(grid, cells) -> np.ndarray:
             seen.add(k)
             kept.append(int(c))
     return np.array(kept, dtype=np.int64)
+
+
+def alike_values(grid, values) -> np.ndarray:
+    """``values`` (one per cell, ``-inf`` where none was found) with every empty cell of
+    ``grid`` given the best finite value of its class: a search that judged one cell of
+    each kind values the others as it (a coach shows every cell a card is worth putting in)."""
+    classes = cell_classes(grid)
+    out = np.array(values, dtype=np.float64, copy=True)
+    for k in np.unique(classes[classes >= 0]):
+        members = np.flatnonzero(classes == k)
+        found = out[members][np.isfinite(out[members])]
+        if len(found):
+            out[members] = found.max()
+    return out

@@ -8,6 +8,7 @@ from pokersquares.evaluators.narl import NarlEvaluator
 from pokersquares.points import AMERICAN
 from pokersquares.search.endgame import exact_values
 from pokersquares.search.halving import CrnHalving
+from pokersquares.symmetry import cell_classes
 
 POINTS = np.array(AMERICAN.points, dtype=np.int64)
 
@@ -180,10 +181,16 @@ def test_alike_cells_are_searched_once(narl, placed, choices):
     grid[[12, 18][:placed]] = cards[:placed]  # the second card off the first one's lines
     card = int(cards[placed])
     search = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=4000)
-    cell, _ = search.choose(narl, grid, card, POINTS, 5.0, seed=0)
+    cell, values = search.choose(narl, grid, card, POINTS, 5.0, seed=0)
     searched = np.flatnonzero(search.last["playouts"])
     assert search.last["choices"] == len(searched) == choices
     assert cell in searched
+    # Every empty cell is valued, as the searched cell of its kind (a coach shows them all).
+    classes = cell_classes(grid)
+    empty = np.flatnonzero(grid == -1)
+    assert np.isfinite(values[empty]).all() and len(set(values[empty].tolist())) == choices
+    for c in empty:
+        assert values[c] == values[searched[classes[searched] == classes[c]][0]]
     assert search.last["rounds"] == 3  # never fewer batches than MIN_ROUNDS, the last two on the final pair
     every = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=4000, symmetry=False)
     every.choose(narl, grid, card, POINTS, 5.0, seed=0)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
-from ..symmetry import distinct_cells
+from ..symmetry import alike_values, distinct_cells
 from .base import Search, checked_decision, round_seed
 from .endgame import exact_cost, exact_values
 
@@ -215,6 +215,8 @@ class CrnHalving(Search):
         for cell, rows in samples.items():
             if rows:
                 values[cell] = float(np.mean(np.concatenate(rows)))
+        if self.symmetry:
+            values = alike_values(grid, values)  # the cells not searched for being alike: as their kind
         return int(alive[0]), values
 
     def _rounds(self, width: int) -> int:
