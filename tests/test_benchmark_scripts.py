@@ -376,3 +376,30 @@ def test_combine_systems_pairs_each_system_and_combines_their_z_scores(tmp_path)
     assert _script("combine_systems").combine([same, {"a_minus_b": 2.0, "stderr": 1.0}]) == {"systems": 1, "z": 2.0}
     bad = subprocess.run([*script[:3], "--player", "greedy", "--rival", "nobody"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and "no point system with runs of both" in bad.stderr
+
+
+def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tmp_path):
+    from typer.testing import CliRunner
+
+    from pokersquares.cli import _load_subcommands, app
+
+    choices = _script("symmetry_choices")
+    diagonal = [(card, k, k) for k, card in enumerate(range(5))] + [
+        (card, cell // 5, cell % 5) for card, cell in zip(range(5, 25), [c for c in range(25) if c % 6])]
+    kinds = choices.choices_per_move(diagonal)
+    # Empty grid: one kind; a card: its lines or not; any two: four; five on the diagonal:
+    # the transpose pairs the 20 empty cells, 10 kinds; the last move: one cell.
+    assert kinds[:3] == [1, 2, 4] and kinds[5] == 10 and kinds[-1] == 1
+    assert all(k <= 25 - i for i, k in enumerate(kinds))
+    _load_subcommands()
+    db = tmp_path / "g.sqlite"
+    played = CliRunner().invoke(app, ["run", "-p", "greedy", "-n", "2", "--time-per-game", "2", "--db", str(db), "-q"])
+    assert played.exit_code == 0, played.output
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "symmetry_choices.py"), str(db)], capture_output=True,
+                         text=True, timeout=120)
+    out = json.loads(run.stdout)["runs"][0]
+    assert out["games"] == 2 and out["choices_by_cards_placed"][:3] == [1.0, 2.0, 4.0]
+    assert 0 < out["searched_share"] < 1
+    bad = subprocess.run([sys.executable, str(BENCHMARKS / "symmetry_choices.py"), str(db), "--run", "9"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip() == f"error: no run 9 in {db}" and bad.stdout == ""
