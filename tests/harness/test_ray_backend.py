@@ -198,3 +198,23 @@ def test_an_interrupt_leaves_the_games_to_the_shutdown_of_the_sessions_own_insta
     monkeypatch.setattr(ray_backend, "_SESSION_ENDS_INSTANCE", [False])  # a cluster given by its address
     driver.stop()
     assert driver.ray.calls == [("cancel", "ref", True), ("kill", "clock")]
+
+
+def test_the_instances_processes_carry_its_mark_and_the_driver_no_longer_does():
+    """Every process of the local instance inherits the mark the driver put in its
+    environment while Ray started (the watcher's last resort, harness/ray_watcher.py);
+    the driver's environment is given back as it was, so nothing it starts later is
+    taken for the instance's."""
+    import os
+
+    from pokersquares.harness.ray_watcher import MARK_VARIABLE
+
+    @ray.remote
+    def mark():
+        return os.environ.get(MARK_VARIABLE)
+
+    carried = ray.get(mark.remote())
+    assert carried and len(carried) == 32
+    assert MARK_VARIABLE not in os.environ
+    watcher = ray_backend._WATCHER[0]
+    assert watcher.args[-1] == carried  # the watcher kills what carries this one

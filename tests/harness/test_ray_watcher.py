@@ -1,6 +1,8 @@
 """The Ray instance's watcher finds every process of the instance, also those started
 after the command died (the kill of the command is the moment it must be complete)."""
 
+import pytest
+
 from pokersquares.harness.ray_watcher import look
 
 
@@ -111,3 +113,52 @@ def test_the_end_stops_the_instance_before_it_kills_it_so_no_late_child_is_left(
     everyone = [q for children in world.values() for q in children]
     assert len(everyone) > 2  # children were started before the end
     assert [p.pid for p in everyone if not p.killed] == []
+
+
+def test_the_end_kills_a_process_carrying_the_instances_mark_that_no_look_found(tmp_path):
+    """A process the raylet started just before the driver was killed, whose parent died
+    before the next look, is no one's child the watcher knows: it carries the mark the
+    driver put in its environment while Ray started, and the end kills it. A process
+    without the mark, or with another instance's, is left alone."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ray")  # which brings psutil, as for the watcher
+    psutil = pytest.importorskip("psutil")
+    from pokersquares.harness.ray_watcher import MARK_VARIABLE
+
+    def orphan(mark: str | None) -> psutil.Process:
+        """A ``sleep`` in a session of its own, its parent (a shell) already gone."""
+        env = {k: v for k, v in os.environ.items() if k != MARK_VARIABLE}
+        if mark is not None:
+            env[MARK_VARIABLE] = mark
+        pid_file = tmp_path / f"pid-{mark}"
+        subprocess.run(["sh", "-c", f"sleep 120 >/dev/null 2>&1 & echo $! > {pid_file}"], env=env, check=True,
+                       start_new_session=True)
+        return psutil.Process(int(pid_file.read_text()))
+
+    driver = subprocess.Popen(["sleep", "120"])
+    ours, unmarked, another = orphan("instance-1"), orphan(None), orphan("instance-2")
+    try:
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "pokersquares.harness.ray_watcher", str(driver.pid), str(tmp_path / "no-ray-here"),
+             os.path.dirname(os.path.dirname(psutil.__file__)), "instance-1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
+        watcher.stdin.write("look\n")
+        watcher.stdin.flush()
+        assert watcher.stdout.readline() == "ok\n"
+        driver.kill()
+        driver.wait()
+        watcher.stdin.close()  # the driver died: its end of the pipe closes
+        assert watcher.wait(timeout=30) == 0
+        psutil.wait_procs([ours], timeout=5)
+        assert not ours.is_running()
+        assert unmarked.is_running() and another.is_running()
+    finally:
+        for p in (ours, unmarked, another):
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        driver.kill()

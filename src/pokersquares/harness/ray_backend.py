@@ -25,7 +25,9 @@ Processes. A local instance is the command's alone: when it ends, even by Ctrl-C
 SIGTERM or SIGKILL, every process of the instance ends with it (Ray alone leaves the
 raylet's agents running for up to a minute after an interruption). A small watcher
 process (:mod:`.ray_watcher`) keeps a list of the instance's processes and kills
-what is left of them when the command closes its pipe or dies. A command's SIGTERM
+what is left of them when the command closes its pipe or dies, and whatever carries
+the mark the command put in its environment while Ray started (a process whose parents
+died before the watcher listed it). A command's SIGTERM
 handler (the command line's says "terminated" and keeps what finished) stays in
 force: ``ray.init`` would replace it with Ray's.
 
@@ -132,19 +134,43 @@ _WATCHER: list[subprocess.Popen] = []  # the watcher of the local instance this 
 _SESSION_ENDS_INSTANCE: list[bool] = []
 
 
-def _start_watcher(ray) -> None:
-    """Start the watcher of the local instance about to start (see :mod:`.ray_watcher`);
-    nothing where psutil (which comes with Ray) cannot be imported."""
+def _start_watcher(ray) -> str:
+    """Start the watcher of the local instance about to start (see :mod:`.ray_watcher`)
+    and return the mark the instance's processes are to carry in their environment
+    (:func:`_marked`); nothing and "" where psutil (which comes with Ray) cannot be imported."""
     try:
         import psutil
     except ImportError:
-        return
+        return ""
     _stop_watcher()
+    mark = uuid.uuid4().hex
     _WATCHER.append(subprocess.Popen(
         [sys.executable, "-m", "pokersquares.harness.ray_watcher", str(os.getpid()), os.path.dirname(ray.__file__),
-         os.path.dirname(os.path.dirname(psutil.__file__))],
+         os.path.dirname(os.path.dirname(psutil.__file__)), mark],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         start_new_session=True))
+    return mark
+
+
+@contextmanager
+def _marked(mark: str):
+    """This process's environment carries ``mark`` (as :data:`.ray_watcher.MARK_VARIABLE`)
+    while Ray starts: every process of the instance inherits it, and the watcher kills
+    what carries it at the end, even a process whose parents died before it was listed."""
+    if not mark:
+        yield
+        return
+    from .ray_watcher import MARK_VARIABLE
+
+    before = os.environ.get(MARK_VARIABLE)
+    os.environ[MARK_VARIABLE] = mark
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(MARK_VARIABLE, None)
+        else:
+            os.environ[MARK_VARIABLE] = before
 
 
 def _watcher_look() -> None:
@@ -232,10 +258,10 @@ def init(address: str | None = None, num_cpus: int | None = None) -> None:
         if address:
             _ray_init(ray, address=address, **common)
         else:
-            _start_watcher(ray)
-            _ray_init(ray, address="local", num_cpus=num_cpus or os.cpu_count() or 1,
-                      object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                      runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
+            with _marked(_start_watcher(ray)):
+                _ray_init(ray, address="local", num_cpus=num_cpus or os.cpu_count() or 1,
+                          object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                          runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
     except (ConnectionError, ValueError, RuntimeError) as e:
         _shutdown_after_failed_init(ray)
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"

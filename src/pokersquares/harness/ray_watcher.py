@@ -1,14 +1,20 @@
 """The watcher of a local Ray instance (:mod:`pokersquares.harness.ray_backend`).
 
-Run as ``python -m pokersquares.harness.ray_watcher DRIVER_PID RAY_DIR PSUTIL_DIR`` in a
-session of its own (a Ctrl-C or a SIGTERM to the command's group is the command's to
-handle), it lists the processes of the instance (the driver's children started from
-Ray's folder, and all theirs: the raylet's agents and workers) twice a second while it
-starts, every 2 s after, and whenever a line comes on its standard input (answering "ok"
-once it looked). When its standard input closes (the command shut Ray down, or died)
-it stops those still running, looks again until none is new, and kills them all. Ray
-alone leaves the raylet's agents running for up to a minute after an interruption,
-waiting on its stopped GCS.
+Run as ``python -m pokersquares.harness.ray_watcher DRIVER_PID RAY_DIR PSUTIL_DIR [MARK]``
+in a session of its own (a Ctrl-C or a SIGTERM to the command's group is the command's
+to handle), it lists the processes of the instance (the driver's children started from
+Ray's folder, and all theirs: the raylet's agents and workers) twice a second for the
+first minute, every 2 s after, and whenever a line comes on its standard input
+(answering "ok" once it looked). When its standard input closes (the command shut Ray
+down, or died) it stops those still running, looks again until none is new, and kills
+them all. Ray alone leaves the raylet's agents running for up to a minute after an
+interruption, waiting on its stopped GCS.
+
+The lists can miss a process: one the raylet started just before the driver was killed
+and whose parent died before the next look (handed to init, it is no one's child we
+know). So the driver also puts ``MARK`` in its environment while Ray starts
+(:data:`MARK_VARIABLE`); every process of the instance inherits it, and the end kills
+whatever carries it too.
 """
 
 import os
@@ -17,6 +23,17 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+
+MARK_VARIABLE = "POKERSQUARES_RAY_INSTANCE"
+FAST_LOOKS_SECONDS = 60.0  # twice a second while the instance starts (its agents start with it)
+
+
+def carries(p, mark: str) -> bool:
+    """Whether process ``p``'s environment has :data:`MARK_VARIABLE` set to ``mark``."""
+    try:
+        return p.environ().get(MARK_VARIABLE) == mark
+    except Exception:  # noqa: BLE001 - psutil's errors: gone, a zombie, or not ours to read
+        return False
 
 
 def add_descendants(seen: dict, front: list, ppids: dict) -> None:
@@ -63,32 +80,35 @@ def look(ppids: dict, driver: int, me: int, ray_dir: str, seen: dict, ray_childr
     add_descendants(seen, front + [c for p in parents for c in ppids.get(p.pid, [])], ppids)
 
 
-def main(driver: int, ray_dir: str) -> None:
+def main(driver: int, ray_dir: str, mark: str = "") -> None:
     import psutil
 
     me = os.getpid()
     seen: dict = {}  # psutil processes (a pid and its start time), parents first
     ray_children: dict = {}
 
-    def look_now():
-        ppids = {}
+    def look_now(marked_too: bool = False):
+        ppids, everyone = {}, []
         for p in psutil.process_iter(["ppid"]):
             ppids.setdefault(p.info["ppid"], []).append(p)
+            everyone.append(p)
         look(ppids, driver, me, ray_dir, seen, ray_children)
+        if marked_too and mark:
+            add_descendants(seen, [p for p in everyone if p.pid not in (me, driver) and carries(p, mark)], ppids)
 
-    looks = 0
+    started = time.monotonic()
     while True:
         try:
             look_now()
         except psutil.Error:
             pass
-        looks += 1  # twice a second while the instance starts (its agents start with it), then every 2 s
-        if select.select([sys.stdin], [], [], 0.5 if looks < 30 else 2.0)[0]:
+        fast = time.monotonic() - started < FAST_LOOKS_SECONDS
+        if select.select([sys.stdin], [], [], 0.5 if fast else 2.0)[0]:
             if not sys.stdin.readline():
                 break
             look_now()
             print("ok", flush=True)
-    end(seen, look_now)
+    end(seen, lambda: look_now(marked_too=True))
 
 
 def end(seen: dict, look_now: Callable[[], None]) -> None:
@@ -135,4 +155,4 @@ def end(seen: dict, look_now: Callable[[], None]) -> None:
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.path.insert(0, sys.argv[3])  # psutil, as the driver imported it (Ray brings one)
-    main(int(sys.argv[1]), sys.argv[2])
+    main(int(sys.argv[1]), sys.argv[2], *sys.argv[4:5])
