@@ -50,10 +50,11 @@ def cell_classes(grid) -> np.ndarray:
     return kernel(np.asarray(grid, dtype=np.int8).reshape(-1), GRID_MAPS)
 
 
-def distinct_cells(grid, cells) -> np.ndarray:
+def distinct_cells(grid, cells, classes=None) -> np.ndarray:
     """The cells of ``cells`` (empty cells of ``grid``, in any order) that are the
-    first of their class in that order: one cell for each choice that differs."""
-    classes = cell_classes(grid)
+    first of their class in that order: one cell for each choice that differs.
+    ``classes``: :func:`cell_classes` of ``grid``, if the caller has it already."""
+    classes = cell_classes(grid) if classes is None else classes
     seen: set[int] = set()
     kept = []
     for c in np.asarray(cells).reshape(-1):
@@ -64,11 +65,12 @@ def distinct_cells(grid, cells) -> np.ndarray:
     return np.array(kept, dtype=np.int64)
 
 
-def alike_values(grid, values) -> np.ndarray:
+def alike_values(grid, values, classes=None) -> np.ndarray:
     """``values`` (one per cell, ``-inf`` where none was found) with every empty cell of
     ``grid`` given the best finite value of its class: a search that judged one cell of
-    each kind values the others as it (a coach shows every cell a card is worth putting in)."""
-    classes = cell_classes(grid)
+    each kind values the others as it (a coach shows every cell a card is worth putting in).
+    ``classes``: :func:`cell_classes` of ``grid``, if the caller has it already."""
+    classes = cell_classes(grid) if classes is None else classes
     out = np.array(values, dtype=np.float64, copy=True)
     for k in np.unique(classes[classes >= 0]):
         members = np.flatnonzero(classes == k)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
-from ..symmetry import alike_values, distinct_cells
+from ..symmetry import alike_values, cell_classes, distinct_cells
 from .base import Search, checked_decision, round_seed
 from .endgame import exact_cost, exact_values
 
@@ -166,7 +166,8 @@ class CrnHalving(Search):
             return int(cells[np.argmax(greedy[cells])]), greedy
         # Best greedy candidates first: ties in the halving keep the evaluator's order.
         ranked = cells[np.argsort(-greedy[cells], kind="stable")]
-        order = distinct_cells(grid, ranked) if self.symmetry else ranked  # one cell of each kind, the evaluator's first
+        classes = cell_classes(grid) if self.symmetry else None
+        order = distinct_cells(grid, ranked, classes) if self.symmetry else ranked  # one cell of each kind, the evaluator's first
         self.last["choices"] = len(order)
         if len(order) == 1:
             return int(order[0]), greedy
@@ -216,7 +217,7 @@ class CrnHalving(Search):
             if rows:
                 values[cell] = float(np.mean(np.concatenate(rows)))
         if self.symmetry:
-            values = alike_values(grid, values)  # the cells not searched for being alike: as their kind
+            values = alike_values(grid, values, classes)  # the cells not searched for being alike: as their kind
         return int(alive[0]), values
 
     def _rounds(self, width: int) -> int:
