@@ -1,9 +1,11 @@
 import itertools
+import math
+import random
 from collections import Counter
 
 import pytest
 
-from pokersquares.cards import parse_cards
+from pokersquares.cards import card, parse_cards
 from pokersquares.hands import HandId, classify, hand_id, parse_hand_name
 
 EXPECTED_COUNTS = {
@@ -15,8 +17,35 @@ EXPECTED_COUNTS = {
 
 
 def test_all_five_card_hands_have_the_exact_counts():
-    # hand_id is classify's rule without its argument checks (tested below): 40% quicker here
-    counts = Counter(hand_id(h) for h in itertools.combinations(range(52), 5))
+    """Every one of the 6,175 rank multisets a hand can hold, weighted by how many of the
+    2,598,960 hands hold it. A hand's class depends on its ranks and on whether its suits
+    are all one: five distinct ranks come as 4 flushes and 1,020 others, a multiset with
+    a repeated rank as the product of C(4, m) over its ranks' multiplicities m, none a
+    flush. Each kind is classified once, on suits drawn at random and in a shuffled card
+    order (the kernel's count, tests/kernels/test_core.py, enumerates every hand)."""
+    rng = random.Random(0)
+    counts, hands = Counter(), 0
+    for ranks in itertools.combinations_with_replacement(range(13), 5):
+        multiplicity = Counter(ranks)
+        if max(multiplicity.values()) > 4:
+            continue
+        kinds = []  # (cards, how many hands are of this kind)
+        if len(multiplicity) == 5:
+            suit = rng.randrange(4)
+            kinds.append(([card(r, suit) for r in ranks], 4))
+            suits = [rng.randrange(4) for _ in ranks]
+            while len(set(suits)) == 1:
+                suits = [rng.randrange(4) for _ in ranks]
+            kinds.append(([card(r, s) for r, s in zip(ranks, suits)], 4 ** 5 - 4))
+        else:
+            weight = math.prod(math.comb(4, m) for m in multiplicity.values())
+            cards = [card(r, s) for r, m in multiplicity.items() for s in rng.sample(range(4), m)]
+            kinds.append((cards, weight))
+        for cards, weight in kinds:
+            rng.shuffle(cards)
+            counts[hand_id(cards)] += weight
+            hands += weight
+    assert hands == math.comb(52, 5)
     assert counts == EXPECTED_COUNTS
 
 
