@@ -22,11 +22,20 @@ import statistics
 import sys
 
 from pokersquares.errors import PokerSquaresError
+from pokersquares.harness.registry import make_player, split_player_list
 from pokersquares.harness.runner import RunSpec, record_run
+from pokersquares.harness.spec import check_seconds
 from pokersquares.harness.store import ResultStore
 from pokersquares.points import parse_point_systems
 
 PLAYERS = "og,beemo,gettysburg,hybrid,champion"
+
+
+def _seconds(text: str, option: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise PokerSquaresError(f"{option} takes seconds separated by commas, got {text.strip()!r}") from None
 
 
 def main() -> None:
@@ -41,18 +50,24 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 2:  # a standard error needs two games; checked before any is played
         parser.error(f"--games must be at least 2 (a standard error needs two games), got {args.games}")
-    try:
+    try:  # everything checked before the first game: a bad player or budget costs no greedy run
         systems = parse_point_systems(args.systems)
+        players = split_player_list(args.players)
+        for spec in players:
+            make_player(spec)
+        preps = [check_seconds(_seconds(p, "--preps"), "a preparation budget (--preps)", zero_ok=True)
+                 for p in args.preps.split(",")]
+        check_seconds(args.time_per_game, "the time per game (--time-per-game)", zero_ok=False)
     except PokerSquaresError as error:
         parser.error(str(error))
     rows = []
     with ResultStore(args.db) as store:
         greedy = {system.name: [r.score for r in record_run(
             RunSpec("greedy", system, args.games, 0, args.time_per_game, 0.0), store)[1]] for system in systems}
-        for prep in (float(p) for p in args.preps.split(",")):
+        for prep in preps:
             for system in systems:
                 g = greedy[system.name]
-                for player in args.players.split(","):
+                for player in players:
                     _, recs = record_run(RunSpec(player, system, args.games, 0, args.time_per_game, prep), store)
                     s = [r.score for r in recs]
                     diff = [a - b for a, b in zip(s, g)]

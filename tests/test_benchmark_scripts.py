@@ -42,6 +42,31 @@ def test_a_script_with_a_standard_error_refuses_one_game_before_playing(tmp_path
     assert not db.exists()
 
 
+@pytest.mark.parametrize("args, says", [
+    (["--players", "og,bogus"], "unknown player 'bogus'"),
+    (["--players", "og", "--preps", "1,x"], "--preps takes seconds separated by commas, got 'x'"),
+    (["--players", "og", "--preps", "nan"], "a preparation budget (--preps) must be a finite number of seconds, got nan"),
+    (["--players", "og", "--time-per-game", "0"], "the time per game (--time-per-game) must be more than 0 s, got 0")])
+def test_small_budget_strength_checks_players_and_budgets_before_greedy_plays(tmp_path, args, says):
+    """A bad player or budget once failed with a traceback after greedy's games were played."""
+    db = tmp_path / "s.sqlite"
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "small_budget_strength.py"), "--games", "2", "--db", str(db),
+                          *args], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert says in run.stderr.strip().splitlines()[-1]
+    assert not db.exists()
+
+
+def test_small_budget_strength_reads_a_players_parameters_after_its_commas(tmp_path):
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "small_budget_strength.py"), "--games", "2", "--preps", "0",
+                          "--time-per-game", "0.5", "--systems", "american", "--players", "hybrid:evaluator=patterns,search=greedy,og",
+                          "--db", str(tmp_path / "s.sqlite")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(run.stdout)["rows"]
+    assert [r["player"] for r in rows] == ["hybrid:evaluator=patterns,search=greedy", "og"]
+    assert all(r["games"] == 2 and r["penalties"] == 0 for r in rows)
+
+
 def test_td_learning_speed_runs_the_kernels_champion_learns_with():
     """The benchmark calls the learning kernels with their current arguments (it once
     lagged a signature change) and reports what it timed."""
