@@ -304,6 +304,19 @@ class PatternEvaluator(Evaluator):
                               _kernel_seed(checked_seed(seed)),
                               self.utilities, self.points)
 
+    def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        """:meth:`Evaluator.limited_playouts` in one kernel that releases the GIL
+        (:func:`~pokersquares.kernels.patterns.og_limited_playouts`): a search's threads
+        run their playouts at once, and a playout costs about the same whether or not it
+        reaches the full grid (the generic form placed cards in Python there and switched
+        to the playout kernel at the end, so its cost per card jumped as the game neared it)."""
+        self._require_points()
+        return self._unchecked_limited_playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
+                                                checked_count(depth, "the depth"), checked_seed(seed))
+
+    def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
+        return kp.og_limited_playouts(grid, n, depth, _kernel_seed(seed), self.utilities, self.points)
+
     def placement_playouts(self, grid: np.ndarray, card: int, cells: np.ndarray, n: int,
                            seed: int) -> np.ndarray:
         self._require_points()
@@ -346,6 +359,7 @@ def warm_up() -> None:
     kp.og_values(grid, 30, u)
     kp.grid_utility(grid, 30, u)
     kp.og_playouts(grid, 1, 0, u, points)
+    kp.og_limited_playouts(grid, 1, 1, 0, u, points)
     for paired in (False, True):
         kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points, paired)
     kp.og_games(u, points, 1, 0)

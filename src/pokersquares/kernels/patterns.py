@@ -602,6 +602,43 @@ def og_placement_playouts(grid, card, cells, n, seed, utilities, points, paired)
     return scores
 
 
+@njit(cache=True, nogil=True)
+def og_limited_playouts(grid, n, depth, seed, utilities, points):
+    """``float64[n]``: ``n`` games that each deal ``depth`` more cards (all, if fewer are
+    left) from a fresh shuffle of the cards not on ``grid``, place them by OG and end
+    with the exact score of a full grid or the summed utilities of the ten line
+    patterns of a partial one (:func:`grid_utility`).
+
+    Common random numbers: the deals come from one generator and OG's ties from
+    another, so grids with the same cards on them are dealt the same cards in the same
+    order for the same ``seed`` whatever the ties broke. Releases the GIL, so a search
+    can run its share of playouts on each core."""
+    deal_state = rng_seed(seed)
+    tie_state = rng_seed(seed ^ 0x5DEECE66D)
+    deck = np.empty(52, dtype=np.int8)
+    n_unseen = _unseen(grid, deck)
+    g = np.empty(25, dtype=np.int8)
+    lines, left, empties, gains, before = _og_scratch()
+    no_counts = np.zeros(0, dtype=np.int64)
+    no_record = np.zeros((0, 10), dtype=np.int64)
+    out = np.empty(n)
+    for j in range(n):
+        g[:] = grid
+        n_empty = _setup(g, lines, left, empties)
+        moves = min(depth, n_empty)
+        shuffle_prefix(deal_state, deck[:n_unseen], 0, moves)
+        score = _play_out(g, deck, moves, lines, left, empties, n_empty, utilities, points, gains, before,
+                          tie_state, no_counts, 0.0, 0.0, no_record)
+        if moves == n_empty:
+            out[j] = score
+        else:
+            total = 0.0
+            for l in range(10):
+                total += utilities[_line_code(lines, l, left)]
+            out[j] = total
+    return out
+
+
 # -- kernels: learning -------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
