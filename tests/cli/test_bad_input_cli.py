@@ -1,6 +1,7 @@
 """Every bad input a careful user tries is refused in one line with exit code 2, before
 any game is played or learning second spent, and leaves nothing in the result store."""
 
+import json
 import sqlite3
 
 import pytest
@@ -121,10 +122,13 @@ def test_compare_json_of_no_matching_run_fails_as_without_json(cli, tmp_path):
     assert "no run with a finished game matches --player/--system" in err
 
 
-@pytest.mark.parametrize("player,out,suffix", [("champion", "ch.json", ".npz"), ("gettysburg", "g.json", ".npz"),
-                                               ("td", "t", ".npz"), ("og", "o.npz", ".json"), ("beemo", "b", ".json")])
+@pytest.mark.parametrize("player,out,suffix,prep", [
+    ("champion", "ch.json", ".npz", "10"), ("gettysburg", "g.json", ".npz", "1"), ("td", "t", ".npz", "1"),
+    ("og", "o.npz", ".json", "1"), ("beemo", "b", ".json", "1"),
+    # below 8 s of preparation the champion learns BeeMo's pattern utilities (evaluator=auto)
+    ("champion", "ch.npz", ".json", "1"), ("champion:evaluator=td", "ch.json", ".npz", "1")])
 def test_train_refuses_an_out_suffix_the_save_does_not_write_before_learning(cli, tmp_path, monkeypatch,
-                                                                          player, out, suffix):
+                                                                          player, out, suffix, prep):
     import pokersquares.harness.registry
 
     made = pokersquares.harness.registry.make_player
@@ -140,7 +144,7 @@ def test_train_refuses_an_out_suffix_the_save_does_not_write_before_learning(cli
         return p
 
     monkeypatch.setattr("pokersquares.cli.agents.make_player", no_learning)
-    code, stdout, err = cli("train", "--player", player, "--system", "american", "--prep-time", "1",
+    code, stdout, err = cli("train", "--player", player, "--system", "american", "--prep-time", prep,
                             "--out", tmp_path / out)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert f"saves a {suffix} file; give a name ending in {suffix}" in err

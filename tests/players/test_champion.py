@@ -60,7 +60,9 @@ def test_bad_parameters_fail_in_one_line():
                  "champion:learn_in_game=maybe", "champion:learn_in_game=true,evaluator=narl",
                  "champion:groups=default+straights", "champion:groups=default,evaluator=narl",
                  "champion:lam=1.5", "champion:lam=-0.1", "champion:lam=true", "champion:lam=0.5,evaluator=narl",
-                 "champion:stratify=1", "champion:stratify=true,evaluator=narl", "champion:symmetry=sometimes"):
+                 "champion:stratify=1", "champion:stratify=true,evaluator=narl", "champion:symmetry=sometimes",
+                 "champion:evaluator=patterns,games=10", "champion:evaluator=patterns,groups=sizes",
+                 "champion:evaluator=patterns,tdsearch=4", "champion:evaluator=beemo"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
     assert make_player("champion:games=1").cores == 2
@@ -236,3 +238,74 @@ def test_the_playouts_reach_further_where_a_straight_outscores_a_flush(system, d
     for p in (player, fixed):
         p.set_point_system(system, 1.0)
     assert (player.search.depth, fixed.search.depth) == (depth, 6)
+
+
+def test_beemos_patterns_as_the_evaluator_play_to_the_full_grid(play_legal):
+    """evaluator=patterns: BeeMo's pattern utilities, learned within the budget, searched
+    with playouts to the full grid (depth=auto), legal games within the clock; a depth
+    given is kept."""
+    from pokersquares.evaluators.patterns import PatternEvaluator
+    from pokersquares.players.champion import FULL_DEPTH, playout_depth
+
+    player = make_player("champion:evaluator=patterns")
+    assert isinstance(player.evaluator, PatternEvaluator)
+    assert playout_depth(BRITISH.points, player.evaluator) == FULL_DEPTH == 25
+    player.warm_up()
+    player.set_point_system(BRITISH, 1.0)
+    assert player.search.depth == FULL_DEPTH and player.evaluator.report.games > 0
+    for seed in range(2):
+        play_legal(player, seed, time_per_game=1.0)
+    fixed = make_player("champion:evaluator=patterns,depth=4")
+    fixed.set_point_system(AMERICAN, 0.5)
+    assert fixed.search.depth == 4
+
+
+def test_auto_learns_beemos_patterns_for_a_small_preparation_and_td_for_a_larger_one(monkeypatch, play_legal):
+    """evaluator=auto (the default): below SMALL_PREP_S seconds of preparation the player
+    learns and searches BeeMo's pattern utilities, from there the TD evaluator; a TD
+    setting, games= or a file to load chooses its evaluator whatever the budget."""
+    import pokersquares.players.champion as ch
+    from pokersquares.evaluators.patterns import PatternEvaluator
+    from pokersquares.evaluators.td import TdEvaluator
+
+    player = make_player("champion")
+    assert isinstance(player.evaluator_for(ch.SMALL_PREP_S - 0.01), PatternEvaluator)
+    assert isinstance(player.evaluator_for(ch.SMALL_PREP_S), TdEvaluator)
+    player.warm_up()
+    player.set_point_system(AMERICAN, 1.0)
+    assert isinstance(player.evaluator, PatternEvaluator) and player.search.depth == ch.FULL_DEPTH
+    play_legal(player, 3, time_per_game=1.0)
+    learned = player.evaluator
+    player.warm_up()  # both evaluators' kernels, and the prepared one stays
+    assert player.evaluator is learned and player.small_evaluator is learned
+    monkeypatch.setattr(ch, "SMALL_PREP_S", 0.5)  # the same player, a budget above the line: TD
+    player.set_point_system(AMERICAN, 1.0)
+    assert isinstance(player.evaluator, TdEvaluator) and player.evaluator.td_games_learned > 0
+    assert player.search.depth == ch.SHORT_DEPTH
+    monkeypatch.setattr(ch, "SMALL_PREP_S", 8.0)
+    for spec in ("champion:evaluator=td", "champion:games=10", "champion:groups=sizes", "champion:lam=0.7",
+                 "champion:tdsearch=4", "champion:learn_in_game=true"):
+        assert make_player(spec).small_evaluator is None, spec
+        assert isinstance(make_player(spec).evaluator_for(1.0), TdEvaluator)
+
+
+def test_a_json_file_to_load_is_pattern_utilities(tmp_path):
+    """load=FILE.json plays saved pattern utilities (as `train --player beemo` writes
+    them); with evaluator=td or narl it is refused in one line, as is a file that is not
+    one."""
+    from pokersquares.evaluators.patterns import PatternEvaluator
+
+    learner = PatternEvaluator(train_games=200, eval_games=200, learn_threads=1)
+    learner.prepare(np.array(AMERICAN.points, dtype=np.int64), 0.3, 1)
+    path = tmp_path / "u.json"
+    learner.save(path, "American")
+    player = make_player(f"champion:load={path}")
+    assert isinstance(player.evaluator, PatternEvaluator) and player.small_evaluator is None
+    player.set_point_system(AMERICAN, 0.5)
+    assert player.evaluator.loaded == str(path)
+    np.testing.assert_array_equal(player.evaluator.utilities, learner.utilities)
+    with pytest.raises(PokerSquaresError, match="evaluator=patterns plays"):
+        make_player(f"champion:load={path},evaluator=td")
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(PokerSquaresError, match="not a pokersquares-pattern-utilities file"):
+        make_player(f"champion:load={tmp_path / 'bad.json'}")

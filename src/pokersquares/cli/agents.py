@@ -89,6 +89,10 @@ def train_cmd(
     check_seconds(prep_time, "--prep-time", zero_ok=True)
     check_seed(seed, "--seed")
     p = make_player(player)
+    if callable(getattr(p, "evaluator_for", None)):
+        # The evaluator this budget's preparation learns (champion: BeeMo's patterns below
+        # 8 s), so that the file's kind is known before any learning.
+        p.evaluator = p.evaluator_for(prep_time)
     if _learner(p) is None:
         raise fail(f"player {player!r} has nothing to save (neither it nor its evaluator "
                    "has a save() method that writes what it learns)")

@@ -33,8 +33,8 @@ SMALL_COMPILE_S = 2.0
 
 
 def _families(player) -> dict[tuple[str, str], float]:
-    """The kernel families a player compiles, with their costs: its evaluator's class and
-    its search's class, unless the search has no kernels of its own (``compile_s`` 0,
+    """The kernel families a player compiles, with their costs: its evaluator's class (and
+    that of the evaluator it prepares for small budgets, if any) and its search's class, unless the search has no kernels of its own (``compile_s`` 0,
     such as greedy, which runs on its evaluator's)."""
     families = {}
     for part in ("evaluator", "search"):
@@ -42,6 +42,11 @@ def _families(player) -> dict[tuple[str, str], float]:
         cost = getattr(obj, "compile_s", SMALL_COMPILE_S if obj is None else 0.0)
         if obj is None or cost > 0:
             families[(part, type(obj).__name__)] = cost
+    # A second evaluator the player may prepare instead (champion's for small budgets):
+    # its kernels are compiled too.
+    small = getattr(player, "small_evaluator", None)
+    if small is not None:
+        families[("evaluator", type(small).__name__)] = getattr(small, "compile_s", 0.0)
     return families
 
 

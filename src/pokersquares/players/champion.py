@@ -7,7 +7,10 @@ ships with it). Over the table alone it adds +3.35 ± 0.27 greedily (10,000 Amer
 deals, 300 s each); at 5 s per game version 14 scores 125.23 ± 0.96 over 1,000 American
 deals, +0.73 ± 0.82 paired over ``gettysburg`` (version 9: 126.39 ± 1.01, +2.39 ± 0.76),
 and at the contest's 30 s 127.19 ± 1.78 over seeds 0..299 (docs/results.md);
-``evaluator=narl`` is the table alone. Since version 10 the TD games also tune the
+``evaluator=narl`` is the table alone. Since version 19 a preparation of less than
+``SMALL_PREP_S`` (8) seconds learns BeeMo's pattern utilities instead, which a second
+teaches as well as hours do, and the search plays them to the full grid (``evaluator=auto``,
+below). Since version 10 the TD games also tune the
 table's line values (``table_step=0.002``; British +0.65 ± 0.16 greedily, paired over
 four learning seeds at fixed work; ``table_step=0`` is version 9's evaluator). Since
 version 13 each residual weight steps by temporal coherence (``tc``, Jaśkowski 2018).
@@ -44,8 +47,22 @@ empty cell, as versions up to 17 did.
 (``pokersquares train --player champion``) or a NARL table (``pokersquares train
 --player gettysburg``), told apart by the file's format; a variant for ablations on one
 learned state, which does not count as learning within the budget unless the file was.
-``evaluator=td`` (the default) learns the NARL table in 70% of the budget and the TD
-residual in the rest (:mod:`pokersquares.evaluators.td`); ``evaluator=narl`` the table alone.
+``evaluator=auto`` (the default since version 19) is ``evaluator=td`` for a preparation of
+``SMALL_PREP_S`` seconds or more and ``evaluator=patterns`` below (a TD setting, ``games=``
+or ``load=`` given chooses the evaluator they belong to whatever the budget);
+``evaluator=td`` learns the NARL table in 70% of the budget and the TD
+residual in the rest (:mod:`pokersquares.evaluators.td`); ``evaluator=narl`` the table alone;
+``evaluator=patterns`` BeeMo's pattern utilities (:mod:`pokersquares.evaluators.patterns`),
+which learn far more from a second than the table does (after 1 s of learning their
+greedy policy scored about 116-117 on American against the TD evaluator's 106-114; from
+2 s on the TD evaluator is ahead, and the patterns stay near 117), with playouts to the
+full grid (``depth=auto``); ``load=FILE.json`` plays saved utilities (``pokersquares train
+--player beemo``). Under this search they play far better than greedily: at 1 s of
+preparation and 1 s a game, 132.09 ± 3.12 on 100 American deals against version 18's
+91.35 ± 2.24 (+40.74 ± 3.33 paired) and ``beemo``'s 127.75 (+4.34 ± 2.95); at 2 s
+133.32 ± 3.43 (+19.46 ± 3.63 over version 18, +7.91 ± 3.38 over ``beemo``); at 4 s level
+with version 18 (+0.66 ± 3.11) (docs/results.md, "BeeMo's patterns under the champion's
+search").
 ``clock=usage`` has the clock learn what share of its budget each move of a game
 takes and plan with it (:class:`~.move_clock.MoveClock`'s ``learn_usage``): the time
 that clear moves leave goes to the close ones; ``clock=even`` (the default) shares the
@@ -94,8 +111,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import progress
+from ..cards import is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.narl import FORMAT as NARL_FORMAT, NarlEvaluator, read_saved
+from ..evaluators.base import Evaluator
+from ..evaluators.patterns import PatternEvaluator
 from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step_settings
 from ..game import EMPTY
 from ..hands import HandId
@@ -112,7 +132,10 @@ __all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS", "playout_depth"]
 # equal learning time, American −0.02 ± 0.13; four learning seeds, docs/results.md).
 DEFAULT_GROUPS = "default+draws"
 DEFAULT_EPSILON = 0.02  # since version 15: the TD residual's learning games explore
-SHORT_DEPTH, LONG_DEPTH = 4, 8  # the playouts' horizons of depth=auto (playout_depth)
+# evaluator=auto: a preparation of fewer seconds learns BeeMo's pattern utilities, not the
+# TD evaluator (docs/results.md, "BeeMo's patterns under the champion's search").
+SMALL_PREP_S = 8.0
+SHORT_DEPTH, LONG_DEPTH, FULL_DEPTH = 4, 8, 25  # the playouts' horizons of depth=auto (playout_depth)
 
 
 class ChampionPlayer(SearchPlayer):
@@ -120,38 +143,73 @@ class ChampionPlayer(SearchPlayer):
     the short warm-up searches would not reach) and the learning kernel (which a
     warm-up preparation too short to learn a game would not call). Its clock is the
     :class:`~.move_clock.MoveClock` every player shares its game with; clear moves end
-    early (the search's stop rule), leaving their time to later ones."""
+    early (the search's stop rule), leaving their time to later ones.
 
-    def __init__(self, *args, auto_depth: bool = False, **kwargs) -> None:
+    With a ``small_evaluator`` (``evaluator=auto``, the default), a preparation of less
+    than ``SMALL_PREP_S`` seconds learns and plays that one (BeeMo's pattern utilities)
+    instead of the evaluator it was built with (:meth:`evaluator_for`)."""
+
+    def __init__(self, *args, auto_depth: bool = False, small_evaluator: Evaluator | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.auto_depth = auto_depth
+        self.large_evaluator = self.evaluator
+        self.small_evaluator = small_evaluator
+
+    def evaluator_for(self, budget_s: float) -> Evaluator:
+        """The evaluator a preparation of ``budget_s`` seconds (the whole budget, as
+        ``set_point_system`` is given it) learns and plays: the small-budget one below
+        ``SMALL_PREP_S`` when there is one, else the one the player was built with."""
+        if self.small_evaluator is not None and budget_s < SMALL_PREP_S:
+            return self.small_evaluator
+        return self.large_evaluator
+
+    def set_point_system(self, point_system, budget_s: float) -> None:
+        if is_seconds(budget_s):  # else the base class says what is wrong with it
+            self.evaluator = self.evaluator_for(budget_s)
+        super().set_point_system(point_system, budget_s)
 
     def prepare(self, budget_s: float) -> None:
         """Set the playouts' horizon from the point system (``depth=auto``), then learn."""
         if self.auto_depth:
-            _halving(self.search).depth = playout_depth(self.points)
+            _halving(self.search).depth = playout_depth(self.points, self.evaluator)
         super().prepare(budget_s)
 
     def warm_up(self) -> None:
-        super().warm_up()
-        learner = self.evaluator.warm_up_copy()
-        learner.points = np.asarray(AMERICAN.points, dtype=np.int64)
-        learner.reset(0)
-        with progress.listening(None):  # the copy's learning is not the player's
-            learner.learn(games=4)
+        """Both evaluators' kernels (whichever the last preparation chose), each through
+        the base class's tiny preparation and searches, then the TD or NARL learner's
+        kernel and the exact end game."""
+        current = self.evaluator
+        try:
+            for evaluator in (self.large_evaluator, self.small_evaluator):
+                if evaluator is not None:
+                    self.evaluator = evaluator
+                    super().warm_up()
+        finally:
+            self.evaluator = current
+        if hasattr(self.large_evaluator, "learn"):  # the patterns' learning ran in the warm-up's preparation
+            learner = self.large_evaluator.warm_up_copy()
+            learner.points = np.asarray(AMERICAN.points, dtype=np.int64)
+            learner.reset(0)
+            with progress.listening(None):  # the copy's learning is not the player's
+                learner.learn(games=4)
         late = np.full(25, EMPTY, dtype=np.int8)
         late[:23] = np.arange(23)
         exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))
 
 
-def playout_depth(points) -> int:
+def playout_depth(points, evaluator=None) -> int:
     """The playouts' horizon for a point system (``depth=auto``, the default since
-    version 17): ``LONG_DEPTH`` cards where a straight scores more than a flush and more
+    version 17): over BeeMo's pattern utilities (``evaluator=patterns``) every playout
+    plays to the full grid, as BeeMo's own search does (a pattern's utility is a
+    running average of final line points, a weak estimate of a partial grid); else
+    ``LONG_DEPTH`` cards where a straight scores more than a flush and more
     than nothing (British, Ameritish, single:straight), ``SHORT_DEPTH`` elsewhere. A
     straight needs five ranks in a row that a short playout rarely completes, and where
     it pays more than a flush the evaluator's estimate after 4 cards undervalues the
     draws to it (docs/results.md, "A longer horizon where a straight outscores a flush"
     and "The horizon rule timed")."""
+    if isinstance(evaluator, PatternEvaluator):
+        return FULL_DEPTH
     return LONG_DEPTH if points[HandId.STRAIGHT] > max(0, points[HandId.FLUSH]) else SHORT_DEPTH
 
 
@@ -184,7 +242,9 @@ def _flag(name: str, value) -> bool:
                  "random numbers, sequential halving and an exact end game, on both cores; depth=N|auto (cards a playout "
                  "places before the evaluator's estimate; auto: 8 where a straight outscores a flush, else 4), stop_z=, "
                  "exact=, crn=, halving=, cores=, games=N (learn N games, not the budget), load=FILE (a saved TD "
-                 "evaluator or NARL table), evaluator=td|narl, clock=even|usage, search_from=K (greedy moves while "
+                 "evaluator or NARL table; a .json file: pattern utilities), evaluator=auto|td|narl|patterns (patterns: "
+                 "BeeMo's pattern utilities, playouts to the full grid; auto: patterns below 8 s of preparation, "
+                 "else td), clock=even|usage, search_from=K (greedy moves while "
                  "fewer than K cards are placed), table_step= (TD also learns the table's line values), alpha= and "
                  "tc=true|false (the TD residual's step and temporal coherence), epsilon= (the share of random "
                  "moves while the TD residual learns; 0.02), init= (each TD residual weight's start; above 0 an optimistic "
@@ -225,20 +285,34 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     tdsearch = episodes_option(tdsearch)
     if clock not in ("even", "usage"):
         raise PokerSquaresError(f"clock must be even or usage, got {clock!r}")
-    if load is not None:
-        kind = _saved_kind(str(load), evaluator)  # a file that cannot be read is said before any setting
-        evaluator = kind if evaluator is None else evaluator
-    if evaluator is None:
+    if evaluator not in (None, "auto", "td", "narl", "patterns"):
+        raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose auto, td, narl or patterns")
+    auto = evaluator in (None, "auto")
+    if evaluator == "patterns" and games is not None:
+        raise PokerSquaresError("games= sets the NARL and TD learners' games; evaluator=patterns learns for the budget")
+    if load is not None and str(load).lower().endswith(".json"):  # pattern utilities (train --player beemo)
+        if not auto and evaluator != "patterns":
+            raise PokerSquaresError(f"load={load} holds pattern utilities (a .json file), which evaluator=patterns "
+                                    f"plays, not evaluator={evaluator}")
+        evaluator, auto = "patterns", False
+    elif load is not None:
+        kind = _saved_kind(str(load), None if auto else evaluator)  # a file that cannot be read is said before any setting
+        evaluator, auto = (kind if auto else evaluator), False
+    if auto:
         evaluator = "td"
-    for name, value in (("table_step", table_step), ("alpha", alpha), ("tc", tc),
-                        ("groups", None if groups == DEFAULT_GROUPS else groups),
-                        ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
-                        ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None),
-                        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon), ("init", init or None),
-                        ("stratify", _flag("stratify", stratify) or None)):
-        if evaluator == "narl" and value is not None:
-            raise PokerSquaresError(f"{name} is a setting of the TD evaluator (evaluator=td), not of evaluator=narl")
-    if evaluator == "narl":
+    td_settings = [name for name, value in (
+        ("table_step", table_step), ("alpha", alpha), ("tc", tc),
+        ("groups", None if groups == DEFAULT_GROUPS else groups),
+        ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
+        ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None),
+        ("epsilon", None if epsilon == DEFAULT_EPSILON else epsilon), ("init", init or None),
+        ("stratify", _flag("stratify", stratify) or None)) if value is not None]
+    if evaluator in ("narl", "patterns") and td_settings:
+        raise PokerSquaresError(f"{td_settings[0]} is a setting of the TD evaluator (evaluator=td), "
+                                f"not of evaluator={evaluator}")
+    if evaluator == "patterns":
+        learned = PatternEvaluator(load=None if load is None else str(load), learn_threads=cores)
+    elif evaluator == "narl":
         learned = NarlEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores)
         if load is not None:
             learned.load(str(load))
@@ -249,8 +323,9 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
                               epsilon=float(epsilon), init=init)
         if load is not None:
             learned.load(str(load))
-    else:
-        raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose narl or td")
+    # evaluator=auto: small preparations learn BeeMo's patterns instead; not where the learning
+    # is fixed in games or a setting of the TD evaluator is given (that asks for it).
+    small = PatternEvaluator(learn_threads=cores) if auto and games is None and not td_settings else None
     search = CrnHalving(depth=SHORT_DEPTH if auto_depth else depth, cores=cores,
                         time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
@@ -259,9 +334,10 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     if tdsearch:
         search = TdSearch(search, episodes=tdsearch, cores=cores)
     return ChampionPlayer(learned, search, name="champion", time_per_game=time_per_game,
-                          learn_usage=clock == "usage", learn_in_game=learn_in_game, auto_depth=auto_depth)
+                          learn_usage=clock == "usage", learn_in_game=learn_in_game, auto_depth=auto_depth,
+                          small_evaluator=small)
 
 
-champion.version = "18"  # 18: the search judges one empty cell of each kind the grid's symmetries make alike (symmetry=true), in at least three batches a move; 17: depth=auto, playouts of 8 cards where a straight outscores a flush (British, Ameritish, Straight); 16: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "19"  # 19: evaluator=auto, a preparation of less than 8 s learns BeeMo's pattern utilities and searches them with playouts to the full grid; 18: the search judges one empty cell of each kind the grid's symmetries make alike (symmetry=true), in at least three batches a move; 17: depth=auto, playouts of 8 cards where a straight outscores a flush (British, Ameritish, Straight); 16: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)
