@@ -294,3 +294,26 @@ def test_a_constructor_that_never_returns_is_one_line_after_the_build_limit(tmp_
     assert r.stderr == ("error: player 'fault_players:HangsWhenBuilt' cannot be built: its constructor did not "
                         "return within 1.5 s\n")
     assert took < 60 and stored(db) == (0, 0)
+
+
+def test_a_run_whose_player_fails_says_why_its_games_scored_the_penalty(cli, tmp_path, monkeypatch):
+    """A player whose preparation raised scored the penalty in every game and the run
+    said only "2 penalties": each reason now goes to stderr with its games, and into
+    --json as penalty_reasons."""
+    (tmp_path / "broken_prep.py").write_text(
+        "from pokersquares.harness.player import BasePlayer\n\n"
+        "class BrokenPrep(BasePlayer):\n"
+        "    name = 'broken'\n\n"
+        "    def prepare(self, budget_s):\n"
+        "        raise ValueError('no table for you')\n\n"
+        "    def choose(self, grid, card, seconds_left):\n"
+        "        return int((grid == -1).argmax())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = cli("run", "--player", "broken_prep:BrokenPrep", "--games", "2", "--time-per-game", "1",
+                         "--prep-time", "0.2", "--workers", "1", "--db", tmp_path / "r.sqlite", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["penalties"] == 2
+    (reason, n), = summary["penalty_reasons"].items()
+    assert n == 2 and reason.startswith("preparation failed") and "no table for you" in reason
+    assert f"warning: broken_prep:BrokenPrep on American: 2 games scored the penalty: {reason}\n" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import json
 import math
 import statistics
@@ -57,6 +58,22 @@ def _summary(records) -> dict:
             "max": max(scores, default=None),
             "seconds_per_game": statistics.fmean(r.decision_s for r in records) if n else math.nan,
             "penalties": sum(1 for r in records if r.penalty)}
+
+
+def _penalty_reasons(records) -> dict[str, int]:
+    """Why the run's games scored the penalty: each reason with its games, most first."""
+    return dict(Counter(r.penalty for r in records if r.penalty).most_common())
+
+
+def _say_penalties(records, what: str) -> None:
+    """One line on stderr per reason (at most three) the games of ``what`` were penalised
+    for: 100 penalties for a preparation that raised said nothing of why."""
+    reasons = _penalty_reasons(records)
+    for reason, n in list(reasons.items())[:3]:
+        typer.echo(f"warning: {what}: {n} game{'s' if n != 1 else ''} scored the penalty: {reason}", err=True)
+    if len(reasons) > 3:
+        typer.echo(f"warning: {what}: {len(reasons) - 3} more reasons; `pokersquares results --export json` "
+                   f"lists each game's", err=True)
 
 
 class _Progress:
@@ -236,9 +253,11 @@ def run_cmd(
     summary = _summary(records)
     with ResultStore(db, readonly=True) as store:
         optimum = run_regrets(db, [store.run(run_id)]).get(run_id)
+    _say_penalties(records, f"{player} on {ps.name}")
     if json_out:
         typer.echo(json.dumps({"player": player, "system": ps.name, "points": list(ps.points), "seed": seed,
-                               **summary, "run_id": run_id, "wall_s": round(wall, 3),
+                               **summary, "penalty_reasons": _penalty_reasons(records),
+                               "run_id": run_id, "wall_s": round(wall, 3),
                                "scores": [r.score for r in records], "optimum": optimum}))
         return
     typer.echo(f"{player} on {ps.name}: mean {summary['mean']:.2f} ± {summary['stderr']:.2f} (stderr) "
