@@ -428,3 +428,26 @@ def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tm
     bad = subprocess.run([sys.executable, str(BENCHMARKS / "symmetry_choices.py"), str(db), "--run", "9"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip() == f"error: no run 9 in {db}" and bad.stdout == ""
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--systems", "bogus"], "unknown point system 'bogus'"),
+    (["--preps", "1,x"], "--preps takes numbers separated by commas, got '1,x'"),
+    (["--preps", "-1"], "--preps must be"),
+    (["--games", "1"], "--games must be at least 2, got 1")])
+def test_learner_crossover_refuses_bad_input_before_learning(args, says):
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), *args],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and says in run.stderr
+
+
+def test_learner_crossover_learns_both_for_the_same_seconds_and_judges_them_alike():
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), "--systems", "american",
+                          "--preps", "0.3", "--seeds", "0", "--games", "50"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(run.stdout)["rows"]
+    assert row["system"] == "American" and row["prep_s"] == 0.3
+    for name in ("patterns", "td"):
+        assert 0.1 < row[f"{name}_s"] <= 0.6  # the learner's own budget, kept
+        assert 20 < row[f"{name}_mean"] < 250  # a greedy policy's mean over 50 American games
