@@ -72,7 +72,7 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("champion:evaluator=patterns", "unknown evaluator"),
+    ("champion:evaluator=beemo", "unknown evaluator"),
     ("champion:evaluator=td,load=table.npz", "cannot read TD evaluator"),
     ("td:load=table.npz", "cannot read TD evaluator"),
     ("td:groups=colours", "unknown TD feature group"),

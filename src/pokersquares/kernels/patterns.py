@@ -539,6 +539,18 @@ def _unseen(grid, out):
     return k
 
 
+@njit(cache=True, inline="always")
+def _playout_scratch(grid):
+    """What OG playouts from ``grid`` work in: the cards not on it (a deck to shuffle)
+    and how many, a grid to play on, an OG game's scratch arrays, and the empty visit
+    counts and pattern record of a game that neither explores nor records."""
+    deck = np.empty(52, dtype=np.int8)
+    n_unseen = _unseen(grid, deck)
+    lines, left, empties, gains, before = _og_scratch()
+    return (deck, n_unseen, np.empty(25, dtype=np.int8), lines, left, empties, gains, before,
+            np.zeros(0, dtype=np.int64), np.zeros((0, 10), dtype=np.int64))
+
+
 N_CHUNKS = 8  # playouts are split in this many independently seeded chunks: results do
 # not depend on how many threads run them
 
@@ -551,12 +563,7 @@ def og_playouts(grid, n, seed, utilities, points):
     per = (n + N_CHUNKS - 1) // N_CHUNKS
     for k in prange(N_CHUNKS):
         state = rng_seed(seed * 1000003 + k)
-        deck = np.empty(52, dtype=np.int8)
-        n_unseen = _unseen(grid, deck)
-        g = np.empty(25, dtype=np.int8)
-        lines, left, empties, gains, before = _og_scratch()
-        no_counts = np.zeros(0, dtype=np.int64)
-        no_record = np.zeros((0, 10), dtype=np.int64)
+        deck, n_unseen, g, lines, left, empties, gains, before, no_counts, no_record = _playout_scratch(grid)
         for j in range(k * per, min(n, (k + 1) * per)):
             g[:] = grid
             n_empty = _setup(g, lines, left, empties)
@@ -615,12 +622,7 @@ def og_limited_playouts(grid, n, depth, seed, utilities, points):
     can run its share of playouts on each core."""
     deal_state = rng_seed(seed)
     tie_state = rng_seed(seed ^ 0x5DEECE66D)
-    deck = np.empty(52, dtype=np.int8)
-    n_unseen = _unseen(grid, deck)
-    g = np.empty(25, dtype=np.int8)
-    lines, left, empties, gains, before = _og_scratch()
-    no_counts = np.zeros(0, dtype=np.int64)
-    no_record = np.zeros((0, 10), dtype=np.int64)
+    deck, n_unseen, g, lines, left, empties, gains, before, no_counts, no_record = _playout_scratch(grid)
     out = np.empty(n)
     for j in range(n):
         g[:] = grid
