@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import json
 import math
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 

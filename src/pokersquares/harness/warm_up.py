@@ -34,8 +34,9 @@ SMALL_COMPILE_S = 2.0
 
 def _families(player) -> dict[tuple[str, str], float]:
     """The kernel families a player compiles, with their costs: its evaluator's class (and
-    that of the evaluator it prepares for small budgets, if any) and its search's class, unless the search has no kernels of its own (``compile_s`` 0,
-    such as greedy, which runs on its evaluator's)."""
+    that of the evaluator it prepares for small budgets, if any) and its search's class,
+    unless the search has no kernels of its own (``compile_s`` 0, such as greedy, which
+    runs on its evaluator's)."""
     families = {}
     for part in ("evaluator", "search"):
         obj = getattr(player, part, None)

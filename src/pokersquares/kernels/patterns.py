@@ -425,6 +425,15 @@ def og_values(grid, card, utilities):
     return values
 
 
+@njit(cache=True, inline="always")
+def _lines_utility(lines, left, utilities):
+    """The sum of the utilities of the ten lines' patterns (OG's estimate of the final score)."""
+    total = 0.0
+    for l in range(10):
+        total += utilities[_line_code(lines, l, left)]
+    return total
+
+
 @njit(cache=True)
 def grid_utility(grid, card, utilities):
     """The sum of the utilities of the grid's ten line patterns (complete lines
@@ -435,10 +444,7 @@ def grid_utility(grid, card, utilities):
     if card >= 0:
         left[card % 13] -= 1
         left[SUIT_LEFT + card // 13] -= 1
-    total = 0.0
-    for l in range(10):
-        total += utilities[_line_code(lines, l, left)]
-    return total
+    return _lines_utility(lines, left, utilities)
 
 
 # -- kernels: complete games -----------------------------------------------------------------
@@ -634,10 +640,7 @@ def og_limited_playouts(grid, n, depth, seed, utilities, points):
         if moves == n_empty:
             out[j] = score
         else:
-            total = 0.0
-            for l in range(10):
-                total += utilities[_line_code(lines, l, left)]
-            out[j] = total
+            out[j] = _lines_utility(lines, left, utilities)
     return out
 
 
