@@ -8,7 +8,10 @@ learning on stderr as it finishes.
         --seeds 0,1 --games 4000
 
 Each row: system, preparation seconds, learning seed, each learner's seconds spent and
-its greedy policy's mean over ``--games`` playouts (the same playout seed for both).
+its greedy policy's mean and standard error over ``--games`` playouts (the same playout
+seed for both). ``--patterns-prep S`` gives the patterns S seconds whatever the
+preparation (they stop improving within a few seconds): a split of one budget between
+the two learners, e.g. ``--preps 26 --patterns-prep 4`` for a 30 s preparation.
 The champion's ``evaluator=auto`` learns the patterns below ``SMALL_PREP_S`` seconds of
 preparation (docs/results.md, "BeeMo's patterns under the champion's search").
 """
@@ -46,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--preps", default="1,2,4,8,16", help="learning seconds, separated by commas")
     ap.add_argument("--seeds", default="0,1", help="learning seeds, separated by commas")
     ap.add_argument("--games", type=int, default=4000, help="greedy games judging each learner")
+    ap.add_argument("--patterns-prep", type=float, default=None,
+                    help="the patterns' learning seconds (default: each of --preps, as the TD evaluator's)")
     args = ap.parse_args(argv)
     try:
         systems = parse_point_systems(args.systems)
@@ -53,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         for p in preps:
             check_seconds(p, "--preps", zero_ok=False)
         seeds = _numbers(args.seeds, "--seeds", int)
+        if args.patterns_prep is not None:
+            check_seconds(args.patterns_prep, "--patterns-prep", zero_ok=False)
         if args.games < 2:
             raise PokerSquaresError(f"--games must be at least 2, got {args.games}")
     except PokerSquaresError as e:
@@ -67,14 +74,17 @@ def main(argv: list[str] | None = None) -> int:
         for prep in preps:
             for seed in seeds:
                 row = {"system": system.name, "prep_s": prep, "seed": seed}
-                for name, learner in (("patterns", PatternEvaluator()), ("td", champion(evaluator="td").evaluator)):
+                for name, learner, seconds in (("patterns", PatternEvaluator(), args.patterns_prep or prep),
+                                               ("td", champion(evaluator="td").evaluator, prep)):
                     t = time.perf_counter()
-                    learner.prepare(points, prep, seed)
+                    learner.prepare(points, seconds, seed)
                     row[f"{name}_s"] = round(time.perf_counter() - t, 3)
-                    row[f"{name}_mean"] = round(float(learner.playouts(empty, args.games, 99).mean()), 3)
+                    scores = learner.playouts(empty, args.games, 99)
+                    row[f"{name}_mean"] = round(float(scores.mean()), 3)
+                    row[f"{name}_stderr"] = round(float(scores.std(ddof=1) / np.sqrt(len(scores))), 3)
                 print(json.dumps(row), file=sys.stderr, flush=True)
                 rows.append(row)
-    print(json.dumps({"games": args.games, "rows": rows}, indent=1))
+    print(json.dumps({"games": args.games, "patterns_prep_s": args.patterns_prep, "rows": rows}, indent=1))
     return 0
 
 

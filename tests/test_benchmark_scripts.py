@@ -434,7 +434,8 @@ def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tm
     (["--systems", "bogus"], "unknown point system 'bogus'"),
     (["--preps", "1,x"], "--preps takes numbers separated by commas, got '1,x'"),
     (["--preps", "-1"], "--preps must be"),
-    (["--games", "1"], "--games must be at least 2, got 1")])
+    (["--games", "1"], "--games must be at least 2, got 1"),
+    (["--patterns-prep", "0"], "--patterns-prep must be more than 0 s, got 0")])
 def test_learner_crossover_refuses_bad_input_before_learning(args, says):
     run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), *args],
                          capture_output=True, text=True, timeout=120)
@@ -451,3 +452,15 @@ def test_learner_crossover_learns_both_for_the_same_seconds_and_judges_them_alik
     for name in ("patterns", "td"):
         assert 0.1 < row[f"{name}_s"] <= 0.6  # the learner's own budget, kept
         assert 20 < row[f"{name}_mean"] < 250  # a greedy policy's mean over 50 American games
+        assert 0.5 < row[f"{name}_stderr"] < 20  # a 50-game mean's standard error (SD of a game: 25-45)
+
+
+def test_learner_crossover_splits_a_budget_with_patterns_prep():
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), "--systems", "american",
+                          "--preps", "0.9", "--patterns-prep", "0.2", "--seeds", "0", "--games", "20"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    (row,) = out["rows"]
+    assert out["patterns_prep_s"] == 0.2 and row["prep_s"] == 0.9
+    assert row["patterns_s"] <= 0.45 < 0.6 <= row["td_s"] <= 1.2  # each learner its own seconds
