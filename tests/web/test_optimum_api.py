@@ -203,3 +203,57 @@ def test_seeds_are_ascii_whole_numbers(seed):
     with client_for() as client:
         r = client.get("/api/optimum", params={"seed": seed, "system": "american"})
     assert r.status_code == 400 and "whole number" in r.json()["detail"]
+
+
+# -- the store is a cache of answers: one that cannot be written or read loses no answer ------
+
+def _quick_solves(monkeypatch):
+    """solve_seed replaced by a quick one; the seeds it solved, in order."""
+    from pokersquares.web import api_optimum
+
+    solved = []
+
+    def solve_seed(seed, point_system, time_limit):
+        solved.append(seed)
+        return Optimum(seed, point_system.name, point_system.points, 7, 7, True, deal(seed)[:25], 0.1, 7)
+
+    monkeypatch.setattr(api_optimum, "solve_seed", solve_seed)
+    return solved
+
+
+def test_a_solved_deal_is_answered_when_the_store_cannot_be_written(monkeypatch, tmp_path):
+    # `serve --no-record --db missing/results.sqlite` starts (nothing is recorded), but
+    # the store of optima can then never be created: the answer was lost with a 400
+    # after every solve, and each request solved the deal again.
+    solved = _quick_solves(monkeypatch)
+    path = tmp_path / "missing" / "results.sqlite"
+    with TestClient(create_app(store_path=path, record_games=False, agents={}), base_url="http://127.0.0.1") as client:
+        for _ in range(2):
+            r = client.get("/api/optimum", params={"seed": "4", "system": "american"})
+            assert r.status_code == 200, r.text
+            assert r.json()["score"] == 7 and r.json()["seed"] == "4"
+    assert solved == [4]  # solved once, then answered from memory
+    assert not path.parent.exists()
+
+
+def test_stored_optima_are_served_from_a_store_the_server_may_only_read(monkeypatch, store_copy):
+    # A store that cannot be opened for writing (read-only, under --no-record) is read.
+    from pokersquares.web import api_optimum
+
+    with OptimaStore(store_copy) as store:
+        store.put(Optimum(1, "American", AMERICAN.points, 200, 200, True, deal(1)[:25], 1.0, 200), 20.0)
+    solved = _quick_solves(monkeypatch)
+
+    def read_only(path, *, readonly=False):
+        if not readonly:
+            raise api_optimum.StoreError(f"cannot write to the result store {path}: a read-only database")
+        return OptimaStore(path, readonly=True)
+
+    monkeypatch.setattr(api_optimum, "OptimaStore", read_only)
+    with TestClient(create_app(store_path=store_copy, record_games=False, agents={}),
+                    base_url="http://127.0.0.1") as client:
+        stored = client.get("/api/optimum", params={"seed": "1", "system": "american"})
+        new = client.get("/api/optimum", params={"seed": "2", "system": "american"})
+    assert stored.status_code == 200 and stored.json()["score"] == 200, stored.text  # read, not solved
+    assert new.status_code == 200 and new.json()["score"] == 7, new.text  # solved; storing it failed
+    assert solved == [2]

@@ -13,7 +13,9 @@ memory (the last :data:`CACHE_SIZE`) and, when the server has a result store, in
 from __future__ import annotations
 
 import asyncio
+import logging
 import queue
+import sqlite3
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
@@ -22,6 +24,7 @@ from typing import Awaitable, Callable
 from fastapi import APIRouter, Query, Request
 
 from ..errors import PokerSquaresError
+from ..harness.store import StoreError
 from ..optimum import solve_seed
 from ..optimum.regret import run_regrets
 from ..optimum.store import OptimaStore
@@ -38,6 +41,11 @@ CACHE_SIZE = 512       # answers kept in memory
 _POLL_S = 0.25         # how often a waiting request checks that its client is still there
 
 router = APIRouter(prefix="/api/optimum")
+
+_log = logging.getLogger(__name__)
+# What a result store that cannot be read or written raises (a server started with
+# --no-record on a store in a folder that does not exist, or on a read-only file).
+_STORE_ERRORS = (StoreError, sqlite3.Error, OSError)
 
 
 class OptimumBusyError(PokerSquaresError):
@@ -169,6 +177,20 @@ def _parse_seed(text: str) -> int:
     return seed
 
 
+def _stored(path, seed: int, points):
+    """The store's optimum of the deal, or None. Opened for writing (which brings an older
+    store's table up to date), else read only (a server started with --no-record on a
+    store it may not write); a store that cannot be read is only a cache missed."""
+    for readonly in (False, True):
+        try:
+            with OptimaStore(path, readonly=readonly) as store:
+                return store.get(seed, points, time_limit=OPTIMUM_TIME_S)
+        except _STORE_ERRORS as e:
+            error = e
+    _log.warning("could not read stored optima: %s", error)
+    return None
+
+
 @router.get("")
 async def optimum(request: Request, seed: str = Query(..., max_length=40),
                   system: str = Query(..., max_length=400)) -> dict:
@@ -183,13 +205,15 @@ async def optimum(request: Request, seed: str = Query(..., max_length=40),
     def solve() -> dict:
         opt = None
         if store_path is not None and store_path.exists():
-            with OptimaStore(store_path) as store:
-                opt = store.get(seed_value, point_system.points, time_limit=OPTIMUM_TIME_S)
+            opt = _stored(store_path, seed_value, point_system.points)
         if opt is None:
             opt = solve_seed(seed_value, point_system, time_limit=OPTIMUM_TIME_S)
             if store_path is not None:
-                with OptimaStore(store_path) as store:
-                    store.put(opt, OPTIMUM_TIME_S)
+                try:
+                    with OptimaStore(store_path) as store:
+                        store.put(opt, OPTIMUM_TIME_S)
+                except _STORE_ERRORS as e:  # the answer is kept in memory and given, never lost
+                    _log.warning("could not store a deal's optimum: %s", e)
         view = opt.to_json()
         view["seed"] = str(seed_value)  # JavaScript numbers lose digits past 2**53
         view["view"] = grid_view(opt.grid, point_system)
