@@ -67,3 +67,24 @@ def test_replay_with_the_java_player_and_its_illegal_play_reported(java_client):
     assert [step["last_cell"] for step in r.json()["agent_steps"][1:]] == list(range(25))
     r = _wait(java_client, f"/api/games/{game['id']}/replay", {"agent": "java-OccupiedPlayer"})
     assert r.status_code >= 400 and "illegal play" in r.json()["detail"]
+
+
+def test_a_watch_whose_java_player_went_on_to_another_game_is_told_so(java_client):
+    # A contest Java player plays one game at a time: watching it on a second deal (another
+    # tab, another person) takes it from the first. The first watch then got a 500 saying
+    # that its own game, dealt and played by the agent from the first card, was "a position".
+    move = {"agent": "java-FirstEmptyPlayer", "seconds": 1.0}
+    first, second = new_game(java_client, seed=1), new_game(java_client, seed=2)
+    assert _wait(java_client, f"/api/games/{first['id']}/agent-move", move).status_code == 200
+    assert _wait(java_client, f"/api/games/{second['id']}/agent-move", move).status_code == 200
+    r = _wait(java_client, f"/api/games/{first['id']}/agent-move", move)
+    assert r.status_code == 409, r.text
+    assert "started another game" in r.json()["detail"] and "new deal" in r.json()["detail"]
+    assert java_client.get(f"/api/games/{first['id']}").json()["turn"] == 1  # the game is as it was
+    r = _wait(java_client, f"/api/games/{second['id']}/agent-move", move)  # the second goes on
+    assert r.status_code == 200 and r.json()["game"]["turn"] == 2
+    # A replay takes the player too.
+    done = new_game(java_client, seed=3, moves=list(range(25)))
+    assert _wait(java_client, f"/api/games/{done['id']}/replay", {"agent": "java-FirstEmptyPlayer"}).status_code == 200
+    r = _wait(java_client, f"/api/games/{second['id']}/agent-move", move)
+    assert r.status_code == 409 and "started another game" in r.json()["detail"]

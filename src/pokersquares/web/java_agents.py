@@ -10,6 +10,7 @@ that asks anyway is told so in one line.
 from __future__ import annotations
 
 import time
+from collections import deque
 from typing import Sequence
 
 import numpy as np
@@ -18,6 +19,10 @@ from ..cards import Card
 from ..game import EMPTY, NUM_CELLS, SIZE
 from ..players.java import java_player_class
 from .agents import AGENT_NAME_MAX, AgentError, AgentSpec, AgentTimeoutError
+from .sessions import GameConflictError
+
+# Games a player left unfinished to start another, remembered to say so (grids of 25 bytes).
+_INTERRUPTED = 64
 
 __all__ = ["WholeGamePlayer", "java_agents", "java_agent_name"]
 
@@ -36,6 +41,7 @@ class WholeGamePlayer:
         self.game_s = float(game_s)
         self._grid: np.ndarray | None = None
         self._left = 0.0
+        self._interrupted: deque[bytes] = deque(maxlen=_INTERRUPTED)
 
     def warm_up(self) -> None:
         self.player.warm_up()
@@ -47,6 +53,8 @@ class WholeGamePlayer:
         self.player.set_point_system(point_system, budget_s)
 
     def start_game(self) -> None:
+        if self._grid is not None and (self._grid == EMPTY).any() and (self._grid != EMPTY).any():
+            self._interrupted.append(self._grid.tobytes())  # another watch, or a replay, takes the player
         self.player.start_game()
         self._grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
         self._left = self.game_s
@@ -73,6 +81,10 @@ class WholeGamePlayer:
         if (grid == EMPTY).all():
             self.start_game()
         elif self._grid is None or not np.array_equal(grid, self._grid):
+            if grid.tobytes() in self._interrupted:
+                raise GameConflictError(
+                    f"{self.name} has started another game since (watched in another tab, or a replay): a contest "
+                    "Java player plays one game at a time, so it cannot go on with this one; watch it on a new deal")
             raise AgentError(f"{self.name} is a contest Java player: it plays only whole games of its own "
                              "from the first card (Watch a new deal, or Replay), not a position")
         start = time.monotonic()
