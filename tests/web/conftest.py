@@ -43,6 +43,20 @@ def result_store(tmp_path_factory):
     return path
 
 
+LONG_SEED = 2**62 + 5  # past 2**53, where JavaScript's numbers lose digits
+
+
+@pytest.fixture(scope="session")
+def long_seed_store(tmp_path_factory):
+    """A tournament and a run dealt from seeds a JavaScript number cannot hold exactly."""
+    path = tmp_path_factory.mktemp("long-seeds") / "results.sqlite"
+    with ResultStore(path) as store:
+        tid = store.open_tournament(["greedy"], [AMERICAN], 2, LONG_SEED, 1.0, 0.0)
+        run = store.open_run("greedy", "greedy", AMERICAN, LONG_SEED, 2, 1.0, 0.0, tid)
+        store.add_games(run, play_records("greedy", AMERICAN, LONG_SEED, 2))
+    return path
+
+
 @pytest.fixture(scope="session", autouse=True)
 def players_imported():
     """Import the players once, before any app: an app imports them in the background

@@ -537,6 +537,19 @@ def test_results_list_runs_and_tournaments(result_store):
         assert c.get("/api/results/runs/0").status_code == 422
 
 
+def test_results_give_long_seeds_as_text(long_seed_store):
+    # A run may be dealt from any long; the page showed r.seed + r.games - 1 computed in
+    # JavaScript, which rounds past 2**53 (4611686018427387909 shown as ...904).
+    from .conftest import LONG_SEED
+
+    with local_client(create_app(store_path=long_seed_store)) as c:
+        run_id = c.get("/api/results").json()["runs"][0]["run_id"]
+        detail = c.get(f"/api/results/runs/{run_id}").json()
+        assert detail["run"]["seed_text"] == str(LONG_SEED) and detail["run"]["last_seed_text"] == str(LONG_SEED + 1)
+        assert detail["best"]["seed_text"] in (str(LONG_SEED), str(LONG_SEED + 1))
+        assert c.get("/api/results/tournaments/1").json()["seed_text"] == str(LONG_SEED)
+
+
 def test_tournament_table_is_the_contests(result_store):
     with local_client(create_app(store_path=result_store)) as c:
         t = c.get("/api/results/tournaments/1").json()

@@ -384,6 +384,22 @@ def test_results_show_a_tournament_and_a_run(context, server):
     assert not page.errors
 
 
+def test_results_show_long_seeds_to_the_last_digit(context, long_seed_store):
+    from .conftest import LONG_SEED
+
+    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=long_seed_store,
+                            record_games=False)) as url:
+        page = open_page(context, url + "#results")
+        detail = page.locator(".results-detail")
+        expect(detail).to_contain_text(f"seeds from {LONG_SEED}.")
+        page.locator("tr[data-run]").first.click()
+        expect(page.locator("#results-best")).to_be_visible()
+        expect(detail).to_contain_text(f"{LONG_SEED} … {LONG_SEED + 1}")
+        best = detail.locator("h2", has_text="Best game")
+        expect(best).to_contain_text(re.compile(f"seed ({LONG_SEED}|{LONG_SEED + 1})\\)"))
+        assert not page.errors
+
+
 def test_small_screens_get_the_whole_game(browser, server):
     ctx = browser.new_context(viewport={"width": 400, "height": 860})
     try:

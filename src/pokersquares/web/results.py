@@ -102,9 +102,11 @@ def run_detail(path: Path, run_id: int) -> dict:
     best = max(records, key=lambda r: r.score, default=None)
     best_view = None
     if best is not None and len(best.placements) == NUM_CELLS:
-        best_view = grid_view(_final_cells(best), system) | {"seed": best.seed, "game_index": best.game_index}
+        best_view = grid_view(_final_cells(best), system) | {"seed": best.seed, "seed_text": str(best.seed),
+                                                             "game_index": best.game_index}
     return {
-        "run": run.to_json(),
+        # The seeds as text too: JavaScript's numbers lose digits past 2**53 (a seed may be any long).
+        "run": run.to_json() | {"seed_text": str(run.seed), "last_seed_text": str(run.seed + run.games - 1)},
         "system": point_system_view(system),
         "summary": summary(records),
         "scores": [r.score for r in records],
@@ -135,6 +137,7 @@ def tournament_detail(path: Path, tournament_id: int) -> dict:
     table["cells"] = cells
     table["system_points"] = {name: list(s.points) for s, name in zip(systems, table["systems"])}
     table["seed"] = info["seed"]
+    table["seed_text"] = str(info["seed"])
     table["created"] = info["created"]
     return table
 

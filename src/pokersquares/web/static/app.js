@@ -1213,7 +1213,7 @@ const results = {
     const kv = (pairs) => el("dl", { class: "kv" }, pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
     const parts = [
       el("h2", { text: `Run ${r.run_id}: ${r.player} on ${r.system_name}` }),
-      kv([["player", r.player], ["point system", `${r.system_name}: ${r.points.join(", ")}`], ["seeds", `${r.seed} … ${r.seed + r.games - 1}`],
+      kv([["player", r.player], ["point system", `${r.system_name}: ${r.points.join(", ")}`], ["seeds", `${r.seed_text} … ${r.last_seed_text}`],
         ["games", `${r.finished} of ${r.games}`], ["mean", s.mean === null ? "–" : `${fmt(s.mean, 2)} ± ${fmt(s.stderr, 2)} (standard error)`],
         ["sd, min, max", s.mean === null ? "–" : `${fmt(s.stdev, 2)}, ${s.min}, ${s.max}`],
         ["time", `${fmt(r.time_per_game, 2)} s per game allowed, ${s.seconds_per_game === null ? "–" : fmt(s.seconds_per_game, 3)} s used; ${fmt(r.prep_time, 1)} s preparation`],
@@ -1237,7 +1237,7 @@ const results = {
     if (d.best) {
       const board = el("div", { class: "board compact", id: "results-best" });
       new Board(board, { label: "the best game" }).render({ ...d.best, last_cell: null });
-      parts.push(el("h2", { text: `Best game: ${d.best.score} (game ${d.best.game_index}, seed ${d.best.seed})` }), board);
+      parts.push(el("h2", { text: `Best game: ${d.best.score} (game ${d.best.game_index}, seed ${d.best.seed_text})` }), board);
     }
     if (r.tournament_id !== null) parts.push(el("p", {}, el("button", { type: "button", onclick: () => this.open("tournament", r.tournament_id) }, `Open tournament ${r.tournament_id}`)));
     this.detail.replaceChildren(...parts);
@@ -1263,7 +1263,7 @@ const results = {
     const maxScore = Math.max(...Object.values(t.scores), 0);
     this.detail.replaceChildren(
       el("h2", { text: `Tournament ${t.tournament_id}${t.complete ? "" : " (incomplete)"}` }),
-      el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum.` }),
+      el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed_text}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum.` }),
       el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournament table" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
       scrollable(rankingChart(ranking, t.scores, maxScore, players, t.score_se || {})),
       legend(players),
