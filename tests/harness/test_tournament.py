@@ -80,3 +80,18 @@ def test_tournament_counts_penalties_and_checks_players_first(tmp_path):
     expected = {s: {"greedy": 0, "fault_players:Raises": 2} for s in ("American", "British")}  # odd seeds fault
     assert table["penalties"] == expected
     assert table_from_store(store, table["tournament_id"])["penalties"] == expected
+
+
+def test_a_tournament_refuses_a_system_or_a_player_twice_before_recording_anything(tmp_path):
+    # A system given twice (or by its name and by its ten values) was played once and
+    # counted twice in every player's tournament score.
+    from pokersquares.harness.tournament import TournamentError
+    from pokersquares.points import AMERICAN, BRITISH, parse_point_system
+
+    store = ResultStore(tmp_path / "t.sqlite")
+    for players, systems in ((["greedy", "random"], [AMERICAN, BRITISH, AMERICAN]),
+                             (["greedy", "random"], [AMERICAN, parse_point_system("0,2,5,10,15,20,25,50,75,100")]),
+                             (["greedy", "random", "greedy"], [AMERICAN])):
+        with pytest.raises(TournamentError, match="twice"):
+            run_tournament(players, systems, 2, 0, store, time_per_game=5.0, prep_time=0.0)
+    assert store.tournaments() == [] and store.runs() == []

@@ -17,8 +17,8 @@ from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec
-from . import app, check_result_store, fail, point_systems
-from .harness import DB_OPT, _Progress, check_player_list, print_table, play_cmd
+from . import app, check_result_store, point_systems
+from .harness import DB_OPT, _Progress, check_player_list, check_system_list, print_table, play_cmd
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
 
@@ -36,9 +36,7 @@ def demo_cmd(
 ) -> None:
     """A greedy game, 1,000 random games, then a short tournament of the registered agents."""
     start = time.monotonic()
-    pss = point_systems(systems)
-    if not pss:
-        raise fail(f"--systems names no point system: {systems!r}")
+    pss = check_system_list(point_systems(systems), systems)
     names = check_player_list(players, "--players") if players else [p.name for p in list_players()]
     for system in pss:
         RunSpec(names[0], system, games, 0, time_per_game, prep_time)  # limits checked before the first game

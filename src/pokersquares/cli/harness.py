@@ -128,6 +128,17 @@ def check_player_list(text: str, option: str) -> list[str]:
     return names
 
 
+def check_system_list(systems: list, text: str, option: str = "--systems") -> list:
+    """A tournament's point systems, checked before the store is touched: at least one, and
+    no point values twice (one system given twice, or by its name and its ten integers,
+    would count twice in every player's tournament score)."""
+    if not systems:
+        raise fail(f"{option} names no point system: {text!r}")
+    if len({s.points for s in systems}) < len(systems):
+        raise fail(f"{option} gives the same point values twice (a system would count twice in the tournament)")
+    return systems
+
+
 def _check_workers(workers: Optional[int]) -> Optional[int]:
     if workers is not None and workers < 1:
         raise fail("--workers must be at least 1")
@@ -373,9 +384,7 @@ def tournament_cmd(
     names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
-    pss = point_systems(systems)
-    if not pss:
-        raise fail(f"--systems names no point system: {systems!r}")
+    pss = check_system_list(point_systems(systems), systems)
     for ps in pss:
         RunSpec(names[0], ps, games, seed, time_per_game, prep_time, memory_limit)  # seeds and limits, up front
     with ResultStore(db) as store, backend_session(backend, address):

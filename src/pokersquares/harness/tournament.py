@@ -119,6 +119,10 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     check_backend(backend, address)
     if not players or not systems:
         raise TournamentError("a tournament needs at least one player and one point system")
+    if len({s.points for s in systems}) < len(systems):  # it would count twice in every player's score
+        raise TournamentError("a tournament gives the same point values twice")
+    if len(set(players)) < len(players):
+        raise TournamentError("a tournament lists a player twice")
     names = unique_names(systems)
     cells = [(sname, player) for sname in names for player in players]
     specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb)
