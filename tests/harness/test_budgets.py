@@ -83,3 +83,39 @@ def test_a_budget_of_nothing_keeps_no_reserve_and_spends_nothing_measuring_one()
 def test_a_small_budget_never_costs_a_game_through_the_runner():
     records = run_games(RunSpec("gettysburg", AMERICAN, 2, 0, 2.0, 0.5), range(2), workers=1)
     assert [r.penalty for r in records] == [None, None]
+
+
+FIRST_MOVE_SCRIPT = r"""
+import sys
+from pokersquares import AMERICAN
+from pokersquares.evaluators import base
+from pokersquares.harness.player import BasePlayer
+from pokersquares.harness.registry import make_player
+from pokersquares.harness.spec import handoff_blob, load_prepared
+
+
+class Mine(BasePlayer):  # a user's own player: the base's warm-up, a choose that checks the position
+    name = "mine"
+
+    def choose(self, grid, card, seconds_left):
+        grid, card = self.checked_position(grid, card)
+        return int((grid == -1).nonzero()[0][0])
+
+
+player = make_player("random") if sys.argv[1] == "random" else Mine()
+player.set_point_system(AMERICAN, 0.0)
+player = load_prepared(handoff_blob(player)[0])  # what a game process plays with, warmed up
+print(len(base._position_problem.signatures))  # loaded before the first move's clock starts
+"""
+
+
+@pytest.mark.parametrize("player", ["random", "mine"])
+def test_a_game_process_loads_the_position_check_before_the_first_move_clock(player):
+    # Left to the first move, loading the position check's kernel took about 0.3 s of a
+    # random player's first game in each game process (over a 0.2 s limit: the penalty,
+    # for a player that decides in microseconds). A fresh interpreter each: this one may
+    # have loaded the kernel already.
+    r = subprocess.run([sys.executable, "-c", FIRST_MOVE_SCRIPT, player], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-1] == "1", r.stdout
