@@ -121,3 +121,27 @@ def test_an_interrupted_compare_is_just_interrupted(interrupted, tmp_path):
     store.write_bytes(b"")
     code, _, err = interrupted("pokersquares.harness.compare.load_runs", "compare", store)
     assert (code, err.strip()) == (130, "interrupted")
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, sig, code, word):
+    # og learns in two threads and waits for them: the signal ended the command only when
+    # the threads reached the end of the budget (60 s here; five minutes by default).
+    import time
+
+    out = tmp_path / "t.json"
+    started = time.monotonic()
+    p = subprocess.Popen([sys.executable, "-m", "pokersquares", "train", "--player", "og:learn_threads=2",
+                          "--system", "british", "--prep-time", "60", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(8)  # loaded, its kernels warmed up, learning
+    p.send_signal(sig)
+    try:
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        p.kill()
+    assert time.monotonic() - started < 30, "the learning ran on after the signal"
+    assert (p.returncode, stdout) == (code, ""), stderr
+    assert stderr.strip().splitlines()[-1] == f"{word} (nothing was saved: {out} is as it was)"
+    assert not out.exists()

@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -27,6 +29,50 @@ from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
+
+
+class _LearningStopped(Exception):
+    """Raised in a learning thread at its next progress report once ``train`` is interrupted."""
+
+
+@contextlib.contextmanager
+def _stopping_on_signals(listener):
+    """A progress listener for the learning in the block that, once Ctrl-C or SIGTERM
+    came, stops whichever thread reports next (each learning thread reports between its
+    chunks of games), the signal itself handled as before. The learners that learn in
+    several threads (beemo, og) wait for their threads, and the threads learn until the
+    budget ends: without it an interrupted ``train`` ran on to its budget's end (five
+    minutes by default), its Ctrl-C unanswered."""
+    stop = threading.Event()
+    previous = {}
+
+    def on_signal(signum, frame):
+        stop.set()
+        handler = previous[signum]
+        if callable(handler):  # the command line's: Ctrl-C or SIGTERM raised in this thread
+            handler(signum, frame)
+        elif signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        else:  # SIG_DFL: the signal's own end
+            signal.signal(signum, handler)
+            signal.raise_signal(signum)
+
+    def tell(p) -> None:
+        if stop.is_set():
+            raise _LearningStopped("interrupted")
+        listener(p)
+
+    is_main = threading.current_thread() is threading.main_thread()  # signals are the main thread's
+    for signum in (signal.SIGINT, signal.SIGTERM) if is_main else ():
+        handler = signal.getsignal(signum)
+        if handler not in (signal.SIG_IGN, None):  # an ignored signal (nohup) stays ignored
+            previous[signum] = handler
+            signal.signal(signum, on_signal)
+    try:
+        yield tell
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _learner(player):
@@ -112,7 +158,8 @@ def train_cmd(
         p.set_seed(seed & (2**63 - 1))
     t = time.perf_counter()
     # The player's prints (a module:Class learner's) go to stderr: they never reach --json.
-    with progress.listening(progress.with_subject(subject)), contextlib.redirect_stdout(sys.stderr):
+    with _stopping_on_signals(progress.with_subject(subject)) as listener, progress.listening(listener), \
+            contextlib.redirect_stdout(sys.stderr):
         p.set_point_system(ps, prep_time)
     progress.report("done", subject=subject, force=True)
     seconds = time.perf_counter() - t
