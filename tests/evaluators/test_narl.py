@@ -364,3 +364,19 @@ def test_line_abstractions_refuse_what_is_not_a_position(learned):
             learned.line_abstractions(grid, card)
     with pytest.raises(IllegalPlacementError):
         learned.line_abstractions(np.append(grid, 60))
+
+
+@pytest.mark.parametrize("kw, says", [
+    (dict(threads=65), "threads must be a whole number of threads from 1 to 64, got 65"),
+    (dict(threads=True), "threads must be a whole number of threads from 1 to 64, got True"),
+    (dict(budget_share=1.5), r"budget_share must be a share of the budget in \(0, 1\], got 1.5"),
+    (dict(budget_share=float("nan")), r"budget_share must be a share of the budget in \(0, 1\], got nan"),
+])
+def test_threads_and_budget_share_out_of_range_are_refused(kw, says):
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators.td import TdEvaluator
+
+    for evaluator in (NarlEvaluator, TdEvaluator):
+        with pytest.raises(PokerSquaresError, match=f"^{says}$"):
+            evaluator(**kw)
+

@@ -87,3 +87,23 @@ def test_cell_values_for_advice():
     grid[0] = 5
     values = player.cell_values(grid, 6, 0.5)
     assert np.isneginf(values[0]) and np.isfinite(values[1:]).all()
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("gettysburg:threads=3000", "threads must be a whole number of threads from 1 to 64, got 3000"),
+    ("td:threads=65", "threads must be a whole number of threads from 1 to 64, got 65"),
+    ("gettysburg:budget_share=5", r"budget_share must be a share of the budget in \(0, 1\], got 5"),
+    ("gettysburg:budget_share=0", r"budget_share must be a share of the budget in \(0, 1\], got 0"),
+    ("gettysburg:budget_share=-1", r"budget_share must be a share of the budget in \(0, 1\], got -1"),
+])
+def test_learning_threads_and_budget_share_out_of_range_are_refused_when_the_player_is_built(spec, says):
+    """Before, each was built: 3,000 learning threads outgrew the game's 4 GB memory limit
+    in the preparation, budget_share=5 learned five times the budget (the preparation
+    overran it and the game scored the penalty), 0 or below learned nothing."""
+    with pytest.raises(PokerSquaresError, match=f"^{says}"):
+        make_player(spec)
+
+
+def test_the_most_threads_and_the_whole_budget_are_accepted():
+    assert make_player("gettysburg:threads=64,budget_share=1").evaluator.threads == 64
+    assert make_player("td:threads=64").evaluator.threads == 64

@@ -14,7 +14,7 @@ from ..game import EMPTY, NUM_CELLS
 
 __all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position",
            "checked_grid_and_cards", "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
-           "SEED_MASK"]
+           "checked_threads", "checked_share", "SEED_MASK", "MAX_THREADS"]
 
 
 # -- checks of what the public methods are given ------------------------------------------
@@ -182,6 +182,31 @@ def checked_count(n, what: str) -> int:
     if not is_integer(n) or n < 0:
         raise PokerSquaresError(f"{what} must be an integer >= 0, got {_brief(n)}")
     return int(n)
+
+
+#: The most threads an evaluator learns on at once: the harness's most cores a player may
+#: use (``harness.registry.MAX_CORES``). Each learner holds tables of its own (a NARL
+#: helper about 1.4 MB, a pattern learner about 1 MB): 3,000 of them outgrew the game
+#: process's 4 GB memory limit in the preparation, where a bad value should be refused.
+MAX_THREADS = 64
+
+
+def checked_threads(threads, what: str = "threads") -> int:
+    """``threads`` as an int, checked to be an integer 1..MAX_THREADS (not a bool); else
+    PokerSquaresError naming ``what``."""
+    if not is_integer(threads) or not 1 <= threads <= MAX_THREADS:
+        raise PokerSquaresError(f"{what} must be a whole number of threads from 1 to {MAX_THREADS}, "
+                                f"got {_brief(threads)}")
+    return int(threads)
+
+
+def checked_share(share, what: str) -> float:
+    """``share`` as a float, checked to be a real number in (0, 1] (a share of a budget:
+    above 1 the preparation overruns its budget, 0 or below learns nothing); else
+    PokerSquaresError naming ``what``."""
+    if not is_seconds(share) or not 0.0 < share <= 1.0:
+        raise PokerSquaresError(f"{what} must be a share of the budget in (0, 1], got {_brief(share)}")
+    return float(share)
 
 
 #: A seed as numpy's generators take it (non-negative): ``seed & SEED_MASK``.

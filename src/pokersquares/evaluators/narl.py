@@ -48,7 +48,8 @@ from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
-from .base import TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points, masked_seed
+from .base import (TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points, checked_share,
+                   checked_threads, masked_seed)
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
            "FORMAT", "VERSION", "read_saved", "write_saved"]
@@ -248,14 +249,12 @@ class NarlEvaluator(TableKernelEvaluator):
         if not isinstance(horizon, int) or horizon < 0:
             raise PokerSquaresError(f"horizon must be a non-negative integer, got {horizon!r}")
         self.horizon = horizon
-        if not isinstance(threads, int) or threads < 1:
-            raise PokerSquaresError(f"threads must be a positive integer, got {threads!r}")
-        self.threads = threads
+        self.threads = checked_threads(threads)
         self.epsilon0 = float(epsilon0)
         self.decay = float(decay)
         self.hand_sizes = bool(hand_sizes)
         self.games = games
-        self.budget_share = budget_share
+        self.budget_share = checked_share(budget_share, "budget_share")
         self._capacity = capacity
         self.points = None  # prepare or load gives it the point system's
         self.reset()

@@ -93,7 +93,7 @@ from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
 from .base import (TableKernelEvaluator, checked_budget, checked_card, checked_count, checked_grid, checked_points,
-                   masked_seed)
+                   checked_share, checked_threads, masked_seed)
 from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, open_saved, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
@@ -422,8 +422,8 @@ class TdEvaluator(TableKernelEvaluator):
             raise PokerSquaresError(f"init must be a finite number (each residual weight's start), got {init!r}")
         if not 0.0 < narl_share <= 1.0:
             raise PokerSquaresError(f"narl_share must be in (0, 1], got {narl_share!r}")
-        if not isinstance(threads, int) or threads < 1:
-            raise PokerSquaresError(f"threads must be a positive integer, got {threads!r}")
+        threads = checked_threads(threads)
+        budget_share = checked_share(budget_share, "budget_share")
         self.group_names = str(groups)
         self.groups = parse_groups(groups)
         self.alpha, self.lam, self.epsilon = float(alpha), float(lam), float(epsilon)
