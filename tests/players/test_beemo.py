@@ -8,6 +8,7 @@ import pytest
 
 from pokersquares import AMERICAN
 from pokersquares.cards import parse_cards
+from pokersquares.errors import PokerSquaresError
 from pokersquares.harness.registry import list_players, make_player
 from pokersquares.harness.runner import player_cores
 from pokersquares.evaluators.patterns import learn_utilities, write_utilities
@@ -135,3 +136,31 @@ def test_beemo_learns_when_given_no_table(play_legal, fake_clock):
     # Measured: 0.4507 s, within the player's own cap of 0.5 s (the harness gave 30 s);
     # a cap that forgot what the game's moves took: 0.807 s.
     assert 0.44 < play_legal(beemo, 3).decision_s <= 0.5
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("og:eval_games=0", "eval_games must be a whole number of games of at least 1, got 0"),
+    ("og:train_games=0", "train_games must be a whole number of games of at least 1, got 0"),
+    ("beemo:train_games=-1", "train_games must be a whole number of games of at least 1, got -1"),
+    ("og:ucb_every=-1", r"ucb_every must be a whole number of games of at least 0 \(0: no UCB1 games\), got -1"),
+    ("beemo:ucb_c=-1", r"ucb_c must be a finite number >= 0 \(UCB1's exploration\), got -1"),
+    ("og:learn_threads=0", "learn_threads must be a whole number of threads from 1 to 64, got 0"),
+    ("beemo:learn_threads=3000", "learn_threads must be a whole number of threads from 1 to 64, got 3000"),
+    ("beemo:playouts=0", "playouts must be a whole number of playouts per cell of at least 1"),
+    ("beemo:playouts=-1", "playouts must be a whole number of playouts per cell of at least 1"),
+])
+def test_learning_and_search_options_out_of_range_are_refused_when_the_player_is_built(spec, says):
+    """Before, each was built and failed or misbehaved only once the preparation had begun:
+    eval_games=0 divided by zero after the first training phase (the game scored the
+    penalty), 3,000 learn_threads outgrew the game's memory limit, train_games=0 learned
+    nothing and playouts=0 searched nothing, both without a word."""
+    with pytest.raises(PokerSquaresError, match=f"^{says}"):
+        make_player(spec)
+
+
+def test_the_smallest_learning_options_still_learn_and_play(play_legal):
+    player = make_player("og:train_games=1,eval_games=1,ucb_every=0,ucb_c=0,learn_threads=1")
+    player.warm_up()  # the kernels compiled off the budget, as the harness does
+    player.set_point_system(AMERICAN, 2.0)
+    assert player.evaluator.report is not None and player.evaluator.report.games > 0
+    play_legal(player, 1)

@@ -119,3 +119,31 @@ def test_works_with_any_evaluator():
     grid, card = royal_flush_draw()
     cell, values = FlatMonteCarlo(playouts=4, cores=1).choose(ev, grid, card, POINTS, 5.0, 0)
     assert cell == 20 and ev.cells_asked == 4 * 17
+
+
+@pytest.mark.parametrize("kw, says", [
+    (dict(playouts=0), "playouts must be a whole number of playouts per cell of at least 1"),
+    (dict(playouts=-3), "playouts must be a whole number of playouts per cell of at least 1"),
+    (dict(playouts=2.5), "playouts must be a whole number of playouts per cell of at least 1"),
+    (dict(cores=0), "cores must be a positive whole number, got 0"),
+    (dict(time_fraction=0), r"time_fraction must be a share of the move's time in \(0, 1\], got 0"),
+    (dict(time_fraction=float("nan")), r"time_fraction must be a share of the move's time in \(0, 1\], got nan"),
+    (dict(first_share=1.5), r"first_share must be a share of the move's time in \(0, 1\], got 1.5"),
+    (dict(safety=0), "safety must be a finite factor > 0"),
+])
+def test_options_out_of_range_are_refused(kw, says):
+    """Before, FlatMonteCarlo took them all: playouts=0 or below searched nothing and
+    played the evaluator's greedy move without a word, safety=0 divided by zero at the
+    first move."""
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match=f"^{says}"):
+        FlatMonteCarlo(**kw)
+
+
+def test_one_playout_a_cell_is_a_search(patterns):
+    search = FlatMonteCarlo(playouts=1, cores=1)
+    g = np.full(25, -1, dtype=np.int8)
+    g[:3] = [0, 1, 2]
+    search.choose(patterns, g, 3, POINTS, 5.0, 0)
+    assert search.last_playouts == 1

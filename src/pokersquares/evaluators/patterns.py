@@ -42,12 +42,13 @@ from pathlib import Path
 import numpy as np
 
 from .. import progress
+from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..files import write_atomically
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
-from .base import (SEED_MASK, Evaluator, checked_budget, checked_card, checked_cells, checked_count, checked_grid,
-                   checked_points, checked_seed)
+from .base import (SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells, checked_count,
+                   checked_grid, checked_points, checked_seed, checked_threads)
 
 __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
            "write_utilities", "warm_up", "FILE_FORMAT", "FILE_VERSION"]
@@ -217,6 +218,22 @@ class PatternEvaluator(Evaluator):
     def __init__(self, load: str | None = None, train_games: int = 5000, eval_games: int = 5000,
                  ucb_every: int = 3, ucb_c: float = 0.02, feedback: bool = True, carry: bool = False,
                  known_complete: bool = False, paired: bool = True, learn_threads: int = 2) -> None:
+        # Checked here, before any learning: eval_games=0 divided by zero after the first
+        # training phase, train_games=0 learned nothing, and thousands of learn_threads
+        # outgrew the game process's memory, each only once the preparation had begun.
+        for what, n in (("train_games", train_games), ("eval_games", eval_games)):
+            if not is_integer(n) or not 1 <= n < 2 ** 63:
+                raise PokerSquaresError(f"{what} must be a whole number of games of at least 1, got {_brief(n)}")
+        if not is_integer(ucb_every) or not 0 <= ucb_every < 2 ** 63:
+            raise PokerSquaresError(f"ucb_every must be a whole number of games of at least 0 (0: no UCB1 games), "
+                                    f"got {_brief(ucb_every)}")
+        if not is_seconds(ucb_c) or not 0 <= ucb_c < math.inf:
+            raise PokerSquaresError(f"ucb_c must be a finite number >= 0 (UCB1's exploration), got {_brief(ucb_c)}")
+        for what, flag in (("feedback", feedback), ("carry", carry), ("known_complete", known_complete),
+                           ("paired", paired)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise PokerSquaresError(f"{what} must be true or false, got {_brief(flag)}")
+        learn_threads = checked_threads(learn_threads, "learn_threads")
         self.paired = paired
         self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
                             ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete,

@@ -12,11 +12,14 @@ the previous one's duration says it will end within the budget. Written against 
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 
-from ..evaluators.base import Evaluator
+from ..cards import is_integer, is_seconds
+from ..errors import PokerSquaresError
+from ..evaluators.base import Evaluator, _brief
 from ..game import EMPTY
 from .base import Search, checked_decision
 
@@ -41,6 +44,22 @@ class FlatMonteCarlo(Search):
 
     def __init__(self, playouts: int | None = None, cores: int = 2, safety: float = 1.3,
                  time_fraction: float = 0.9, first_share: float = 0.3) -> None:
+        # Checked here: playouts=0 or below searched nothing and played the greedy move
+        # without a word (beemo:playouts=0), cores=0 or below made a player that fits no
+        # machine, a share outside (0, 1] planned no time or more than the budget.
+        if playouts is not None and (not is_integer(playouts) or not 1 <= playouts < 2 ** 63):
+            raise PokerSquaresError(f"playouts must be a whole number of playouts per cell of at least 1 (or None: "
+                                    f"as many as the time allows), got {_brief(playouts)}")
+        if not is_integer(cores) or cores < 1:
+            raise PokerSquaresError(f"cores must be a positive whole number, got {_brief(cores)}")
+        for what, share in (("time_fraction", time_fraction), ("first_share", first_share)):
+            if not is_seconds(share) or not 0 < share <= 1:
+                raise PokerSquaresError(f"{what} must be a share of the move's time in (0, 1], got {_brief(share)}")
+        if not is_seconds(safety) or not 0 < safety < math.inf:
+            raise PokerSquaresError(f"safety must be a finite factor > 0 on a batch's expected cost, "
+                                    f"got {_brief(safety)}")
+        playouts = None if playouts is None else int(playouts)
+        cores = int(cores)
         self.playouts = playouts
         self.cores = cores
         self.safety = safety
