@@ -77,3 +77,21 @@ def test_pair_gain_is_the_pair_points():
     assert gains[1] == AMERICAN[1]
     assert gains[5] == AMERICAN[1]
     assert gains[6] == 0
+
+
+@pytest.mark.parametrize("flush_weight", [1e308, -1e308, 1e13, float("nan"), float("inf"), "0.3", True])
+def test_a_flush_weight_that_is_no_number_or_overflows_is_refused(flush_weight):
+    """Before, GreedyPlayer(flush_weight=1e308) (greedy:flush_weight=1e308) was built, its
+    flush term overflowed to inf, every gain became -inf or NaN, and it played its 11th
+    card into an occupied cell: the game scored the penalty."""
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match=r"^flush_weight must be a number from -1e\+12 to 1e\+12, got"):
+        GreedyPlayer(flush_weight=flush_weight)
+
+
+@pytest.mark.parametrize("flush_weight", [1e12, -1e12])
+def test_the_largest_flush_weights_play_legal_games(flush_weight, play_legal):
+    player = GreedyPlayer(flush_weight=flush_weight)
+    player.set_point_system(AMERICAN, 0)
+    play_legal(player, 0)

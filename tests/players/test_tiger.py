@@ -81,3 +81,18 @@ def test_bad_variants_are_user_errors():
     for spec in ("tiger:selection=greedy", "tiger:weights=best", "tiger:squash=max5", "tiger:nope=1"):
         with pytest.raises(PokerSquaresError):
             make_player(spec)
+
+
+@pytest.mark.parametrize("spec, what", [("tiger:made_weight=1e308", "made_weight"), ("tiger:alpha=-1e300", "alpha"),
+                                        ("tiger:gamma=1e13", "gamma")])
+def test_a_weight_so_large_its_values_overflow_is_refused(spec, what):
+    """Before, made_weight=1e308 was built, its values became inf - inf, and at its first
+    move the player found no cell to play: the game scored the penalty."""
+    with pytest.raises(PokerSquaresError, match=f"^{what} must be a number from -1e\\+12 to 1e\\+12, got"):
+        make_player(spec)
+
+
+def test_the_largest_weight_plays_legal_games(play_legal):
+    player = make_player("tiger:made_weight=1e12,iterations=50")
+    player.set_point_system(AMERICAN, 0.2)
+    play_legal(player, 3)

@@ -43,7 +43,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..cards import NUM_CARDS, Card, card, suit_of
+from ..cards import NUM_CARDS, Card, card, is_seconds, suit_of
 from ..errors import PokerSquaresError
 from ..game import LINES
 from ..points import BRITISH
@@ -65,6 +65,8 @@ _CALIBRATION_CHUNK = 100  # games per kernel call, the clock checked between cal
 # The paper's weights for one-, two- and three-card hands.
 UNTUNED = (0.2, 0.4, 0.6)
 TUNED = (0.1, 0.3, 0.85)
+# The largest weight (alpha, beta, gamma, made_weight) in magnitude: far beyond it values overflow.
+MAX_WEIGHT = 1e12
 
 
 
@@ -199,6 +201,13 @@ class PossibilityEvaluator(Evaluator):
             apriori = APRIORI[apriori]
         if len(apriori) != NUM_HANDS:
             raise PokerSquaresError(f"an a-priori table has 10 probabilities, got {len(apriori)}")
+        # Finite and bounded: made_weight=1e308 made a value infinite, every cell's value
+        # inf - inf, and the player had no cell to play (the game scored the penalty).
+        # Far below the bound the weighted term already outweighs every other.
+        for what, weight in (("alpha", alpha), ("beta", beta), ("gamma", gamma), ("made_weight", made_weight)):
+            if not is_seconds(weight) or not abs(weight) <= MAX_WEIGHT:
+                raise PokerSquaresError(f"{what} must be a number from {-MAX_WEIGHT:g} to {MAX_WEIGHT:g}, "
+                                        f"got {weight!r}")
         self.size_weights = (float(alpha), float(beta), float(gamma))
         self.apriori = tuple(float(p) for p in apriori)
         self.made_weight = None if made_weight < 0 else float(made_weight)

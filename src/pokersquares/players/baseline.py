@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from ..cards import Card
+from ..cards import Card, is_seconds
 from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..harness.player import BasePlayer
@@ -45,6 +45,9 @@ def _compile_rule_kernels() -> None:
     greedy_guard.greedy_rule_move(grid, 30, np.zeros(10, dtype=np.int64))
 
 
+# The largest flush weight greedy takes: far beyond it the flush term overflows.
+MAX_FLUSH_WEIGHT = 1e12
+
 # Lines through each cell: its row (index r) and its column (index 5 + c).
 _CELL_LINES = [(i // 5, 5 + i % 5) for i in range(25)]
 
@@ -65,7 +68,14 @@ class GreedyPlayer(BasePlayer):
 
     def __init__(self, flush_weight: float = 0.3) -> None:
         super().__init__()
-        self.flush_weight = flush_weight
+        # A weight of about 1e307 or more made the flush term infinite, every gain inf - inf
+        # or -inf, and the rule played into an occupied cell (the game scored the penalty);
+        # far below that (points are clamped to [-128, 127]) the flush term already
+        # outweighs every hand, so the bound changes no play a weight could ask for.
+        if not is_seconds(flush_weight) or not abs(flush_weight) <= MAX_FLUSH_WEIGHT:
+            raise PokerSquaresError(f"flush_weight must be a number from {-MAX_FLUSH_WEIGHT:g} to "
+                                    f"{MAX_FLUSH_WEIGHT:g}, got {flush_weight!r}")
+        self.flush_weight = float(flush_weight)
 
     def _line_value(self, cards: list[int], is_column: bool) -> float:
         value = float(self.points[hand_id(cards)])
