@@ -10,7 +10,7 @@ from pokersquares.evaluators.possibility import PossibilityEvaluator
 from pokersquares.kernels import mcts as km
 from pokersquares.kernels import score_grid
 from pokersquares.points import AMERICAN
-from pokersquares.search.mcts import DEFAULT_CP, MCTS, squash_range
+from pokersquares.search.mcts import DEFAULT_CP, MAX_CAPACITY, MCTS, squash_range
 
 PTS = np.array(AMERICAN.points, dtype=np.int64)
 
@@ -177,6 +177,19 @@ def test_bad_options_are_user_errors():
     for kwargs in (dict(selection="x"), dict(simulation="x"), dict(squash="x"), dict(final="x"), dict(cp=-1)):
         with pytest.raises(PokerSquaresError):
             MCTS(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(cp=math.nan), "cp"), (dict(cp=math.inf), "cp"), (dict(delta=0), "delta"), (dict(delta=math.nan), "delta"),
+    (dict(capacity=10**10), "capacity"), (dict(capacity=1), "capacity"), (dict(capacity=2.5), "capacity"),
+    (dict(iterations=0), "iterations"), (dict(iterations=1.5), "iterations"),
+    (dict(min_search_s=-1), "min_search_s"), (dict(min_search_s=math.nan), "min_search_s")])
+def test_numbers_that_would_fail_in_the_game_are_refused_when_built(kwargs, word):
+    # A capacity of ten billion nodes was a MemoryError in the game (the penalty); a NaN
+    # C_p or a negative least search was taken as given.
+    with pytest.raises(PokerSquaresError, match=word):
+        MCTS(**kwargs)
+    MCTS(capacity=MAX_CAPACITY, iterations=1, min_search_s=0.0)  # the bounds themselves are fine
 
 
 def test_pickled_search_leaves_its_tree_behind():

@@ -25,6 +25,7 @@ import time
 import numpy as np
 from numba import njit, objmode
 
+from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
@@ -34,6 +35,7 @@ from .base import Search, checked_decision
 __all__ = ["MCTS", "SQUASHES", "DEFAULT_CP", "squash_range"]
 
 DEFAULT_CP = 200 / math.sqrt(2)
+MAX_CAPACITY = 50_000_000  # tree nodes: about 2 GB, half a game process's default memory limit
 AMERICAN_RANGE = (0.0, 725.0)  # the paper's "precise" range: 4 royal flushes, a straight flush, 5 quads
 SQUASHES = ("none", "precise", "imprecise", "max200", "max2000")
 _SELECTIONS = {"uct": km.SELECT_UCT, "prune": km.SELECT_PRUNE, "best": km.SELECT_BEST}
@@ -101,8 +103,18 @@ class MCTS(Search):
             raise MCTSOptionError(f"unknown squash {squash!r}; known: {', '.join(SQUASHES)}")
         if final not in ("mean", "visits"):
             raise MCTSOptionError(f"unknown final {final!r}; known: mean, visits")
-        if cp < 0 or capacity < 2 or (iterations is not None and iterations < 1):
-            raise MCTSOptionError("cp must be >= 0, capacity >= 2 and iterations >= 1")
+        if not (is_seconds(cp) and 0 <= cp < math.inf) or not (is_seconds(delta) and 0 < delta < math.inf):
+            raise MCTSOptionError(f"cp must be a finite number >= 0 and delta a finite number > 0, got cp={cp!r}, "
+                                  f"delta={delta!r}")
+        # The tree's arrays are allocated whole (about 39 bytes a node): a capacity of ten
+        # billion failed only in the game, as a MemoryError that scored the penalty.
+        if not is_integer(capacity) or not 2 <= capacity <= MAX_CAPACITY:
+            raise MCTSOptionError(f"capacity must be a whole number of nodes from 2 to {MAX_CAPACITY:,}, "
+                                  f"got {capacity!r}")
+        if iterations is not None and (not is_integer(iterations) or not 1 <= iterations < 2 ** 63):
+            raise MCTSOptionError(f"iterations must be a whole number >= 1, got {iterations!r}")
+        if not (is_seconds(min_search_s) and 0 <= min_search_s < math.inf):
+            raise MCTSOptionError(f"min_search_s must be a finite number of seconds >= 0, got {min_search_s!r}")
         self.select_calc = bool(select_calc)
         self.simulate_calc = bool(simulate_calc)
         self.cp = float(cp)
