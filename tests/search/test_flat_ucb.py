@@ -128,5 +128,7 @@ def test_flat_mc_gives_every_cell_the_same_playouts(narl):
 @pytest.mark.parametrize("bad", [{"batch": 1.5}, {"depth": 2.0}, {"pulls": "3"}, {"batch": True}, {"depth": -1},
                                  {"pulls": 0}])
 def test_the_counts_a_pull_hands_over_unchecked_are_checked_at_construction(bad):
-    with pytest.raises(ValueError, match="integer"):
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="integer"):  # a user's error: one line, exit 2
         FlatUCB1(**bad)

@@ -1,9 +1,12 @@
 """CrnHalving: common random numbers, sequential halving, the early stop and the exact end game."""
 
+import math
+
 import numpy as np
 import pytest
 
 from pokersquares.cards import deal, parse_card
+from pokersquares.errors import PokerSquaresError
 from pokersquares.evaluators.narl import NarlEvaluator
 from pokersquares.points import AMERICAN
 from pokersquares.search.endgame import exact_values
@@ -120,6 +123,16 @@ def test_moves_before_from_cards_are_greedy_and_later_ones_searched(narl):
             assert cell == narl.greedy_cell(grid, card)
     with pytest.raises(ValueError):
         CrnHalving(from_cards=26)
+
+
+@pytest.mark.parametrize("kwargs", [dict(stop_z=math.nan), dict(stop_z=-1), dict(stop_z=0), dict(max_playouts=0),
+                                    dict(max_playouts=2.5), dict(from_cards=26), dict(cores=0)])
+def test_options_it_cannot_take_are_user_errors(kwargs):
+    # A NaN stop_z never stopped and a max_playouts of 0 searched nothing, both taken as
+    # given; the options are a user's error (one line, exit 2), as every player's are.
+    with pytest.raises(PokerSquaresError, match="CrnHalving needs"):
+        CrnHalving(**kwargs)
+    CrnHalving(stop_z=math.inf, max_playouts=1)  # never stop early, one playout: fine
 
 
 def test_the_early_stop_is_a_paired_z_test():

@@ -10,7 +10,11 @@ from ..cards import is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator, _brief, checked_points, checked_position, checked_seed
 
-__all__ = ["Search", "GreedySearch", "round_seed", "checked_decision"]
+__all__ = ["Search", "GreedySearch", "SearchOptionError", "round_seed", "checked_decision"]
+
+
+class SearchOptionError(PokerSquaresError, ValueError):
+    """A search built with an option it cannot take (a user error: one line, exit 2)."""
 
 
 def round_seed(seed: int, round_: int, thread: int) -> int:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..cards import is_integer
 from ..game import EMPTY
-from .base import Search, checked_decision
+from .base import Search, SearchOptionError, checked_decision
 
 __all__ = ["DepthLimitedFlatMC", "FlatUCB1"]
 
@@ -33,7 +33,7 @@ class _FlatSearch(Search):
     def __init__(self, depth: int = 5, batch: int = 1, pulls: int | None = None) -> None:
         if not (is_integer(depth) and is_integer(batch) and (pulls is None or is_integer(pulls))) or (
                 depth < 0 or batch < 1 or (pulls is not None and pulls < 1)):
-            raise ValueError(f"depth must be an integer >= 0, batch and pulls integers >= 1; "
+            raise SearchOptionError(f"depth must be an integer >= 0, batch and pulls integers >= 1; "
                              f"got depth={depth!r}, batch={batch!r}, pulls={pulls!r}")
         self.depth = int(depth)
         self.batch = int(batch)  # checked here: a pull passes them to the evaluator unchecked

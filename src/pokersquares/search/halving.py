@@ -36,10 +36,11 @@ import time
 
 import numpy as np
 
+from ..cards import is_integer
 from ..evaluators.base import Evaluator
 from ..game import EMPTY
 from ..symmetry import alike_values, cell_classes, distinct_cells
-from .base import Search, checked_decision, round_seed
+from .base import Search, SearchOptionError, checked_decision, round_seed
 from .endgame import exact_cost, exact_values
 
 __all__ = ["CrnHalving"]
@@ -79,9 +80,11 @@ class CrnHalving(Search):
                  max_playouts: int | None = None, from_cards: int = 0, lam: float = 1.0,
                  stratify: bool = False, symmetry: bool = True) -> None:
         if (depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25
-                or not 0 <= lam <= 1):
-            raise ValueError("CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, min_playouts >= 1, "
-                             "0 <= from_cards <= 25, 0 <= lam <= 1")
+                or not 0 <= lam <= 1 or not stop_z > 0
+                or (max_playouts is not None and (not is_integer(max_playouts) or max_playouts < 1))):
+            raise SearchOptionError(
+                "CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, stop_z > 0 (inf: never stop "
+                "early), min_playouts >= 1, max_playouts >= 1 (or None), 0 <= from_cards <= 25, 0 <= lam <= 1")
         self.depth = depth
         self.cores = cores
         self.time_fraction = time_fraction

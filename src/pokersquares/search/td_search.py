@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY
-from .base import GreedySearch, Search, checked_decision, round_seed
+from .base import GreedySearch, Search, SearchOptionError, checked_decision, round_seed
 
 __all__ = ["TdSearch", "episodes_option"]
 
@@ -56,7 +56,7 @@ class TdSearch(Search):
     def __init__(self, inner: Search | None = None, episodes: int = 1000, alpha: float = 0.01, lam: float = 0.5,
                  cores: int = 2, time_share: float = 0.5) -> None:
         if episodes < 0 or alpha < 0 or not 0 <= lam <= 1 or cores < 1 or not 0 < time_share <= 1:
-            raise ValueError("TdSearch needs episodes >= 0, alpha >= 0, 0 <= lam <= 1, cores >= 1, "
+            raise SearchOptionError("TdSearch needs episodes >= 0, alpha >= 0, 0 <= lam <= 1, cores >= 1, "
                              "0 < time_share <= 1")
         self.inner = inner if inner is not None else GreedySearch()
         self.episodes = episodes
