@@ -23,6 +23,20 @@ def test_parse_param_values_ranges_and_errors():
             parse_param(bad)
 
 
+def test_one_value_written_twice_is_refused_and_distinct_values_kept():
+    # 1.0 and 1 play the same games: they were two runs, while 1 and 01 were refused.
+    for bad in ("flush_weight=1.0,1", "a=1,01", "a=0.5,5e-1", "a=x,x", "a=true,TRUE"):
+        with pytest.raises(SweepError, match="twice"):
+            parse_param(bad)
+    assert parse_param("a=true,1")[1] == [True, 1]  # a switch and a number are not one value
+    assert parse_param("a=2**60,1152921504606846977".replace("2**60", str(2**60)))[1] == [2**60, 2**60 + 1]
+
+
+def test_a_range_too_wide_to_split_is_refused():
+    with pytest.raises(SweepError, match="too wide"):
+        parse_param("flush_weight=-1e308..1e308/3")  # the values were NaN
+
+
 def test_grid_and_samples():
     grid = settings({"a": [1, 2], "b": ["x", "y", "z"]})
     assert len(grid) == 6 and grid[0] == {"a": 1, "b": "x"} and grid[-1] == {"a": 2, "b": "z"}

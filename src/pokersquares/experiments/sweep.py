@@ -57,6 +57,14 @@ def _number(text: str, what: str) -> int | float:
     return value
 
 
+def _value_key(value) -> tuple:
+    """What makes two listed values one: numbers by value (1 and 1.0 play the same games;
+    Python compares ints and floats exactly), true/false and text by what they are."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return type(value).__name__, value
+    return "number", value
+
+
 def parse_param(text: str) -> tuple[str, list | ParamRange]:
     """``name=v1,v2,...`` (values), ``name=lo..hi/n`` (n evenly spaced values) or
     ``name=lo..hi`` (a range to sample from)."""
@@ -80,12 +88,14 @@ def parse_param(text: str) -> tuple[str, list | ParamRange]:
         if n == 1:
             return name, [lo]
         step = (hi - lo) / (n - 1)
+        if not math.isfinite(step):  # -1e308..1e308: hi - lo overflows, every value NaN
+            raise SweepError(f"--param {name}: the range {lo}..{hi} is too wide to split into {n} values")
         return name, [float(f"{lo + k * step:.6g}") for k in range(n)]
     parsed = [_parse_value(v.strip()) for v in values.split(",") if v.strip()]
     for v in parsed:
         if isinstance(v, str) and any(c in v for c in ",=:"):
             raise SweepError(f"--param {name}: value {v!r} cannot go in a player spec")
-    if len(set(map(repr, parsed))) != len(parsed):
+    if len(set(map(_value_key, parsed))) != len(parsed):
         raise SweepError(f"--param {name} lists a value twice")
     return name, parsed
 
