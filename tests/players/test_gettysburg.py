@@ -107,3 +107,14 @@ def test_learning_threads_and_budget_share_out_of_range_are_refused_when_the_pla
 def test_the_most_threads_and_the_whole_budget_are_accepted():
     assert make_player("gettysburg:threads=64,budget_share=1").evaluator.threads == 64
     assert make_player("td:threads=64").evaluator.threads == 64
+
+
+@pytest.mark.parametrize("spec, says", [("gettysburg:depth=-1", "depth"), ("gettysburg:search=greedy,depth=-3", "depth"),
+                                        ("gettysburg:exploration=-1", "exploration"),
+                                        ("gettysburg:exploration=inf", "exploration")])
+def test_search_numbers_are_checked_whichever_search_is_named(spec, says):
+    # Given with the default expectimax (or greedy), which take no depth, a bad depth was
+    # silently ignored; the same spec with search=depth_mc was refused.
+    with pytest.raises(PokerSquaresError, match=says):
+        make_player(spec)
+    make_player("gettysburg:depth=0,exploration=0")  # the least of each is fine

@@ -9,11 +9,14 @@ instead of learning; a saved TD evaluator gives its table alone, without the res
 
 from __future__ import annotations
 
+import math
+
 from ..bench import register_benchmark
+from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.narl import NarlEvaluator
 from .catalog import register_player
-from ..search.base import GreedySearch, Search
+from ..search.base import GreedySearch, Search, SearchOptionError
 from ..search.expectimax import Expectimax
 from ..search.flat_ucb import DepthLimitedFlatMC, FlatUCB1
 from .composed import SearchPlayer
@@ -24,7 +27,13 @@ SEARCHES = ("expectimax", "greedy", "depth_mc", "flat_ucb")  # the names hybrid 
 
 
 def make_search(search: str, depth: int = 5, exploration: float = 20.0) -> Search:
-    """The search a ``search=`` parameter names."""
+    """The search a ``search=`` parameter names. ``depth`` and ``exploration`` are checked
+    whichever it is: a bad one given with the default expectimax was silently ignored."""
+    if not is_integer(depth) or depth < 0:
+        raise SearchOptionError(f"depth must be a whole number of cards >= 0 (depth_mc and flat_ucb's playouts), "
+                                f"got {depth!r}")
+    if not is_seconds(exploration) or not 0 <= exploration < math.inf:
+        raise SearchOptionError(f"exploration must be a finite number >= 0 (flat_ucb's), got {exploration!r}")
     if search == "expectimax":
         return Expectimax()
     if search == "greedy":
