@@ -206,3 +206,35 @@ def test_a_jvm_that_ends_without_a_word_says_so_in_one_line(java_classes):
     with pytest.raises(UnknownPlayerError, match=r"^java:QuitPlayer: the JVM exited with code 0 before "
                                                  r"creating the player$"):
         make_player("java:QuitPlayer")
+
+
+@pytest.mark.parametrize("params,words", [
+    ("java_opts=-Xbogus", "java_opts='-Xbogus': Unrecognized option: -Xbogus"),
+    ("java_opts=-Xmx1k", "Too small maximum heap"),
+    ("log={tmp}/missing/player.log", "folder .* does not exist"),
+    ("log={tmp}", "is a folder"),
+    ("log={db}", "is an SQLite file"),
+])
+def test_bad_jvm_options_or_log_are_refused_in_one_line_before_any_game(java_classes, tmp_path, cli, params, words):
+    # Each game's JVM starts with java_opts and writes to log: a bad one once scored every
+    # game of the run the penalty ("preparation failed"), recorded in the store.
+    db = tmp_path / "r.sqlite"
+    ResultStore(db).close()
+    params = params.format(tmp=tmp_path, db=db)
+    with pytest.raises(UnknownPlayerError, match=words):
+        make_player(f"java:FirstEmptyPlayer:{params}")
+    code, out, err = cli("run", "--player", f"java:FirstEmptyPlayer:{params}", "--classpath", java_classes,
+                         "--games", "2", "--prep-time", "0.5", "--time-per-game", "0.5", "--db", db, "-q")
+    assert code == 2 and err.strip().count("\n") == 0 and err.startswith("error: "), err
+    with ResultStore(db) as store:
+        assert store.runs() == []
+    assert db.read_bytes()[:16] == b"SQLite format 3\x00"
+
+
+def test_good_jvm_options_and_log_still_play(java_classes, tmp_path):
+    log = tmp_path / "player.log"
+    recs = run(f"java:FirstEmptyPlayer:java_opts=-Xmx64m -Dpokersquares.x=1,log={log}", n=2, system=AMERICAN,
+               workers=1)
+    assert [r.penalty for r in recs] == [None, None]
+    assert "a chatty player" in log.read_text()
+    assert make_player("java:FirstEmptyPlayer:log=/dev/null").log == "/dev/null"  # discarded, as by default

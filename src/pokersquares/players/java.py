@@ -143,6 +143,57 @@ def _fingerprint(class_name: str, classpath: list[str]) -> str:
 
 
 _CHECKED: dict[tuple[str, str], type] = {}
+_STARTED: set[tuple[str, str, tuple[str, ...]]] = set()  # (class, classpath, java_opts) checked to start
+
+
+def _check_start(class_name: str, classpath: list[str], java_opts: list[str]) -> None:
+    """Start a JVM with ``java_opts`` that creates the player and exits; any failure is one
+    line (UnknownPlayerError)."""
+    shown = f"java:{class_name}" + (f" with java_opts={' '.join(java_opts)!r}" if java_opts else "")
+    cmd = _jvm_command(class_name, classpath, java_opts, check=True)
+    try:
+        done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=START_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        raise UnknownPlayerError(f"{shown}: the JVM did not start within {START_LIMIT_S:g} s") from None
+    except OSError as e:
+        raise UnknownPlayerError(f"{shown}: cannot start java: {e.strerror or e}") from None
+    out = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    if done.returncode != 0 or not out or not out[0].startswith("ready"):
+        if out and out[0].startswith("error "):
+            reason = out[0].removeprefix("error ").strip()
+        else:
+            # The JVM's own words (an unknown option, too small a heap), without its closing
+            # "A fatal exception has occurred": on stdout or stderr, whichever it used.
+            said = [line for line in out + [e.strip() for e in done.stderr.splitlines() if e.strip()]
+                    if not line.startswith("Error: A fatal exception")]
+            reason = "; ".join(said[:2]) or f"the JVM exited with code {done.returncode} before creating the player"
+        raise UnknownPlayerError(f"{shown}: {reason}")
+
+
+def _check_log(log: str) -> None:
+    """A ``log`` file the player's printed output can be appended to: not a folder nor a pipe,
+    not an SQLite file (a result store), in an existing folder; one line (UnknownPlayerError)
+    otherwise."""
+    path = Path(log)
+    if not log or path.is_dir():
+        raise UnknownPlayerError(f"log={log!r} is a folder; give a file name, e.g. log=player.log")
+    if path.exists() and not path.is_file() and not path.is_char_device():  # /dev/null, a terminal: fine
+        raise UnknownPlayerError(f"log={log!r} is not a regular file (a pipe?); give a file name")
+    if path.is_file():
+        try:
+            with open(path, "rb") as f:
+                sqlite = f.read(16) == b"SQLite format 3\x00"
+        except OSError as e:
+            raise UnknownPlayerError(f"cannot write log={log!r}: {e.strerror or e}") from None
+        if sqlite:
+            raise UnknownPlayerError(f"log={log!r} is an SQLite file (a result store?); not writing the "
+                                     "player's output into it, give another file")
+    if not path.parent.is_dir():
+        raise UnknownPlayerError(f"cannot write log={log!r}: folder {str(path.parent)!r} does not exist")
+    try:
+        open(path, "ab").close()
+    except OSError as e:
+        raise UnknownPlayerError(f"cannot write log={log!r}: {e.strerror or e}") from None
 
 
 def java_player_class(class_name: str) -> type:
@@ -155,17 +206,7 @@ def java_player_class(class_name: str) -> type:
     classpath = _classpath_entries(None)
     key = (class_name, os.pathsep.join(classpath))
     if key not in _CHECKED:
-        cmd = _jvm_command(class_name, classpath, [], check=True)
-        try:
-            done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  timeout=START_LIMIT_S)
-        except subprocess.TimeoutExpired:
-            raise UnknownPlayerError(f"java:{class_name}: the JVM did not start within {START_LIMIT_S:g} s") from None
-        first = (done.stdout.strip().splitlines() or [""])[0]
-        if done.returncode != 0 or not first.startswith("ready"):
-            reason = first.removeprefix("error ").strip() or (done.stderr.strip().splitlines() or [
-                f"the JVM exited with code {done.returncode} before creating the player"])[-1]
-            raise UnknownPlayerError(f"java:{class_name}: {reason}")
+        _check_start(class_name, classpath, [])
         _CHECKED[key] = type(f"JavaPlayer[{class_name}]", (JavaPlayer,), {
             "class_name": class_name, "version": f"java/{_fingerprint(class_name, classpath)}",
             "__module__": __name__})
@@ -194,6 +235,8 @@ class JavaPlayer:
             raise UnknownPlayerError(f"cores must be a positive integer, got {cores!r}")
         if not isinstance(grace, (int, float)) or grace < 0:
             raise UnknownPlayerError(f"grace must be a number of seconds >= 0, got {grace!r}")
+        if not isinstance(java_opts, str):
+            raise UnknownPlayerError(f"java_opts must be JVM options separated by spaces, got {java_opts!r}")
         self.cores = cores
         self.grace = float(grace)
         self.java_opts = java_opts.split()
@@ -204,6 +247,16 @@ class JavaPlayer:
             raise UnknownPlayerError(f"java:{self.class_name}: give the classpath with --classpath "
                                      f"(or ${CLASSPATH_ENV}), not as a parameter of the player")
         self.classpath = _classpath_entries(classpath)
+        if log is not None:
+            if not isinstance(log, str):
+                raise UnknownPlayerError(f"log must be a file name, got {log!r}")
+            _check_log(log)
+        started = (self.class_name, os.pathsep.join(self.classpath), tuple(self.java_opts))
+        if self.java_opts and started not in _STARTED:
+            # The JVM of every game starts with these options: a bad one is refused here, in
+            # one line (once per process), instead of scoring every game the penalty.
+            _check_start(self.class_name, self.classpath, self.java_opts)
+            _STARTED.add(started)
         self.java_name: str | None = None
         self._proc: subprocess.Popen | None = None
         self._buffer = b""
