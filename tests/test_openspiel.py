@@ -105,3 +105,20 @@ def test_an_illegal_action_is_refused_and_leaves_the_state_as_it_was():
     # play_deal with a chooser that answers a filled cell fails there, not with a wrong score
     with pytest.raises(IllegalPlacementError):
         play_deal(game, 3, lambda s: 0)
+
+
+@pytest.mark.parametrize("spec", ["british", "-3,2,5,10,15,20,25,50,75,100"])
+def test_a_copied_or_pickled_game_plays_and_scores_as_the_original(spec):
+    # pyspiel makes a copy of a game (pickle, copy.copy, copy.deepcopy: multiprocessing,
+    # an algorithm's own copy) from its parameters without __init__: the copy once had
+    # no point system, and failed on its first state ("no attribute 'points'").
+    import copy
+    import pickle
+
+    game = load(spec)
+    first = lambda state: state.legal_actions()[0]  # noqa: E731
+    _, score = play_deal(game, 3, first)
+    for copied in (copy.copy(game), copy.deepcopy(game), pickle.loads(pickle.dumps(game))):
+        assert str(copied) == str(game) and copied.point_system == game.point_system
+        assert list(copied.points) == list(game.points)
+        assert play_deal(copied, 3, first)[1] == score

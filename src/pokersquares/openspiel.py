@@ -65,8 +65,8 @@ class PokerSquaresGame(pyspiel.Game):
         words = str(params["point_system"]).replace(",", " ").split()
         spec = ",".join(words) if len(words) > 1 else str(params["point_system"])
         params["point_system"] = " ".join(words)
-        self.point_system: PointSystem = parse_point_system(spec)
-        self.points = np.array(self.point_system.points, dtype=np.int64)
+        point_system = parse_point_system(spec)
+        self._point_system: PointSystem | None = point_system
         super().__init__(
             _GAME_TYPE,
             pyspiel.GameInfo(
@@ -74,12 +74,30 @@ class PokerSquaresGame(pyspiel.Game):
                 max_chance_outcomes=NUM_CARDS,
                 num_players=1,
                 # ten hands, each scoring between the lowest and the highest points
-                min_utility=float(10 * min(self.point_system.points)),
-                max_utility=float(10 * max(self.point_system.points)),
+                min_utility=float(10 * min(point_system.points)),
+                max_utility=float(10 * max(point_system.points)),
                 max_game_length=NUM_CELLS,
             ),
             params,
         )
+
+    @property
+    def point_system(self) -> PointSystem:
+        """The game's point system. A copy of the game (``pickle``, ``copy.deepcopy``) is
+        made by pyspiel from its parameters without ``__init__``: read from them then."""
+        point_system = self.__dict__.get("_point_system")
+        if point_system is None:
+            words = str(self.get_parameters()["point_system"]).split()
+            point_system = parse_point_system(",".join(words) if len(words) > 1 else " ".join(words))
+            self._point_system = point_system
+        return point_system
+
+    @property
+    def points(self) -> np.ndarray:
+        points = self.__dict__.get("_points")
+        if points is None:
+            points = self._points = np.array(self.point_system.points, dtype=np.int64)
+        return points
 
     def new_initial_state(self):
         return PokerSquaresState(self)
