@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
 
 from pokersquares import AMERICAN, BRITISH
+from pokersquares.errors import PokerSquaresError
 from pokersquares.harness.registry import list_players, make_player
 from pokersquares.harness.runner import prepare_for_handoff
 
@@ -29,10 +31,27 @@ def main() -> None:
     parser.add_argument("--loads", default="0,2", help="busy processes beside the preparation")
     parser.add_argument("--players", default=None, help="comma-separated (default: every registered one)")
     args = parser.parse_args()
-    budgets = [float(b) for b in args.budgets.split(",")]
+    # Checked before any player prepares or any busy process starts: one line, exit 2.
+    try:
+        budgets = [float(b) for b in args.budgets.split(",")]
+    except ValueError:
+        parser.error(f"--budgets takes seconds separated by commas, got {args.budgets!r}")
+    if not all(math.isfinite(b) and b > 0 for b in budgets):  # worst_share divides by the budget
+        parser.error(f"--budgets must be finite numbers of seconds more than 0, got {args.budgets!r}")
+    try:
+        loads = [int(x) for x in args.loads.split(",")]
+    except ValueError:
+        loads = [-1]
+    if not all(0 <= load <= 1000 for load in loads):
+        parser.error(f"--loads takes numbers of busy processes (0 to 1000) separated by commas, got {args.loads!r}")
     players = args.players.split(",") if args.players else [p.name for p in list_players()]
+    for name in players:
+        try:
+            make_player(name)
+        except PokerSquaresError as e:
+            parser.error(str(e))
     out = {"budgets": budgets, "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0], "loads": {}}
-    for load in (int(x) for x in args.loads.split(",")):
+    for load in loads:
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(load)]
         try:
             rows = {}

@@ -26,6 +26,8 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=5, help="JVM starts to time")
     ap.add_argument("--games", type=int, default=40, help="games of 25 moves to time")
     args = ap.parse_args()
+    if args.starts < 1 or args.games < 1:  # medians of nothing, after compiling everything
+        ap.error(f"--starts and --games must be at least 1, got {args.starts} and {args.games}")
     work = Path(tempfile.mkdtemp(prefix="java-overhead-"))
     classes = work / "classes"
     subprocess.run(["javac", "-d", str(classes), *map(str, (ROOT / "tests/players/java").glob("*.java"))], check=True)

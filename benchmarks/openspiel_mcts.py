@@ -6,10 +6,12 @@ the searched moves of a few games, played in this process as the harness plays t
 
 import argparse
 import json
+import math
 import os
 import statistics
 
 from pokersquares import AMERICAN
+from pokersquares.errors import PokerSquaresError
 from pokersquares.harness.game_play import play_game
 from pokersquares.harness.registry import make_player
 
@@ -20,7 +22,16 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=3)
     ap.add_argument("--time-per-game", type=float, default=1.0)
     args = ap.parse_args()
-    player = make_player(args.player)
+    if args.games < 1:
+        ap.error(f"--games must be at least 1, got {args.games}")
+    if not (math.isfinite(args.time_per_game) and args.time_per_game > 0):
+        ap.error(f"--time-per-game must be a finite number of seconds more than 0, got {args.time_per_game:g}")
+    try:
+        player = make_player(args.player)
+    except PokerSquaresError as e:
+        ap.error(str(e))
+    if not hasattr(player, "simulations"):  # the figure this script reports
+        ap.error(f"--player {args.player!r} does not count its simulations: give openspiel:mcts (with its parameters)")
     player.warm_up()
     player.set_point_system(AMERICAN, 1.0)
     sims, scores, used = [], [], []

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from pokersquares.errors import PokerSquaresError
 from pokersquares.players.greedy_guard import RULE_FIRST_GAMES, greedy_rule_move, greedy_rule_values
 from pokersquares.points import parse_point_system
 from pokersquares.strength import play_deal
@@ -32,9 +33,16 @@ def main() -> None:
     args = ap.parse_args()
     if args.games < 2:  # a standard error needs two games; said before any is played
         ap.error(f"--games must be at least 2 (a standard error needs two games), got {args.games}")
+    if not (math.isfinite(args.per_move) and args.per_move > 0):
+        ap.error(f"--per-move must be a finite number of seconds more than 0, got {args.per_move:g}")
+    systems = {}
+    for name in args.systems.split(","):  # every system checked before the first is played
+        try:
+            systems[name] = np.array(parse_point_system(name).points, dtype=np.int64)
+        except PokerSquaresError as e:
+            ap.error(str(e))
     out = {"games": args.games, "per_move_s": args.per_move, "systems": {}}
-    for name in args.systems.split(","):
-        points = np.array(parse_point_system(name).points, dtype=np.int64)
+    for name, points in systems.items():
         greedy_rule_values(np.full(25, -1, dtype=np.int8), 3, points, 0, games=16)  # compile before timing
         rule, searched, seconds = [], [], []
         for seed in range(args.games):

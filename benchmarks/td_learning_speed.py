@@ -15,6 +15,7 @@ are temporal-coherence steps (``td:tc``, the default since version 13) or consta
 
 import argparse
 import json
+import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,13 @@ def main() -> None:
         groups = parse_groups(args.groups)
     except PokerSquaresError as e:
         ap.error(str(e))
+    # Checked before the table is learned (a minute at the defaults): games per second of
+    # no game or no round divided by zero after it.
+    if args.table_games < 1 or args.games < 1 or args.rounds < 1:
+        ap.error(f"--table-games, --games and --rounds must be at least 1, got {args.table_games}, {args.games} "
+                 f"and {args.rounds}")
+    if not (math.isfinite(args.table_step) and args.table_step >= 0):
+        ap.error(f"--table-step must be a finite number of at least 0, got {args.table_step:g}")
     load_start = os.getloadavg()[0]
     points = np.array(AMERICAN.points, dtype=np.int64)
     narl = NarlEvaluator(games=args.table_games, threads=1)

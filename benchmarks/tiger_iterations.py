@@ -11,6 +11,7 @@ of each game. The Tiger paper does not report its own iteration count.
 
 import argparse
 import json
+import math
 
 import numpy as np
 
@@ -46,6 +47,10 @@ def main() -> None:
         system = parse_point_system(args.system)
     except PokerSquaresError as e:
         ap.error(str(e))
+    if args.games < 1:  # a mean of no searched move, after compiling every kernel
+        ap.error(f"--games must be at least 1, got {args.games}")
+    if not (math.isfinite(args.time_per_game) and args.time_per_game > 0):
+        ap.error(f"--time-per-game must be a finite number of seconds more than 0, got {args.time_per_game:g}")
     player = _Counting(time_per_game=args.time_per_game)
     player.warm_up()  # compile the kernels first, as the harness does
     prepare_player(player, system, 1.0)

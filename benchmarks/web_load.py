@@ -65,6 +65,15 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--clients", type=int, default=100)
     args = parser.parse_args()
+    # Checked before the server starts: an unknown agent's hint never succeeds (the wait
+    # for it would never end), and no request or client leaves nothing to measure.
+    if args.requests < 1 or args.clients < 1:
+        parser.error(f"--requests and --clients must be at least 1, got {args.requests} and {args.clients}")
+    from pokersquares.web.agents import registered_agents
+
+    agents = registered_agents()
+    if args.agent not in agents:
+        parser.error(f"unknown agent {args.agent!r}; the web app's agents: {', '.join(agents)}")
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",

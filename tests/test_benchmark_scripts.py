@@ -464,3 +464,35 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     (row,) = out["rows"]
     assert out["patterns_prep_s"] == 0.2 and row["prep_s"] == 0.9
     assert row["patterns_s"] <= 0.45 < 0.6 <= row["td_s"] <= 1.2  # each learner its own seconds
+
+
+@pytest.mark.parametrize("script, args, says", [
+    ("engine.py", ["--repeats", "0"], "--repeats must be from 1 to 1,000, got 0"),
+    ("engine.py", ["--only", "bogus"], "unknown benchmark 'bogus'"),
+    ("openspiel_mcts.py", ["--games", "0"], "--games must be at least 1, got 0"),
+    ("openspiel_mcts.py", ["--time-per-game", "nan"], "--time-per-game must be a finite number of seconds more than 0"),
+    ("openspiel_mcts.py", ["--player", "bogus"], "unknown player 'bogus'"),
+    ("openspiel_mcts.py", ["--player", "greedy"], "'greedy' does not count its simulations"),
+    ("java_overhead.py", ["--starts", "0"], "--starts and --games must be at least 1, got 0 and 40"),
+    ("java_overhead.py", ["--games", "-1"], "--starts and --games must be at least 1, got 5 and -1"),
+    ("budget_overrun.py", ["--budgets", "nan"], "--budgets must be finite numbers of seconds more than 0"),
+    ("budget_overrun.py", ["--budgets", "0"], "--budgets must be finite numbers of seconds more than 0"),
+    ("budget_overrun.py", ["--loads", "-1"], "--loads takes numbers of busy processes"),
+    ("budget_overrun.py", ["--players", "greedy,bogus"], "unknown player 'bogus'"),
+    ("tiger_iterations.py", ["--games", "0"], "--games must be at least 1, got 0"),
+    ("tiger_iterations.py", ["--time-per-game", "0"], "--time-per-game must be a finite number of seconds more than 0"),
+    ("rule_search.py", ["--systems", "american,bogus"], "unknown point system 'bogus'"),
+    ("rule_search.py", ["--per-move", "nan"], "--per-move must be a finite number of seconds more than 0"),
+    ("td_learning_speed.py", ["--games", "0"], "--table-games, --games and --rounds must be at least 1"),
+    ("td_learning_speed.py", ["--table-step", "nan"], "--table-step must be a finite number of at least 0"),
+    ("web_load.py", ["--agent", "bogus"], "unknown agent 'bogus'"),
+    ("web_load.py", ["--clients", "0"], "--requests and --clients must be at least 1"),
+])
+def test_hostile_arguments_are_one_line_before_any_work(script, args, says):
+    """Each once ran (a JVM compiled and started, kernels compiled, a table learned, a web
+    server started) and then failed with a traceback (a median of nothing, a division by
+    zero), waited for ever (web_load's hint of an unknown agent), or measured nonsense."""
+    run = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == "", run.stderr[-2000:]
+    assert says in run.stderr.strip().splitlines()[-1]
