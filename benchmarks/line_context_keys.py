@@ -234,8 +234,8 @@ def main() -> None:
     ap.add_argument("--prior", type=float, default=50.0)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     args = ap.parse_args()
-    if args.games < 1 or args.deals < 2 or args.prior < 0:
-        ap.error("--games must be >= 1, --deals >= 2 and --prior >= 0")
+    if args.games < 1 or args.deals < 2 or not 0 <= args.prior < math.inf:
+        ap.error("--games must be >= 1, --deals >= 2 and --prior a finite number >= 0")
     with ProcessPoolExecutor(min(2, len(args.seeds))) as pool:
         rows = list(pool.map(one_seed, args.seeds, *zip(*[(args.system, args.games, args.deals,
                                                             args.prior)] * len(args.seeds))))

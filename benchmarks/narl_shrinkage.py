@@ -29,8 +29,8 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    if args.seconds <= 0 or args.deals < 2:
-        ap.error("--seconds must be > 0 and --deals >= 2")
+    if not 0 < args.seconds < math.inf or args.deals < 2:
+        ap.error(f"--seconds must be a finite number > 0 and --deals >= 2, got {args.seconds:g} and {args.deals}")
     from pokersquares.evaluators.narl import NarlEvaluator
     from pokersquares.points import AMERICAN, BRITISH
 

@@ -20,6 +20,7 @@ Each setting needs its own ``NUMBA_CACHE_DIR``: the rules are compile-time const
 """
 
 import json
+import math
 import os
 import sys
 import time
@@ -33,7 +34,13 @@ from pokersquares.points import parse_point_system
 
 if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
     sys.exit(f"usage: python {sys.argv[0]} LABEL SECONDS [OPTIONS_JSON]\n" + __doc__.strip().splitlines()[0])
-label, seconds, opts = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3] if len(sys.argv) > 3 else "{}")
+label = sys.argv[1]
+try:
+    seconds, opts = float(sys.argv[2]), json.loads(sys.argv[3] if len(sys.argv) > 3 else "{}")
+except ValueError as e:  # json.JSONDecodeError is one
+    sys.exit(f"og_variants: SECONDS is a number and OPTIONS_JSON a JSON object: {e}")
+if not 0 < seconds < math.inf or not isinstance(opts, dict):
+    sys.exit(f"og_variants: SECONDS must be a finite number > 0 and OPTIONS_JSON a JSON object, got {sys.argv[2:]}")
 games = int(os.environ.get("GAMES", 10000))
 out_dir = os.environ.get("OUT", ".")
 points = np.array(parse_point_system("american").points, dtype=np.int64)

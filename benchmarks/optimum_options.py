@@ -17,8 +17,10 @@ deals on an otherwise idle machine: CPU seconds move with the load (caches, memo
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
+import math
 import statistics
 import time
 
@@ -26,7 +28,8 @@ import numpy as np
 
 
 def _value(text: str):
-    """A player option's value (true/false, an integer, a float), else a CP-SAT enum member's name."""
+    """A player option's value (true/false, an integer, a float), else a CP-SAT enum member's name
+    (ValueError for anything else)."""
     from ortools.sat.python import cp_model_helper
 
     from pokersquares.harness.registry import _parse_value
@@ -36,7 +39,7 @@ def _value(text: str):
         return value
     if hasattr(cp_model_helper.SatParameters, text):
         return getattr(cp_model_helper.SatParameters, text)
-    raise SystemExit(f"error: cannot read the value {text!r}")
+    raise ValueError(f"cannot read the value {text!r}")
 
 
 def _pairs(items: list[str]) -> dict:
@@ -44,12 +47,14 @@ def _pairs(items: list[str]) -> dict:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep:
-            raise SystemExit(f"error: expected NAME=VALUE, got {item!r}")
+            raise ValueError(f"expected NAME=VALUE, got {item!r}")
         out[name] = _value(value)
     return out
 
 
 def main() -> None:
+    from ortools.sat.python import cp_model
+
     import pokersquares.optimum as optimum
     from pokersquares.cards import deal
     from pokersquares.cli.optimum import parse_seeds
@@ -65,16 +70,30 @@ def main() -> None:
     parser.add_argument("--param", action="append", default=[], help="a CP-SAT parameter, NAME=VALUE")
     parser.add_argument("--start", type=int, help="prove this score (skip the local search)")
     args = parser.parse_args()
-    params = dict(CoreOptions().parameters)
-    params.update(_pairs(args.param))
-    options = CoreOptions(**_pairs(args.option), parameters=tuple(params.items()))
+    # Everything checked before the first deal is solved: one line, exit 2.
+    if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+        parser.error(f"--time-limit must be a finite number of seconds more than 0, got {args.time_limit:g}")
     try:
         system = parse_point_system(args.system)
-    except PokerSquaresError as e:
+        seeds = parse_seeds(args.seeds)
+        params = dict(CoreOptions().parameters)
+        params.update(_pairs(args.param))
+        fields = {f.name for f in dataclasses.fields(CoreOptions)} - {"parameters"}
+        options = _pairs(args.option)
+        for name in options:
+            if name not in fields:
+                raise ValueError(f"--option {name!r} is not a CoreOptions field; choose from {', '.join(sorted(fields))}")
+        options = CoreOptions(**options, parameters=tuple(params.items()))
+        probe = cp_model.CpSolver().parameters
+        for name, setting in options.parameters:  # as solve_cores sets them, on a solver of its own
+            setattr(probe, name, setting)
+    except (PokerSquaresError, ValueError) as e:
         parser.error(str(e))
+    except (AttributeError, TypeError) as e:
+        parser.error(f"--param: {e}")
     cpu = []
     proven = 0
-    for seed in parse_seeds(args.seeds):
+    for seed in seeds:
         c0 = time.process_time()
         if args.start is None:
             optimum.solve_cores = functools.partial(solve_cores, options=options)

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 
+from pokersquares.errors import PokerSquaresError
 from pokersquares.harness.compare import compare_runs, load_runs
 
 
@@ -35,7 +37,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stores", nargs="+")
     args = parser.parse_args()
-    print(json.dumps(_rounded(compare_runs(load_runs(args.stores))), indent=1))
+    try:
+        result = compare_runs(load_runs(args.stores))
+    except (PokerSquaresError, OSError, sqlite3.Error) as e:  # a missing, unreadable or foreign file: one line
+        parser.error(str(e))
+    print(json.dumps(_rounded(result), indent=1))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from pokersquares.cards import deal
+from pokersquares.errors import PokerSquaresError
 from pokersquares.evaluators.td import TdEvaluator
 from pokersquares.game import EMPTY
 from pokersquares.players.greedy_guard import greedy_rule_values
@@ -90,10 +91,19 @@ def main() -> None:
     args = ap.parse_args()
     if args.deals < 2:  # a standard error needs two deals; said before any is played
         ap.error(f"--deals must be at least 2 (a standard error needs two deals), got {args.deals}")
-    points = np.array(parse_point_system(args.system).points, dtype=np.int64)
-    evaluator = TdEvaluator().load(args.load)
-    search = CrnHalving(depth=4, cores=1, halving=False, stop_z=math.inf, max_playouts=args.playouts)
-    weights = [float(w) for w in args.weights.split(",")]
+    try:
+        weights = [float(w) for w in args.weights.split(",")]
+    except ValueError:
+        weights = [math.nan]
+    if not all(0 <= w <= 1 for w in weights) or args.rule_games < 1:
+        ap.error(f"--weights are numbers in [0, 1] separated by commas and --rule-games at least 1, "
+                 f"got {args.weights!r} and {args.rule_games}")
+    try:
+        points = np.array(parse_point_system(args.system).points, dtype=np.int64)
+        evaluator = TdEvaluator().load(args.load)
+        search = CrnHalving(depth=4, cores=1, halving=False, stop_z=math.inf, max_playouts=args.playouts)
+    except PokerSquaresError as e:  # a missing or foreign --load, a bad system or playouts: one line
+        ap.error(str(e))
     transpose = args.align and flush_rows(evaluator, points)
     out = Path(args.out)
     done = {}

@@ -50,9 +50,10 @@ def variant_settings(variant: str) -> dict:
     parse_groups(groups)  # an unknown name fails here, before any learning
     settings = parse_player_spec("td:" + ",".join(rest))[1]
     unknown = set(settings) - {"alpha", "lam", "epsilon", "init", "table_updates", "table_step", "tc", "td_games", "threads", *TABLE_SETTINGS}
-    if unknown:
-        raise SystemExit(f"td_groups: unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
     from pokersquares.errors import PokerSquaresError
+
+    if unknown:
+        raise PokerSquaresError(f"unknown TD setting(s) {', '.join(sorted(unknown))} in {variant!r}")
     from pokersquares.evaluators.narl import NarlEvaluator
     from pokersquares.evaluators.td import TdEvaluator
 
@@ -60,7 +61,7 @@ def variant_settings(variant: str) -> dict:
         NarlEvaluator(**{k: v for k, v in settings.items() if k in TABLE_SETTINGS})
         TdEvaluator(**{k: v for k, v in settings.items() if k not in (*TABLE_SETTINGS, "td_games")}, groups=groups)
     except (PokerSquaresError, TypeError) as e:
-        raise SystemExit(f"td_groups: {e} in {variant!r}") from None
+        raise PokerSquaresError(f"{e} in {variant!r}") from None
     return {"groups": groups, **settings}
 
 
@@ -111,9 +112,12 @@ def main() -> None:
     from pokersquares.points import parse_point_system
     from pokersquares.errors import PokerSquaresError
 
-    for g in args.groups:
-        variant_settings(g)
+    if args.workers < 1 or args.table_games < 1 or args.td_games < 0 or args.deals < 2:
+        ap.error(f"--workers and --table-games must be at least 1, --td-games at least 0 and --deals at least 2 "
+                 f"(a standard error), got {args.workers}, {args.table_games}, {args.td_games} and {args.deals}")
     try:
+        for g in args.groups:
+            variant_settings(g)
         system = parse_point_system(args.system)
     except PokerSquaresError as e:
         ap.error(str(e))

@@ -124,10 +124,12 @@ def main() -> None:
     ap.add_argument("--ensemble", action="store_true",
                     help="also play the learners together (each card to the highest sum of their values)")
     args = ap.parse_args()
-    if args.learners < 1 or args.deals < 1 or args.check_deals < 1:
-        raise SystemExit("td_select: --learners, --deals and --check-deals must be positive")
-    if not args.table_step >= 0:
-        raise SystemExit(f"td_select: --table-step must be >= 0, got {args.table_step}")
+    if args.learners < 1 or args.deals < 1 or args.check_deals < 1 or args.workers < 1:
+        ap.error("--learners, --deals, --check-deals and --workers must be positive")
+    if args.table_games < 1 or args.td_games < 0:
+        ap.error(f"--table-games must be at least 1 and --td-games at least 0, got {args.table_games} and {args.td_games}")
+    if not 0 <= args.table_step < math.inf:
+        ap.error(f"--table-step must be a finite number >= 0, got {args.table_step}")
 
     from pokersquares.points import parse_point_system
     from pokersquares.errors import PokerSquaresError

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import socket
 import subprocess
@@ -38,6 +39,9 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=300.0, help="give up after this many seconds")
     parser.add_argument("--agents", default="", help="comma-separated agents to ask (default: every agent, at once)")
     args = parser.parse_args()
+    if not 0 < args.prep_time < math.inf or not 0 < args.limit < math.inf:  # before the server starts
+        parser.error(f"--prep-time and --limit must be finite numbers of seconds > 0, got {args.prep_time:g} and "
+                     f"{args.limit:g}")
     env = dict(os.environ)
     if args.cold:
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")

@@ -487,6 +487,21 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     ("td_learning_speed.py", ["--table-step", "nan"], "--table-step must be a finite number of at least 0"),
     ("web_load.py", ["--agent", "bogus"], "unknown agent 'bogus'"),
     ("web_load.py", ["--clients", "0"], "--requests and --clients must be at least 1"),
+    ("paired_runs.py", ["/nonexistent/results.sqlite"], "no result store at /nonexistent/results.sqlite"),
+    ("optimum_options.py", ["--seeds", "0", "--time-limit", "nan"], "--time-limit must be a finite number"),
+    ("optimum_options.py", ["--seeds", "5..2"], "empty seed range '5..2'"),
+    ("optimum_options.py", ["--seeds", "0", "--option", "bogus=true"], "--option 'bogus' is not a CoreOptions field"),
+    ("optimum_options.py", ["--seeds", "0", "--param", "bogus=1"], "has no attribute 'bogus'"),
+    ("root_mix.py", ["--load", "/nonexistent/td.npz"], "cannot read TD evaluator /nonexistent/td.npz"),
+    ("root_mix.py", ["--load", "/nonexistent/td.npz", "--weights", "0,nan"], "--weights are numbers in [0, 1]"),
+    ("td_groups.py", ["--workers", "0"], "--workers and --table-games must be at least 1"),
+    ("td_groups.py", ["--groups", "default", "bogus"], "unknown TD feature group 'bogus'"),
+    ("td_groups.py", ["--groups", "default;bogus=1"], "unknown TD setting(s) bogus"),
+    ("td_select.py", ["--workers", "0"], "--workers must be positive"),
+    ("td_select.py", ["--table-step", "nan"], "--table-step must be a finite number >= 0, got nan"),
+    ("narl_shrinkage.py", ["--seconds", "nan"], "--seconds must be a finite number > 0"),
+    ("line_context_keys.py", ["--prior", "nan"], "--prior a finite number >= 0"),
+    ("web_first_advice.py", ["--limit", "0"], "--prep-time and --limit must be finite numbers of seconds > 0"),
 ])
 def test_hostile_arguments_are_one_line_before_any_work(script, args, says):
     """Each once ran (a JVM compiled and started, kernels compiled, a table learned, a web
