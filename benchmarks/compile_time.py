@@ -130,6 +130,14 @@ def main() -> None:
         print(json.dumps(_child(args.child.split(","))))
         return
     specs = args.players.split(",")
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.harness.registry import make_player
+
+    for spec in specs:  # an unknown player is one line, not an error row after the core's compilation
+        try:
+            make_player(spec)
+        except PokerSquaresError as e:
+            parser.error(str(e))
     out: dict = {"numba_cache": args.cache or "empty, one per process"}
     if args.groups:
         from concurrent.futures import ThreadPoolExecutor

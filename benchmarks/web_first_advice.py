@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -48,6 +49,9 @@ def main() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     start = time.monotonic()
+    # SIGTERM ends the script through its finally (as Ctrl-C does), which stops the server:
+    # by default it ended the script alone, the server left running.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     server = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "pokersquares", "serve", "--port", str(port),
                                "--prep-time", str(args.prep_time), "--db", os.devnull + ".none"],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -15,6 +15,7 @@ import asyncio
 import collections
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -76,6 +77,9 @@ def main() -> None:
         parser.error(f"unknown agent {args.agent!r}; the web app's agents: {', '.join(agents)}")
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
+    # SIGTERM ends the script through its finally (as Ctrl-C does), which stops the server:
+    # by default it ended the script alone, the server left running.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     server = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
                                "--db", os.devnull + ".none", "--no-record"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -502,6 +502,7 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     ("narl_shrinkage.py", ["--seconds", "nan"], "--seconds must be a finite number > 0"),
     ("line_context_keys.py", ["--prior", "nan"], "--prior a finite number >= 0"),
     ("web_first_advice.py", ["--limit", "0"], "--prep-time and --limit must be finite numbers of seconds > 0"),
+    ("compile_time.py", ["--players", "greedy,bogus"], "unknown player 'bogus'"),
 ])
 def test_hostile_arguments_are_one_line_before_any_work(script, args, says):
     """Each once ran (a JVM compiled and started, kernels compiled, a table learned, a web
@@ -511,3 +512,39 @@ def test_hostile_arguments_are_one_line_before_any_work(script, args, says):
                          timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == "", run.stderr[-2000:]
     assert says in run.stderr.strip().splitlines()[-1]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def test_a_terminated_web_benchmark_stops_its_server():
+    """SIGTERM ended web_load.py alone: its `pokersquares serve` child went on running."""
+    import signal
+    import time
+
+    script = subprocess.Popen([sys.executable, str(BENCHMARKS / "web_load.py"), "--agent", "greedy",
+                               "--requests", "1", "--clients", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    servers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not (servers := _children(script.pid)) and time.monotonic() < deadline and script.poll() is None:
+            time.sleep(0.1)
+        assert servers, "the server never started"
+        script.send_signal(signal.SIGTERM)
+        assert script.wait(30) == 128 + signal.SIGTERM
+        for pid in servers:
+            assert not Path(f"/proc/{pid}").exists(), "the server was left running"
+    finally:
+        script.kill()
+        for pid in servers:  # a server left behind by a failing run
+            subprocess.run(["kill", "-9", str(pid)], check=False, capture_output=True)
