@@ -18,10 +18,9 @@ import time
 import numpy as np
 
 from ..cards import is_integer, is_seconds
-from ..errors import PokerSquaresError
 from ..evaluators.base import Evaluator, _brief
 from ..game import EMPTY
-from .base import Search, checked_decision
+from .base import Search, SearchOptionError, checked_decision
 
 __all__ = ["FlatMonteCarlo"]
 
@@ -48,15 +47,15 @@ class FlatMonteCarlo(Search):
         # without a word (beemo:playouts=0), cores=0 or below made a player that fits no
         # machine, a share outside (0, 1] planned no time or more than the budget.
         if playouts is not None and (not is_integer(playouts) or not 1 <= playouts < 2 ** 63):
-            raise PokerSquaresError(f"playouts must be a whole number of playouts per cell of at least 1 (or None: "
+            raise SearchOptionError(f"playouts must be a whole number of playouts per cell of at least 1 (or None: "
                                     f"as many as the time allows), got {_brief(playouts)}")
         if not is_integer(cores) or cores < 1:
-            raise PokerSquaresError(f"cores must be a positive whole number, got {_brief(cores)}")
+            raise SearchOptionError(f"cores must be a positive whole number, got {_brief(cores)}")
         for what, share in (("time_fraction", time_fraction), ("first_share", first_share)):
             if not is_seconds(share) or not 0 < share <= 1:
-                raise PokerSquaresError(f"{what} must be a share of the move's time in (0, 1], got {_brief(share)}")
+                raise SearchOptionError(f"{what} must be a share of the move's time in (0, 1], got {_brief(share)}")
         if not is_seconds(safety) or not 0 < safety < math.inf:
-            raise PokerSquaresError(f"safety must be a finite factor > 0 on a batch's expected cost, "
+            raise SearchOptionError(f"safety must be a finite factor > 0 on a batch's expected cost, "
                                     f"got {_brief(safety)}")
         playouts = None if playouts is None else int(playouts)
         cores = int(cores)
