@@ -101,6 +101,7 @@ def test_a_file_name_that_reads_as_a_number_or_a_flag_is_that_file(tmp_path, mon
                                                                     "greedy:flush_weight=0.5"]),
     ("tiger:cp=3 ; beemo ;; greedy", ["tiger:cp=3", "beemo", "greedy"]),
     ("my.module:Player:depth=2,x=1,og", ["my.module:Player:depth=2,x=1", "og"]),
+    ("greedy:, beemo: ;tiger", ["greedy", "beemo", "tiger"]),
 ])
 def test_a_player_list_keeps_each_players_parameters_with_it(text, specs):
     assert split_player_list(text) == specs
@@ -110,6 +111,21 @@ def test_a_player_list_keeps_each_players_parameters_with_it(text, specs):
 def test_a_parameter_without_its_player_is_refused(text):
     with pytest.raises(PokerSquaresError, match="follows no player with parameters"):
         split_player_list(text)
+
+
+@pytest.mark.parametrize("written", ["greedy:", " greedy ", "greedy :"])
+def test_a_spec_with_an_empty_parameter_list_is_the_same_run(written):
+    spec = RunSpec(player=written, point_system=AMERICAN, games=2, seed=0, time_per_game=1, prep_time=0)
+    assert spec == RunSpec(player="greedy", point_system=AMERICAN, games=2, seed=0, time_per_game=1, prep_time=0)
+
+
+def test_a_run_under_greedy_colon_resumes_the_run_of_greedy(cli, tmp_path):
+    db = tmp_path / "r.sqlite"
+    first = cli("run", "-p", "greedy", "-n", "2", "--prep-time", "0", "--time-per-game", "1", "--db", db, "-q", "--json")
+    again = cli("run", "-p", "greedy:", "-n", "2", "--prep-time", "0", "--time-per-game", "1", "--db", db, "-q", "--json")
+    assert first[0] == again[0] == 0
+    import json
+    assert json.loads(again[1])["run_id"] == json.loads(first[1])["run_id"] and json.loads(again[1])["player"] == "greedy"
 
 
 def test_minus_zero_seconds_are_zero_so_a_run_resumes_under_either():

@@ -197,6 +197,7 @@ def play_cmd(
     use_classpath(classpath)
     ps = point_system(system)
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit)
+    player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
     played = []
     with ResultStore(db) as store:
@@ -251,6 +252,7 @@ def run_cmd(
     workers = _check_workers(workers)
     check_backend(backend, address)
     spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)
+    player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games, f"{player} on {ps.name}", not (quiet or json_out))

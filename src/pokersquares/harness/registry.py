@@ -31,7 +31,7 @@ from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
-           "parse_player_spec", "split_player_list", "check_params", "factory_parameters", "text_parameters",
+           "parse_player_spec", "split_player_list", "canonical_spec", "check_params", "factory_parameters", "text_parameters",
            "UnknownPlayerError"]
 
 
@@ -125,6 +125,13 @@ def _parse_params(text: str) -> dict[str, Any]:
     return params
 
 
+def canonical_spec(spec: str) -> str:
+    """The spec as a run is known by: surrounding blanks and a colon with no parameters
+    after it dropped (``greedy:`` and `` greedy`` are ``greedy``, one run in the store)."""
+    text = spec.strip()
+    return text[:-1].rstrip() if text.endswith(":") else text
+
+
 def split_player_list(text: str) -> list[str]:
     """Player specs separated by commas or ``;``. A part that is ``key=value`` (an
     ``=`` before any ``:``, which no player's name has) is one more parameter of the
@@ -137,7 +144,7 @@ def split_player_list(text: str) -> list[str]:
             if not part:
                 continue
             if "=" not in part.partition(":")[0]:
-                listed.append(part)
+                listed.append(canonical_spec(part))
             elif listed and ":" in listed[-1]:
                 listed[-1] += "," + part
             else:

@@ -17,7 +17,7 @@ from ..cards import check_seed
 from ..errors import PokerSquaresError
 from ..points import PointSystem
 from .game_play import prepare_player
-from .registry import check_params, make_player, parse_player_spec, resolve_factory
+from .registry import canonical_spec, check_params, make_player, parse_player_spec, resolve_factory
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
@@ -111,6 +111,9 @@ class RunSpec:
     secret: str | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.player, str):
+            raise RunSpecError(f"the player must be a spec (text), got {self.player!r}")
+        object.__setattr__(self, "player", canonical_spec(self.player))
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= MAX_GAMES:
             raise RunSpecError(f"the number of games must be an integer from 0 to {MAX_GAMES:,}, got {self.games!r}")
         check_seed(self.seed, "the first seed")
