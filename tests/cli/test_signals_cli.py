@@ -45,6 +45,24 @@ SIGNAL_AT_IMPORT = textwrap.dedent("""
 """)
 
 
+# Loaded at start too: the signal strikes inside an at-fork callback, where Python
+# swallows exceptions ("Exception ignored in"), as logging's lock callback met a
+# SIGTERM while Ray forked its processes (the command then ran on to its end, exit 0).
+SIGNAL_IN_AT_FORK_CALLBACK = textwrap.dedent("""
+    import os, time
+
+    sent = []
+
+    def signal_inside():
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), int(os.environ["SIGNAL_IN_AT_FORK_CALLBACK"]))
+            time.sleep(0.5)  # the handler runs here, inside the callback
+
+    os.register_at_fork(after_in_parent=signal_inside)
+""")
+
+
 @pytest.mark.parametrize("module", ["typer", "numpy"])
 @pytest.mark.parametrize("how", [["-m", "pokersquares"], ["-c", "from pokersquares.entry import main; main()"]])
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
@@ -145,3 +163,15 @@ def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, si
     assert (p.returncode, stdout) == (code, ""), stderr
     assert stderr.strip().splitlines()[-1] == f"{word} (nothing was saved: {out} is as it was)"
     assert not out.exists()
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_swallowed_by_an_at_fork_callback_still_stops_the_command(tmp_path, sig, code, word):
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_IN_AT_FORK_CALLBACK)
+    env = dict(os.environ, SIGNAL_IN_AT_FORK_CALLBACK=str(int(sig)),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "greedy", "--games", "300",
+                        "--workers", "1", "--prep-time", "0", "--time-per-game", "5", "--db", str(tmp_path / "r.sqlite"),
+                        "-q"], env=env, capture_output=True, text=True, timeout=120,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")

@@ -231,6 +231,28 @@ def _on_sigterm(signum, frame) -> None:
     raise Terminated()
 
 
+def _interrupts_redelivered(previous: Callable) -> Callable:
+    """A ``sys.unraisablehook`` under which a Ctrl-C or SIGTERM that struck where Python
+    swallows exceptions is not lost: raised inside an at-fork callback (``logging``'s,
+    while Ray starts its processes), a ``__del__`` or a weakref callback, Python would
+    print "Exception ignored" and the command would run on to its end, exit 0. The
+    signal is delivered again to the main thread's handler, from another thread a moment
+    later (from this one the handler would run, and be swallowed again, before the hook
+    returns), so that it raises where it counts; any other unraisable exception goes to ``previous``."""
+    import _thread
+    import threading
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+            again = threading.Timer(0.05, _thread.interrupt_main, args=(signum,))  # once out of the hook
+            again.daemon = True
+            again.start()
+        else:
+            previous(unraisable)
+    return hook
+
+
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
     typer.echo(f"warning: {message}", err=True)
 
@@ -304,6 +326,8 @@ def main(sigint=None) -> None:
     # First of all: a signal while the subcommands (and numba) are imported is said in
     # one line too, not as a traceback (and before this, pokersquares.entry says it).
     _sigterm_received = False
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _interrupts_redelivered(unraisable)
     try:
         signal.signal(signal.SIGTERM, _on_sigterm)
         if sigint is not None:
@@ -324,6 +348,8 @@ def main(sigint=None) -> None:
             raise
         typer.echo(f"internal error: {type(e).__name__}: {e} (set POKERSQUARES_DEBUG=1 for the traceback)", err=True)
         sys.exit(1)
+    finally:
+        sys.unraisablehook = unraisable
 
 
 def _main() -> None:
