@@ -63,6 +63,29 @@ SIGNAL_IN_AT_FORK_CALLBACK = textwrap.dedent("""
 """)
 
 
+# Loaded at start too: as absl's failure handler in Ray's core worker does when a
+# SIGTERM reaches it during ``ray.init``, a C handler that aborts on SIGALRM and an
+# alarm armed, then the SIGTERM; the command's exit takes longer than the alarm.
+SIGTERM_WITH_ABORTING_ALARM = textwrap.dedent("""
+    import atexit, ctypes, os, signal, time
+    import pokersquares.cli as cli
+
+    loaded = cli._load_subcommands
+
+    def load_then_signal():
+        loaded()
+        libc = ctypes.CDLL(None)
+        libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        libc.signal(int(signal.SIGALRM), ctypes.cast(libc.abort, ctypes.c_void_p))
+        libc.alarm(1)
+        atexit.register(time.sleep, 2)  # a clean-up longer than the alarm
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(20)
+
+    cli._load_subcommands = load_then_signal
+""")
+
+
 @pytest.mark.parametrize("module", ["typer", "numpy"])
 @pytest.mark.parametrize("how", [["-m", "pokersquares"], ["-c", "from pokersquares.entry import main; main()"]])
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
@@ -175,3 +198,11 @@ def test_a_signal_swallowed_by_an_at_fork_callback_still_stops_the_command(tmp_p
                         "-q"], env=env, capture_output=True, text=True, timeout=120,
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")
+
+
+def test_an_alarm_armed_by_a_c_failure_handler_does_not_abort_the_exit(tmp_path):
+    (tmp_path / "sitecustomize.py").write_text(SIGTERM_WITH_ABORTING_ALARM)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (143, "terminated", "")

@@ -31,3 +31,63 @@ def test_unreachable_cluster_is_reported_at_once():
     from pokersquares.harness import ray_backend
     with pytest.raises(ray_backend.RayUnavailableError, match="cannot reach"):
         ray_backend.init("127.0.0.1:1")
+
+
+class _FakeRay:
+    """Just what ``_ray_init`` touches: ``init``, which sends this process ``signals``
+    SIGTERMs part-way, and the constant that keeps the C++ failure handler out."""
+
+    def __init__(self, signals: int, events: list):
+        import types
+
+        self.signals, self.events = signals, events
+        self._private = types.SimpleNamespace(
+            utils=types.SimpleNamespace(set_sigterm_handler=lambda h: events.append("ray's handler")),
+            ray_constants=types.SimpleNamespace(RAY_DISABLE_FAILURE_SIGNAL_HANDLER=False))
+
+    def init(self, **options):
+        import os
+        import signal
+        import time
+
+        self.events.append(("failure handler off", self._private.ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER))
+        self._private.utils.set_sigterm_handler(None)
+        for _ in range(self.signals):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # the Python handler runs here
+        self.events.append("ray started")
+
+
+class _Stopped(Exception):
+    pass
+
+
+@pytest.mark.parametrize("signals, events", [
+    (0, [("failure handler off", True), "ray started"]),
+    (1, [("failure handler off", True), "ray started", "SIGTERM"]),  # held until Ray has started
+    (2, [("failure handler off", True), "SIGTERM"]),  # a second: at once
+])
+def test_a_sigterm_while_ray_starts_is_raised_once_it_has_started(signals, events):
+    import signal
+
+    from pokersquares.harness import ray_backend
+
+    seen = []
+
+    def command_handler(signum, frame):
+        seen.append("SIGTERM")
+        raise _Stopped()
+
+    fake = _FakeRay(signals, seen)
+    before = signal.signal(signal.SIGTERM, command_handler)
+    try:
+        if signals:
+            with pytest.raises(_Stopped):
+                ray_backend._ray_init(fake)
+        else:
+            ray_backend._ray_init(fake)
+        assert signal.getsignal(signal.SIGTERM) is command_handler  # the command's, after
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert seen == events
+    assert fake._private.ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER is False  # as it was

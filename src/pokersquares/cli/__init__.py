@@ -228,7 +228,20 @@ _sigterm_received = False  # this command's: code that turns an interruption int
 def _on_sigterm(signum, frame) -> None:
     global _sigterm_received
     _sigterm_received = True
+    _disarm_foreign_alarm()
     raise Terminated()
+
+
+def _disarm_foreign_alarm() -> None:
+    """Cancel an alarm a C failure handler set when the SIGTERM went through it first:
+    Ray's core worker (absl's handler, in force while ``ray.init`` runs) logs the signal,
+    passes it on to ours, and arms SIGALRM to abort the process 3 s later, which killed
+    the command by SIGABRT in the middle of its clean-up. The command is ending: no
+    alarm of its own is wanted."""
+    if hasattr(signal, "alarm"):
+        signal.alarm(0)
+        if signal.getsignal(signal.SIGALRM) is None:  # a handler not set from Python
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _interrupts_redelivered(previous: Callable) -> Callable:

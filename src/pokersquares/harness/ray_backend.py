@@ -225,7 +225,12 @@ def _shutdown_after_failed_init(ray) -> None:
 def _ray_init(ray, **options) -> None:
     """``ray.init(**options)`` leaving the SIGTERM handler of this process in force, if
     it has one of its own (the command line's): Ray's would replace it, during
-    ``ray.init`` as after it, with its own exit (code 15 or 1, and a C++ stack dump)."""
+    ``ray.init`` as after it, with its own exit (code 15 or 1, and a C++ stack dump).
+
+    A Ctrl-C or SIGTERM while Ray starts is held until ``ray.init`` returns, then raised:
+    one that broke into ``ray.init`` left its core worker half made, and the command,
+    its message said, died at exit by SIGSEGV (5 of 25 signals 4 to 6.5 s into a run on
+    a busy machine). A second signal while Ray starts is raised at once."""
     handler = signal.getsignal(signal.SIGTERM)
     if not callable(handler) or threading.current_thread() is not threading.main_thread():
         ray.init(**options)  # no handler of ours to keep: Ray's exit on SIGTERM (and its clean-up)
@@ -234,12 +239,38 @@ def _ray_init(ray, **options) -> None:
     install = getattr(utils, "set_sigterm_handler", None)
     if install is not None:
         utils.set_sigterm_handler = lambda _handler: None  # ours stays in force while Ray starts
+    # Nor the core worker's C++ failure handler (absl's) in this process: a SIGTERM that
+    # reached it while Ray started printed a stack dump and armed an alarm that aborted
+    # the command 3 s later, in its clean-up (exit -6). The instance's processes keep theirs.
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    disabled = getattr(constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", None)
+    if disabled is not None:
+        constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
+    handlers = {signal.SIGTERM: handler}
+    if callable(signal.getsignal(signal.SIGINT)):
+        handlers[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+    held: list[int] = []
+
+    def hold(signum, frame) -> None:
+        if held:  # the second: at once, and only it
+            held.clear()
+            handlers[signum](signum, frame)
+        else:
+            held.append(signum)
+
+    for signum in handlers:
+        signal.signal(signum, hold)
     try:
         ray.init(**options)
     finally:
         if install is not None:
             utils.set_sigterm_handler = install
-        signal.signal(signal.SIGTERM, handler)  # and after: also over the core worker's C++ handler
+        if disabled is not None:
+            constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = disabled
+        for signum, restored in handlers.items():  # also over any C++ handler installed
+            signal.signal(signum, restored)
+        if held:
+            handlers[held[0]](held[0], None)
 
 
 def init(address: str | None = None, num_cpus: int | None = None) -> None:
