@@ -325,3 +325,23 @@ def test_a_run_whose_player_fails_says_why_its_games_scored_the_penalty(cli, tmp
     (reason, n), = summary["penalty_reasons"].items()
     assert n == 2 and reason.startswith("preparation failed") and "no table for you" in reason
     assert f"warning: broken_prep:BrokenPrep on American: 2 games scored the penalty: {reason}\n" in err
+
+
+@pytest.mark.parametrize("args, says", [
+    (["review", "x.sqlite", "--prep-time", "nan"], "'--prep-time': must be a finite number of seconds, got nan"),
+    (["serve", "--prep-time", "nan"], "'--prep-time': must be a finite number of seconds, got nan"),
+    (["serve", "--prep-time", "601"], "'--prep-time': must be from 0 to 600 s, got 601"),
+    (["serve", "--think-time", "inf"], "'--think-time': must be a finite number of seconds, got inf"),
+    (["serve", "--game-time", "0.1"], "'--game-time': must be from 0.5 to 600 s, got 0.1"),
+    (["experiment", "matrix", "--time-per-game", "nan"], "'--time-per-game': must be a finite number of seconds"),
+    (["experiment", "tiger", "--time-per-game", "0.01"], "'--time-per-game': must be at least 0.05 s, got 0.01"),
+    (["experiment", "beemo", "--prep-time", "-inf"], "'--prep-time': must be a finite number of seconds, got -inf"),
+    (["experiment", "beemo", "--seconds-per-move", "0"], "'--seconds-per-move': must be at least 0.001 s, got 0"),
+    (["experiment", "gettysburg", "--learn-seconds", "nan"], "'--learn-seconds': must be a finite number"),
+])
+def test_seconds_out_of_range_or_not_numbers_are_named_as_such(cli, tmp_path, monkeypatch, args, says):
+    # NaN met "should be greater than or equal to 0" (or "less than or equal to 600").
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(*args)
+    assert (code, out) == (2, "") and err.startswith("error: Invalid value for ") and says in err, err
+    assert err.count("\n") == 1 and not list(tmp_path.iterdir())

@@ -47,6 +47,22 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     return typer.Exit(code)
 
 
+def seconds_between(low: float, high: float | None = None) -> Callable:
+    """An option's callback: a finite number of seconds from ``low`` to ``high`` (none:
+    no ceiling), else one line that says so. In place of the option's ``min=``/``max=``,
+    which met NaN with "should be greater than or equal to 0" (NaN is no number)."""
+    def check(value):
+        if value is None:
+            return value
+        if not math.isfinite(value):
+            raise typer.BadParameter(f"must be a finite number of seconds, got {value}")
+        if value < low or (high is not None and value > high):
+            span = f"from {low:g} to {high:g} s" if high is not None else f"at least {low:g} s"
+            raise typer.BadParameter(f"must be {span}, got {value:g}")
+        return float(value) + 0.0
+    return check
+
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")  # what every plot of ours can be written as (matplotlib, Agg)
 

@@ -19,7 +19,7 @@ import typer
 from ..errors import PokerSquaresError
 from ..harness.runner import backend_session, check_backend
 from ..harness.store import ResultStore
-from . import PLOT_SUFFIXES, app, check_output, point_system, point_systems, save_plot
+from . import PLOT_SUFFIXES, app, check_output, point_system, point_systems, save_plot, seconds_between
 from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, WORKERS_HELP,
                       _check_workers, _Progress)
 
@@ -127,7 +127,7 @@ TIGER_PARTS = ("table3", "cp", "squash")
 @experiment_app.command("tiger")
 def tiger_cmd(
     games: int = typer.Option(10, "--games", "-n", min=1, help="Games per configuration (paper: 2,000; 700 for squashing)."),
-    time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.05, help="Decision seconds per game (paper: 30)."),
+    time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05), help="Decision seconds per game, at least 0.05 (paper: 30)."),
     prep_time: float = PREP_OPT,
     seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
     parts: str = typer.Option("table3,cp", "--parts", help=f"Comma-separated parts: {', '.join(TIGER_PARTS)}."),
@@ -214,7 +214,7 @@ def gettysburg_cmd(
     learn_games: Optional[int] = typer.Option(100_000, "--learn-games", min=0,
                                               help="Learning games per learner and system, in each run's preparation "
                                                    "(reproducible; 0: learn for --learn-seconds instead)."),
-    learn_seconds: float = typer.Option(10.0, "--learn-seconds", min=0.0,
+    learn_seconds: float = typer.Option(10.0, "--learn-seconds", callback=seconds_between(0.0),
                                         help="With --learn-games 0: each run's preparation time, in which NARL "
                                              "learns (85% of it; the contest: 300)."),
     games: int = typer.Option(2000, "--games", "-n", min=2, help="Greedy games per learner and system (the paper: 2000)."),
@@ -227,8 +227,8 @@ def gettysburg_cmd(
                                   help="Learner for the searches: a variant name, or 'best' (the learning part's best "
                                        "total; eps0=0.5 when the learning part is not run)."),
     search_games: int = typer.Option(20, "--search-games", min=2, help="Games per search and system (the paper: 100)."),
-    time_per_game: float = typer.Option(2.0, "--time-per-game", min=0.05,
-                                        help="Decision seconds per game, the harness's limit (the contest: 30)."),
+    time_per_game: float = typer.Option(2.0, "--time-per-game", callback=seconds_between(0.05),
+                                        help="Decision seconds per game, the harness's limit, at least 0.05 (the contest: 30)."),
     seed: int = typer.Option(0, "--seed", help="First deal (game i is dealt with seed + i) and learning seed."),
     plot_dir: Path = typer.Option(Path("."), "--plot-dir", help="Where to write gettysburg-learning.png and "
                                                                 "gettysburg-search.png."),
@@ -345,16 +345,16 @@ def gettysburg_cmd(
 
 @experiment_app.command("beemo")
 def beemo_cmd(
-    prep_time: float = typer.Option(300.0, "--prep-time", min=0.0, help="Learning seconds per system and configuration: "
+    prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0), help="Learning seconds per system and configuration, at least 0: "
                                     "each run's preparation (contest: 300)."),
     games: int = typer.Option(10_000, "--games", "-n", min=1, help="OG games per learned table (the paper: 10,000)."),
     mc_games: int = typer.Option(100, "--mc-games", min=0, help="Flat MC + OG games on American (0: skip)."),
     playouts: int = typer.Option(100, "--playouts", min=0, help="Flat MC playouts per cell (the paper: 100; 0: no cap, use --seconds-per-move)."),
-    seconds_per_move: Optional[float] = typer.Option(None, "--seconds-per-move", min=0.0, help="Flat MC time per move (default: no limit beyond --time-per-game)."),
+    seconds_per_move: Optional[float] = typer.Option(None, "--seconds-per-move", callback=seconds_between(0.001), help="Flat MC time per move, at least 0.001 (default: no limit beyond --time-per-game)."),
     systems: str = typer.Option("american,british,high_card,hypercorner", "--systems", help="Comma-separated: american, british, high_card, hypercorner."),
     configs: str = typer.Option("no_feedback,feedback,ucb1,beemo", "--configs", help="Comma-separated learning configurations: no_feedback, feedback, ucb1, beemo."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first deal (game i is dealt with seed + i) and of learning."),
-    time_per_game: float = typer.Option(30.0, "--time-per-game", min=0.05, help="Decision seconds per game, the harness's limit (contest: 30)."),
+    time_per_game: float = typer.Option(30.0, "--time-per-game", callback=seconds_between(0.05), help="Decision seconds per game, the harness's limit, at least 0.05 (contest: 30)."),
     load: Optional[Path] = typer.Option(None, "--load", help="An American table from `train` to use for BeeMo's configuration (and the OG and flat MC rows) instead of learning."),
     unpaired: bool = typer.Option(False, "--unpaired", help="Flat MC with independent shuffles per cell (the default deals the same shuffles after every placement)."),
     db: Path = DB_OPT,
@@ -419,8 +419,8 @@ def matrix_cmd(
                                  help="'contest' (the 12 systems of 2016) or point system specs separated by commas, "
                                       "or by ';' when one is ten integers."),
     games: int = typer.Option(20, "--games", "-n", min=2, help="Games per cell (the same deals in every cell)."),
-    time_per_game: float = typer.Option(1.0, "--time-per-game", min=0.05, help="Decision seconds per game, every cell."),
-    prep_time: float = typer.Option(30.0, "--prep-time", min=0.0, help="Preparation seconds per cell (contest: 300)."),
+    time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05), help="Decision seconds per game, every cell, at least 0.05."),
+    prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0), help="Preparation seconds per cell, at least 0 (contest: 300)."),
     seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
     plot: Path = typer.Option(Path("matrix.png"), "--plot", help="Where to save the heat map" + PLOT_HELP),
     db: Path = DB_OPT,

@@ -14,7 +14,7 @@ from ..game import cell_of
 from ..harness.spec import check_seconds
 from ..harness.store import ResultStore
 from .. import progress
-from . import app, fail
+from . import app, fail, seconds_between
 
 
 def _cell(cell: int) -> str:
@@ -39,8 +39,9 @@ def review_cmd(
                                                           "champion:load=FILE plays a saved evaluator; pretrained "
                                                           "plays a prior learned offline for American and "
                                                           "British, with no preparation)."),
-    prep_time: float = typer.Option(30.0, "--prep-time", min=0.0,
-                                    help="Seconds the coach learns the run's point system (contest: 300)."),
+    prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0),
+                                    help="Seconds the coach learns the run's point system, at least 0 "
+                                         "(contest: 300)."),
     exact_cells: int = typer.Option(4, "--exact-cells", min=0, max=5,
                                     help="Judge exactly (expectimax over the undealt cards) when this many empty "
                                          "cells or fewer are left (4: milliseconds a game; 5: seconds)."),

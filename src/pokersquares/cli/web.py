@@ -13,7 +13,7 @@ import typer
 
 from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
-from . import app, check_result_store, fail
+from . import app, check_result_store, fail, seconds_between
 
 
 def _is_loopback(host: str) -> bool:
@@ -74,13 +74,14 @@ def _with_java_players(class_names: list[str], classpath: Optional[str], game_s:
 def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; the default keeps the app on this machine."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
-    prep_time: float = typer.Option(5.0, "--prep-time", min=0.0, max=600.0,
-                                    help="Seconds an agent may learn a point system before it advises."),
-    think_time: float = typer.Option(2.0, "--think-time", min=0.05, max=60.0,
-                                     help="Most seconds an agent may think per request (a hint or a watched move)."),
-    game_time: float = typer.Option(10.0, "--game-time", min=0.5, max=600.0,
+    prep_time: float = typer.Option(5.0, "--prep-time", callback=seconds_between(0.0, 600.0),
+                                    help="Seconds an agent may learn a point system before it advises (0 to 600)."),
+    think_time: float = typer.Option(2.0, "--think-time", callback=seconds_between(0.05, 60.0),
+                                     help="Most seconds an agent may think per request (a hint or a watched move; "
+                                          "0.05 to 60)."),
+    game_time: float = typer.Option(10.0, "--game-time", callback=seconds_between(0.5, 600.0),
                                     help="An agent's clock for a whole game: when it replays your deal or reviews "
-                                         "your moves, and for a Java player's watched game."),
+                                         "your moves, and for a Java player's watched game (0.5 to 600)."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db",
                             help="The result store (SQLite) the Results page reads; games played in the browser "
                                  "are recorded there as player 'human'."),
