@@ -62,6 +62,9 @@ def test_contest_systems():
     assert len(parse_point_systems("contest")) == 12
     assert len(parse_point_systems("american,british")) == 2
     assert len(parse_point_systems("0,1,2,3,4,5,6,7,8,9")) == 1
+    # 'contest' in a list stands for its twelve (it was refused as "use it where a list is accepted")
+    assert parse_point_systems("contest;single:random:5") == [*systems, parse_point_systems("single:random:5")[0]]
+    assert parse_point_systems("random:7, Contest") == [*parse_point_systems("random:7"), *systems]
 
 
 def test_numpy_integers_are_points_but_not_bools_or_floats():

@@ -230,7 +230,7 @@ def parse_point_system(spec: str) -> PointSystem:
         except ValueError as e:
             raise InvalidPointSystemError(str(e)) from None
     if kind == "contest":
-        raise InvalidPointSystemError("'contest' names twelve systems; use it where a list of systems is accepted")
+        raise InvalidPointSystemError("'contest' names twelve systems; one point system is wanted here")
     raise InvalidPointSystemError(f"unknown point system {spec!r}; accepted: {SPEC_HELP}")
 
 
@@ -260,11 +260,12 @@ def split_point_system_specs(spec: str) -> list[str]:
 
 
 def parse_point_systems(spec: str) -> list[PointSystem]:
-    """A list of systems: ``contest`` for the twelve contest systems, or specs separated by ``;``
-    or by commas where each part is a named spec."""
-    if spec.strip().lower() == "contest":
-        return contest_systems()
-    return [parse_point_system(p) for p in split_point_system_specs(spec)]
+    """A list of systems: specs separated by ``;``, or by commas where each part is a
+    named spec; a part ``contest`` stands for the twelve contest systems."""
+    systems: list[PointSystem] = []
+    for part in split_point_system_specs(spec):
+        systems += contest_systems() if part.lower() == "contest" else [parse_point_system(part)]
+    return systems
 
 
 def unique_names(systems: Sequence[PointSystem]) -> list[str]:

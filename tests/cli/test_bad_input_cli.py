@@ -32,8 +32,26 @@ BAD = {
                         "over the limit"),
     "last seed past a Java long": (["run", "--player", "greedy", "--games", "3", "--seed", str(2 ** 63 - 2), *R],
                                    "the last game's seed"),
-    "games huge": (["run", "--player", "greedy", "--games", "99999999999999999999", *R], "number of games"),
-    "games a billion": (["run", "--player", "greedy", "--games", "1000000000", *R], "number of games"),
+    "games huge": (["run", "--player", "greedy", "--games", "99999999999999999999", *R],
+                   "--games must be from 1 to 10,000,000, got 99999999999999999999"),
+    "games a billion": (["run", "--player", "greedy", "--games", "1000000000", *R], "--games must be from 1 to"),
+    "games zero in a tournament": (["tournament", "--players", "greedy", "--systems", "american", "--games", "0", *R],
+                                   "--games must be from 1 to"),
+    "time per game zero named": (["run", "--player", "greedy", "--time-per-game", "0", "--prep-time", "0"],
+                                 "--time-per-game must be more than 0 s, got 0"),
+    "prep time negative named": (["play", "--player", "greedy", "--time-per-game", "1", "--prep-time", "-1"],
+                                 "--prep-time must be at least 0 s, got -1"),
+    "memory limit negative named": (["run", "--player", "greedy", "--memory-limit", "-1", *R],
+                                    "--memory-limit must be a whole number of MB"),
+    "seed named": (["run", "--player", "greedy", "--seed", str(2 ** 63), *R], "--seed 9223372036854775808 is outside"),
+    "demo games past the limit": (["demo", "--games", "10000001"], "--games must be from 1 to 10,000,000"),
+    # An empty list ran every registered player (91 s of tournament).
+    "demo empty players": (["demo", "--players", ""], "--players needs at least one player"),
+    "empty classpath": (["run", "--player", "greedy", "--classpath", "", *R], "--classpath '' names no folder or jar"),
+    "a list with contest and a system in it": (["tournament", "--players", "greedy", "--systems", "contest;british",
+                                                "--games", "1", *R], "gives the same point values twice"),
+    "contest for one system": (["run", "--player", "greedy", "--system", "contest", *R],
+                               "'contest' names twelve systems; one point system is wanted here"),
     "tournament bad player": (["tournament", "--players", "greedy,random:bogus=1", "--systems", "american",
                                "--games", "2", *R], "takes no parameter 'bogus'"),
     "tournament no systems": (["tournament", "--players", "greedy", "--systems", "", "--games", "1", *R],
@@ -88,6 +106,22 @@ def test_deal_refuses_seeds_outside_a_java_long(cli):
 def test_train_refuses_a_folder_before_learning(cli, tmp_path):
     code, out, err = cli("train", "--player", "og", "--system", "american", "--prep-time", "300", "--out", tmp_path)
     assert code == 2 and "is a folder" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", [["--repeats", "5"], ["--scale", "1"]])
+def test_bench_strength_refuses_repeats_or_scale_even_at_their_default_values(cli, option):
+    code, out, err = cli("bench", "--strength", *option, "--only", "og")
+    assert (code, out) == (2, "") and err.startswith(f"error: {option[0]} goes with the throughputs"), err
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--system", ""], "--system is empty"), (["--player", ""], "--player is empty"),
+    (["--system", "nosuch"], "no run with a finished game matches --player/--system")])
+def test_compare_refuses_empty_filters_and_says_when_a_filter_matched_nothing(cli, tmp_path, args, says):
+    db = tmp_path / "r.sqlite"
+    assert cli("run", "--player", "greedy", "--games", "1", *R, "--db", db)[0] == 0
+    code, out, err = cli("compare", db, *args)
+    assert (code, out) == (2, "") and says in err, err
 
 
 def test_bench_scale_out_of_range(cli):

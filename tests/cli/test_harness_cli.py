@@ -119,7 +119,7 @@ def test_corrupt_and_unwritable_stores_are_reported_not_overwritten(tmp_path):
 @pytest.mark.parametrize("args,expect", [
     (("run", "--player", "nobody"), "known players"),
     (("run", "--player", "no_such_module_xyz:P"), "cannot import"),
-    (("run", "--player", "random", "--games", "0"), "at least 1"),
+    (("run", "--player", "random", "--games", "0"), "--games must be from 1 to"),
     (("run", "--player", "random", "--system", "pony"), "unknown point system"),
     (("tournament", "--players", "random,nobody"), "known players"),
     (("results", "--db", "/nonexistent/x.sqlite"), "no result store"),

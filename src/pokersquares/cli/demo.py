@@ -18,7 +18,7 @@ from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec
 from . import app, check_result_store, point_systems
-from .harness import DB_OPT, _Progress, check_player_list, check_system_list, print_table, play_cmd
+from .harness import DB_OPT, _Progress, check_player_list, check_run_options, check_system_list, print_table, play_cmd
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
 
@@ -28,7 +28,7 @@ def demo_cmd(
     games: int = typer.Option(4, "--games", "-n", min=1, help="Games per player and point system."),
     players: Optional[str] = typer.Option(None, "--players", help="Players separated by commas or ';', each NAME or "
                                             "NAME:key=value,... (default: every registered one)."),
-    systems: str = typer.Option(DEMO_SYSTEMS, "--systems", help="Point systems of the tournament, ';'-separated, "
+    systems: str = typer.Option(DEMO_SYSTEMS, "--systems", help="Point systems of the tournament, separated by commas or ';' (';' where a spec is ten integers), "
                                 "or 'contest' for the twelve of 2016. " + SPEC_HELP),
     prep_time: float = typer.Option(1.0, "--prep-time", help="Preprocessing seconds per system (the contest gave 300)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", help="Decision seconds per game (the contest gave 30)."),
@@ -36,8 +36,9 @@ def demo_cmd(
 ) -> None:
     """A greedy game, 1,000 random games, then a short tournament of the registered agents."""
     start = time.monotonic()
+    check_run_options(games, 0, time_per_game, prep_time, 0)
     pss = check_system_list(point_systems(systems), systems)
-    names = check_player_list(players, "--players") if players else [p.name for p in list_players()]
+    names = check_player_list(players, "--players") if players is not None else [p.name for p in list_players()]
     for system in pss:
         RunSpec(names[0], system, games, 0, time_per_game, prep_time)  # limits checked before the first game
     check_result_store(db)  # a folder or a foreign file is said before minutes of compiling

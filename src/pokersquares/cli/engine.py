@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Optional
 
 import typer
 
@@ -56,8 +57,10 @@ def classify_cmd(
 @app.command("bench")
 def bench_cmd(
     only: list[str] = typer.Option(None, "--only", help="Run only these benchmarks (repeatable)."),
-    repeats: int = typer.Option(5, "--repeats", min=1, help="Repeats per figure; the median is reported."),
-    scale: float = typer.Option(1.0, "--scale", help="Shrink (or grow) the work per repeat (0.0001 to 1000)."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", help="Repeats per figure, 1 to 1,000 (default: 5); "
+                                          "the median is reported."),
+    scale: Optional[float] = typer.Option(None, "--scale", help="Shrink (or grow) the work per repeat, 0.0001 to "
+                                          "1000 (default: 1)."),
     strength: bool = typer.Option(False, "--strength", help="Playing strength instead: each agent's mean on "
                                   "fixed deals with fixed work (deterministic; a few minutes), compared "
                                   "with the expected figures."),
@@ -72,8 +75,8 @@ def bench_cmd(
     or with --strength each agent's playing strength at fixed work."""
     if strength:
         # Fixed work per agent: a --repeats or --scale would be ignored, the run no shorter.
-        if repeats != 5 or scale != 1.0:
-            raise fail(f"{'--repeats' if repeats != 5 else '--scale'} goes with the throughputs, not --strength "
+        if repeats is not None or scale is not None:  # even at their defaults' values: given, and ignored
+            raise fail(f"{'--repeats' if repeats is not None else '--scale'} goes with the throughputs, not --strength "
                        "(each agent's figure comes from fixed work; --only chooses the agents)")
         _strength(only or None, expected, update, json_out)
         return
@@ -82,6 +85,8 @@ def bench_cmd(
     if expected != EXPECTED_DEFAULT:
         raise fail("--expected goes with --strength (the expected strength figures)")
     from ..bench import BenchError, run_benchmarks
+    repeats = 5 if repeats is None else repeats
+    scale = 1.0 if scale is None else scale
     if not (math.isfinite(scale) and 0.0001 <= scale <= 1000):
         raise fail(f"--scale must be from 0.0001 to 1000, got {scale:g}")
     try:

@@ -13,12 +13,13 @@ from typing import Optional
 
 import typer
 
-from ..cards import card_name
+from ..cards import card_name, check_seed
 from ..errors import PokerSquaresError
 from ..files import replacing
 from ..game import Grid
 from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
+from ..harness.spec import MAX_GAMES, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..optimum.regret import format_regret, regret_lines, run_regrets
@@ -111,6 +112,19 @@ def use_classpath(classpath: Optional[str]) -> None:
         set_classpath(classpath)
 
 
+def check_run_options(games: int, seed: int, time_per_game: float, prep_time: float, memory_limit: int) -> None:
+    """A command's run options, each error naming its option (the run's own checks, in
+    :class:`RunSpec`, name what a library caller passed)."""
+    if not 1 <= games <= MAX_GAMES:
+        raise fail(f"--games must be from 1 to {MAX_GAMES:,}, got {games}")
+    check_seed(seed, "--seed")
+    check_seed(seed + games - 1, "the last game's seed (--seed + --games - 1)")
+    check_seconds(time_per_game, "--time-per-game", zero_ok=False)
+    check_seconds(prep_time, "--prep-time", zero_ok=True)
+    if memory_limit < 0:
+        raise fail(f"--memory-limit must be a whole number of MB (0: none), got {memory_limit}")
+
+
 def check_player_list(text: str, option: str) -> list[str]:
     """Player specs separated by commas or ';' (:func:`split_player_list`: ``key=value``
     after a comma is the previous player's), each built once (not prepared): a bad one
@@ -182,7 +196,7 @@ def players_cmd(json_out: bool = PLAIN_JSON_OPT) -> None:
 def play_cmd(
     player: str = typer.Option("champion", "--player", "-p", help="A registered player (see `players`), NAME:key=value,... or module.path:Class."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
-    seed: int = SEED_OPT,
+    seed: int = typer.Option(0, "--seed", help="The deal's seed (the contest framework's shuffle)."),
     time_per_game: float = TPG_OPT,
     prep_time: float = PREP_OPT,
     db: Path = DB_OPT,
@@ -195,6 +209,7 @@ def play_cmd(
     """Play one game and print the moves and the final grid (a game the store already
     holds is shown from it, and said so)."""
     use_classpath(classpath)
+    check_run_options(1, seed, time_per_game, prep_time, memory_limit)
     ps = point_system(system)
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
@@ -246,8 +261,7 @@ def run_cmd(
 ) -> None:
     """Play N games (recorded in the result store; rerunning resumes)."""
     use_classpath(classpath)
-    if games < 1:
-        raise fail(f"--games must be at least 1, got {games}")
+    check_run_options(games, seed, time_per_game, prep_time, memory_limit)
     ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
@@ -364,7 +378,8 @@ def print_table(table: dict) -> None:
 def tournament_cmd(
     players: str = typer.Option(..., "--players", help="Players separated by commas or ';', each NAME or NAME:key=value,...; "
                                "e.g. random,champion:depth=25,stop_z=2,beemo (three players)."),
-    systems: str = typer.Option("contest", "--systems", help="'contest' (the 12 systems of 2016) or a list of specs separated by commas or ';'."),
+    systems: str = typer.Option("contest", "--systems", help="'contest' (the 12 systems of 2016) or a list of specs separated by commas or ';' (';' "
+                                  "where a spec is ten integers: 'american;0,1,2,3,4,5,6,7,8,9')."),
     games: int = typer.Option(10, "--games", "-n", help="Games per player and system."),
     seed: int = SEED_OPT,
     workers: Optional[int] = typer.Option(None, "--workers", "-w", help=WORKERS_HELP),
@@ -381,8 +396,7 @@ def tournament_cmd(
 ) -> None:
     """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
     use_classpath(classpath)
-    if games < 1:
-        raise fail(f"--games must be at least 1, got {games}")
+    check_run_options(games, seed, time_per_game, prep_time, memory_limit)
     names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
@@ -577,11 +591,15 @@ def compare_cmd(
         raise fail("--against goes with --hands (the reference of the comparison by hand type)")
     for path in optima or ():
         check_optima_store(path)
+    if system is not None and not system.strip():
+        raise fail("--system is empty: give a point system's name (as `pokersquares results` lists it)")
+    if any(not p.strip() for p in player or ()):
+        raise fail("--player is empty: give a part of a player spec (it would match every run)")
     duplicates: list = []
     runs = load_runs(stores, player or (), system, duplicates)
     result = compare_runs(runs)
     if not result["runs"]:  # with --json too: an error, not an empty listing
-        raise fail("no run with a finished game" + (" matches --player/--system" if player or system else ""))
+        raise fail("no run with a finished game" + (" matches --player/--system" if player or system is not None else ""))
     copies: dict[tuple[str, str], list[str]] = {}
     for kept_store, kept_run, dropped_store, dropped_run in duplicates:
         copies.setdefault((dropped_store, kept_store), []).append(f"{dropped_run} = {kept_run}")

@@ -200,7 +200,7 @@ class ResultStore:
         if readonly and not self.path.exists():
             raise StoreError(f"no result store at {self.path}")
         if self.path.exists() and not self.path.is_file():
-            raise StoreError(f"{self.path} is not a file")
+            raise StoreError(f"the result store {self.path} is not a file (a folder?)")
         if not readonly and not self.path.parent.exists():
             raise StoreError(f"cannot create the result store {self.path}: folder {self.path.parent} does not exist")
         if not readonly:

@@ -52,7 +52,7 @@ class OptimaStore:
                 if not self.path.exists():
                     raise StoreError(f"no result store at {self.path}")
                 if not self.path.is_file():  # a folder, or a pipe the read would wait on for ever
-                    raise StoreError(f"{self.path} is not a file")
+                    raise StoreError(f"the result store {self.path} is not a file (a folder?)")
                 # Someone else's SQLite file is refused before it is opened (left as it is);
                 # an empty one holds no optima, and is not opened either. A file that is not
                 # SQLite at all is reported by the first read, as it always was.

@@ -107,6 +107,8 @@ def _classpath_entries(text: str | None) -> list[str]:
 def set_classpath(text: str) -> str:
     """Check a ``--classpath`` value and keep it, made absolute, for every java: player of
     this process and its workers; returns it."""
+    if not any(text.split(os.pathsep)):
+        raise UnknownPlayerError(f"--classpath {text!r} names no folder or jar")
     entries = [str(Path(e[:-1]).resolve() / "*") if e.endswith("*") else str(Path(e).resolve())
                for e in _classpath_entries(text)]
     value = os.pathsep.join(entries)
