@@ -29,7 +29,8 @@ from .optimum import check_optima_store
 
 WORKERS_HELP = ("Games played in parallel (default: cores / cores the player uses, so the machine is "
                 "never oversubscribed: under a time budget two games sharing a core both play weaker). "
-                "Results are the same for any number.")
+                "Results are the same for any number, but for a player that cannot be pickled once "
+                "prepared (java:..., openspiel:mcts; said in a warning).")
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON (no progress bar).")
 PLAIN_JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")  # commands without a progress bar
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar.")
