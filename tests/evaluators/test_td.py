@@ -208,6 +208,17 @@ def test_an_init_that_is_not_a_finite_number_is_refused(init):
         TdEvaluator(init=init)
 
 
+@pytest.mark.parametrize("where", ["theta", "sums"])
+def test_a_learning_whose_values_overflowed_says_so(where):
+    # table_step=0.5 overflowed the table's sums to inf within 8 s of preparation; the
+    # game workers then refused the pickled table with "the sums must be finite".
+    ev = TdEvaluator(games=100, td_games=10, threads=1)
+    ev.prepare(POINTS, 0.0, seed=1)
+    (ev.theta if where == "theta" else ev.narl.sums)[0] = np.inf
+    with pytest.raises(PokerSquaresError, match="TD's learning diverged .* take smaller steps"):
+        ev.learn(games=2)
+
+
 def test_the_table_settings_are_saved_and_restored(tmp_path):
     import json
 

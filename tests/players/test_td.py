@@ -94,6 +94,10 @@ def test_champion_over_td_plays_within_its_clock(system, play_legal):
     ("champion:tc=yes", "tc of player 'champion' takes true or false"),
     ("td:alpha=-1", "alpha >= 0"),
     ("champion:alpha=-1", "alpha >= 0"),
+    # Steps that overflowed the weights to inf and NaN within the preparation:
+    ("champion:alpha=1e300", r"TD needs alpha in 0..4 "),
+    ("td:table_step=0.5", r"table_step must be >= 0 and at most 0.1,"),
+    ("champion:init=1e300", r"init must be a finite number .* within ±10000"),
     ("td:tdsearch=-1", "tdsearch must be a whole number"),
     ("champion:tdsearch=true", "tdsearch of player .champion. takes an integer"),
     ("champion:evaluator=narl,tdsearch=100", "tdsearch is a setting of the TD evaluator"),

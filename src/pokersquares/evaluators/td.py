@@ -359,6 +359,15 @@ def feature_index(feature: Feature) -> int:
 # -- the evaluator ------------------------------------------------------------------------------
 
 
+# The largest steps and start TD takes: beyond them its weights overflowed to inf and NaN
+# within a 10 s preparation (alpha=10, table_step=0.5 did; alpha=4 and table_step=0.1
+# learned, on American, random:3 and Royal Flush). Within them, a learning that still
+# diverges is said as such (see ``learn``).
+MAX_ALPHA = 4.0
+MAX_TABLE_STEP = 0.1
+MAX_INIT = 10_000.0
+
+
 def step_settings(alpha=None, table_step=None, tc=None) -> dict:
     """The step settings a player spec gives :class:`TdEvaluator`: those it leaves out
     (None) keep the evaluator's defaults. The spec parser has checked their types and
@@ -409,17 +418,18 @@ class TdEvaluator(TableKernelEvaluator):
                  narl_share: float = 0.7, budget_share: float = 0.85, threads: int = 2, epsilon0: float = 0.5,
                  decay: float = 0.999975, hand_sizes: bool = True, table_updates: bool = False,
                  table_step: float = 0.002, tc: bool = True, init: float = 0.0) -> None:
-        if not alpha >= 0:
-            raise PokerSquaresError(f"TD needs alpha >= 0 (its step), got {alpha!r}")
+        if not 0 <= alpha <= MAX_ALPHA:
+            raise PokerSquaresError(f"TD needs alpha in 0..{MAX_ALPHA:g} (its step; alpha >= 0), got {alpha!r}")
         if not 0.0 <= lam <= 1.0:
             raise PokerSquaresError(f"TD needs lam in 0..1 (its lambda), got {lam!r}")
         if not 0.0 <= epsilon <= 1.0:
             raise PokerSquaresError(f"TD needs epsilon in 0..1 (the share of random moves while it learns), "
                                     f"got {epsilon!r}")
-        if not table_step >= 0.0:
-            raise PokerSquaresError(f"table_step must be >= 0, got {table_step!r}")
-        if isinstance(init, bool) or not isinstance(init, (int, float)) or not math.isfinite(init):
-            raise PokerSquaresError(f"init must be a finite number (each residual weight's start), got {init!r}")
+        if not 0.0 <= table_step <= MAX_TABLE_STEP:
+            raise PokerSquaresError(f"table_step must be >= 0 and at most {MAX_TABLE_STEP:g}, got {table_step!r}")
+        if isinstance(init, bool) or not isinstance(init, (int, float)) or not abs(init) <= MAX_INIT:
+            raise PokerSquaresError(f"init must be a finite number (each residual weight's start) within "
+                                    f"±{MAX_INIT:g}, got {init!r}")
         if not 0.0 < narl_share <= 1.0:
             raise PokerSquaresError(f"narl_share must be in (0, 1], got {narl_share!r}")
         threads = checked_threads(threads)
@@ -523,6 +533,10 @@ class TdEvaluator(TableKernelEvaluator):
         elapsed = time.perf_counter() - start
         self.td_games_learned += played
         self.td_seconds += elapsed
+        if not (np.isfinite(self.theta).all() and np.isfinite(self.narl.sums).all()
+                and np.isfinite(self.narl.size_sums).all()):
+            raise PokerSquaresError(f"TD's learning diverged (its values overflowed) at alpha={self.alpha:g}, "
+                                    f"table_step={self.table_step:g}: take smaller steps")
         return {"games": played, "seconds": elapsed, "games_per_s": played / elapsed if elapsed else 0.0,
                 "mean_score": score_sum / played if played else float("nan")}
 
