@@ -216,3 +216,34 @@ def test_empty_repeated_or_huge_lists_are_one_line_before_anything_runs(cli, tmp
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert says in err, err
     assert not db.exists()
+
+
+HUGE = "1" + "0" * 30
+
+
+@pytest.mark.parametrize("command, args, says", [
+    # the search part's runs were made only once the learning part had played (and been stored)
+    ("gettysburg", ("--search-games", HUGE), "--search-games"),
+    ("gettysburg", ("--search-games", "200", "--seed", str(2 ** 63 - 100)), "--seed"),
+    # the learners' players were made only once the store was opened; the error named no option
+    ("gettysburg", ("--learn-games", HUGE), "--learn-games"),
+    ("gettysburg", ("--games", "100000000"), "--games"),
+    ("gettysburg", ("--time-per-game", "1e7"), "--time-per-game"),  # over the harness's limit
+    ("beemo", ("--configs", "beemo", "--mc-games", "2", "--playouts", HUGE), "--playouts"),
+    ("beemo", ("--configs", "beemo", "--mc-games", "2", "--seconds-per-move", "1e307"), "--seconds-per-move"),
+    # int() took 1_0 and other scripts' digits as 10 and 1; inf is positive but not finite
+    ("tiger", ("--parts", "table3", "--rows", "1_0"), "--rows"),
+    ("tiger", ("--parts", "table3", "--rows", "\u0661"), "--rows"),
+    ("tiger", ("--cp", "1_0"), "--cp"),
+    ("tiger", ("--cp", "inf"), "positive finite numbers"),
+    ("tiger", ("--cp", "1e309"), "positive finite numbers"),
+])
+def test_counts_seeds_and_numbers_out_of_range_name_their_option_before_anything_runs(cli, tmp_path: Path, command,
+                                                                                      args, says):
+    db = tmp_path / "x.sqlite"
+    plot = ("--plot-dir", str(tmp_path)) if command == "gettysburg" else () if command == "beemo" else (
+        "--plot", str(tmp_path / "p.png"))
+    code, out, err = cli("experiment", *SMALL[command], *args, "--db", db, "-q", *plot)  # in this process: quick
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert says in err, err
+    assert not db.exists()

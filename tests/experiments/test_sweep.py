@@ -1,5 +1,7 @@
+import itertools
 import json
 import math
+import random
 import statistics
 import subprocess
 import sys
@@ -49,6 +51,44 @@ def test_grid_and_samples():
         settings({"alpha": ParamRange(0.0, 1.0, False)})  # a range needs --sample or a count
     with pytest.raises(SweepError):
         settings({})
+
+
+def test_a_sample_of_a_grid_too_big_to_list_is_drawn_without_listing_it(tmp_path):
+    """Each --param was under its limit of 10,000 values, but --sample listed the whole
+    grid (10^8 settings): MemoryError, an "internal error". Drawn as indices into the grid
+    and decoded, in 1 GB of address space; the same seed draws the same settings."""
+    script = tmp_path / "draw.py"
+    script.write_text(
+        "import json, resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from pokersquares.experiments.sweep import settings\n"
+        "big = {'a': list(range(10_000)), 'b': [str(v) for v in range(10_000)]}\n"
+        "huge = {f'p{i}': list(range(10_000)) for i in range(6)}  # 10^24: past sys.maxsize\n"
+        "print(json.dumps([settings(big, sample=3, seed=7), settings(big, sample=3, seed=7),\n"
+        "                  settings(huge, sample=4, seed=1), settings(huge, sample=4, seed=1)]))\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    big, again, huge, huge_again = json.loads(r.stdout)
+    assert big == again and huge == huge_again and len(huge) == 4 and len({repr(h) for h in huge}) == 4
+    # the settings at the indices rng.sample(range(size), k) draws, in the grid's order
+    picked = sorted(random.Random(7).sample(range(10_000 ** 2), 3))
+    assert big == [{"a": i // 10_000, "b": str(i % 10_000)} for i in picked]
+
+
+def test_a_sample_of_a_small_grid_is_the_one_drawn_before():
+    """Drawing indices without listing the grid keeps the settings a --sample-seed drew."""
+    params = {"a": [1, 2, 3], "b": ["x", "y"], "c": [0.5, 1.5]}
+    grid = list(itertools.product(*params.values()))
+    for seed in range(20):
+        for k in (1, 5, 12, 20):
+            before = sorted(random.Random(seed).sample(range(len(grid)), min(k, len(grid))))
+            assert settings(params, sample=k, seed=seed) == [dict(zip(params, grid[i])) for i in before]
+
+
+def test_a_param_listing_no_value_is_refused():
+    """``--param flush_weight=,`` made an empty grid: an IndexError after the store was made."""
+    with pytest.raises(SweepError, match="flush_weight"):
+        parse_param("flush_weight=,")
 
 
 def test_setting_spec_keeps_the_base_parameters():

@@ -12,13 +12,16 @@ import math
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, TypeVar
 
 import typer
 
-from ..errors import PokerSquaresError
+from ..errors import InvalidSeedError, PokerSquaresError
+from ..harness.registry import make_player
 from ..harness.runner import backend_session, check_backend
+from ..harness.spec import MAX_SECONDS, RunSpecError
 from ..harness.store import ResultStore
+from ..points import integer_or_none
 from . import PLOT_SUFFIXES, app, check_output, point_system, point_systems, save_plot, seconds_between
 from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, WORKERS_HELP,
                       _check_workers, _Progress)
@@ -45,11 +48,25 @@ def _split(text: str) -> list[str]:
     return [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
 
 
-def _numbers(text: str, cast, what: str) -> list:
+def _number(text: str, cast):
+    """``text`` as an integer (``cast`` int) in ASCII digits, as every other command takes
+    it (``int()`` also takes ``1_0`` and other scripts' digits), or as a number written
+    in ASCII; else None."""
+    if cast is int:
+        return integer_or_none(text)
+    if not text.isascii() or "_" in text:
+        return None
     try:
-        values = [cast(x) for x in _split(text)]
+        return cast(text)
     except ValueError:
-        raise ExperimentOptionError(f"{what} must be comma-separated numbers, got {text!r}") from None
+        return None
+
+
+def _numbers(text: str, cast, what: str) -> list:
+    values = [_number(x, cast) for x in _split(text)]
+    if None in values:
+        kind = "integers" if cast is int else "numbers"
+        raise ExperimentOptionError(f"{what} must be comma-separated {kind}, got {text!r}")
     return _once(values, what)
 
 
@@ -107,6 +124,33 @@ def _recording(db: Path, workers: Optional[int], backend: str, address: Optional
             progress.close()
 
 
+T = TypeVar("T")
+
+
+def _planned(build: Callable[[], T], games_option: str, games: int, seed: int) -> T:
+    """``build()``, runs made before the store is opened: a count of games or a seed a run
+    cannot take is one line naming the option it came from (the run's own words do not)."""
+    try:
+        return build()
+    except InvalidSeedError as e:
+        raise ExperimentOptionError(f"--seed {seed} with {games_option} {games}: {e}") from None
+    except RunSpecError as e:  # the seconds are checked by their options: here, the count
+        raise ExperimentOptionError(f"{games_option} {games}: {e}") from None
+
+
+def _players_made(players: Iterable[str], option: str | None = None, value=None) -> None:
+    """Each player made before the store is opened (playing the runs makes them only
+    then): a parameter out of range is one line, naming ``option`` (given ``value``) if
+    that is where the parameter came from."""
+    for player in dict.fromkeys(players):
+        try:
+            make_player(player)
+        except PokerSquaresError as e:
+            if option is None:
+                raise
+            raise ExperimentOptionError(f"{option} {value}: {e}") from None
+
+
 def _games(specs) -> int:
     return sum(s.games for s in dict.fromkeys(specs))
 
@@ -162,7 +206,7 @@ def tiger_cmd(
     cp_values = _numbers(cps, float, "--cp")
     if "cp" in chosen:
         if not cp_values or any(c <= 0 or not math.isfinite(c) for c in cp_values):
-            raise ExperimentOptionError("--cp needs positive numbers")
+            raise ExperimentOptionError("--cp needs positive finite numbers")
         check_output(plot, "--plot", db=db, suffixes=PLOT_SUFFIXES, example="tiger_cp_sweep.png")
     tables = {}
     if "table3" in chosen:
@@ -214,7 +258,7 @@ def gettysburg_cmd(
     learn_games: Optional[int] = typer.Option(100_000, "--learn-games", min=0,
                                               help="Learning games per learner and system, in each run's preparation "
                                                    "(reproducible; 0: learn for --learn-seconds instead)."),
-    learn_seconds: float = typer.Option(10.0, "--learn-seconds", callback=seconds_between(0.0),
+    learn_seconds: float = typer.Option(10.0, "--learn-seconds", callback=seconds_between(0.0, MAX_SECONDS),
                                         help="With --learn-games 0: each run's preparation time, in which NARL "
                                              "learns (85% of it; the contest: 300)."),
     games: int = typer.Option(2000, "--games", "-n", min=2, help="Greedy games per learner and system (the paper: 2000)."),
@@ -227,7 +271,7 @@ def gettysburg_cmd(
                                   help="Learner for the searches: a variant name, or 'best' (the learning part's best "
                                        "total; eps0=0.5 when the learning part is not run)."),
     search_games: int = typer.Option(20, "--search-games", min=2, help="Games per search and system (the paper: 100)."),
-    time_per_game: float = typer.Option(2.0, "--time-per-game", callback=seconds_between(0.05),
+    time_per_game: float = typer.Option(2.0, "--time-per-game", callback=seconds_between(0.05, MAX_SECONDS),
                                         help="Decision seconds per game, the harness's limit, at least 0.05 (the contest: 30)."),
     seed: int = typer.Option(0, "--seed", help="First deal (game i is dealt with seed + i) and learning seed."),
     plot_dir: Path = typer.Option(Path("."), "--plot-dir", help="Where to write gettysburg-learning.png and "
@@ -280,7 +324,18 @@ def gettysburg_cmd(
             check_output(plot_dir / name, "--plot-dir", db=db, suffixes=PLOT_SUFFIXES)
     lg = learn_games or None
     ls = None if lg else learn_seconds
-    plan = X.learning_plan(kinds, variant_list, samples, lg, ls, games, seed, time_per_game) if learning else {}
+    # Both parts' runs and their players, made before the store is opened: a count, a seed
+    # or learning games out of range was found only once the learning part had played.
+    plan = (_planned(lambda: X.learning_plan(kinds, variant_list, samples, lg, ls, games, seed, time_per_game),
+                     "--games", games, seed) if learning else {})
+    # The searches' learner may be the learning part's best: one of its variants.
+    learners = [evaluator] if evaluator != "best" else variant_list if learning else ["eps0=0.5"]
+    search_plans = {v: _planned(lambda v=v: X.search_plan(spec_list, search_list, v, lg, ls, search_games, seed,
+                                                          time_per_game), "--search-games", search_games, seed)
+                    for v in learners} if searching else {}
+    # The players differ in search and learner, both checked above: only their learning games can be refused.
+    _players_made([s.player for specs in plan.values() for s in specs]
+                  + [s.player for p in search_plans.values() for s in p.values()], "--learn-games", learn_games)
     # The search runs' games, for the progress bar (the learner may be the learning part's best).
     search_total = len(spec_list) * len(search_list) * search_games if searching else 0
     say = (lambda m: None) if json_out else typer.echo
@@ -296,9 +351,8 @@ def gettysburg_cmd(
             if chosen == "best":
                 chosen = out["learning"]["best"] if learning else "eps0=0.5"
             out["search"] = X.run_search(
-                X.search_plan(spec_list, search_list, chosen, lg, ls, search_games, seed, time_per_game), chosen,
-                store, {"learn_games": lg, "learn_seconds": ls, "games": search_games, "time_per_game": time_per_game,
-                        "seed": seed}, **play)
+                search_plans[chosen], chosen, store, {"learn_games": lg, "learn_seconds": ls, "games": search_games,
+                                                      "time_per_game": time_per_game, "seed": seed}, **play)
     if learning:
         result = out["learning"]
         result["plot"] = str(plot_dir / "gettysburg-learning.png")
@@ -393,6 +447,13 @@ def beemo_cmd(
         ex.check_table(table)
     rows = ex.beemo_rows(prep_time, games, mc_games, playouts or None, seconds_per_move, sys_list, cfg_list, seed,
                          time_per_game, table, paired=not unpaired)
+    # Every row's player made before the store is opened (playing makes them only then): the
+    # flat MC row's playouts and time per move are the numbers its player takes from options.
+    flat_mc = [r.run.player for r in rows if r.label == "flat_mc"]
+    if flat_mc:
+        _players_made([ex.flat_mc_spec(playouts or None, None)], "--playouts", playouts)
+        _players_made(flat_mc, "--seconds-per-move", seconds_per_move)
+    _players_made(r.run.player for r in rows)
     with _recording(db, workers, backend, address, _games(r.run for r in rows), "beemo",
                     not (quiet or json_out)) as (store, play):
         fill_rows(rows, store, **play)

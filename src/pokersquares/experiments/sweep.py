@@ -92,6 +92,8 @@ def parse_param(text: str) -> tuple[str, list | ParamRange]:
             raise SweepError(f"--param {name}: the range {lo}..{hi} is too wide to split into {n} values")
         return name, [float(f"{lo + k * step:.6g}") for k in range(n)]
     parsed = [_parse_value(v.strip()) for v in values.split(",") if v.strip()]
+    if not parsed:  # an empty grid: nothing to play, nothing to show
+        raise SweepError(f"--param {name} lists no value (e.g. {name}=0.1,0.2)")
     for v in parsed:
         if isinstance(v, str) and any(c in v for c in ",=:"):
             raise SweepError(f"--param {name}: value {v!r} cannot go in a player spec")
@@ -100,9 +102,36 @@ def parse_param(text: str) -> tuple[str, list | ParamRange]:
     return name, parsed
 
 
+def _combination(lists: list[list], index: int) -> tuple:
+    """The ``index``-th combination of ``itertools.product(*lists)``, without making the others."""
+    combo = []
+    for values in reversed(lists):
+        index, k = divmod(index, len(values))
+        combo.append(values[k])
+    return tuple(reversed(combo))
+
+
+def _distinct_indices(rng: random.Random, size: int, k: int) -> list[int]:
+    """``k`` distinct indices below ``size``, drawn as ``rng.sample(range(size), k)`` draws them
+    (which cannot take a range longer than ``sys.maxsize``: then drawn one by one, as
+    ``random.sample`` does for a population that large)."""
+    try:
+        return rng.sample(range(size), k)
+    except OverflowError:
+        picked: dict[int, None] = {}
+        while len(picked) < k:
+            picked.setdefault(rng.randrange(size))
+        return list(picked)
+
+
 def settings(params: dict[str, list | ParamRange], sample: int | None = None, seed: int = 0) -> list[dict]:
     """The grid of all combinations, or ``sample`` settings drawn at random: distinct grid
-    points when every parameter lists its values, independent draws when one is a range."""
+    points when every parameter lists its values, independent draws when one is a range.
+
+    Grid points are drawn as their indices in the grid's order (the last parameter's
+    values vary fastest), ``rng.sample(range(size), k)``, and only the drawn ones are
+    made: a grid of 10,000 values of each of two parameters (10^8 settings) is never
+    listed. The same seed draws the same settings."""
     if not params:
         raise SweepError("a sweep needs at least one --param")
     names = list(params)
@@ -119,9 +148,9 @@ def settings(params: dict[str, list | ParamRange], sample: int | None = None, se
         return [dict(zip(names, combo)) for combo in itertools.product(*(params[n] for n in names))]
     rng = random.Random(seed)
     if not ranged:
-        grid = list(itertools.product(*(params[n] for n in names)))
-        picked = sorted(rng.sample(range(len(grid)), min(sample, len(grid))))
-        return [dict(zip(names, grid[i])) for i in picked]
+        lists = [params[n] for n in names]
+        picked = sorted(_distinct_indices(rng, size, min(sample, size)))
+        return [dict(zip(names, _combination(lists, i))) for i in picked]
     out: dict[str, dict] = {}  # by spec text: a setting drawn twice is one run
     for _ in range(100 * sample):
         s = {n: p.draw(rng) if isinstance(p, ParamRange) else rng.choice(p) for n, p in params.items()}
