@@ -44,6 +44,9 @@ BAD = {
     "memory limit negative named": (["run", "--player", "greedy", "--memory-limit", "-1", *R],
                                     "--memory-limit must be a whole number of MB"),
     "seed named": (["run", "--player", "greedy", "--seed", str(2 ** 63), *R], "--seed 9223372036854775808 is outside"),
+    "sweep time per game zero named": (["sweep", "--player", "greedy", "--param", "flush_weight=0,1",
+                                        "--time-per-game", "0", "--prep-time", "0"],
+                                       "--time-per-game must be more than 0 s, got 0"),
     "demo games past the limit": (["demo", "--games", "10000001"], "--games must be from 1 to 10,000,000"),
     # An empty list ran every registered player (91 s of tournament).
     "demo empty players": (["demo", "--players", ""], "--players needs at least one player"),

@@ -15,7 +15,7 @@ from ..harness.store import ResultStore
 from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, save_plot
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
-                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, use_classpath)
+                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, check_run_options, use_classpath)
 
 
 @app.command("sweep")
@@ -48,8 +48,7 @@ def sweep_cmd(
     """Play a player over a grid (or random sample) of its parameters; print the mean with
     standard error per setting (each setting is a resumable run in the result store)."""
     use_classpath(classpath)
-    if games < 1:
-        raise fail(f"--games must be at least 1, got {games}")
+    check_run_options(games, seed, time_per_game, prep_time, memory_limit)
     ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
