@@ -96,3 +96,16 @@ def test_the_largest_weight_plays_legal_games(play_legal):
     player = make_player("tiger:made_weight=1e12,iterations=50")
     player.set_point_system(AMERICAN, 0.2)
     play_legal(player, 3)
+
+
+@pytest.mark.timeout(120)
+def test_the_warm_up_of_fixed_iterations_searches_a_capped_copy():
+    # tiger:iterations=100000000 searched the warm-up's positions with every one of its
+    # iterations, for minutes, before its first game (killed at 120 s).
+    from pokersquares.search.mcts import WARM_UP_ITERATIONS
+
+    player = make_player("tiger:iterations=100000000")
+    assert player.search.warm_up_copy().iterations == WARM_UP_ITERATIONS
+    assert make_player("tiger:iterations=5").search.warm_up_copy().iterations == 5
+    player.warm_up()
+    assert (player.search.iterations, player.search.iterations_total) == (10 ** 8, 0)  # the player's own, untouched

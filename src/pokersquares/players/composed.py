@@ -93,12 +93,11 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         """A tiny preparation and two short searches on copies of the evaluator and the
         search, one early in a game and one near its end (where playouts reach the full
         grid): every kernel they use gets compiled, and this player's state is untouched."""
-        import copy
 
         from ..points import AMERICAN
 
         with progress.listening(None):  # the copy's learning is not the player's
-            evaluator, search = self.evaluator.warm_up_copy(), copy.deepcopy(self.search)
+            evaluator, search = self.evaluator.warm_up_copy(), self.search.warm_up_copy()
             points = np.array(AMERICAN.points, dtype=np.int64)
             evaluator.prepare(points, 0.05, 0)
             early = np.full(25, EMPTY, dtype=np.int8)

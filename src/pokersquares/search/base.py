@@ -57,6 +57,14 @@ class Search(ABC):
     #: and the console of ``benchmarks/web_first_advice.py --cold``.
     compile_s: float = 0.0
 
+    def warm_up_copy(self) -> "Search":
+        """A copy to compile this search's kernels on (a player's warm-up searches it on
+        a few positions), leaving this one untouched; a search whose work is fixed
+        rather than timed caps it, so the warm-up takes a moment whatever was asked."""
+        import copy
+
+        return copy.deepcopy(self)
+
     @abstractmethod
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
                time_s: float, seed: int) -> tuple[int, np.ndarray]:

@@ -36,6 +36,7 @@ __all__ = ["MCTS", "SQUASHES", "DEFAULT_CP", "squash_range"]
 
 DEFAULT_CP = 200 / math.sqrt(2)
 MAX_CAPACITY = 50_000_000  # tree nodes: about 2 GB, half a game process's default memory limit
+WARM_UP_ITERATIONS = 200  # the most a warm-up searches a position: enough to reach every kernel
 AMERICAN_RANGE = (0.0, 725.0)  # the paper's "precise" range: 4 royal flushes, a straight flush, 5 quads
 SQUASHES = ("none", "precise", "imprecise", "max200", "max2000")
 _SELECTIONS = {"uct": km.SELECT_UCT, "prune": km.SELECT_PRUNE, "best": km.SELECT_BEST}
@@ -130,6 +131,15 @@ class MCTS(Search):
         self.last_nodes = 0
         self.iterations_total = 0
         self.moves_total = 0
+
+    def warm_up_copy(self) -> "MCTS":
+        """As :meth:`Search.warm_up_copy`, with at most :data:`WARM_UP_ITERATIONS` iterations
+        a move: ``tiger:iterations=100000000`` searched the warm-up's positions for minutes,
+        untimed, before its first game."""
+        twin = super().warm_up_copy()
+        if twin.iterations is not None:
+            twin.iterations = min(twin.iterations, WARM_UP_ITERATIONS)
+        return twin
 
     def __getstate__(self) -> dict:
         # The tree is scratch space rebuilt on every move: never pickle it to workers.
