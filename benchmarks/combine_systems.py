@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 
 from pokersquares.harness.compare import compare_runs, load_runs
 from pokersquares.harness.store import StoreError
@@ -49,7 +48,7 @@ def main() -> None:
         runs = [r for r in load_runs(args.stores, players=[args.player, args.rival])
                 if r.info.player in (args.player, args.rival)]
     except (StoreError, OSError) as exc:
-        sys.exit(f"error: {exc}")
+        parser.error(str(exc))
     wanted = None if args.systems is None else {s.strip().lower() for s in args.systems.split(",") if s.strip()}
     rows = []
     for points in dict.fromkeys(tuple(r.info.points) for r in runs):
@@ -64,7 +63,7 @@ def main() -> None:
         rows.append({"system": d["system"], "deals": d["deals"], "a_minus_b": d["a_minus_b"], "stderr": d["stderr"],
                      "z": d["a_minus_b"] / d["stderr"] if d["stderr"] else None})
     if not rows:
-        sys.exit(f"error: no point system with runs of both {args.player!r} and {args.rival!r} (on the deals and systems asked)")
+        parser.error(f"no point system with runs of both {args.player!r} and {args.rival!r} (on the deals and systems asked)")
     print(json.dumps({"player": args.player, "rival": args.rival, "per_system": rows, "combined": combine(rows)}, indent=1))
 
 

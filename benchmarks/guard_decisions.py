@@ -35,7 +35,7 @@ def main() -> None:
         if args.repeats < 1 or not args.prep_time > 0:
             raise PokerSquaresError("--repeats must be at least 1 and --prep-time more than 0")
     except PokerSquaresError as e:
-        sys.exit(f"error: {e}")
+        parser.error(str(e))
     rows = []
     for system in systems:
         for spec in players:

@@ -36,7 +36,7 @@ def load_mutants(only: list[str] | None = None) -> list[dict]:
     if only:
         unknown = set(only) - {m["name"] for m in mutants}
         if unknown:
-            raise SystemExit(f"unknown mutants: {', '.join(sorted(unknown))}")
+            raise ValueError(f"unknown mutants: {', '.join(sorted(unknown))}")
         mutants = [m for m in mutants if m["name"] in only]
     return mutants
 
@@ -73,7 +73,10 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print JSON only")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant's tests")
     args = parser.parse_args()
-    mutants = load_mutants(args.only)
+    try:
+        mutants = load_mutants(args.only)
+    except ValueError as e:
+        parser.error(str(e))
     results = []
     with tempfile.TemporaryDirectory(prefix="pokersquares-mutants-") as tmp:
         copy = Path(tmp)

@@ -24,7 +24,6 @@ import argparse
 import json
 import math
 import statistics
-import sys
 from pathlib import Path
 
 from pokersquares.harness.store import ResultStore, StoreError
@@ -51,7 +50,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=100, help="only seeds 0..N-1 (the same deals in every store)")
     args = parser.parse_args()
     if bool(args.stores) == bool(args.pair):
-        sys.exit("error: give either result stores (with --player and --rival) or --pair STORE PLAYER RIVAL, one of the two")
+        parser.error("give either result stores (with --player and --rival) or --pair STORE PLAYER RIVAL, one of the two")
     if args.pair:
         wanted = [(Path(path), player, rival) for path, player, rival in args.pair]
         name_a, name_b = "player", "rival"
@@ -61,13 +60,13 @@ def main() -> None:
     try:
         opened = {path: ResultStore(path, readonly=True) for path, _, _ in wanted}
     except StoreError as e:
-        sys.exit(f"error: {e}")
+        parser.error(str(e))
     rows, gaps_by_deal = [], []
     for path, player, rival in wanted:
         a, b = games(opened[path], player, args.system, args.seeds), games(opened[path], rival, args.system, args.seeds)
         if a is None or b is None:
             if args.pair:
-                sys.exit(f"error: {path} holds no run of {player if a is None else rival!r} on {args.system!r}")
+                parser.error(f"{path} holds no run of {player if a is None else rival!r} on {args.system!r}")
             continue
         seeds = sorted(set(a) & set(b))
         if len(seeds) < 2:
@@ -81,7 +80,7 @@ def main() -> None:
             row.update({"player_spec": player, "rival_spec": rival})
         rows.append(row)
     if not rows:
-        sys.exit(f"error: no store holds both {args.player} and {args.rival} on {args.system!r}")
+        parser.error(f"no store holds both {args.player} and {args.rival} on {args.system!r}")
     out = {"system": args.system, "player": name_a, "rival": name_b, "stores": rows}
     if len(rows) > 1:
         gaps = [r["gap"] for r in rows]

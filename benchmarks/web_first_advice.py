@@ -43,6 +43,11 @@ def main() -> None:
     if not 0 < args.prep_time < math.inf or not 0 < args.limit < math.inf:  # before the server starts
         parser.error(f"--prep-time and --limit must be finite numbers of seconds > 0, got {args.prep_time:g} and "
                      f"{args.limit:g}")
+    from pokersquares.web.agents import registered_agents
+
+    unknown = set(filter(None, args.agents.split(","))) - set(registered_agents())
+    if unknown:  # before the server starts (it was said once every agent had been listed)
+        parser.error(f"unknown agents: {', '.join(sorted(unknown))}; known: {', '.join(sorted(registered_agents()))}")
     env = dict(os.environ)
     if args.cold:
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")

@@ -503,6 +503,14 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     ("line_context_keys.py", ["--prior", "nan"], "--prior a finite number >= 0"),
     ("web_first_advice.py", ["--limit", "0"], "--prep-time and --limit must be finite numbers of seconds > 0"),
     ("compile_time.py", ["--players", "greedy,bogus"], "unknown player 'bogus'"),
+    # These five said their error but exited 1, as a run that failed does (web_first_advice
+    # once its server had started and listed its agents):
+    ("guard_decisions.py", ["--repeats", "0"], "--repeats must be at least 1 and --prep-time more than 0"),
+    ("mutants.py", ["--only", "bogus"], "unknown mutants: bogus"),
+    ("preparation_spread.py", ["--system", "American"], "give either result stores"),
+    ("combine_systems.py", ["/nonexistent/r.sqlite", "--player", "a", "--rival", "b"],
+     "no result store at /nonexistent/r.sqlite"),
+    ("web_first_advice.py", ["--agents", "greedy,bogus"], "unknown agents: bogus; known: "),
 ])
 def test_hostile_arguments_are_one_line_before_any_work(script, args, says):
     """Each once ran (a JVM compiled and started, kernels compiled, a table learned, a web
