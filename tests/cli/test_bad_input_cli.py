@@ -47,6 +47,11 @@ BAD = {
     "sweep time per game zero named": (["sweep", "--player", "greedy", "--param", "flush_weight=0,1",
                                         "--time-per-game", "0", "--prep-time", "0"],
                                        "--time-per-game must be more than 0 s, got 0"),
+    # Options that were taken and ignored:
+    "optimum workers for one deal": (["optimum", "--seed", "3", "--workers", "2"], "--workers goes with --seeds"),
+    "results json with an export": (["results", "--export", "csv", "--json"], "--json goes with the listings"),
+    "gettysburg learn seconds with learn games": (["experiment", "gettysburg", "--learn-seconds", "5"],
+                                                  "--learn-seconds goes with --learn-games 0"),
     "demo games past the limit": (["demo", "--games", "10000001"], "--games must be from 1 to 10,000,000"),
     # An empty list ran every registered player (91 s of tournament).
     "demo empty players": (["demo", "--players", ""], "--players needs at least one player"),

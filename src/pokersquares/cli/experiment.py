@@ -258,9 +258,9 @@ def gettysburg_cmd(
     learn_games: Optional[int] = typer.Option(100_000, "--learn-games", min=0,
                                               help="Learning games per learner and system, in each run's preparation "
                                                    "(reproducible; 0: learn for --learn-seconds instead)."),
-    learn_seconds: float = typer.Option(10.0, "--learn-seconds", callback=seconds_between(0.0, MAX_SECONDS),
-                                        help="With --learn-games 0: each run's preparation time, in which NARL "
-                                             "learns (85% of it; the contest: 300)."),
+    learn_seconds: Optional[float] = typer.Option(None, "--learn-seconds", callback=seconds_between(0.0, MAX_SECONDS),
+                                                  help="With --learn-games 0: each run's preparation time, in which "
+                                                       "NARL learns (85% of it; default 10; the contest: 300)."),
     games: int = typer.Option(2000, "--games", "-n", min=2, help="Greedy games per learner and system (the paper: 2000)."),
     search_systems: str = typer.Option("american,british,ameritish:21347,hypercorner:21347", "--search-systems",
                                        help="Search comparison: point system specs separated by commas, or by ';' when "
@@ -322,8 +322,11 @@ def gettysburg_cmd(
                          ("gettysburg-search.png", part in ("search", "both"))):
         if wanted:
             check_output(plot_dir / name, "--plot-dir", db=db, suffixes=PLOT_SUFFIXES)
+    if learn_games and learn_seconds is not None:  # it would be ignored: the games fix the learning
+        raise ExperimentOptionError("--learn-seconds goes with --learn-games 0 (the learning is otherwise "
+                                    f"{learn_games:,} games, whatever the time)")
     lg = learn_games or None
-    ls = None if lg else learn_seconds
+    ls = None if lg else (10.0 if learn_seconds is None else learn_seconds)
     # Both parts' runs and their players, made before the store is opened: a count, a seed
     # or learning games out of range was found only once the learning part had played.
     plan = (_planned(lambda: X.learning_plan(kinds, variant_list, samples, lg, ls, games, seed, time_per_game),

@@ -452,14 +452,17 @@ def results_cmd(
     json_out: bool = PLAIN_JSON_OPT,
 ) -> None:
     """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
-    if not db.exists():
-        raise fail(f"no result store at {db}")
     if out is not None and export is None:
         raise fail("--out goes with --export csv|json (it is where the export is written)")
     if export is not None and export not in ("csv", "json"):
         raise fail(f"--export takes csv or json, got {export!r}")
+    if export is not None and (optima or json_out):  # the export's format is --export's; it holds no optima
+        raise fail(f"{'--optima' if optima else '--json'} goes with the listings, not --export "
+                   f"(the export is {export}, the games as stored)")
     if run is not None and tournament is not None:
         raise fail("give --run or --tournament, not both (a tournament's runs are listed with --tournament)")
+    if not db.exists():
+        raise fail(f"no result store at {db}")
     if out is not None:
         check_output(out, "--out", db=db, example=f"games.{export}")
     for path in optima or ():

@@ -114,6 +114,9 @@ def optimum_cmd(
     require_solver(ps.points)
     if seed is not None:
         _check_seed(seed)
+        if workers != 1 or backend != "local":  # one deal: one process solves it
+            raise PokerSquaresError(f"{'--workers' if workers != 1 else '--backend'} goes with --seeds (one deal is "
+                                    f"solved in this process)")
         if db is not None:
             opt = solve_seeds([seed], ps, db=db, time_limit=time_limit)[seed]
         else:
