@@ -98,3 +98,61 @@ def test_serve_refuses_a_bad_java_player_in_one_line_before_it_starts(java_class
     lines = err.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in err
     assert "Poker Squares at" not in out  # never started
+
+
+@pytest.mark.parametrize("value, says", [
+    ("*.lan", "'*' stands only alone"), ("http://myhost.lan", "without a scheme"),
+    ("myhost.lan:8000", "without a port"),
+    ("myhost.lan:80x", "without a port"), ("myhost.lan/page", "without a path"), ("", "not an empty value"),
+    ("my host", "no spaces"), ("1.2.3", "not a host name"),
+])
+def test_serve_refuses_a_malformed_allow_host_in_one_line_before_it_starts(value, says, cli, monkeypatch):
+    import uvicorn
+
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))  # never a real server here
+    code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "", "--no-record",
+                         "--allow-host", "myhost.lan", "--allow-host", value)
+    assert code == 2 and not served, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "--allow-host" in lines[0] and repr(value) in lines[0] and says in lines[0], err
+    assert "Traceback" not in err and "Poker Squares at" not in out  # never started
+
+
+def _served_app(cli, monkeypatch, *args):
+    """What ``serve`` would run (uvicorn.run stands in): (exit code, the app, stderr)."""
+    import uvicorn
+
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
+    code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "", "--no-record", *args)
+    assert code == 0 and len(served) == 1, err
+    return served[0], err
+
+
+def _status(app, host):
+    from fastapi.testclient import TestClient
+
+    return TestClient(app).get("/api/docs", headers={"Host": host}).status_code
+
+
+def test_serve_on_all_interfaces_with_allow_host_still_answers_to_its_addresses(cli, monkeypatch):
+    """--host 0.0.0.0 answers to any name; naming one with --allow-host keeps the server
+    answering by its addresses (a phone on the LAN at http://192.168.1.20:8000), adds the
+    name, and refuses other names (DNS rebinding)."""
+    app, _ = _served_app(cli, monkeypatch, "--host", "0.0.0.0")
+    assert {_status(app, h) for h in ["192.168.1.20:8000", "myhost.lan:8000", "evil.example"]} == {200}
+    app, err = _served_app(cli, monkeypatch, "--host", "0.0.0.0", "--allow-host", "myhost.lan")
+    for host in ["192.168.1.20:8000", "[fe80::1]:8000", "127.0.0.1:8000", "localhost:8000", "myhost.lan:8000"]:
+        assert _status(app, host) == 200, host
+    assert _status(app, "evil.example:8000") == _status(app, "192.168.1.20.evil.example") == 421
+    assert "--allow-host '*'" not in err
+
+
+def test_serve_allow_host_star_answers_any_name_and_warns(cli, monkeypatch):
+    app, err = _served_app(cli, monkeypatch, "--allow-host", "*")
+    assert _status(app, "evil.example") == 200
+    assert "warning: --allow-host '*'" in err and "DNS rebinding" in err
+    app, err = _served_app(cli, monkeypatch, "--allow-host", "myhost.lan")
+    assert _status(app, "myhost.lan") == 200 and _status(app, "evil.example") == 421
+    assert "warning" not in err

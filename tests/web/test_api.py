@@ -682,6 +682,90 @@ def test_only_the_servers_own_host_names_are_answered():
         assert c.get("/api/config", headers={"Host": "localhost"}).status_code == 421
 
 
+def _statuses(hosts, headers):
+    app = create_app(hosts=hosts)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        return {h: c.get("/api/config", headers={"Host": h}).status_code for h in headers}
+
+
+_HOST_HEADERS = ["localhost:8000", "127.0.0.1:8000", "[::1]:8000", "192.168.1.20:8000", "192.168.1.20",
+                 "[fe80::1]:8000", "myhost.lan:8000", "MyHost.LAN", "evil.example", "evil.example:8000",
+                 "192.168.1.20.evil.example", ""]
+
+
+@pytest.mark.parametrize("bind", ["0.0.0.0", "::", "[::]"])
+def test_naming_hosts_of_a_server_on_all_interfaces_keeps_it_answering_to_its_addresses(bind):
+    """Bound to all interfaces the server answers to any name; given --allow-host names,
+    it answers to those, the loopback names and any of its IP addresses (a phone opening
+    http://192.168.1.20:8000 is still answered), to no other name."""
+    from pokersquares.web.guards import allowed_hosts
+
+    assert set(_statuses(allowed_hosts(bind), _HOST_HEADERS).values()) == {200}
+    named = _statuses(allowed_hosts(bind, ["myhost.lan"]), _HOST_HEADERS)
+    refused = {"evil.example", "evil.example:8000", "192.168.1.20.evil.example", ""}
+    assert {h for h, status in named.items() if status == 421} == refused, named
+    assert {status for h, status in named.items() if h not in refused} == {200}
+
+
+def test_naming_hosts_of_a_server_on_one_address_adds_them_to_it():
+    from pokersquares.web.guards import allowed_hosts
+
+    for bind in ["192.168.1.20", "127.0.0.1"]:
+        alone = _statuses(allowed_hosts(bind), _HOST_HEADERS)
+        named = _statuses(allowed_hosts(bind, ["myhost.lan", "10.0.0.7"]), _HOST_HEADERS + ["10.0.0.7:8000"])
+        assert all(named[h] == 200 for h, status in alone.items() if status == 200)  # nothing taken away
+        assert named["myhost.lan:8000"] == named["MyHost.LAN"] == named["10.0.0.7:8000"] == 200
+        assert named["evil.example"] == named[""] == named["[fe80::1]:8000"] == 421
+    assert _statuses(allowed_hosts("192.168.1.20"), ["192.168.1.20:8000", "192.168.1.21:8000"]) == {
+        "192.168.1.20:8000": 200, "192.168.1.21:8000": 421}
+
+
+def test_a_star_among_the_named_hosts_answers_any_name():
+    from pokersquares.web.guards import allowed_hosts
+
+    assert set(_statuses(allowed_hosts("127.0.0.1", ["myhost.lan", "*"]), _HOST_HEADERS).values()) == {200}
+
+
+@pytest.mark.parametrize("value", ["myhost.lan", "MyHost", "my_host.local", "localhost.", "192.168.1.20",
+                                   "fe80::1", "[fe80::1]", "*"])
+def test_a_host_name_or_address_alone_may_be_named(value):
+    from pokersquares.web.guards import host_name_error
+
+    assert host_name_error(value) is None
+
+
+@pytest.mark.parametrize("value, says", [
+    ("", "empty"), ("  ", "empty"), ("http://myhost.lan", "scheme"), ("https://myhost.lan/", "scheme"),
+    ("myhost.lan/x", "path"), ("user@myhost.lan", "user"), ("myhost.lan:8000", "port"), ("myhost.lan:x", "port"),
+    ("1.2.3.4:80", "port"), ("[::1]:8000", "port"), ("my host", "spaces"), (" myhost.lan", "spaces"),
+    ("*.lan", "'*' stands only alone"), ("fe80::1%eth0", "zone"), ("1.2.3", "not a host name"),
+    ("999.1.1.1", "not a host name"), ("-myhost", "not a host name"), ("my..host", "not a host name"),
+    ("[1.2.3.4]", "not a host name"), ("a" * 64 + ".lan", "not a host name"),
+])
+def test_a_malformed_host_name_is_said_to_be_so(value, says):
+    from pokersquares.web.guards import host_name_error
+
+    assert says in (host_name_error(value) or "")
+
+
+def test_no_agent_to_choose_is_said_so_not_an_empty_list():
+    """With no agent that can coach a review, or none at all, the error says so; it lists
+    no empty "(choose )" nor "agents: "."""
+    with local_client(create_app(agents={"quick": AgentSpec(_Quick, "no evaluator")}, prep_s=0.2,
+                                 think_s=0.5)) as c:
+        view, r = _review_of_a_finished_game(c, 4, "quick", 30)
+        detail = r.json()["detail"]
+        assert r.status_code == 400 and "quick cannot coach a review" in detail, detail
+        assert "choose" not in detail and "no agent of this server can" in detail
+    with local_client(create_app(agents={}, prep_s=0.2, think_s=0.5)) as c:
+        assert c.get("/api/config").json()["agents"] == []
+        view = new_game(c)
+        for route in ("hint", "review"):
+            r = c.post(f"/api/games/{view['id']}/{route}", json={"agent": "greedy"})
+            detail = r.json()["detail"]
+            assert r.status_code == 400 and detail == "unknown agent 'greedy'; this server has no agents", detail
+
+
 def test_api_docs_need_nothing_from_elsewhere(client):
     r = client.get("/api/docs")
     assert r.status_code == 200 and "/api/games/{game_id}/hint" in r.text and "/api/daily" in r.text

@@ -57,6 +57,18 @@ def _check_listen(host: str, port: int) -> None:
             sock.close()
 
 
+def _check_allow_hosts(values: list[str]) -> list[str]:
+    """``--allow-host``'s callback: each value a host name or an IP address alone (one
+    line naming the option otherwise, before anything starts)."""
+    from ..web.guards import host_name_error
+
+    for value in values:
+        problem = host_name_error(value)
+        if problem:
+            raise typer.BadParameter(f"{value!r}: {problem}")
+    return values
+
+
 def _with_java_players(class_names: list[str], classpath: Optional[str], game_s: float):
     """The registered agents and the Java players, checked now (one line on any fault)."""
     from ..players.java import set_classpath
@@ -88,9 +100,15 @@ def serve_cmd(
     warm: str = typer.Option("american", "--warm",
                              help="Point systems (';'-separated specs) every agent prepares for at start, "
                                   "so that first advice is quick; '' for none."),
-    allow_host: list[str] = typer.Option([], "--allow-host",
-                                         help="Another host name the server answers to (repeatable); by default "
-                                              "only its own address and the loopback names, against DNS rebinding."),
+    allow_host: list[str] = typer.Option([], "--allow-host", callback=_check_allow_hosts, metavar="NAME",
+                                         help="Another host name (or IP address) the server answers to, alone: "
+                                              "no scheme, port or path (repeatable). Against DNS rebinding it "
+                                              "answers by default only to the address it is bound to and the "
+                                              "loopback names; bound to all interfaces (--host 0.0.0.0 or ::), "
+                                              "to any name, or, given --allow-host, to those names, the loopback "
+                                              "names and any of its IP addresses. Adding a name never stops it "
+                                              "answering to an address. '*' answers to any name: the guard is "
+                                              "off (a warning says so)."),
     record: bool = typer.Option(True, "--record/--no-record", help="Record games played in the browser in --db."),
     java_player: list[str] = typer.Option([], "--java-player",
                                           help="A contest Java player's class (repeatable) to watch and replay deals "
@@ -131,6 +149,9 @@ def serve_cmd(
     if not _is_loopback(host):
         typer.echo(f"warning: serving on {host}: anyone who can reach this address can use the app "
                    "(and its agents' CPU time)", err=True)
+    if "*" in allow_host:
+        typer.echo("warning: --allow-host '*': the server answers to any host name, so a web page elsewhere "
+                   "can reach it through DNS rebinding", err=True)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"Poker Squares at http://{shown}:{port}/  (Ctrl+C to stop)")
     typer.echo("Loading the agents in the background" + (f" and preparing them for {', '.join(systems)}" if systems else "")

@@ -366,7 +366,9 @@ class AgentPool:
 
     def check_name(self, name: str) -> str:
         if name not in self.agents:
-            raise UnknownAgentError(f"unknown agent {name!r}; agents: {', '.join(sorted(self.agents))}")
+            known = ", ".join(sorted(self.agents))
+            raise UnknownAgentError(f"unknown agent {name!r}; " + (f"agents: {known}" if known
+                                                                    else "this server has no agents"))
         return name
 
     # -- preparation -----------------------------------------------------------
@@ -637,8 +639,9 @@ class AgentPool:
         from ..review import ReviewError, coach_values, review_game
 
         if not self.reviews(name):  # refused before it is prepared
-            raise ReviewError(f"{name} cannot coach a review: it has no evaluator to value positions with "
-                              f"(choose {', '.join(n for n in self.agents if self.reviews(n))})")
+            coaches = ", ".join(n for n in self.agents if self.reviews(n))
+            raise ReviewError(f"{name} cannot coach a review: it has no evaluator to value positions with"
+                              + (f" (choose {coaches})" if coaches else "; no agent of this server can coach one"))
         prep = await self.ready(name, point_system, client)
 
         def judge():

@@ -12,11 +12,17 @@ from typing import Iterable
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit", "HostCheck", "allowed_hosts", "client_of", "LOOPBACK_NAMES", "MAX_BODY_BYTES"]
+__all__ = ["ANY_ADDRESS", "BodyLimit", "HostCheck", "allowed_hosts", "client_of", "host_name_error",
+           "LOOPBACK_NAMES", "MAX_BODY_BYTES"]
 
 MAX_BODY_BYTES = 64 * 1024  # the largest real body (a rebuilt game) is under 1 kB
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+# Among the hosts a HostCheck accepts: any IP address (a literal in the Host header,
+# never a name: DNS rebinding needs a name, a page opened by address is this server's own).
+ANY_ADDRESS = "<any IP address>"
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_NAME = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*\.?$", re.IGNORECASE)
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
@@ -80,36 +86,89 @@ def _host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 class HostCheck:
     """Answer only requests whose Host header names this server (421 otherwise).
 
     ``hosts`` holds names and addresses; ``"*"`` accepts any (a server bound to all
-    interfaces whose names are not known)."""
+    interfaces whose names are not known); :data:`ANY_ADDRESS` accepts any IP address
+    (a server bound to all interfaces that was given its names)."""
 
     def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
         self.app = app
-        self.hosts = {_host_name(h) for h in hosts}
+        hosts = list(hosts)
+        self.any_address = ANY_ADDRESS in hosts
+        self.hosts = {_host_name(h) for h in hosts if h != ANY_ADDRESS}
+
+    def answers_to(self, header: str) -> bool:
+        """Whether a request with this Host header is this server's to answer."""
+        name = _host_name(header)
+        return "*" in self.hosts or name in self.hosts or (self.any_address and _is_address(name))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or "*" in self.hosts:
             return await self.app(scope, receive, send)
         header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
-        if _host_name(header) not in self.hosts:
+        if not self.answers_to(header):
             return await _refuse(send, 421, f"this server does not answer to the host {header!r}; "
                                             "open it by its own address")
         return await self.app(scope, receive, send)
 
 
+def host_name_error(value: str) -> str | None:
+    """What is wrong with ``value`` as a name for ``--allow-host`` (None: nothing): a
+    host name (``myhost.lan``) or an IP address (``192.168.1.20``, ``fe80::1`` or
+    ``[fe80::1]``), alone, without scheme, port or path; or ``*`` for any name."""
+    if value == "*":
+        return None
+    if not value.strip():
+        return "give a host name or an IP address, not an empty value"
+    if value != value.strip() or any(c.isspace() for c in value):
+        return "a host name has no spaces"
+    if "://" in value:
+        return "give the host name alone, without a scheme (e.g. 'myhost.lan', not 'http://myhost.lan')"
+    if "/" in value or "?" in value or "#" in value or "@" in value:
+        return "give the host name alone, without a path or user (e.g. 'myhost.lan')"
+    if "%" in value:
+        return "give an address without a zone ('%...'), e.g. 'fe80::1'"
+    bare = value[1:-1] if value.startswith("[") and value.endswith("]") else value
+    if _is_address(bare) and (bare == value or ":" in bare):  # brackets only round an IPv6 address
+        return None
+    if value.count(":") == 1 or (value.startswith("[") and "]:" in value):
+        return "give the host name alone, without a port (the server answers to it on its own port)"
+    if "*" in value:
+        return "'*' stands only alone, for any name; patterns such as '*.lan' are not supported"
+    if not _HOST_NAME.match(value) or len(value.rstrip(".")) > 253 or value.strip(".0123456789") == "":
+        return "not a host name or an IP address (letters, digits, '-', '_' and dots, e.g. 'myhost.lan')"
+    return None
+
+
 def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> list[str]:
-    """The names a server bound to ``bind`` answers to by default: the loopback names
-    and the bound address itself; any name when bound to all interfaces."""
+    """The names a server bound to ``bind`` answers to: the loopback names, the bound
+    address itself and the ``extra`` names (``--allow-host``; ``"*"`` among them: any).
+
+    Bound to all interfaces (``0.0.0.0``, ``::``) it answers to any name; given ``extra``
+    names as well, to those, the loopback names and any IP address: a page opened by
+    one of this machine's addresses (``http://192.168.1.20:8000``) is answered still,
+    a name that is not listed is not (DNS rebinding needs a name). Adding names never
+    stops the server answering to an address it answered to without them."""
+    extra = list(extra)
+    if "*" in extra:
+        return ["*"]
     names = [*LOOPBACK_NAMES, *extra]
     try:
         address = ipaddress.ip_address(bind.strip("[]"))
     except ValueError:
         return names + [bind]
-    if address.is_unspecified and not list(extra):
-        return ["*"]
+    if address.is_unspecified:
+        return names + [ANY_ADDRESS] if extra else ["*"]
     return names + [str(address)]
 
 
