@@ -104,3 +104,9 @@ def test_a_single_hand_is_a_name_or_an_integer_id():
         with pytest.raises(InvalidPointSystemError, match="a hand is a name or an id 0..9"):
             single_hand_system(bad)
     assert single_hand_system(np.int64(3)) == single_hand_system(HandId.THREE_OF_A_KIND) == single_hand_system("trips")
+
+
+def test_the_contest_specs_name_the_contest_systems():
+    from pokersquares.points import contest_specs, parse_point_system
+
+    assert [parse_point_system(s).points for s in contest_specs()] == [s.points for s in contest_systems()]

@@ -19,7 +19,7 @@ from .javarandom import JavaRandom
 __all__ = [
     "PointSystem", "AMERICAN", "BRITISH", "CONTEST_SEED",
     "random_system", "hypercorner_system", "single_hand_system", "random_single_hand_system",
-    "ameritish_system", "contest_systems", "parse_point_system", "parse_point_systems", "split_point_system_specs", "unique_names",
+    "ameritish_system", "contest_systems", "contest_specs", "parse_point_system", "parse_point_systems", "split_point_system_specs", "unique_names",
     "clamped_values", "SPEC_HELP",
 ]
 
@@ -164,6 +164,14 @@ def contest_systems(seed: int = CONTEST_SEED) -> list[PointSystem]:
         random_system(seed, "Random"),
         *singles,
     ]
+
+
+def contest_specs(seed: int = CONTEST_SEED) -> list[str]:
+    """The twelve contest systems as specs (:func:`parse_point_system` reads each), in
+    :func:`contest_systems`' order: for what takes specs, not systems (``serve --warm``)."""
+    singles = ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush", "full_house"]
+    return ["american", f"ameritish:{seed}", "british", f"hypercorner:{seed}", f"random:{seed}",
+            *(f"single:{h}" for h in singles)]
 
 
 SPEC_HELP = (

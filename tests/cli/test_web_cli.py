@@ -156,3 +156,19 @@ def test_serve_allow_host_star_answers_any_name_and_warns(cli, monkeypatch):
     app, err = _served_app(cli, monkeypatch, "--allow-host", "myhost.lan")
     assert _status(app, "myhost.lan") == 200 and _status(app, "evil.example") == 421
     assert "warning" not in err
+
+
+def test_serve_warms_the_twelve_contest_systems_for_contest(cli, monkeypatch):
+    # 'contest' was refused: "'contest' names twelve systems; use it where a list is accepted".
+    import uvicorn
+
+    import pokersquares.web as web
+    from pokersquares.points import contest_specs
+
+    warmed = []
+    made = web.create_app
+    monkeypatch.setattr(web, "create_app", lambda *a, **kw: warmed.append(kw["warm"]) or made(*a, **{**kw, "warm": []}))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "contest; random:7", "--no-record")
+    assert code == 0, err
+    assert warmed == [[*contest_specs(), "random:7"]] and len(warmed[0]) == 13

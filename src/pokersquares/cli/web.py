@@ -13,6 +13,7 @@ import typer
 
 from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
+from ..points import contest_specs
 from . import app, check_result_store, fail, seconds_between
 
 
@@ -98,7 +99,7 @@ def serve_cmd(
                             help="The result store (SQLite) the Results page reads; games played in the browser "
                                  "are recorded there as player 'human'."),
     warm: str = typer.Option("american", "--warm",
-                             help="Point systems (';'-separated specs) every agent prepares for at start, "
+                             help="Point systems (';'-separated specs; 'contest' for the twelve of 2016) every agent prepares for at start, "
                                   "so that first advice is quick; '' for none."),
     allow_host: list[str] = typer.Option([], "--allow-host", callback=_check_allow_hosts, metavar="NAME",
                                          help="Another host name (or IP address) the server answers to, alone: "
@@ -131,7 +132,8 @@ def serve_cmd(
         typer.echo(f"  [{time.monotonic() - started:5.1f} s] {message}", err=True)
 
     check_result_store(db, write=record)  # as run does: a folder or a foreign file is said now, not when a game ends
-    systems = [s.strip() for s in warm.split(";") if s.strip()]
+    systems = [spec for part in warm.split(";") if part.strip()  # 'contest': its twelve
+               for spec in (contest_specs() if part.strip().lower() == "contest" else [part.strip()])]
     agents = None
     if java_player:
         try:
