@@ -71,7 +71,7 @@ def optimum_cmd(
     seeds: Optional[str] = typer.Option(None, "--seeds", help="Many deals: A..B (inclusive) or A,B,C; "
                                         "solved in parallel into the result store (--db)."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
-    time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per deal; a limit that runs out "
+    time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per deal (at least the local search's first second, which always runs); a limit that runs out "
                                      "reports the best grid found and the bound proven so far."),
     db: Optional[Path] = typer.Option(None, "--db", help="Result store: optima are read from it when present "
                                       "and written to it (needed for --seeds and --check)."),

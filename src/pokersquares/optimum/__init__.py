@@ -71,7 +71,8 @@ class Optimum:
 def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_TIME_LIMIT,
                seed: int | None = None) -> Optimum:
     """The optimum of the 25 ``cards`` (ids) under ``point_system`` within ``time_limit``
-    seconds (the local search's half second included)."""
+    seconds, the local search's included; that search always runs to its end (about a
+    second on this project's machine), so a smaller limit takes that long."""
     if not time_limit > 0:
         raise PokerSquaresError(f"the time limit must be positive, got {time_limit}")
     cards = list(cards)
