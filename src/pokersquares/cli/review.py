@@ -45,7 +45,7 @@ def review_cmd(
     exact_cells: int = typer.Option(4, "--exact-cells", min=0, max=5,
                                     help="Judge exactly (expectimax over the undealt cards) when this many empty "
                                          "cells or fewer are left (4: milliseconds a game; 5: seconds)."),
-    worst: int = typer.Option(3, "--worst", min=0, help="The costliest moves to list per game."),
+    worst: int = typer.Option(3, "--worst", min=0, help="The costliest moves to list per game (one game reviewed: every move is listed)."),
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """Each move of recorded games judged by a coach: the value of the cell played against
