@@ -172,3 +172,8 @@ def test_serve_warms_the_twelve_contest_systems_for_contest(cli, monkeypatch):
     code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "contest; random:7", "--no-record")
     assert code == 0, err
     assert warmed == [[*contest_specs(), "random:7"]] and len(warmed[0]) == 13
+
+
+def test_serve_refuses_a_classpath_without_a_java_player(cli, tmp_path):
+    code, out, err = cli("serve", "--classpath", str(tmp_path), "--warm", "", "--no-record")
+    assert (code, out) == (2, "") and err.strip() == "error: --classpath goes with --java-player (the Java players' classes)"

@@ -135,6 +135,8 @@ def serve_cmd(
     systems = [spec for part in warm.split(";") if part.strip()  # 'contest': its twelve
                for spec in (contest_specs() if part.strip().lower() == "contest" else [part.strip()])]
     agents = None
+    if classpath is not None and not java_player:  # no other agent reads it
+        raise fail("--classpath goes with --java-player (the Java players' classes)")
     if java_player:
         try:
             agents = _with_java_players(java_player, classpath, game_time)
