@@ -131,6 +131,38 @@ def test_a_store_deleted_or_replaced_while_a_run_plays_stops_it_in_one_line(tmp_
             record_run(RunSpec("greedy", AMERICAN, 3, 0, 30.0, 0.0), store, workers=1, on_result=meddle)
 
 
+@pytest.mark.parametrize("how", ["moved in", "deleted, then restored"])
+def test_a_store_put_in_place_while_a_run_plays_is_left_as_it_was(tmp_path, how):
+    # The run's -wal stayed beside the new file, and the next connection replayed the old
+    # run's games over it: a backup of 100 greedy games read as the old run's random ones.
+    import os
+
+    from pokersquares.harness.runner import RunSpec, record_run
+    from pokersquares.harness.store import StoreError
+    from pokersquares.points import AMERICAN
+
+    path, backup = tmp_path / "x.sqlite", tmp_path / "backup.sqlite"
+    with ResultStore(backup) as b:  # closed: all of it in the file
+        record_run(RunSpec("greedy", AMERICAN, 5, 100, 30.0, 0.0), b, workers=1)
+        kept = [(g.game_index, g.score) for g in b.games(1)]
+    assert not os.path.exists(f"{backup}-wal")
+
+    def meddle(rec):
+        if rec.game_index == 3:
+            if how == "deleted, then restored":
+                os.remove(path)
+                os.replace(backup, path)
+            else:
+                os.replace(backup, path)
+
+    with ResultStore(path) as store:
+        with pytest.raises(StoreError, match=r"left as it is"):
+            record_run(RunSpec("random", AMERICAN, 40, 0, 30.0, 0.0), store, workers=1, on_result=meddle)
+    with ResultStore(path) as after:
+        assert [r.player for r in after.runs()] == ["greedy"]
+        assert [(g.game_index, g.score) for g in after.games(1)] == kept
+
+
 def _games_seen_by_another_process(path):
     """The store's games as a new process reads them (its own connection, its own view of
     the -wal and -shm files): [(run_id, game_index)], or the error it meets."""

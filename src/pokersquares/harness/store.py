@@ -376,10 +376,31 @@ class ResultStore:
             return
         now = self._file_identity()
         if now != known:
-            what = "was deleted" if now is None else "was replaced by another file"
-            raise StoreError(f"the result store {self.path} {what} while this command ran; "
-                             "the games not yet written are lost, the rest are in the file that was there")
+            left = self._fold_log_into_moved_file()
+            if now is None:
+                raise StoreError(f"the result store {self.path} was deleted while this command ran; the games it "
+                                 "had written went with it, those not yet written are lost")
+            raise StoreError(f"the result store {self.path} was replaced by another file while this command ran; "
+                             "the games it had written are in the file moved away, those not yet written are lost; "
+                             + ("the file now there is left as it is" if left else
+                                f"another connection holds its log: remove {self.path}-wal before "
+                                f"opening the file now there, or it reads that log's games"))
         self._check_log()
+
+    def _fold_log_into_moved_file(self) -> bool:
+        """After the store's file was moved away or deleted under this connection: the
+        -wal and -shm files at its path are still this connection's (they stay by name),
+        and the next connection to whatever file is put there would read them as its own
+        (a backup moved in read as the old run's games). What the log holds is copied
+        into the file moved away (this connection still has it open) and the log emptied.
+        Whether the path's log is now harmless."""
+        if self._log_identity() != getattr(self, "_log", None) or self._log_identity()[0] is None:
+            return True  # not this connection's log (or none): nothing of ours is there
+        try:
+            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:
+            return False
+        return not busy
 
     def __enter__(self) -> "ResultStore":
         return self
