@@ -387,3 +387,22 @@ def test_seconds_out_of_range_or_not_numbers_are_named_as_such(cli, tmp_path, mo
     code, out, err = cli(*args)
     assert (code, out) == (2, "") and err.startswith("error: Invalid value for ") and says in err, err
     assert err.count("\n") == 1 and not list(tmp_path.iterdir())
+
+
+def test_a_store_damaged_under_a_command_is_one_line_exit_2(cli, tmp_path, monkeypatch):
+    # A store whose -wal was deleted by hand under two writers read as "malformed" mid-run:
+    # "internal error: DatabaseError", exit 1.
+    import sqlite3
+
+    from pokersquares.harness.store import ResultStore
+
+    db = tmp_path / "r.sqlite"
+    assert cli("run", "--player", "greedy", "--games", "1", *R, "--db", db)[0] == 0
+
+    def malformed(*args, **kwargs):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(ResultStore, "runs", malformed)
+    code, out, err = cli("results", "--db", db)
+    assert (code, out) == (2, "")
+    assert err == "error: a result store could not be read or written: database disk image is malformed\n"

@@ -375,6 +375,11 @@ def main(sigint=None) -> None:
     except Exception as e:  # a bug of ours: still one line, with a way to see the traceback
         if os.environ.get("POKERSQUARES_DEBUG"):
             raise
+        import sqlite3
+
+        if isinstance(e, sqlite3.DatabaseError):  # a store damaged under a running command (its -wal deleted by hand)
+            typer.echo(f"error: a result store could not be read or written: {e}", err=True)
+            sys.exit(2)
         typer.echo(f"internal error: {type(e).__name__}: {e} (set POKERSQUARES_DEBUG=1 for the traceback)", err=True)
         sys.exit(1)
     finally:
