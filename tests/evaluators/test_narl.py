@@ -380,3 +380,20 @@ def test_threads_and_budget_share_out_of_range_are_refused(kw, says):
         with pytest.raises(PokerSquaresError, match=f"^{says}$"):
             evaluator(**kw)
 
+
+
+@pytest.mark.timeout(60)
+def test_counts_of_games_that_are_not_whole_and_nan_seconds_are_refused_not_played_for_ever():
+    # games=1.5 learned 1 game, then 0 games a call for ever; seconds=nan a deadline never reached.
+    from pokersquares.errors import PokerSquaresError
+
+    for games in (1.5, -5, "10", True):
+        with pytest.raises(PokerSquaresError, match="games must be a whole number of games >= 0"):
+            NarlEvaluator(games=games, threads=1)
+    ev = NarlEvaluator(threads=1)
+    ev.prepare(np.array(AMERICAN.points), 0.2)
+    with pytest.raises(PokerSquaresError, match="learn's games must be a whole number"):
+        ev.learn(games=1.5, show=False)
+    with pytest.raises(PokerSquaresError, match="learn's seconds must be a finite number, got nan"):
+        ev.learn(seconds=float("nan"), show=False)
+    assert ev.learn(games=np.int64(3), show=False)["games"] == 3

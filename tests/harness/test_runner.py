@@ -336,3 +336,24 @@ def test_any_integer_a_caller_seeds_a_player_with_plays_a_legal_game(spec):
         assert rec.penalty is None and len(rec.placements) == 25, (seed, rec.penalty)
     player.set_seed(12345)
     assert player.seed == 12345  # the harness's 31-bit seeds pass unchanged
+
+
+def test_a_choose_that_answers_an_occupied_cell_is_an_illegal_play_and_the_grid_keeps_its_card():
+    # get_play wrote the new card over the old one in the player's own grid, silently.
+    from pokersquares.harness.game_play import play_game
+    from pokersquares.harness.player import BasePlayer, OccupiedCellError
+    from pokersquares.points import AMERICAN
+
+    class Corner(BasePlayer):
+        def choose(self, grid, card, seconds_left):
+            return 0
+
+    player = Corner()
+    player.set_point_system(AMERICAN, 0.1)
+    player.start_game()
+    assert player.get_play(5, 1.0) == (0, 0)
+    with pytest.raises(OccupiedCellError, match="choose answered cell 0 .*which holds"):
+        player.get_play(6, 1.0)
+    assert player.grid[0] == 5 and (player.grid[1:] == -1).all()
+    record = play_game(Corner(), AMERICAN, 0, 1.0)
+    assert record.penalty.startswith("illegal play: choose answered cell 0") and len(record.placements) == 1

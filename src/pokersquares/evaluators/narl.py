@@ -220,6 +220,13 @@ class LearnReport:
 # -- the evaluator -------------------------------------------------------------------------
 
 
+def _checked_games(games, what: str) -> int:
+    """A count of learning games: a whole number >= 0, or one line saying what it is not."""
+    if isinstance(games, bool) or not hasattr(games, "__index__") or games < 0:
+        raise PokerSquaresError(f"{what} must be a whole number of games >= 0, got {games!r}")
+    return int(games)
+
+
 class NarlEvaluator(TableKernelEvaluator):
     """The learned abstracted-hand table (NARL), usable by any search.
 
@@ -253,7 +260,7 @@ class NarlEvaluator(TableKernelEvaluator):
         self.epsilon0 = float(epsilon0)
         self.decay = float(decay)
         self.hand_sizes = bool(hand_sizes)
-        self.games = games
+        self.games = None if games is None else _checked_games(games, "games")
         self.budget_share = checked_share(budget_share, "budget_share")
         self._capacity = capacity
         self.points = None  # prepare or load gives it the point system's
@@ -345,6 +352,11 @@ class NarlEvaluator(TableKernelEvaluator):
         (:mod:`pokersquares.progress`)."""
         if seconds is None and games is None:
             raise ValueError("learn needs seconds or games")
+        if games is not None:  # 1.5 played 1, then 0.5 for ever (0 games a call)
+            games = _checked_games(games, "learn's games")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                    or not math.isfinite(seconds)):  # NaN: a deadline never reached
+            raise PokerSquaresError(f"learn's seconds must be a finite number, got {seconds!r}")
         self._require_points()
         start = time.perf_counter()
         deadline = start + seconds if seconds is not None else float("inf")

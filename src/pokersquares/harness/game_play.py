@@ -17,7 +17,7 @@ from ..cards import deal, is_integer
 from ..game import Grid
 from ..points import PointSystem
 from . import seeds
-from .player import MalformedAnswerError
+from .player import MalformedAnswerError, OccupiedCellError
 from .store import GameRecord
 
 __all__ = ["as_cell", "play_game", "prepare_player"]
@@ -68,7 +68,7 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
             t = time.perf_counter()
             try:
                 answer = player.get_play(card, max(0.0, time_per_game - used))
-            except MalformedAnswerError as e:
+            except (MalformedAnswerError, OccupiedCellError) as e:
                 answer = e
             used += time.perf_counter() - t
             if used > time_per_game:
@@ -76,6 +76,9 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
                 break
             if isinstance(answer, MalformedAnswerError):
                 penalty = f"malformed answer: {answer}"
+                break
+            if isinstance(answer, OccupiedCellError):
+                penalty = f"illegal play: {answer}"
                 break
             try:
                 row, col = as_cell(answer)

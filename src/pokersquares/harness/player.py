@@ -76,6 +76,11 @@ class MalformedAnswerError(ValueError):
     """A player's answer that is not a cell: the game scores the penalty as a malformed answer."""
 
 
+class OccupiedCellError(IllegalPlacementError):
+    """``choose`` answered a cell that holds a card: the game scores the penalty as an
+    illegal play, and the player's own grid keeps the card that was there."""
+
+
 class BasePlayer:
     """Convenience base: keeps the grid of the current game and the point system.
 
@@ -158,6 +163,9 @@ class BasePlayer:
         if not is_integer(answer) or not 0 <= answer < NUM_CELLS:
             raise MalformedAnswerError(f"choose must answer a cell index 0..24 (an integer), got {answer!r}")
         cell = int(answer)
+        if self.grid[cell] != EMPTY:  # the game refuses it; this grid keeps its card
+            raise OccupiedCellError(f"choose answered cell {cell} (row {cell // 5}, column {cell % 5}), which holds "
+                                    f"{card_name(int(self.grid[cell]))}")
         self.grid[cell] = card
         return cell_of(cell)
 
