@@ -371,7 +371,7 @@ def test_preparation_spread_pairs_each_preparations_runs_by_their_specs(tmp_path
     assert over["gap_sd"] == pytest.approx(2 * abs(first["gap"]) / 2 ** 0.5)
     bad = subprocess.run([sys.executable, script, "--system", "american", "--pair", str(db), "greedy", "nobody"],
                          capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "no run of 'nobody'" in bad.stderr
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no run of 'nobody'" in bad.stderr
 
 
 def test_combine_systems_pairs_each_system_and_combines_their_z_scores(tmp_path):
@@ -400,7 +400,7 @@ def test_combine_systems_pairs_each_system_and_combines_their_z_scores(tmp_path)
     same = {"a_minus_b": 0.0, "stderr": 0.0}
     assert _script("combine_systems").combine([same, {"a_minus_b": 2.0, "stderr": 1.0}]) == {"systems": 1, "z": 2.0}
     bad = subprocess.run([*script[:3], "--player", "greedy", "--rival", "nobody"], capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr and "no point system with runs of both" in bad.stderr
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no point system with runs of both" in bad.stderr
 
 
 def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tmp_path):
