@@ -147,15 +147,18 @@ def ameritish_system(seed: int | JavaRandom, name: str | None = None) -> PointSy
     return PointSystem(tuple(pts), name or (f"ameritish:{seed}" if isinstance(seed, int) else "Ameritish"))
 
 
+# The contest's seven single-hand systems, in its order.
+_CONTEST_SINGLES = (HandId.HIGH_CARD, HandId.ONE_PAIR, HandId.TWO_PAIR, HandId.THREE_OF_A_KIND,
+                    HandId.STRAIGHT, HandId.FLUSH, HandId.FULL_HOUSE)
+
+
 def contest_systems(seed: int = CONTEST_SEED) -> list[PointSystem]:
     """The twelve systems of the 2016 contest.
 
     The framework's generator order is not published; the generated systems
     (Ameritish, Hypercorner, Random) are each drawn from ``Random(seed)`` on its own.
     """
-    singles = [single_hand_system(h) for h in (
-        HandId.HIGH_CARD, HandId.ONE_PAIR, HandId.TWO_PAIR, HandId.THREE_OF_A_KIND,
-        HandId.STRAIGHT, HandId.FLUSH, HandId.FULL_HOUSE)]
+    singles = [single_hand_system(h) for h in _CONTEST_SINGLES]
     return [
         AMERICAN,
         ameritish_system(seed, "Ameritish"),
@@ -169,9 +172,8 @@ def contest_systems(seed: int = CONTEST_SEED) -> list[PointSystem]:
 def contest_specs(seed: int = CONTEST_SEED) -> list[str]:
     """The twelve contest systems as specs (:func:`parse_point_system` reads each), in
     :func:`contest_systems`' order: for what takes specs, not systems (``serve --warm``)."""
-    singles = ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush", "full_house"]
     return ["american", f"ameritish:{seed}", "british", f"hypercorner:{seed}", f"random:{seed}",
-            *(f"single:{h}" for h in singles)]
+            *(f"single:{h.name.lower()}" for h in _CONTEST_SINGLES)]
 
 
 SPEC_HELP = (

@@ -16,7 +16,7 @@ from ..harness.tournament import run_tournament
 from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
-from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec
+from ..harness.runner import DEFAULT_MEMORY_MB
 from . import app, check_result_store, point_systems
 from .harness import DB_OPT, _Progress, check_player_list, check_run_options, check_system_list, print_table, play_cmd
 
@@ -39,8 +39,6 @@ def demo_cmd(
     check_run_options(games, 0, time_per_game, prep_time, 0)
     pss = check_system_list(point_systems(systems), systems)
     names = check_player_list(players, "--players") if players is not None else [p.name for p in list_players()]
-    for system in pss:
-        RunSpec(names[0], system, games, 0, time_per_game, prep_time)  # limits checked before the first game
     check_result_store(db)  # a folder or a foreign file is said before minutes of compiling
     typer.echo("== Compiling the agents' kernels (once: numba caches them for every later run) ==")
 

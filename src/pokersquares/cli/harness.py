@@ -402,8 +402,6 @@ def tournament_cmd(
     workers = _check_workers(workers)
     check_backend(backend, address)
     pss = check_system_list(point_systems(systems), systems)
-    for ps in pss:
-        RunSpec(names[0], ps, games, seed, time_per_game, prep_time, memory_limit)  # seeds and limits, up front
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(names) * len(pss), "tournament", not (quiet or json_out))
         try:

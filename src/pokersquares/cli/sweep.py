@@ -10,7 +10,7 @@ import typer
 
 from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
 from ..harness.registry import make_player, parse_player_spec
-from ..harness.runner import RunSpec, backend_session, check_backend
+from ..harness.runner import backend_session, check_backend
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, save_plot
@@ -53,7 +53,6 @@ def sweep_cmd(
     workers = _check_workers(workers)
     check_backend(backend, address)
     make_player(player)
-    RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)  # seeds and limits, up front
     params = dict(parse_param(p) for p in param)
     if len(params) != len(param):
         raise fail("--param names a parameter twice")
