@@ -143,12 +143,15 @@ def cli(monkeypatch, capsys):
 
     def run(*args):
         monkeypatch.setattr(sys, "argv", ["pokersquares", *map(str, args)])
-        term, show = signal.getsignal(signal.SIGTERM), warnings.showwarning
+        # main() takes the stop signals over (and ignores them once it says it stopped):
+        # left so, the processes the next tests start would inherit an ignored SIGHUP.
+        handlers, show = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}, warnings.showwarning
         try:
             with pytest.raises(SystemExit) as e:
                 main()
         finally:
-            signal.signal(signal.SIGTERM, term)
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
             warnings.showwarning = show
         out, err = capsys.readouterr()
         return e.value.code, out, err

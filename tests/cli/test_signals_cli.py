@@ -1,4 +1,4 @@
-"""Ctrl-C and SIGTERM said in one line that fits the command, from its first moment."""
+"""Ctrl-C, SIGTERM and SIGHUP said in one line that fits the command, from its first moment."""
 
 import os
 import signal
@@ -9,6 +9,9 @@ import textwrap
 import pytest
 
 from pokersquares.cli import RESUMES, interrupted_note
+
+# Ctrl-C, kill's SIGTERM and a closed terminal's SIGHUP: each the command's own word and exit code.
+STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hung up")]
 
 # Loaded by the interpreter at start (PYTHONPATH): the command's subcommands are loaded,
 # then the signal arrives, from inside an ``exec`` of a string as numba's compiling
@@ -88,7 +91,7 @@ SIGTERM_WITH_ABORTING_ALARM = textwrap.dedent("""
 
 @pytest.mark.parametrize("module", ["typer", "numpy"])
 @pytest.mark.parametrize("how", [["-m", "pokersquares"], ["-c", "from pokersquares.entry import main; main()"]])
-@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_signal_in_the_first_imports_is_one_line(tmp_path, module, how, sig, code, word):
     # ``-c ...entry...`` is what the console script runs.
     (tmp_path / "sitecustomize.py").write_text(SIGNAL_AT_IMPORT)
@@ -113,7 +116,7 @@ def test_the_console_script_is_the_entry_that_answers_signals_first():
     assert r.stdout.strip() == "False"  # nothing heavy before the handlers are in place
 
 
-@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_signal_while_the_subcommands_load_is_one_line(tmp_path, sig, code, word):
     (tmp_path / "sitecustomize.py").write_text(SIGNAL_WHILE_LOADING)
     env = dict(os.environ, SIGNAL_WHILE_LOADING=str(int(sig)),
@@ -164,7 +167,7 @@ def test_an_interrupted_compare_is_just_interrupted(interrupted, tmp_path):
     assert (code, err.strip()) == (130, "interrupted")
 
 
-@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, sig, code, word):
     # og learns in two threads and waits for them: the signal ended the command only when
     # the threads reached the end of the budget (60 s here; five minutes by default).
@@ -188,7 +191,7 @@ def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, si
     assert not out.exists()
 
 
-@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_signal_swallowed_by_an_at_fork_callback_still_stops_the_command(tmp_path, sig, code, word):
     (tmp_path / "sitecustomize.py").write_text(SIGNAL_IN_AT_FORK_CALLBACK)
     env = dict(os.environ, SIGNAL_IN_AT_FORK_CALLBACK=str(int(sig)),

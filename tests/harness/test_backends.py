@@ -35,12 +35,13 @@ def test_unreachable_cluster_is_reported_at_once():
 
 class _FakeRay:
     """Just what ``_ray_init`` touches: ``init``, which sends this process ``signals``
-    SIGTERMs part-way, and the constant that keeps the C++ failure handler out."""
+    signals ``signum`` (SIGTERM) part-way, and the constant that keeps the C++ failure handler out."""
 
-    def __init__(self, signals: int, events: list):
+    def __init__(self, signals: int, events: list, signum=None):
+        import signal
         import types
 
-        self.signals, self.events = signals, events
+        self.signals, self.events, self.signum = signals, events, signum or signal.SIGTERM
         self._private = types.SimpleNamespace(
             utils=types.SimpleNamespace(set_sigterm_handler=lambda h: events.append("ray's handler")),
             ray_constants=types.SimpleNamespace(RAY_DISABLE_FAILURE_SIGNAL_HANDLER=False))
@@ -53,7 +54,7 @@ class _FakeRay:
         self.events.append(("failure handler off", self._private.ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER))
         self._private.utils.set_sigterm_handler(None)
         for _ in range(self.signals):
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), self.signum)
             time.sleep(0.05)  # the Python handler runs here
         self.events.append("ray started")
 
@@ -64,10 +65,11 @@ class _Stopped(Exception):
 
 @pytest.mark.parametrize("signals, events", [
     (0, [("failure handler off", True), "ray started"]),
-    (1, [("failure handler off", True), "ray started", "SIGTERM"]),  # held until Ray has started
-    (2, [("failure handler off", True), "SIGTERM"]),  # a second: at once
+    (1, [("failure handler off", True), "ray started", "stopped"]),  # held until Ray has started
+    (2, [("failure handler off", True), "stopped"]),  # a second: at once
 ])
-def test_a_sigterm_while_ray_starts_is_raised_once_it_has_started(signals, events):
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])  # kill's, a closed terminal's
+def test_a_stop_signal_while_ray_starts_is_raised_once_it_has_started(signals, events, signame):
     import signal
 
     from pokersquares.harness import ray_backend
@@ -75,19 +77,21 @@ def test_a_sigterm_while_ray_starts_is_raised_once_it_has_started(signals, event
     seen = []
 
     def command_handler(signum, frame):
-        seen.append("SIGTERM")
+        seen.append("stopped")
         raise _Stopped()
 
-    fake = _FakeRay(signals, seen)
-    before = signal.signal(signal.SIGTERM, command_handler)
+    signum = getattr(signal, signame)
+    fake = _FakeRay(signals, seen, signum)
+    before = {s: signal.signal(s, command_handler) for s in (signal.SIGTERM, signal.SIGHUP)}  # as the command's
     try:
         if signals:
             with pytest.raises(_Stopped):
                 ray_backend._ray_init(fake)
         else:
             ray_backend._ray_init(fake)
-        assert signal.getsignal(signal.SIGTERM) is command_handler  # the command's, after
+        assert signal.getsignal(signum) is command_handler  # the command's, after
     finally:
-        signal.signal(signal.SIGTERM, before)
+        for s, handler in before.items():
+            signal.signal(s, handler)
     assert seen == events
     assert fake._private.ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER is False  # as it was

@@ -199,3 +199,88 @@ def test_a_process_stopped_from_outside_interrupts_the_run_and_costs_no_game(tmp
     assert all(g.penalty is None for g in store.games(1))  # nothing scored for good
     _, recs = record_run(spec, store, workers=1)  # resumed: both games played, none penalised
     assert [r.penalty for r in recs] == [None, None]
+
+
+def test_a_closed_terminal_stops_the_run_cleanly_and_it_resumes(tmp_path):
+    # SIGHUP to the run's group, as a terminal that closes sends it: the run's words and
+    # exit code (129), not a silent death; no worker left; a rerun plays only what is missing.
+    proc, db = start_run(tmp_path, games=40)
+    try:
+        wait_for_games(proc, db, 4)
+        workers = descendants(proc.pid)
+        os.killpg(proc.pid, signal.SIGHUP)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 129, err
+    assert err.strip().splitlines()[-1] == "hung up (finished games are recorded; run the same command again to resume)"
+    assert "Traceback" not in err and wait_gone(workers) == set()
+    with sqlite3.connect(db) as c:
+        kept = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    assert 4 <= kept < 40
+    proc, _ = start_run(tmp_path, games=40)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT COUNT(*), COUNT(DISTINCT game_index) FROM games").fetchone() == (40, 40)
+
+
+def test_a_hung_up_run_whose_terminal_is_gone_still_exits_129(tmp_path):
+    # The terminal that hangs up takes no more output: writing the message fails, and the
+    # exit code alone says what happened (not 120, Python's code for a failed flush).
+    db = tmp_path / "k.sqlite"
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "run", "--player", "fault_players:SlowGames",
+                             "--games", "400", "--db", str(db), "--workers", "1", "--prep-time", "0",
+                             "--time-per-game", "5"], env=env, stdout=write_end, stderr=write_end,
+                            start_new_session=True)
+    os.close(write_end)
+    try:
+        wait_for_games(proc, db, 2)
+        os.close(read_end)  # the terminal is gone
+        os.killpg(proc.pid, signal.SIGHUP)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 129
+
+
+def test_under_nohup_a_hang_up_does_not_stop_the_run(tmp_path):
+    db = tmp_path / "k.sqlite"
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "run", "--player", "fault_players:SlowGames",
+                             "--games", "400", "--db", str(db), "--workers", "2", "--prep-time", "0",
+                             "--time-per-game", "5"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))  # as nohup starts it
+    try:
+        wait_for_games(proc, db, 2)
+        os.killpg(proc.pid, signal.SIGHUP)
+        wait_for_games(proc, db, 8)  # games go on after the hang-up
+        assert proc.poll() is None
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+
+
+def test_a_worker_hung_up_alone_interrupts_the_run_and_costs_no_game(tmp_path):
+    # A worker does not keep the command line's SIGHUP handler (inherited by fork): a
+    # SIGHUP to it ends it by the signal, which the run reads as a stop from outside.
+    proc, db = start_run(tmp_path, games=40)
+    try:
+        wait_for_games(proc, db, 4)
+        os.kill(min(descendants(proc.pid)), signal.SIGHUP)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "interrupted (finished games are recorded; run the same command again to resume)"
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT COUNT(*) FROM games WHERE penalty IS NOT NULL").fetchone()[0] == 0

@@ -235,17 +235,27 @@ class PrepLine:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled as Ctrl-C is: games stop, what finished stays recorded."""
+    """SIGTERM (or SIGHUP, a closed terminal), handled as Ctrl-C is: games stop, what
+    finished stays recorded. ``signum``: the signal that ended the command."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__()
+        self.signum = signum
 
 
-_sigterm_received = False  # this command's: code that turns an interruption into a plain Ctrl-C (Ray's) loses the type
+# The signals that end a command as Ctrl-C does, and how the command says so. SIGHUP
+# comes when the terminal closes; under ``nohup`` it is ignored, and stays so.
+STOP_SIGNALS = {signal.SIGTERM: ("terminated", 143), signal.SIGHUP: ("hung up", 129)}
+
+# This command's: code that turns an interruption into a plain Ctrl-C (Ray's) loses the type.
+_stop_signal_received: int | None = None
 
 
-def _on_sigterm(signum, frame) -> None:
-    global _sigterm_received
-    _sigterm_received = True
+def _on_stop_signal(signum, frame) -> None:
+    global _stop_signal_received
+    _stop_signal_received = signum
     _disarm_foreign_alarm()
-    raise Terminated()
+    raise Terminated(signum)
 
 
 def _disarm_foreign_alarm() -> None:
@@ -273,7 +283,8 @@ def _interrupts_redelivered(previous: Callable) -> Callable:
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+            exc = unraisable.exc_value
+            signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
             again = threading.Timer(0.05, _thread.interrupt_main, args=(signum,))  # once out of the hook
             again.daemon = True
             again.start()
@@ -335,30 +346,35 @@ def interrupted_note(args: list[str]) -> str | None:
 
 
 def _say_interrupted(e: KeyboardInterrupt) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one message, even if a second signal follows
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    terminated = isinstance(e, Terminated) or _sigterm_received
-    what = "terminated" if terminated else "interrupted"
+    for signum in (signal.SIGINT, *STOP_SIGNALS):  # one message, even if a second signal follows
+        signal.signal(signum, signal.SIG_IGN)
+    signum = e.signum if isinstance(e, Terminated) else _stop_signal_received
+    what, code = STOP_SIGNALS.get(signum, ("interrupted", 130))
     note = interrupted_note(sys.argv[1:])
-    typer.echo(f"\n{what}" + (f" ({note})" if note else ""), err=True)
+    try:
+        typer.echo(f"\n{what}" + (f" ({note})" if note else ""), err=True)
+    except OSError:  # the terminal that hung up takes no more output; the exit code says it
+        pass
     # A Ctrl-C that left an ``exec`` of a string (numba compiles so, typer's imports
     # too) sets CPython's "unhandled KeyboardInterrupt" flag, and `python -m` then
     # ends by SIGINT whatever the exit code; an ``exec`` of nothing clears the flag.
     exec("")
-    sys.exit(143 if terminated else 130)
+    sys.exit(code)
 
 
 def main(sigint=None) -> None:
     """Run the command line. ``sigint``: the SIGINT handler to restore, the one
     :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
-    global _sigterm_received
+    global _stop_signal_received
     # First of all: a signal while the subcommands (and numba) are imported is said in
     # one line too, not as a traceback (and before this, pokersquares.entry says it).
-    _sigterm_received = False
+    _stop_signal_received = None
     unraisable = sys.unraisablehook
     sys.unraisablehook = _interrupts_redelivered(unraisable)
     try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        for signum in STOP_SIGNALS:  # nohup's SIGHUP stays ignored
+            if signum == signal.SIGTERM or signal.getsignal(signum) is not signal.SIG_IGN:
+                signal.signal(signum, _on_stop_signal)
         if sigint is not None:
             signal.signal(signal.SIGINT, sigint)
         _main()

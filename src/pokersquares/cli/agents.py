@@ -49,7 +49,7 @@ def _stopping_on_signals(listener):
     def on_signal(signum, frame):
         stop.set()
         handler = previous[signum]
-        if callable(handler):  # the command line's: Ctrl-C or SIGTERM raised in this thread
+        if callable(handler):  # the command line's: Ctrl-C, SIGTERM or SIGHUP raised in this thread
             handler(signum, frame)
         elif signum == signal.SIGINT:
             raise KeyboardInterrupt
@@ -63,7 +63,7 @@ def _stopping_on_signals(listener):
         listener(p)
 
     is_main = threading.current_thread() is threading.main_thread()  # signals are the main thread's
-    for signum in (signal.SIGINT, signal.SIGTERM) if is_main else ():
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if is_main else ():
         handler = signal.getsignal(signum)
         if handler not in (signal.SIG_IGN, None):  # an ignored signal (nohup) stays ignored
             previous[signum] = handler

@@ -84,6 +84,8 @@ def become_worker(parent: int) -> None:
     leaves Ctrl-C to the run, dies with the run and leads its own process group."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle: it stops us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command line's handler, inherited by fork
+    if callable(signal.getsignal(signal.SIGHUP)):  # nor its SIGHUP's (nohup's SIG_IGN is kept)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
     try:
         os.setpgid(0, 0)  # our own group: stopping it stops the processes the player starts
     except OSError:

@@ -247,8 +247,9 @@ def _ray_init(ray, **options) -> None:
     if disabled is not None:
         constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
     handlers = {signal.SIGTERM: handler}
-    if callable(signal.getsignal(signal.SIGINT)):
-        handlers[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+    for signum in (signal.SIGINT, signal.SIGHUP):  # Ctrl-C, a closed terminal: the command's too
+        if callable(signal.getsignal(signum)):
+            handlers[signum] = signal.getsignal(signum)
     held: list[int] = []
 
     def hold(signum, frame) -> None:
