@@ -278,3 +278,166 @@ def test_a_seed_is_an_integer_not_a_float_and_numpy_takes_negative_ones(name, pr
         with pytest.raises(PokerSquaresError, match="a preparation's budget is a finite number of seconds"):
             fresh.prepare(points, budget, 0)
     fresh.prepare(points, 0.05, -3)
+
+
+# -- a preparation is all or nothing; points are always ten integers in range --------------
+
+_AMERICAN = np.array([0, 2, 5, 10, 15, 20, 25, 50, 75, 100], dtype=np.int64)
+_BRITISH = np.array([0, 1, 3, 6, 12, 5, 10, 16, 30, 30], dtype=np.int64)
+
+
+def _values(ev):
+    """What an evaluator's point system and learned state answer, to compare before and after."""
+    grid = _grid()
+    return (ev.points.tolist(), ev.state_value(grid), ev.placement_values(grid, 40).tolist(),
+            ev.playouts(grid, 4, 3).tolist(), ev.state_value(np.arange(25, dtype=np.int8)))
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_a_refused_preparation_leaves_the_evaluator_as_it_was(name):
+    """The pattern evaluator stored the new points before it checked the seed and the
+    budget: a refused preparation left them beside the utilities learned for the old
+    ones, and its values mixed the two. Points beyond the contest's range used to be
+    taken (and overflowed in the kernels)."""
+    from pokersquares.errors import PokerSquaresError
+
+    ev = _fresh(name)
+    ev.prepare(_AMERICAN, 0.05, 1)
+    before = _values(ev)
+    refused = [(_BRITISH, float("inf"), 0), (_BRITISH, float("nan"), 0), (_BRITISH, "0.05", 0),
+               (_BRITISH, 0.05, 0.5), (_BRITISH, 0.05, 2 ** 70), (np.full(10, 2 ** 62), 0.05, 0),
+               (np.append(_BRITISH, 1), 0.05, 0), (_BRITISH.astype(np.float64), 0.05, 0)]
+    for points, budget, seed in refused:
+        with pytest.raises(PokerSquaresError):
+            ev.prepare(points, budget, seed)
+        assert _values(ev) == before, (points, budget, seed)
+
+
+def _failing_learning(name, ev, monkeypatch):
+    """Make ``ev``'s next preparation fail part-way through its learning (after some of it)."""
+    class Interrupted(Exception):
+        pass
+
+    def fail(*args, **kwargs):
+        raise Interrupted("the learning failed")
+
+    if name in ("narl", "td"):
+        learn = ev.learn
+
+        def learn_then_fail(*args, **kwargs):
+            learn(games=8)  # part of a table or residual is learned for the new points
+            raise Interrupted("the learning failed")
+        monkeypatch.setattr(ev, "learn", learn_then_fail)
+    elif name == "patterns":
+        monkeypatch.setattr("pokersquares.evaluators.patterns.learn_utilities", fail)
+    else:
+        monkeypatch.setattr("pokersquares.kernels.possibility.calibration_offsets", fail)
+    return Interrupted
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_a_preparation_that_fails_while_learning_never_leaves_new_points_with_the_old_state(
+        name, monkeypatch, tmp_path):
+    """Each evaluator stored the new points, then learned: a failure in the learning left
+    them beside a state learned (wholly or in part) for the old points. Now the pattern
+    and possibility evaluators change nothing until their learning is done (the old
+    points with their state stay), and NARL and TD, which learn into their state in
+    place, are left with no point system."""
+    from pokersquares.errors import NotPreparedError, PokerSquaresError
+
+    ev = _fresh(name)
+    ev.prepare(_AMERICAN, 0.5, 1)
+    before = _values(ev)
+    interrupted = _failing_learning(name, ev, monkeypatch)
+    with pytest.raises(interrupted):
+        ev.prepare(_BRITISH, 0.5, 2)
+    if name in ("patterns", "possibility"):
+        assert _values(ev) == before
+    else:
+        assert ev.points is None
+        with pytest.raises(NotPreparedError):
+            ev.state_value(_grid())
+        with pytest.raises(PokerSquaresError):  # nor is a half-learned table saved, of no points
+            ev.save(tmp_path / "half.npz")
+        assert not (tmp_path / "half.npz").exists()
+        monkeypatch.undo()
+        ev.prepare(_BRITISH, 0.5, 2)  # a preparation that succeeds makes it whole again
+        assert ev.points.tolist() == _BRITISH.tolist()
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_a_preparation_owes_nothing_to_the_one_before(name):
+    """The possibility evaluator kept the calibration offsets of the points it was last
+    prepared for when a new preparation's budget left no time to calibrate: the new
+    points beside offsets measured for the old."""
+    before = _fresh(name)
+    before.prepare(_AMERICAN, 0.5, 1)
+    before.prepare(_BRITISH, 0.0, 2)
+    fresh = _fresh(name)
+    fresh.prepare(_BRITISH, 0.0, 2)
+    assert _values(before) == _values(fresh)
+
+
+_WRONG_POINTS = [np.full(10, 10 ** 9), np.full(10, 2 ** 62), np.full(10, 128), np.full(10, -129),
+                 np.full(10, 2 ** 63, dtype=np.uint64), np.zeros(3, dtype=np.int64), np.zeros(10),
+                 [True] * 10, "abc", np.zeros((2, 5), dtype=np.int64)]
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_points_set_by_hand_are_checked(name, prepared_evaluators):
+    """``ev.points = ...`` took anything: points of 10**9 or 2**62 scored garbage (int64
+    overflow in the kernels), three points read past the array, float points were
+    taken as they came. It is set by hand on purpose (the 2016 players' learners do),
+    so it is checked as ``prepare`` checks its points, and a refused value changes nothing."""
+    from pokersquares.errors import InvalidPointSystemError
+
+    ev = copy.deepcopy(prepared_evaluators[name])
+    before = _values(ev)
+    for points in _WRONG_POINTS:
+        with pytest.raises(InvalidPointSystemError):
+            ev.points = points
+        assert _values(ev) == before
+    ev.points = _BRITISH.tolist()  # any ten integers in range, kept as the evaluator's own int64 copy
+    assert ev.points.dtype == np.int64 and ev.points.tolist() == _BRITISH.tolist()
+    full = np.arange(25, dtype=np.int8)
+    assert ev.state_value(full) == score_grid(full, _BRITISH)
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_points_beyond_the_contest_range_are_refused(name):
+    """A PointSystem clamps each hand's points to [-128, 127]; raw arrays were taken
+    as they came, and points near 2**62 overflowed silently in the kernels (every
+    playout scored -2**63)."""
+    from pokersquares.errors import InvalidPointSystemError
+
+    ev = _fresh(name)
+    for points in _WRONG_POINTS[:5]:
+        with pytest.raises(InvalidPointSystemError, match="from -128 to 127"):
+            ev.prepare(points, 0.05, 0)
+        assert ev.points is None
+    extremes = np.array([-128, 127, 0, 127, -128, 5, 127, -128, 127, 127], dtype=np.int64)
+    ev.prepare(extremes, 0.05, 0)
+    full = np.arange(25, dtype=np.int8)
+    assert ev.state_value(full) == score_grid(full, extremes)
+    assert (np.abs(ev.playouts(_grid(), 4, 0)) <= 10 * 128).all()
+
+
+def test_the_default_preparation_checks_everything_before_it_stores_the_points():
+    """``Evaluator.prepare`` (what an evaluator of one's own inherits) stored the points,
+    then checked the budget and the seed: a refused preparation kept the new points."""
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators import Evaluator
+
+    class Scores(Evaluator):
+        def placement_values(self, grid, card):
+            return np.zeros(25)
+
+        def playouts(self, grid, n, seed):
+            return np.zeros(n, dtype=np.int64)
+
+    ev = Scores()
+    ev.prepare(_AMERICAN, 0.0)
+    for budget, seed in ((float("inf"), 0), (0.0, 0.5)):
+        with pytest.raises(PokerSquaresError):
+            ev.prepare(_BRITISH, budget, seed)
+        assert ev.points.tolist() == _AMERICAN.tolist()

@@ -265,3 +265,12 @@ def test_limited_playouts_kernel_releases_the_gil():
     """The search splits a round's playouts between threads, one a core: a kernel that
     held the GIL would run them one after the other (the generic Python loop did)."""
     assert kp.og_limited_playouts.targetoptions.get("nogil") is True
+
+
+def test_learn_utilities_refuses_points_the_kernels_would_overflow_on():
+    """It took raw points as they came: 2**62 overflowed in its games' int64 scores."""
+    from pokersquares.errors import InvalidPointSystemError
+
+    for points in (np.full(10, 2 ** 62), np.full(10, 128), np.zeros(3, dtype=np.int64)):
+        with pytest.raises(InvalidPointSystemError):
+            learn_utilities(points, 0.0, 0)

@@ -14,7 +14,7 @@ from ..game import EMPTY, NUM_CELLS
 
 __all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position",
            "checked_grid_and_cards", "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
-           "checked_threads", "checked_share", "SEED_MASK", "MAX_THREADS"]
+           "checked_threads", "checked_share", "SEED_MASK", "MAX_THREADS", "MIN_POINTS", "MAX_POINTS"]
 
 
 # -- checks of what the public methods are given ------------------------------------------
@@ -238,13 +238,22 @@ def checked_budget(budget_s) -> float:
     return float(budget_s)
 
 
+#: The range of a hand's points: PointSystem clamps each to it, as the contest did. The
+#: kernels add points and multiply them by counts in int64 without overflow checks, which
+#: this range keeps far from overflowing (points near 2**62 wrapped silently).
+MIN_POINTS, MAX_POINTS = -128, 127
+
+
 def checked_points(points) -> np.ndarray:
-    """``points`` as ``int64[10]``, checked to be ten integers (one per hand id, as a
-    PointSystem holds them); else InvalidPointSystemError."""
+    """``points`` as a new ``int64[10]`` array, checked to be ten integers from
+    MIN_POINTS to MAX_POINTS (one per hand id, as a PointSystem holds them); else
+    InvalidPointSystemError."""
     array = _as_array(points)
-    if array.shape != (10,) or array.dtype.kind not in "iu" or (
-            array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max):
+    if array.shape != (10,) or array.dtype.kind not in "iu":
         raise InvalidPointSystemError(f"points are 10 integers, one per hand, got {_brief(points)}")
+    if array.min() < MIN_POINTS or array.max() > MAX_POINTS:
+        raise InvalidPointSystemError(f"points are 10 integers from {MIN_POINTS} to {MAX_POINTS} "
+                                      f"(PointSystem clamps them so), got {_brief(points)}")
     return array.astype(np.int64)
 
 
@@ -275,10 +284,7 @@ class Evaluator(ABC):
     """
 
     name: str = "evaluator"
-    #: The point system's ``int64[10]``: None until ``prepare`` or ``load`` gives it one
-    #: (then every value and playout would be those of no game: they refuse,
-    #: :meth:`_require_points`).
-    points: np.ndarray | None = None
+    _points: np.ndarray | None = None
     #: CPU seconds numba spends compiling this evaluator's kernels (with those it builds
     #: on) on an empty cache, for scheduling warm-ups only (:mod:`pokersquares.harness.warm_up`);
     #: measured on this project's machine (``benchmarks/web_first_advice.py --cold``'s console).
@@ -286,6 +292,19 @@ class Evaluator(ABC):
     # Whether ``prepare`` learns for as long as its budget allows: players then check
     # the learned policy against the greedy rule (players.greedy_guard).
     learns_within_budget: bool = False
+
+    @property
+    def points(self) -> np.ndarray | None:
+        """The point system's ``int64[10]``: None until ``prepare`` or ``load`` gives it one
+        (then every value and playout would be those of no game: they refuse,
+        :meth:`_require_points`)."""
+        return self._points
+
+    @points.setter
+    def points(self, points) -> None:
+        # Set by hand too (the 2016 players' learners set it, then learn): the kernels
+        # take it unchecked, so ten integers in range or None, else InvalidPointSystemError.
+        self._points = None if points is None else checked_points(points)
 
     def _require_points(self) -> None:
         """NotPreparedError unless this evaluator has a point system; each public method
@@ -295,10 +314,17 @@ class Evaluator(ABC):
                                    "call prepare(points, budget_s) or load(path) first")
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
-        """Learn for ``points`` within ``budget_s`` seconds. The default only stores them."""
-        self.points = checked_points(points)
+        """Learn for ``points`` within ``budget_s`` seconds. The default only stores them.
+
+        Every evaluator checks every argument before anything changes: a refused one
+        leaves it as it was (its old points with what it learned for them). A learning
+        that fails leaves it as it was too, or, where it learns in place, with no point
+        system (NotPreparedError): never the new points beside what was learned for
+        the old."""
+        points = checked_points(points)
         checked_budget(budget_s)
         checked_seed(seed)
+        self.points = points
 
     @abstractmethod
     def placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:

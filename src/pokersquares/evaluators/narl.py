@@ -301,14 +301,18 @@ class NarlEvaluator(TableKernelEvaluator):
         budget_s, seed = checked_budget(budget_s), masked_seed(seed)
         if self.keeps_loaded_state(points, "NARL table"):
             return
-        self.points = points.copy()
+        self.points = points
         self.reset(seed)
         self._prepared = True
-        if self.games is not None:
-            self.learn(games=self.games)
-        else:
-            self.learn_parallel(max(0.0, budget_s * self.budget_share - 0.1), self.threads)
-        self.warm_up()
+        try:
+            if self.games is not None:
+                self.learn(games=self.games)
+            else:
+                self.learn_parallel(max(0.0, budget_s * self.budget_share - 0.1), self.threads)
+            self.warm_up()
+        except BaseException:  # an interrupt too: a half-learned table is no table of these points
+            self.points, self._prepared = None, False
+            raise
 
     def warm_up_copy(self) -> "NarlEvaluator":
         copy = super().warm_up_copy()
@@ -616,6 +620,7 @@ class NarlEvaluator(TableKernelEvaluator):
         """Write the learned table to ``path`` (``.npz``, format documented in the module)."""
         if not self._has_learned():
             raise PokerSquaresError(f"{self.name} has learned nothing yet to save: prepare or load first")
+        self._require_points()  # a preparation that failed left a table of no points
         arrays = self._arrays()
         meta = json.loads(str(arrays["meta"]))
         meta["point_system"] = {"name": point_system_name, "points": [int(p) for p in self.points]}
@@ -658,4 +663,4 @@ class NarlEvaluator(TableKernelEvaluator):
         arrays = state.pop("_arrays")
         self.__dict__.update(state)
         self._restore(arrays)
-        self.points = state["points"]
+        self.points = state["_points"]

@@ -98,7 +98,7 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
     kernels release the GIL) and keeps the best set of all; ``max_rounds`` is then
     per thread.
     """
-    points = np.asarray(points, dtype=np.int64)
+    points = checked_points(points)  # the kernels add them in int64 unchecked
     start = time.perf_counter()
     deadline = start + max(0.0, budget_s)
     options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
@@ -253,23 +253,26 @@ class PatternEvaluator(Evaluator):
 
     # -- learning ----------------------------------------------------------------
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
+        """Use the loaded utilities if they are of ``points``, else learn anew within
+        ``budget_s``. The points and the utilities change together, once all is done: a
+        refused argument or a failed learning leaves the old points with their utilities."""
         start = time.perf_counter()
-        self.points = checked_points(points)
+        points = checked_points(points)
         seed = checked_seed(seed) & SEED_MASK  # numpy's seeds are non-negative
         budget_s = checked_budget(budget_s)
         warm_up()
-        if self._file is not None and list(self._file["points"]) == self.points.tolist():
+        if self._file is not None and list(self._file["points"]) == points.tolist():
             self.utilities, self.counts = self._file["utilities"].copy(), self._file["counts"].copy()
-            self.report = None
-            self.loaded = self._file_path
+            self.points, self.report, self.loaded = points, None, self._file_path
             return
         if self._file is not None:
             warnings.warn(f"{self._file_path}: utilities were learned for points {self._file['points']}, "
-                          f"not {self.points.tolist()}; learning anew", stacklevel=2)
-        self.loaded = None
+                          f"not {points.tolist()}; learning anew", stacklevel=2)
         # Keep a little of the budget for the caller's own bookkeeping.
         budget = max(0.0, 0.97 * budget_s - 0.1 - (time.perf_counter() - start))
-        self.utilities, self.counts, self.report = learn_utilities(self.points, budget, seed, **self.options)
+        learned = learn_utilities(points, budget, seed, **self.options)
+        self.utilities, self.counts, self.report = learned
+        self.points, self.loaded = points, None
 
     def __setstate__(self, state: dict) -> None:
         # A prepared evaluator is pickled into the harness's game workers: load the

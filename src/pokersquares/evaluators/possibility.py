@@ -49,7 +49,7 @@ from ..game import LINES
 from ..points import BRITISH
 from ..hands import NUM_HANDS, classify
 from ..kernels import possibility as kpos
-from .base import Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_seed
+from .base import Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_points, checked_seed
 from .kernel import EvaluatorKernel
 
 __all__ = [
@@ -216,24 +216,31 @@ class PossibilityEvaluator(Evaluator):
 
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Store the points and calibrate: ``CALIBRATION_GAMES`` best-move games (a fixed
-        seed, about 0.12 s), fewer when ``budget_s`` is smaller than they would take."""
+        seed, about 0.12 s), fewer when ``budget_s`` is smaller than they would take (none:
+        no offsets). The points, offsets and numba form change together once all is
+        done: a refused argument or a failed calibration leaves the old ones, and the
+        offsets never come from an earlier preparation's points."""
         start = time.perf_counter()
+        points = checked_points(points)
         budget_s = checked_budget(budget_s)
-        super().prepare(points, budget_s, checked_seed(seed))  # the points' numba form made with them
+        checked_seed(seed)
         games = min(CALIBRATION_GAMES, int(0.5 * max(0.0, budget_s) / _SECONDS_PER_CALIBRATION_GAME))
         # In chunks, each with its own seed, until half the budget is spent: a busy
         # machine plays them several times slower than the constant says (one call of
         # 1,000 games overran 0.5 s budgets). The offsets are means over games, so the
         # chunks' combine exactly.
         deadline = start + 0.5 * max(0.0, budget_s)
+        offsets = np.zeros(26)
+        params = self._build_params(points, offsets)
         total, done = np.zeros(26), 0
         while done < games and time.perf_counter() < deadline:
             n = min(_CALIBRATION_CHUNK, games - done)
-            total += n * kpos.calibration_offsets(self._params, n, done // _CALIBRATION_CHUNK)
+            total += n * kpos.calibration_offsets(params, n, done // _CALIBRATION_CHUNK)
             done += n
         if done:
-            self.offsets = total / done
-            self._params = self._build_params()
+            offsets = total / done
+            params = self._build_params(points, offsets)
+        self._points, self.offsets, self._params = points, offsets, params
         self.prepare_seconds = time.perf_counter() - start
 
     @property
@@ -244,15 +251,17 @@ class PossibilityEvaluator(Evaluator):
 
     @points.setter
     def points(self, points: np.ndarray | None) -> None:
+        points = None if points is None else checked_points(points)  # the kernels take them unchecked
+        self._params = None if points is None else self._build_params(points, self.offsets)
         self._points = points
-        self._params = None if points is None else self._build_params()
 
-    def _build_params(self) -> np.ndarray:
-        points = np.asarray(self.points, dtype=np.float64)
+    def _build_params(self, points: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """The numba form of this heuristic for ``points`` with calibration ``offsets``."""
+        points = np.asarray(points, dtype=np.float64)
         apriori = np.array(self.apriori)
         made = apriori if self.made_weight is None else np.full(NUM_HANDS, self.made_weight)
         size = np.array([0.0, *self.size_weights, 1.0])
-        return kpos.make_params(points, apriori * points, made * points, size, self.offsets)
+        return kpos.make_params(points, apriori * points, made * points, size, offsets)
 
     @property
     def params(self) -> np.ndarray:

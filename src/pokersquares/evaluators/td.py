@@ -469,7 +469,7 @@ class TdEvaluator(TableKernelEvaluator):
 
     @points.setter
     def points(self, points: np.ndarray | None) -> None:
-        self.narl.points = points
+        self.narl.points = points  # checked there
 
     def _tables(self):
         return (*self.narl._tables(), self.theta, self.groups)
@@ -482,17 +482,21 @@ class TdEvaluator(TableKernelEvaluator):
         budget_s, seed = checked_budget(budget_s), masked_seed(seed)
         if self.keeps_loaded_state(points, "TD evaluator"):
             return
-        self.points = points.copy()
+        self.points = points
         self.reset(seed)
         self._prepared = True
-        if self.games is not None:
-            self.narl.learn(games=self.games, show=False)
-            self.learn(games=self.td_games)
-        else:
-            learn_s = max(0.0, budget_s * self.budget_share - 0.1)
-            self.narl.learn_parallel(learn_s * self.narl_share, self.threads)
-            self.learn(seconds=learn_s - (time.perf_counter() - start))
-        self.warm_up()
+        try:
+            if self.games is not None:
+                self.narl.learn(games=self.games, show=False)
+                self.learn(games=self.td_games)
+            else:
+                learn_s = max(0.0, budget_s * self.budget_share - 0.1)
+                self.narl.learn_parallel(learn_s * self.narl_share, self.threads)
+                self.learn(seconds=learn_s - (time.perf_counter() - start))
+            self.warm_up()
+        except BaseException:  # e.g. a diverged residual: half-learned, the state is of no points
+            self.points, self._prepared = None, False
+            raise
 
     def reset(self, seed: int = 0) -> None:
         """Forget everything learned (table and weights) for ``self.points``; learning's
@@ -616,6 +620,7 @@ class TdEvaluator(TableKernelEvaluator):
         if not (getattr(self, "_prepared", False) or getattr(self, "_loaded", False)
                 or self.td_games_learned > 0 or self.narl.games_learned > 0):
             raise PokerSquaresError(f"{self.name} has learned nothing yet to save: prepare or load first")
+        self._require_points()  # a preparation that failed left a state of no points
         arrays = self.narl._arrays()
         arrays["narl_meta"] = arrays.pop("meta")
         taken = np.flatnonzero(self.theta)
