@@ -209,3 +209,230 @@ def test_games_written_after_the_wal_files_were_deleted_are_not_lost(tmp_path):
         other.close()
     with ResultStore(path, readonly=True) as s:
         assert [g.score for g in s.games(run_id)] == [50, 60, 70]
+
+
+# -- readers who cannot write the store's folder ---------------------------------------------
+
+def _many_games(start, stop):
+    return [GameRecord(i, i, 50 + i % 7, [(i % 52, k // 5, k % 5) for k in range(25)]) for i in range(start, stop)]
+
+
+def _two_runs(path, games):
+    """A closed store (all of it in the file, no -wal) of two runs of ``games`` games."""
+    import os
+
+    with ResultStore(path) as s:
+        runs = [s.open_run(f"greedy:flush_weight={k}", "greedy", AMERICAN, 0, 10 ** 6, 1.0, 0.0) for k in (1, 2)]
+        for r in runs:
+            s.add_games(r, _many_games(0, games))
+    assert not os.path.exists(f"{path}-wal")
+    return runs
+
+
+def _a_run_adds_games(path, runs, start, stop):
+    """Another process's run adding games, as a tournament's do: its close checkpoints them
+    into the store's file and removes the -wal."""
+    with ResultStore(path) as w:
+        for r in runs:
+            w.add_games(r, _many_games(start, stop))
+
+
+def test_an_export_made_while_a_run_writes_is_one_state_of_the_store(tmp_path, monkeypatch):
+    """A reader who cannot write the store's folder, of a store with no -wal: SQLite can
+    read it only as immutable, trusted never to change, and a run checkpointing games into
+    it meanwhile mixed the pages read before and after: the export failed as malformed, or
+    repeated or dropped rows. It must hold every game of the store as it was, once."""
+    path = tmp_path / "x.sqlite"
+    runs = _two_runs(path, 400)
+    real_access = store_module.os.access
+    monkeypatch.setattr(store_module.os, "access", lambda p, mode: False if mode & store_module.os.W_OK
+                        else real_access(p, mode))  # as a non-root user in a read-only folder sees it
+    with ResultStore(path, readonly=True) as reader:
+        reader.conn.execute("PRAGMA cache_size = 8")  # a store larger than the reader's cache
+        rows = reader.iter_export_rows()
+        got = [next(rows) for _ in range(200)]
+        monkeypatch.setattr(store_module.os, "access", real_access)
+        _a_run_adds_games(path, runs, 400, 800)
+        got += list(rows)
+    assert [(g["run_id"], g["game_index"]) for g in got] == [(r, i) for r in runs for i in range(400)]
+
+
+def test_a_store_that_changes_while_it_is_copied_is_copied_again(tmp_path, monkeypatch):
+    """The reader's private copy of a store is made while the file does not change: a copy
+    a checkpoint wrote into is thrown away and the store read again."""
+    path = tmp_path / "x.sqlite"
+    runs = _two_runs(path, 50)
+    real_access, real_copy = store_module.os.access, store_module.shutil.copyfileobj
+    copies = []
+
+    def copy_while_a_run_writes(src, dst, *args):
+        copies.append(src.name)
+        real_copy(src, dst, *args)
+        if len(copies) == 1:
+            with monkeypatch.context() as m:  # the writer can write the folder
+                m.setattr(store_module.os, "access", real_access)
+                _a_run_adds_games(path, runs, 50, 60)
+
+    monkeypatch.setattr(store_module.os, "access", lambda p, mode: False if mode & store_module.os.W_OK
+                        else real_access(p, mode))
+    monkeypatch.setattr(store_module.shutil, "copyfileobj", copy_while_a_run_writes)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(store_module.tempfile, "tempdir", str(temp))
+    with ResultStore(path, readonly=True) as reader:
+        assert [r.finished for r in reader.runs()] == [60, 60]
+    assert copies == [str(path)] * 2
+    assert list(temp.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["temp", "x.sqlite"]
+
+
+def _as_a_user_who_cannot_write(folder):
+    """Make ``folder`` read-only; the command prefix that runs a process as a user who
+    cannot write it (root ignores permissions: root without the capabilities to), or skip."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    folder.chmod(0o555)
+    prefix = [] if os.geteuid() != 0 else ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+    if prefix and shutil.which("setpriv") is None:
+        pytest.skip("no setpriv to run a process without root's file permissions")
+    check = subprocess.run(prefix + [sys.executable, "-c", "import os, sys; sys.exit(os.access(sys.argv[1], os.W_OK))",
+                                     str(folder)], capture_output=True)
+    if check.returncode != 0:
+        pytest.skip("cannot run a process that the folder's permissions hold here")
+    return prefix
+
+
+_READER = """
+import json, sys
+from pokersquares.harness.store import ResultStore
+with ResultStore(sys.argv[1], readonly=True) as s:
+    s.conn.execute("PRAGMA cache_size = 8")  # a store larger than the reader's cache
+    rows = s.iter_export_rows()
+    got = [next(rows) for _ in range(200)]
+    print("read", flush=True)
+    sys.stdin.readline()  # while a run writes
+    try:
+        got += list(rows)
+    except Exception as e:
+        got = f"{type(e).__name__}: {e}"
+print(json.dumps(got if isinstance(got, str) else [[g["run_id"], g["game_index"]] for g in got]))
+"""
+
+
+def test_a_user_who_cannot_write_the_folder_exports_one_state_while_another_writes(tmp_path):
+    """Another user's run adding games to a store in a folder the reader cannot write,
+    while the reader exports it (see the test above, here with real permissions)."""
+    import json
+    import subprocess
+    import sys
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    path = folder / "x.sqlite"
+    runs = _two_runs(path, 400)
+    try:
+        prefix = _as_a_user_who_cannot_write(folder)
+        reader = subprocess.Popen(prefix + [sys.executable, "-c", _READER, str(path)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert reader.stdout.readline() == "read\n", reader.stderr.read()
+            folder.chmod(0o755)  # for the writer, another user (the reader has opened the store)
+            _a_run_adds_games(path, runs, 400, 800)
+            out, err = reader.communicate("go\n", timeout=120)
+        finally:
+            reader.kill()
+        assert json.loads(out) == [[r, i] for r in runs for i in range(400)], err
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_wal_without_its_shm_in_a_folder_this_user_cannot_write_is_named(tmp_path):
+    """A store copied with its -wal but not its -shm, into a folder the reader cannot
+    write: SQLite cannot read the log there, and the command said the store "is not a
+    readable result store (unable to open database file)". It names what is missing and
+    what to do; with the -shm beside it the same copy is read."""
+    import shutil
+    import subprocess
+    import sys
+
+    path = tmp_path / "x.sqlite"
+    lone, whole = tmp_path / "lone", tmp_path / "whole"
+    lone.mkdir()
+    whole.mkdir()
+    with ResultStore(path) as s:  # open: its last games are in its -wal
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 3, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 0, 50), GameRecord(1, 1, 60)])
+        for suffix in ("", "-wal", "-shm"):
+            shutil.copy(f"{path}{suffix}", whole)
+            if suffix != "-shm":
+                shutil.copy(f"{path}{suffix}", lone)
+    try:
+        prefix = _as_a_user_who_cannot_write(lone)
+        _as_a_user_who_cannot_write(whole)
+
+        def results(folder):
+            return subprocess.run(prefix + [sys.executable, "-m", "pokersquares", "results", "--db",
+                                            str(folder / "x.sqlite")], capture_output=True, text=True, timeout=300)
+
+        r = results(lone)
+        assert r.returncode != 0 and r.stdout == ""
+        assert r.stderr.count("\n") == 1 and "unable to open database file" not in r.stderr
+        assert f"x.sqlite-wal (its last games) needs x.sqlite-shm beside it, which this user cannot create in {lone}" \
+            in r.stderr
+        assert "copy x.sqlite with its -wal" in r.stderr
+        r = results(whole)
+        assert r.returncode == 0 and "2/3" in r.stdout, r.stderr
+    finally:
+        lone.chmod(0o755)
+        whole.chmod(0o755)
+
+
+_LATE_READER = """
+import sqlite3, sys
+from pokersquares.harness.store import ResultStore
+real_connect, waited = sqlite3.connect, []
+
+def connect(database, *args, **kwargs):  # the store's last writer closes between the look and the read
+    if "mode=ro" in str(database) and "immutable" not in str(database) and not waited:
+        waited.append(print("looked", flush=True) or sys.stdin.readline())
+    return real_connect(database, *args, **kwargs)
+
+sqlite3.connect = connect
+with ResultStore(sys.argv[1], readonly=True) as s:
+    print([r.finished for r in s.runs()])
+"""
+
+
+def test_a_log_removed_between_the_look_and_the_read_is_looked_at_again(tmp_path):
+    """A reader who cannot write the folder sees the store's -wal and reads it with it;
+    its writer closing meanwhile folds the log in and removes it, and SQLite, finding no
+    -wal to read, cannot create one: the store is looked at again, not called unreadable."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    path = folder / "x.sqlite"
+    writer = ResultStore(path)
+    try:
+        run_id = writer.open_run("greedy", "greedy", AMERICAN, 0, 3, 1.0, 0.0)
+        writer.add_games(run_id, [GameRecord(0, 0, 50)])
+        prefix = _as_a_user_who_cannot_write(folder)
+        if not os.access(folder, os.W_OK):
+            pytest.skip("needs a writer who can write the folder the reader cannot (root)")
+        reader = subprocess.Popen(prefix + [sys.executable, "-c", _LATE_READER, str(path)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert reader.stdout.readline() == "looked\n", reader.stderr.read()
+            writer.close()
+            assert not (folder / "x.sqlite-wal").exists()
+            out, err = reader.communicate("go\n", timeout=120)
+        finally:
+            reader.kill()
+        assert (reader.returncode, out) == (0, "[1]\n"), err
+    finally:
+        writer.close()
+        folder.chmod(0o755)

@@ -19,9 +19,11 @@ import io
 import json
 import os
 import random
+import shutil
 import sqlite3
+import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -145,14 +147,15 @@ def probe(path: str | Path) -> str:
             return "new"
     deadline = time.monotonic() + 30
     while True:
-        conn = _connect_read_only(path)
         try:
-            return _check_kind(conn, path)
+            conn = _connect_read_only(path)
+            try:
+                return _check_kind(conn, path)
+            finally:
+                conn.close()
         except sqlite3.OperationalError as e:  # a store being created by another process
             if "locked" not in str(e) or time.monotonic() > deadline:
                 raise
-        finally:
-            conn.close()
         time.sleep(0.01 + random.random() * 0.05)
 
 
@@ -163,24 +166,144 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     query-only: the last connection to a store in WAL mode to close then removes the -wal
     and -shm files, as the writers' do. A ``mode=ro`` connection cannot, and would leave
     them beside the store after every read; it is used only where the file or its folder
-    is read-only."""
+    is read-only, and reads a private copy where SQLite cannot read the file itself
+    safely (:func:`_connect_read_only`)."""
     folder = path.parent if str(path.parent) else Path(".")
     if os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK):
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.execute("PRAGMA query_only = ON")
         return conn
-    return _connect_read_only(path)
+    return _connect_read_only(path, snapshot=True)
 
 
-def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """A ``mode=ro`` connection to ``path``. A file in WAL mode with no -wal file beside it
-    holds everything in itself, and a read-only connection would still create the -wal
-    and -shm files (or fail where the folder is read-only): it is read as immutable."""
+def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connection:
+    """A ``mode=ro`` connection to ``path``.
+
+    A file in WAL mode with no -wal file beside it holds everything in itself, but a
+    read-only connection would still create the -wal and -shm files, and fails where it
+    cannot (a folder this user may not write). Such a file is read as immutable, which
+    SQLite trusts never to change: it takes no lock and keeps what it has read. A writer
+    starting meanwhile (another user's run adding games) checkpoints into the file under
+    it, and pages read before and after mix: an export repeated or dropped rows, or
+    failed as malformed. :func:`probe` reads a few pages of it so; ``snapshot`` (every
+    reader of games) reads a private copy instead, made while the file did not change,
+    so that everything is read from one state of the store.
+
+    A file with its -wal is read as it is (SQLite's locks hold writers' checkpoints off
+    what it reads); a log folded in and removed between the look and the read (its
+    writer closing) is looked at again. A -wal that SQLite cannot read here (no -shm
+    beside it, and a folder this user cannot create one in) is a StoreError that says so."""
+    deadline = time.monotonic() + 30
+    patience = time.monotonic() + 0.5  # a writer creates its -shm just after its -wal
+    while True:
+        wal, log = _in_wal_mode(path), Path(f"{path}-wal").exists()
+        if wal and not log:
+            if not snapshot:
+                return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, timeout=30,
+                                       isolation_level=None)
+            conn = _snapshot(path)
+            if conn is not None:
+                return conn
+        else:
+            conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
+            if not wal:
+                return conn  # a rollback journal: SQLite's locks work on a read-only file
+            try:
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
+                return conn
+            except sqlite3.OperationalError:
+                conn.close()
+                problem = _log_problem(path)
+                if problem is None and Path(f"{path}-wal").exists():
+                    raise
+                if problem is not None and time.monotonic() > patience:
+                    raise StoreError(problem) from None
+        if time.monotonic() > deadline:
+            raise StoreError(f"cannot read the result store {path}: this user cannot write its folder, so it "
+                             "is read from a copy, and the store changed while every copy was made; try again "
+                             "when the runs writing to it stop")
+        time.sleep(0.01 + random.random() * 0.05)
+
+
+def _in_wal_mode(path: Path) -> bool:
     with open(path, "rb") as f:
         header = f.read(100)
-    wal = len(header) == 100 and header[18:20] == b"\x02\x02"
-    immutable = "&immutable=1" if wal and not Path(f"{path}-wal").exists() else ""
-    return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro{immutable}", uri=True, timeout=30, isolation_level=None)
+    return len(header) == 100 and header[18:20] == b"\x02\x02"
+
+
+def _log_problem(path: Path) -> str | None:
+    """Why SQLite cannot read the -wal beside ``path`` as this user, if that is why."""
+    folder = path.parent if str(path.parent) else Path(".")
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if wal.exists() and not os.access(wal, os.R_OK):
+        return (f"cannot read the result store {path}: this user cannot read its write-ahead log {wal.name}, "
+                "which holds its last games; read it as a user who can, or ask its owner to open it once "
+                "(that folds the log into the store)")
+    if wal.exists() and not shm.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        return (f"cannot read the result store {path}: its write-ahead log {wal.name} (its last games) needs "
+                f"{shm.name} beside it, which this user cannot create in {folder}; open the store once as a "
+                f"user who can write there (that folds the log into it), or copy {path.name} with its -wal to "
+                "a folder you can write and read the copy")
+    if shm.exists() and not os.access(shm, os.R_OK):
+        return (f"cannot read the result store {path}: this user cannot read {shm.name} beside it, which "
+                f"SQLite needs to read its write-ahead log {wal.name}; read it as a user who can")
+    return None
+
+
+def _signature(path: Path) -> tuple:
+    """What changes when anything writes the file ``path``, or a writer starts on it: only
+    a checkpoint writes a store in WAL mode, and one needs a -wal (the file's times are
+    fine-grained once read on Linux 6.13 and later; where they are coarse, a write in the
+    clock tick of the one before the look can go unseen)."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, Path(f"{path}-wal").exists()
+
+
+class _Snapshot(sqlite3.Connection):
+    """A connection to a private copy of a store; the copy goes when it closes (at once
+    where the system lets an open file be removed, so none is left by a killed process)."""
+
+    copy: str | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.copy is not None:
+            with suppress(OSError):
+                os.remove(self.copy)
+            self.copy = None
+
+
+def _snapshot(path: Path) -> sqlite3.Connection | None:
+    """An immutable connection to a copy of the store ``path`` (in WAL mode, no -wal, so
+    all of it is in the file), or None if the file changed while it was copied."""
+    before = _signature(path)
+    if before[-1]:
+        return None  # a writer has started: the file is read with its -wal instead
+    try:
+        fd, copy = tempfile.mkstemp(prefix="pokersquares-store-", suffix=".sqlite")
+    except OSError as e:
+        raise StoreError(f"cannot read the result store {path}: this user cannot write its folder, so it is "
+                         f"read from a copy, and none can be made ({e})") from None
+    try:
+        with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        conn = None
+        if _signature(path) == before:
+            conn = sqlite3.connect(f"file:{_uri_path(Path(copy))}?mode=ro&immutable=1", uri=True, timeout=30,
+                                   isolation_level=None, factory=_Snapshot)
+    except BaseException as e:
+        with suppress(OSError):
+            os.remove(copy)
+        if isinstance(e, OSError) and path.exists():  # a full disk; a store gone is said as any other
+            raise StoreError(f"cannot read the result store {path}: this user cannot write its folder, so it "
+                             f"is read from a copy, and the copy failed ({e})") from None
+        raise
+    try:
+        os.remove(copy)  # SQLite keeps it open: nothing is left, even by a process killed
+    except OSError:  # a system that cannot remove an open file: removed when the connection closes
+        if conn is not None:
+            conn.copy = copy
+    return conn
 
 
 def _uri_path(path: Path) -> str:
