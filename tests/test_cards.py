@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from pokersquares.cards import card_name, deal, deal_names, parse_card, parse_cards
@@ -31,3 +32,55 @@ def test_duplicates_and_count():
 
 def test_deal_is_a_permutation():
     assert sorted(deal(123)) == list(range(52))
+
+
+
+@pytest.mark.parametrize("texts", [{"AS", "2S"}, frozenset({"AS"}), {"AS": 1, "2S": 2}, {"AS": 1}.keys(),
+                                   "AS 2S", b"AS", None, 5, 1.5])
+def test_cards_come_in_an_order_not_as_a_set_dict_or_text(texts):
+    """A set of cards has no order (which card is dealt first?), a dict gave its keys,
+    text its characters ('A', 'S'), and None or 5 was a bare TypeError."""
+    with pytest.raises(InvalidCardError, match="list, tuple or array|order"):
+        parse_cards(texts)
+
+
+def test_cards_still_come_from_any_ordered_iterable():
+    assert parse_cards(("AS", "2S")) == parse_cards(["AS", "2S"]) == parse_cards(iter(["AS", "2S"])) == [39, 40]
+    assert parse_cards({"first": "AS", "second": "2S"}.values()) == [39, 40]
+    assert parse_cards(np.array(["AS", "2S"])) == [39, 40]
+
+
+@pytest.mark.parametrize("count", [True, 2.0, "2", -1])
+def test_a_count_of_cards_is_a_whole_number(count):
+    """True was a count of 1 and 2.0 one of 2; "2" and -1 were refused as a wrong count."""
+    with pytest.raises(InvalidCardError, match="whole number"):
+        parse_cards(["AS"], count=count)
+
+
+@pytest.mark.parametrize("bad", [np.arange(3), np.array([5]), np.array(5)])
+def test_a_card_id_is_an_integer_not_an_array(bad):
+    """A numpy array passed ``is_card_id`` (it has ``__index__``): several cards raised
+    numpy's ambiguous-truth ValueError, one card in an array passed as that card."""
+    from pokersquares.cards import is_card_id
+
+    assert not is_card_id(bad)
+    with pytest.raises(InvalidCardError):
+        card_name(bad)
+
+
+def test_numpy_integers_are_still_card_ids():
+    from pokersquares.cards import is_card_id
+
+    assert is_card_id(np.int8(5)) and card_name(np.int64(51)) == "KS" and not is_card_id(np.bool_(True))
+
+
+@pytest.mark.parametrize("seed", [np.arange(2), np.array([5])])
+def test_a_deal_seed_is_an_integer_not_an_array(seed):
+    """An array seed was a bare TypeError from int(); a one-element array was seed 5."""
+    from pokersquares.cards import check_seed
+    from pokersquares.errors import InvalidSeedError
+
+    with pytest.raises(InvalidSeedError, match="integer"):
+        check_seed(seed)
+    with pytest.raises(InvalidSeedError, match="integer"):
+        deal(seed)

@@ -1,8 +1,9 @@
+import numpy as np
 import pytest
 
 from pokersquares import AMERICAN, Game, Grid
-from pokersquares.cards import parse_cards
-from pokersquares.errors import IllegalPlacementError
+from pokersquares.cards import deal, parse_cards
+from pokersquares.errors import IllegalPlacementError, InvalidCardError, InvalidPointSystemError, InvalidSeedError
 
 
 def full_grid(rows):
@@ -120,3 +121,106 @@ def test_a_game_keeps_its_own_checked_copy_of_the_deck():
     assert game.deck == deal(3) and all(type(c) is int for c in game.deck)
     with pytest.raises(InvalidCardError):
         Game(AMERICAN, 5)
+
+
+@pytest.mark.parametrize("cells", [set(range(25)), frozenset(range(25)), dict.fromkeys(range(25), 0),
+                                   dict.fromkeys(range(25)).keys(), "-" * 25, 5, 1.5, np.int64(5)])
+def test_a_grid_is_25_cells_in_order_not_a_set_dict_text_or_number(cells):
+    """Grid(set(range(25))) was a full grid in the set's order and a dict's 25 keys the
+    cards (its values, the user's, lost); a number was a bare TypeError."""
+    with pytest.raises(IllegalPlacementError, match="list, tuple or array|order"):
+        Grid(cells)
+
+
+@pytest.mark.parametrize("shape", [(1, 25), (25, 1), (5, 5, 1)])
+def test_a_grid_array_is_25_cells_or_5_by_5(shape):
+    """An array of another shape was refused as 'not integers' (its rows are no integers)."""
+    with pytest.raises(IllegalPlacementError, match="one-dimensional"):
+        Grid(np.full(shape, -1))
+
+
+def test_a_grid_still_takes_any_ordered_cells():
+    cells = [-1] * 24 + [7]
+    assert Grid(cells) == Grid(tuple(cells)) == Grid(iter(cells)) == Grid(np.array(cells))
+    assert Grid(dict(enumerate(cells)).values()) == Grid(cells)  # a dict's values are in order
+
+
+@pytest.mark.parametrize("deck", [set(range(30)), dict.fromkeys(range(30)), "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS",
+                                  np.arange(30).reshape(5, 6)])
+def test_a_deck_is_in_order_not_a_set_dict_text_or_a_table(deck):
+    """Game(AMERICAN, set(range(30))) dealt the set's order and a dict its keys."""
+    with pytest.raises(InvalidCardError, match="list, tuple or array|order|one-dimensional"):
+        Game(AMERICAN, deck)
+
+
+@pytest.mark.parametrize("seed", [1.5, "5", True, 2 ** 64, np.array([5])])
+def test_a_games_seed_is_a_java_long_or_none(seed):
+    """Any seed was kept as given: 1.5, "5" or 2**64 (no deal's seed)."""
+    with pytest.raises(InvalidSeedError):
+        Game(AMERICAN, deal(1), seed=seed)
+    assert Game(AMERICAN, deal(1)).seed is None and Game(AMERICAN, deal(1), seed=np.int64(1)).seed == 1
+
+
+@pytest.mark.parametrize("grid", [None, [-1] * 25, "grid"])
+def test_a_games_grid_is_a_grid(grid):
+    """Any grid was kept, and the first play an AttributeError."""
+    with pytest.raises(IllegalPlacementError, match="Grid"):
+        Game(AMERICAN, deal(1), grid=grid)
+
+
+@pytest.mark.parametrize("points", [None, "american", b"american", 5, 1.5, {}, set(range(10)),
+                                    dict.fromkeys(range(10), 1), [1, 2], np.float64(3.0)])
+def test_a_grid_is_scored_with_a_point_system(points):
+    """Each was a bare TypeError, KeyError or IndexError, or a wrong score: 'american'
+    scored 'a' per hand, b'american' 97, a dict of ten its values by hand id."""
+    g = Grid()
+    g.place(0, 0, 0)
+    for call in (g.score, g.hand_scores, g.render) if points is not None else (g.score, g.hand_scores):
+        with pytest.raises(InvalidPointSystemError):
+            call(points)
+
+
+def test_a_grid_is_still_scored_with_ten_integer_points():
+    g = Grid()
+    g.place(0, 0, 0)
+    g.place(13, 0, 1)
+    assert g.score(list(AMERICAN)) == g.score(np.array(AMERICAN.points)) == g.score(AMERICAN) == 2  # the first row's pair
+    assert g.render(None) == g.render() and "Total" not in g.render()  # no system, no scores
+
+
+@pytest.mark.parametrize("rc", [{1, 2}, {1: 2, 2: 3}, (1,), (1, 2, 3), "12", None, 7, (1.0, 2), (True, 0),
+                                ("a", 0), (None, 0), (np.arange(2), 0), (0, 2 ** 70)])
+def test_a_cell_is_a_row_and_column_of_integers(rc):
+    """{1, 2} was cell (1, 2) or (2, 1) as the set iterated; (True, 0) cell (1, 0); the
+    rest bare TypeErrors and ValueErrors ("'<=' not supported", "not enough values")."""
+    from pokersquares.errors import InvalidCellError
+
+    with pytest.raises(InvalidCellError, match="0..4") as raised:
+        Grid()[rc]
+    assert isinstance(raised.value, IndexError)  # still what a lookup off a list raises
+
+
+def test_cells_still_read_with_numpy_integers_and_lists():
+    g = Grid()
+    g.place(7, 1, 2)
+    assert g[np.int64(1), np.int8(2)] == g[[1, 2]] == g[np.array([1, 2])] == g[1, 2] == 7
+
+
+@pytest.mark.parametrize("line", [None, 1.5, "1", True, np.arange(2), (1,)])
+def test_a_line_is_an_integer_0_to_9(line):
+    """None, "1" or (1,) was a bare TypeError ("'<=' not supported"), 1.5 another, True line 1."""
+    from pokersquares.errors import InvalidCellError
+
+    with pytest.raises(InvalidCellError, match="0..9"):
+        Grid().line(line)
+    assert Grid().line(np.int64(9)) == []
+
+
+def test_a_card_in_an_array_is_no_card_to_place():
+    """np.array([5]) passed the card check (it has ``__index__``) and was placed as 5;
+    np.arange(2) was numpy's ambiguous-truth ValueError."""
+    for card in (np.array([5]), np.arange(2)):
+        g = Grid()
+        with pytest.raises(IllegalPlacementError):
+            g.place(card, 0, 0)
+        assert g == Grid()

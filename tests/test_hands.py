@@ -99,3 +99,35 @@ def test_bad_hands_are_refused_not_classified(cards, says):
 
     with pytest.raises(InvalidCardError, match=says):
         classify(cards)
+
+
+@pytest.mark.parametrize("bad", ["pony", "10", None, 3.0, True, [5]])
+def test_an_unknown_hand_is_an_invalid_hand_error(bad):
+    """parse_hand_name raised a bare ValueError, which the command line's PokerSquaresError
+    handler does not catch; None, 3.0, True and [5] were read as their text."""
+    from pokersquares.errors import InvalidHandError
+
+    with pytest.raises(InvalidHandError):
+        parse_hand_name(bad)
+    assert parse_hand_name(5) == parse_hand_name("5") == HandId.FLUSH  # an id still names its hand
+
+
+@pytest.mark.parametrize("cards", [{0, 13}, {0: "x", 13: "y"}, {0, 1}, "AS 2S", None, 5, 1.5])
+def test_a_hand_is_a_list_of_cards_not_a_set_dict_text_or_number(cards):
+    """{0, 0} is {0}: a set hides the duplicate classify exists to refuse, a dict gave its
+    keys, and text, None or a number was a bare TypeError from len()."""
+    from pokersquares.errors import InvalidCardError
+
+    with pytest.raises(InvalidCardError, match="list, tuple or array|order"):
+        classify(cards)
+
+
+def test_a_hand_is_one_row_of_cards():
+    import numpy as np
+
+    from pokersquares.errors import InvalidCardError
+
+    with pytest.raises(InvalidCardError, match="one-dimensional"):
+        classify(np.array([[0, 13], [26, 39]]))  # was numpy's ambiguous-truth ValueError
+    assert classify(np.array([0, 13, 26, 39])) == classify((0, 13, 26, 39)) == HandId.FOUR_OF_A_KIND
+    assert classify(iter([0, 13])) == HandId.ONE_PAIR

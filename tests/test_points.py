@@ -1,10 +1,12 @@
+import numpy as np
 import pytest
 
 from pokersquares.errors import InvalidPointSystemError
+from pokersquares.hands import HAND_NAMES
 from pokersquares.javarandom import JavaRandom
 from pokersquares.points import (
     AMERICAN, BRITISH, PointSystem, ameritish_system, contest_systems, hypercorner_system,
-    parse_point_system, parse_point_systems, random_single_hand_system, random_system,
+    parse_point_system, parse_point_systems, random_single_hand_system, random_system, single_hand_system,
 )
 
 
@@ -110,3 +112,90 @@ def test_the_contest_specs_name_the_contest_systems():
     from pokersquares.points import contest_specs, parse_point_system
 
     assert [parse_point_system(s).points for s in contest_specs()] == [s.points for s in contest_systems()]
+
+
+@pytest.mark.parametrize("points", [set(range(10)), frozenset(range(10)), {h: 0 for h in range(10)},
+                                    dict.fromkeys(range(10)).keys(), "0123456789", b"0123456789", None, 5, 1.5])
+def test_points_come_in_hand_order_not_as_a_set_dict_text_or_number(points):
+    """A set or a dict of ten integers made a system of its order or its keys (the user's
+    values lost); None or 5 was a bare TypeError."""
+    with pytest.raises(InvalidPointSystemError, match="list, tuple or array|order"):
+        PointSystem(points)
+
+
+def test_points_are_one_row_of_ten():
+    with pytest.raises(InvalidPointSystemError, match="one-dimensional"):
+        PointSystem(np.arange(10).reshape(2, 5))  # was "10 values, got 2"
+    with pytest.raises(InvalidPointSystemError, match="list, tuple or array"):
+        PointSystem(np.int64(5))  # was a bare TypeError
+    assert PointSystem(list(AMERICAN)) == PointSystem(np.array(AMERICAN.points)) == AMERICAN
+    assert PointSystem(iter(AMERICAN)) == AMERICAN and list(PointSystem(range(10))) == list(range(10))
+    assert PointSystem(dict(zip(HAND_NAMES, AMERICAN)).values()) == AMERICAN  # a dict's values are in order
+
+
+@pytest.mark.parametrize("data", [{"points": {str(h): h for h in range(10)}}, {"points": None}, {"points": 5},
+                                  {"points": list(range(10)), "name": 5}, {"points": list(range(10)), "name": None}])
+def test_a_point_systems_json_holds_a_list_of_points_and_a_text_name(data):
+    """JSON's object of ten points was read as its keys ("point values must be integers,
+    got '0'"); null or 5 points were a bare TypeError, and a name of 5 or null kept."""
+    with pytest.raises(InvalidPointSystemError, match="list, tuple or array|name is text"):
+        PointSystem.from_json(data)
+
+
+@pytest.mark.parametrize("name", [None, 1.5, ["x"]])
+def test_a_point_systems_name_is_text(name):
+    with pytest.raises(InvalidPointSystemError, match="name"):
+        PointSystem(AMERICAN.points, name)
+    assert PointSystem(AMERICAN.points).name == "custom"
+
+
+@pytest.mark.parametrize("make", [random_system, ameritish_system, hypercorner_system, single_hand_system])
+@pytest.mark.parametrize("name", [1.5, np.array(["a", "b"]), ["x"]])
+def test_a_generated_systems_name_is_text(make, name):
+    """A numpy array name was numpy's ambiguous-truth ValueError, 1.5 a name."""
+    with pytest.raises(InvalidPointSystemError, match="name"):
+        make(1, name)
+
+
+def test_a_numpy_seed_names_its_system_as_an_int_seed_does():
+    for make, kind in ((random_system, "random"), (hypercorner_system, "hypercorner"), (ameritish_system, "ameritish")):
+        assert make(np.int64(5)).name == make(5).name == f"{kind}:5"  # was "Random" etc. for np.int64(5)
+        assert make(JavaRandom(5)).name == kind.title()
+
+
+@pytest.mark.parametrize("seed", [None, 1.5, "5", True, 2 ** 63])
+def test_contest_specs_take_a_java_long_seed(seed):
+    """contest_specs(None) was 'ameritish:None', a spec no parser reads."""
+    from pokersquares.points import contest_specs
+
+    with pytest.raises(InvalidPointSystemError, match="seed"):
+        contest_specs(seed)
+
+
+@pytest.mark.parametrize("spec", [None, 5, ["american"], b"american", {"american"}])
+def test_spec_lists_are_text(spec):
+    """Each was an AttributeError ('... has no attribute strip') or a bare TypeError."""
+    from pokersquares.points import clamped_values, split_point_system_specs
+
+    for call in (parse_point_systems, split_point_system_specs, lambda s: clamped_values(s, AMERICAN)):
+        with pytest.raises(InvalidPointSystemError, match="spec is text"):
+            call(spec)
+
+
+@pytest.mark.parametrize("system", [None, "american", AMERICAN.points])
+def test_clamped_values_compares_with_a_point_system(system):
+    from pokersquares.points import clamped_values
+
+    with pytest.raises(InvalidPointSystemError, match="PointSystem"):
+        clamped_values("500,0,0,0,0,0,0,0,0,0", system)
+
+
+@pytest.mark.parametrize("systems", [{AMERICAN, BRITISH}, {AMERICAN: 1}, [AMERICAN, "british"], ["custom"], None,
+                                     AMERICAN])
+def test_unique_names_take_a_list_of_point_systems(systems):
+    """A set named its systems in no order; text or None was an AttributeError or TypeError."""
+    from pokersquares.points import unique_names
+
+    with pytest.raises(InvalidPointSystemError):
+        unique_names(systems)
+    assert unique_names([AMERICAN, PointSystem(AMERICAN.points)]) == ["American", "custom"]

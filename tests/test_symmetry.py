@@ -121,3 +121,47 @@ def test_alike_values_give_each_kind_its_searched_value():
     values[0] = 3.0                                     # a kind no cell of which was judged stays unvalued
     out = alike_values(grid, values)
     assert (out[classes == 2] == -np.inf).all() and values[1] == -np.inf  # the input is not changed
+
+
+@pytest.mark.parametrize("grid", [[], [-1] * 24, [-1] * 26, np.full(25, -1.0), np.full((5, 5, 1), -1), ["AS"] * 25,
+                                  [None] * 25, {-1}, dict.fromkeys(range(25), -1), "-" * 25, None, 7,
+                                  [52] + [-1] * 24, [-2] + [-1] * 24, [2 ** 70] + [-1] * 24])
+def test_the_symmetries_are_of_a_grid_of_25_card_ids(grid):
+    """[] gave every cell the class -1 (as if the grid were full), 24 or 26 cells, floats
+    or a dict's keys classes of some other grid, 52 or -2 a card the kernel's int8 made
+    of them; None, text or 2**70 was a bare TypeError, ValueError or OverflowError."""
+    from pokersquares.errors import IllegalPlacementError
+
+    for call in (cell_classes, cell_classes_reference, lambda g: distinct_cells(g, [0])):
+        with pytest.raises(IllegalPlacementError, match="grid"):
+            call(grid)
+
+
+def test_the_symmetries_take_a_grid_or_its_cells():
+    cells = _grid({12: 7})
+    grid = Grid(cells.tolist())
+    assert list(cell_classes(grid)) == list(cell_classes(cells)) == list(cell_classes(cells.reshape(5, 5)))
+    assert list(cell_classes(cells.tolist())) == list(cell_classes(cells))
+
+
+@pytest.mark.parametrize("cells", [[25], [-1], [1.0], ["3"], [None], {0, 24}, [12], [0, 2 ** 70]])
+def test_distinct_cells_are_empty_cells_0_to_24(cells):
+    """-1 was cell 24 (numpy counts from the end), 1.0 cell 1 and 12 (which holds a card)
+    a kind of its own; 25 or 2**70 was a bare IndexError or OverflowError."""
+    from pokersquares.errors import InvalidCellError
+
+    grid = _grid({12: 7})
+    with pytest.raises(InvalidCellError):
+        distinct_cells(grid, cells)
+    assert list(distinct_cells(grid, [])) == [] and list(distinct_cells(grid, np.array([24, 0]))) == [24]
+
+
+@pytest.mark.parametrize("values", [[], [1.0] * 24, np.zeros(26), np.zeros((5, 5)), None, "x" * 25,
+                                    dict.fromkeys(range(25), 1.0), {1.0}])
+def test_alike_values_are_one_number_per_cell(values):
+    """A value short was an IndexError, one too many silently dropped, None or a text a
+    bare IndexError or ValueError."""
+    from pokersquares.errors import InvalidCellError
+
+    with pytest.raises(InvalidCellError, match="one number per cell"):
+        alike_values(_grid({12: 7}), values)

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping, Set
 from typing import Iterable, TypeAlias
 
-from .errors import InvalidCardError, InvalidSeedError
+from .errors import InvalidCardError, InvalidSeedError, PokerSquaresError
 from .javarandom import JavaRandom, java_shuffle
 
 __all__ = [
     "Card", "RANKS", "SUITS", "DECK", "NUM_CARDS",
     "card", "rank_of", "suit_of", "parse_card", "card_name", "parse_cards",
-    "deal", "deal_names", "check_seed", "SEED_MIN", "SEED_MAX",
+    "deal", "deal_names", "check_seed", "SEED_MIN", "SEED_MAX", "as_sequence",
 ]
 
 Card: TypeAlias = int
@@ -52,8 +53,41 @@ def is_seconds(x) -> bool:
 
 
 def is_card_id(c) -> bool:
-    """An integer (Python's or numpy's, not a bool) in 0..51."""
-    return not isinstance(c, bool) and hasattr(c, "__index__") and 0 <= c < NUM_CARDS
+    """An integer (Python's or numpy's, not a bool nor an array) in 0..51."""
+    if type(c) is int:  # the common case, without the abstract-class check
+        return 0 <= c < NUM_CARDS
+    return is_integer(c) and 0 <= c < NUM_CARDS
+
+
+def _shown(x, limit: int = 60) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def as_sequence(values, what: str, error: type[PokerSquaresError], text_hint: str = "") -> list:
+    """``values`` as a list, if they come in an order the caller meant: a list, tuple,
+    range, 1-d array or iterator. A set has no order and a dict would give its keys, text
+    its characters, a 2-d array its rows: each of those, and anything not iterable, is an
+    ``error`` saying ``what`` was expected (``text_hint`` added for text)."""
+    if type(values) is list or type(values) is tuple:  # the common case, without the checks
+        return list(values)
+    if isinstance(values, (str, bytes, bytearray)):
+        raise error(f"{what} must be a list, tuple or array, not text: {_shown(values)}"
+                    + (f" ({text_hint})" if text_hint else ""))
+    if isinstance(values, Set):
+        raise error(f"{what} must be in an order (a list, tuple or array); a {type(values).__name__} "
+                    f"has none: {_shown(values)}")
+    if isinstance(values, Mapping):
+        raise error(f"{what} must be a list, tuple or array, not a {type(values).__name__} "
+                    f"(whose keys it would be): {_shown(values)}")
+    ndim = getattr(values, "ndim", 1)  # numpy's arrays and scalars have one
+    if ndim != 1 and ndim != 0:
+        raise error(f"{what} must be one-dimensional, got an array of shape {values.shape}")
+    try:
+        it = iter(values)  # a 0-d array or a scalar is no sequence either
+    except TypeError:
+        raise error(f"{what} must be a list, tuple or array, got {_shown(values)}") from None
+    return list(it)
 
 
 def card_name(c: Card) -> str:
@@ -79,7 +113,10 @@ def parse_card(text: str) -> Card:
 
 def parse_cards(texts: Iterable[str], *, count: int | None = None) -> list[Card]:
     """Parse several cards, rejecting duplicates and (optionally) a wrong count."""
-    cards = [parse_card(t) for t in texts]
+    if count is not None and not (is_integer(count) and count >= 0):
+        raise InvalidCardError(f"a count of cards is a whole number, got {count!r}")
+    cards = [parse_card(t) for t in as_sequence(texts, "cards", InvalidCardError,
+                                                "split it into cards first: 'AS 2S'.split()")]
     if count is not None and len(cards) != count:
         raise InvalidCardError(f"expected {count} cards, got {len(cards)}")
     seen: set[Card] = set()
@@ -96,7 +133,7 @@ SEED_MIN, SEED_MAX = -2 ** 63, 2 ** 63 - 1
 
 def check_seed(seed: int, what: str = "seed") -> int:
     """``seed`` if it is an integer in the Java long range, else InvalidSeedError."""
-    if isinstance(seed, bool) or not hasattr(seed, "__index__"):  # int and numpy integers
+    if not is_integer(seed):  # int and numpy integers, not bools, floats or arrays
         raise InvalidSeedError(f"{what} must be an integer, got {seed!r}")
     if not SEED_MIN <= int(seed) <= SEED_MAX:
         raise InvalidSeedError(f"{what} {seed} is outside the contest's seed range (a Java long, "

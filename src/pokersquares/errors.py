@@ -7,6 +7,7 @@ non-zero exit.
 __all__ = [
     "PokerSquaresError", "InvalidCardError", "InvalidPointSystemError",
     "IllegalPlacementError", "InvalidSeedError", "UnknownPlayerError", "NotPreparedError",
+    "InvalidHandError", "InvalidCellError", "InvalidBoundError",
 ]
 
 
@@ -38,3 +39,19 @@ class UnknownPlayerError(PokerSquaresError):
 class NotPreparedError(PokerSquaresError):
     """An evaluator asked for values, playouts or learning before it has a point system
     (before ``prepare`` or ``load``): its values would be those of no game."""
+
+
+class InvalidHandError(PokerSquaresError):
+    """A hand name or hand id that names none of the ten hands."""
+
+
+class InvalidCellError(PokerSquaresError, IndexError):
+    """A cell or line that is not on the grid: ``(row, col)`` outside 0..4, a line
+    outside 0..9, a cell index outside 0..24, or per-cell values that are not one per
+    cell. Also an ``IndexError``, as a lookup off the end of a list is (numpy's
+    ``AxisError`` is a ``ValueError`` and an ``IndexError`` alike)."""
+
+
+class InvalidBoundError(PokerSquaresError):
+    """A bound or bit count ``java.util.Random`` would not take: ``nextInt``'s bound is a
+    Java int 1..2**31-1, ``next``'s bits 0..32."""

@@ -11,8 +11,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .cards import NUM_CARDS, Card, card_name, deal, is_card_id
-from .errors import IllegalPlacementError, InvalidCardError, InvalidPointSystemError
+from .cards import NUM_CARDS, Card, as_sequence, card_name, check_seed, deal, is_card_id, is_integer
+from .errors import IllegalPlacementError, InvalidCardError, InvalidCellError, InvalidPointSystemError
 from .hands import HAND_NAMES, NUM_HANDS, HandId, hand_id
 from .points import PointSystem
 
@@ -47,7 +47,7 @@ class Grid:
         else:
             if isinstance(cells, np.ndarray) and cells.shape == (SIZE, SIZE):
                 cells = cells.ravel()
-            cells = list(cells)
+            cells = as_sequence(cells, "a grid's cells", IllegalPlacementError)
             if any(isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) for c in cells):
                 raise IllegalPlacementError("a grid holds card ids 0..51 or -1 for empty, as integers")
             cells = [int(c) for c in cells]
@@ -81,10 +81,11 @@ class Grid:
 
     # -- queries -------------------------------------------------------------
     def __getitem__(self, rc: tuple[int, int]) -> int:
-        row, col = rc
-        if not (0 <= row < SIZE and 0 <= col < SIZE):  # (0, 7) is no cell, not (1, 2)
-            raise IndexError(f"a cell is (row, col) with each 0..4, got {rc!r}")
-        return self.cells[cell_index(row, col)]
+        if type(rc) is tuple and len(rc) == 2:
+            row, col = rc
+            if type(row) is int and type(col) is int and 0 <= row < SIZE and 0 <= col < SIZE:
+                return self.cells[row * SIZE + col]
+        return self.cells[_checked_cell(rc)]
 
     def copy(self) -> "Grid":
         g = Grid.__new__(Grid)
@@ -100,8 +101,8 @@ class Grid:
 
     def line(self, i: int) -> list[Card]:
         """The cards of hand ``i`` (rows 0..4, then columns 0..4)."""
-        if not 0 <= i < 2 * SIZE:
-            raise IndexError(f"a hand is 0..9 (rows 0..4, then columns 0..4), got {i!r}")
+        if not (is_integer(i) and 0 <= i < 2 * SIZE):
+            raise InvalidCellError(f"a hand is 0..9 (rows 0..4, then columns 0..4), got {i!r}")
         return [self.cells[j] for j in LINES[i] if self.cells[j] != EMPTY]
 
     def hands(self) -> list[list[Card]]:
@@ -111,6 +112,7 @@ class Grid:
         return [hand_id(h) for h in self.hands()]
 
     def hand_scores(self, point_system: PointSystem) -> list[int]:
+        point_system = _point_system(point_system)
         return [point_system[h] for h in self.hand_ids()]
 
     def score(self, point_system: PointSystem) -> int:
@@ -148,6 +150,26 @@ class Grid:
     __str__ = render
 
 
+def _checked_cell(rc) -> int:
+    """The index of cell ``rc``, ``(row, col)`` as two integers 0..4, else InvalidCellError:
+    (0, 7) is no cell (not (1, 2)), and a set {1, 2} has no row first."""
+    pair = isinstance(rc, (tuple, list)) or isinstance(rc, np.ndarray) and rc.ndim == 1
+    if not pair or len(rc) != 2 or not all(is_integer(v) and 0 <= v < SIZE for v in rc):
+        raise InvalidCellError(f"a cell is (row, col) with each an integer 0..4, got {rc!r}")
+    return cell_index(int(rc[0]), int(rc[1]))
+
+
+def _point_system(point_system) -> PointSystem:
+    """What a grid is scored with: a PointSystem, or its ten integer points (clamped as a
+    PointSystem clamps them); else InvalidPointSystemError."""
+    if isinstance(point_system, PointSystem):
+        return point_system
+    if isinstance(point_system, str):
+        raise InvalidPointSystemError(f"a grid is scored with a PointSystem, not text: {point_system!r} "
+                                      f"(parse_point_system reads text)")
+    return PointSystem(point_system)
+
+
 @dataclass
 class Game:
     """One game: a deal, a point system and the grid being filled.
@@ -165,15 +187,16 @@ class Game:
         if not isinstance(self.point_system, PointSystem):
             raise InvalidPointSystemError(f"a game's point system is a PointSystem (parse_point_system('american')), "
                                           f"got {self.point_system!r}")
-        try:
-            deck = list(self.deck)
-        except TypeError:
-            raise InvalidCardError(f"a game's deck is a sequence of card ids, got {self.deck!r}") from None
+        deck = as_sequence(self.deck, "a game's deck", InvalidCardError, "parse_cards reads card names")
         if len(deck) < NUM_CELLS or not all(map(is_card_id, deck)) or len(set(map(int, deck))) != len(deck):
             raise InvalidCardError(f"a game's deck holds at least 25 distinct card ids 0..51, got {deck!r}")
         # The checked copy, as plain ints: an iterator is read once, and a list the
         # caller changes afterwards must not change the game.
         self.deck = [int(c) for c in deck]
+        if not isinstance(self.grid, Grid):
+            raise IllegalPlacementError(f"a game's grid is a Grid (Grid() or Grid(cells)), got {self.grid!r}")
+        if self.seed is not None:
+            self.seed = check_seed(self.seed, "a game's seed")
 
     @classmethod
     def from_seed(cls, seed: int, point_system: PointSystem) -> "Game":

@@ -13,8 +13,8 @@ from collections import Counter
 from enum import IntEnum
 from typing import Sequence
 
-from .cards import Card, is_card_id, rank_of, suit_of
-from .errors import InvalidCardError
+from .cards import Card, as_sequence, is_card_id, is_integer, rank_of, suit_of
+from .errors import InvalidCardError, InvalidHandError
 
 __all__ = ["HandId", "HAND_NAMES", "NUM_HANDS", "classify", "hand_id", "parse_hand_name", "is_straight_ranks"]
 
@@ -45,7 +45,10 @@ _ROYAL_RANKS = frozenset({0, 9, 10, 11, 12})  # A T J Q K
 
 
 def parse_hand_name(text: str) -> HandId:
-    """``"flush"``, ``"Full House"``, ``"full_house"``, ``"two-pair"`` or ``"6"``."""
+    """``"flush"``, ``"Full House"``, ``"full_house"``, ``"two-pair"`` or ``"6"``; else
+    InvalidHandError."""
+    if not isinstance(text, str) and not is_integer(text):  # None, 3.0 or True is no hand
+        raise InvalidHandError(f"a hand is a name such as 'flush' or an id 0..{NUM_HANDS - 1}, got {text!r}")
     text = str(text).strip()
     if text.isascii() and text.isdigit() and int(text) < NUM_HANDS:  # a hand id; "-1" is not one
         return HandId(int(text))
@@ -56,7 +59,7 @@ def parse_hand_name(text: str) -> HandId:
     key = aliases.get(key, key)
     if key in HAND_NAMES:
         return HandId(HAND_NAMES.index(key))
-    raise ValueError(f"unknown hand {text!r}; hands are: {', '.join(HAND_NAMES)}")
+    raise InvalidHandError(f"unknown hand {text!r}; hands are: {', '.join(HAND_NAMES)}")
 
 
 def is_straight_ranks(ranks: Sequence[int]) -> bool:
@@ -72,6 +75,7 @@ def is_straight_ranks(ranks: Sequence[int]) -> bool:
 def classify(cards: Sequence[Card]) -> HandId:
     """The hand id of 0..5 distinct cards (ids 0..51; RULES.md), checked: anything else
     is an InvalidCardError."""
+    cards = as_sequence(cards, "a hand's cards", InvalidCardError, "parse_cards reads card names")
     if len(cards) > 5:
         raise InvalidCardError(f"a hand holds at most 5 cards, got {len(cards)}")
     for c in cards:

@@ -7,7 +7,10 @@ what makes a seed here mean the same game as a seed there.
 
 from __future__ import annotations
 
+import numbers
 from typing import MutableSequence, TypeVar
+
+from .errors import InvalidBoundError, InvalidSeedError
 
 __all__ = ["JavaRandom", "java_shuffle"]
 
@@ -35,39 +38,65 @@ class JavaRandom:
         self.set_seed(seed)
 
     def set_seed(self, seed: int) -> None:
-        # Java takes a long: a seed outside 64 bits wraps, as a Java caller's would.
+        # Java takes a long: a seed outside 64 bits wraps, as a Java caller's would. But
+        # 5.5, "5" or True is no long: int() would make seed 5 or 1 of it.
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise InvalidSeedError(f"a JavaRandom's seed must be an integer, got {seed!r}")
         self._state = (_to_int64(seed) ^ _MULTIPLIER) & _MASK
 
     def next(self, bits: int) -> int:
+        """``bits`` random bits (0..32), as a signed 32-bit int when ``bits`` is 32."""
+        if type(bits) is not int or not 0 <= bits <= 32:
+            bits = _checked(bits, 0, 32, "next's bits")
+        return self._next(bits)
+
+    def _next(self, bits: int) -> int:
+        # Unchecked, for the methods below: their bit counts are constants.
         self._state = (self._state * _MULTIPLIER + _ADDEND) & _MASK
         return _to_int32(self._state >> (48 - bits))
 
     def next_int(self, bound: int | None = None) -> int:
         if bound is None:
-            return self.next(32)
-        if bound <= 0:
-            raise ValueError("bound must be positive")
+            return self._next(32)
+        if type(bound) is not int or not 0 < bound < 1 << 31:  # Java's bound is a positive int
+            bound = _checked(bound, 1, (1 << 31) - 1, "bound (a Java int)")
+        return self._next_below(bound)
+
+    def _next_below(self, bound: int) -> int:
+        # next_int's draw, unchecked: for java_shuffle, whose bounds are list lengths.
         if bound & (bound - 1) == 0:
-            return _to_int32((bound * self.next(31)) >> 31)
+            return _to_int32((bound * self._next(31)) >> 31)
         while True:
-            bits = self.next(31)
+            bits = self._next(31)
             val = bits % bound
             # Java rejects the draw when this sum overflows a signed 32-bit int.
             if bits - val + (bound - 1) < (1 << 31):
                 return val
 
     def next_long(self) -> int:
-        return _to_int64((self.next(32) << 32) + self.next(32))
+        return _to_int64((self._next(32) << 32) + self._next(32))
 
     def next_boolean(self) -> bool:
-        return self.next(1) != 0
+        return self._next(1) != 0
 
     def next_double(self) -> float:
-        return ((self.next(26) << 27) + self.next(27)) * 2.0**-53
+        return ((self._next(26) << 27) + self._next(27)) * 2.0**-53
+
+
+def _checked(value, low: int, high: int, what: str) -> int:
+    """``value`` as an int if it is an integer (not a bool) in low..high, else InvalidBoundError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidBoundError(f"{what} must be an integer {low}..{high}, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidBoundError(f"{what} must be {low}..{high}, got {value}")
+    return int(value)
 
 
 def java_shuffle(items: MutableSequence[T], rnd: JavaRandom) -> None:
     """Shuffle in place exactly as ``Collections.shuffle(list, rnd)`` does."""
+    if not isinstance(rnd, JavaRandom):
+        raise InvalidSeedError(f"java_shuffle draws from a JavaRandom (JavaRandom(seed)), got {rnd!r}")
+    draw = rnd._next_below  # the bounds 2..len(items) need no checks
     for i in range(len(items), 1, -1):
-        j = rnd.next_int(i)
+        j = draw(i)
         items[i - 1], items[j] = items[j], items[i - 1]

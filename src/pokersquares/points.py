@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from .cards import as_sequence
 from .errors import InvalidPointSystemError
 from .hands import HAND_NAMES, NUM_HANDS, HandId, parse_hand_name
 from .javarandom import JavaRandom
@@ -38,7 +39,10 @@ class PointSystem:
     name: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
-        pts = tuple(self.points)
+        pts = as_sequence(self.points, "a point system's points", InvalidPointSystemError,
+                          "parse_point_system reads text such as 'american' or '0,1,2,3,4,5,6,7,8,9'")
+        if not isinstance(self.name, str):
+            raise InvalidPointSystemError(f"a point system's name is text, got {self.name!r}")
         if len(pts) != NUM_HANDS:
             raise InvalidPointSystemError(f"a point system has 10 values, got {len(pts)}")
         for p in pts:
@@ -78,7 +82,7 @@ class PointSystem:
     def from_json(cls, data: dict) -> "PointSystem":
         if not isinstance(data, dict) or "points" not in data:
             raise InvalidPointSystemError(f"a point system's JSON is an object with its 10 points, got {data!r}")
-        return cls(tuple(data["points"]), data.get("name", "custom"))
+        return cls(data["points"], data.get("name", "custom"))  # checked there: JSON's object is no list
 
 
 AMERICAN = PointSystem((0, 2, 5, 10, 15, 20, 25, 50, 75, 100), "American")
@@ -92,24 +96,36 @@ def _rng(seed_or_rng: int | JavaRandom) -> JavaRandom:
     system; else InvalidPointSystemError."""
     if isinstance(seed_or_rng, JavaRandom):
         return seed_or_rng
-    if isinstance(seed_or_rng, bool) or not isinstance(seed_or_rng, numbers.Integral):
+    return JavaRandom(_generator_seed(seed_or_rng))
+
+
+def _generator_seed(seed: int) -> int:
+    """``seed`` as an int if it is a Java long, else InvalidPointSystemError."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise InvalidPointSystemError(f"a generator's seed is an integer (a Java long) or a JavaRandom, "
-                                      f"got {seed_or_rng!r}")
-    if not -2 ** 63 <= seed_or_rng < 2 ** 63:
-        raise InvalidPointSystemError(f"a generator's seed must be a Java long (-2**63 to 2**63-1), got {seed_or_rng}")
-    return JavaRandom(int(seed_or_rng))
+                                      f"got {seed!r}")
+    if not -2 ** 63 <= seed < 2 ** 63:
+        raise InvalidPointSystemError(f"a generator's seed must be a Java long (-2**63 to 2**63-1), got {seed}")
+    return int(seed)
+
+
+def _named(name: str | None, default: str) -> str:
+    """A generated system's name: ``name``, or ``default`` when it is None or empty."""
+    if name is not None and not isinstance(name, str):
+        raise InvalidPointSystemError(f"a point system's name is text, got {name!r}")
+    return name or default
 
 
 def random_system(seed: int | JavaRandom, name: str | None = None) -> PointSystem:
     rnd = _rng(seed)
     pts = tuple(rnd.next_int(256) - 128 for _ in range(NUM_HANDS))
-    return PointSystem(pts, name or (f"random:{seed}" if isinstance(seed, int) else "Random"))
+    return PointSystem(pts, _named(name, "Random" if isinstance(seed, JavaRandom) else f"random:{int(seed)}"))
 
 
 def hypercorner_system(seed: int | JavaRandom, name: str | None = None) -> PointSystem:
     rnd = _rng(seed)
     pts = tuple(1 if rnd.next_boolean() else -1 for _ in range(NUM_HANDS))
-    return PointSystem(pts, name or (f"hypercorner:{seed}" if isinstance(seed, int) else "Hypercorner"))
+    return PointSystem(pts, _named(name, "Hypercorner" if isinstance(seed, JavaRandom) else f"hypercorner:{int(seed)}"))
 
 
 def single_hand_system(hand: int | str, name: str | None = None) -> PointSystem:
@@ -121,7 +137,7 @@ def single_hand_system(hand: int | str, name: str | None = None) -> PointSystem:
         raise InvalidPointSystemError(f"{e}" if isinstance(hand, str) else
                                       f"a hand is a name or an id 0..{NUM_HANDS - 1}, got {hand!r}") from None
     pts = tuple(1 if i == h else 0 for i in range(NUM_HANDS))
-    return PointSystem(pts, name or HAND_NAMES[h].title())
+    return PointSystem(pts, _named(name, HAND_NAMES[h].title()))
 
 
 def random_single_hand_system(seed: int | JavaRandom) -> PointSystem:
@@ -144,7 +160,8 @@ def ameritish_system(seed: int | JavaRandom, name: str | None = None) -> PointSy
         lo, hi = min(a, b), max(a, b)
         pts[i] = _java_round(top * (rnd.next_double() * (hi - lo) + lo))
     pts[9] = top
-    return PointSystem(tuple(pts), name or (f"ameritish:{seed}" if isinstance(seed, int) else "Ameritish"))
+    return PointSystem(tuple(pts),
+                       _named(name, "Ameritish" if isinstance(seed, JavaRandom) else f"ameritish:{int(seed)}"))
 
 
 # The contest's seven single-hand systems, in its order.
@@ -172,6 +189,7 @@ def contest_systems(seed: int = CONTEST_SEED) -> list[PointSystem]:
 def contest_specs(seed: int = CONTEST_SEED) -> list[str]:
     """The twelve contest systems as specs (:func:`parse_point_system` reads each), in
     :func:`contest_systems`' order: for what takes specs, not systems (``serve --warm``)."""
+    seed = _generator_seed(seed)  # None or 1.5 would make specs no parser reads
     return ["american", f"ameritish:{seed}", "british", f"hypercorner:{seed}", f"random:{seed}",
             *(f"single:{h.name.lower()}" for h in _CONTEST_SINGLES)]
 
@@ -210,11 +228,15 @@ def _parse_seed(text: str, what: str) -> int:
     return value
 
 
-def parse_point_system(spec: str) -> PointSystem:
-    """Turn what a user typed into a point system; see ``SPEC_HELP``."""
+def _check_spec(spec: str) -> str:
     if not isinstance(spec, str):
         raise InvalidPointSystemError(f"a point system spec is text such as 'american', got {spec!r}")
-    text = spec.strip()
+    return spec
+
+
+def parse_point_system(spec: str) -> PointSystem:
+    """Turn what a user typed into a point system; see ``SPEC_HELP``."""
+    text = _check_spec(spec).strip()
     low = text.lower()
     if low in ("american", "ameritish-american"):
         return AMERICAN
@@ -247,6 +269,9 @@ def parse_point_system(spec: str) -> PointSystem:
 def clamped_values(spec: str, system: PointSystem) -> str:
     """For ten integers typed by the user: which were clamped into [-128, 127] and to
     what (``"500 -> 127"``), or '' when none was (or the spec is not ten integers)."""
+    _check_spec(spec)
+    if not isinstance(system, PointSystem):
+        raise InvalidPointSystemError(f"clamped_values compares a spec with its PointSystem, got {system!r}")
     parts = spec.split(",")
     if len(parts) != NUM_HANDS:
         return ""
@@ -260,7 +285,7 @@ def split_point_system_specs(spec: str) -> list[str]:
     """The parts of a list of systems, as :func:`parse_point_systems` reads them: split on
     ``;`` if there is one; otherwise ten integers are one system and anything else is
     named specs separated by commas (``contest`` stays one part)."""
-    text = spec.strip()
+    text = _check_spec(spec).strip()
     if ";" in text:
         return [p.strip() for p in text.split(";") if p.strip()]
     parts = [p.strip() for p in text.split(",")]
@@ -280,6 +305,10 @@ def parse_point_systems(spec: str) -> list[PointSystem]:
 
 def unique_names(systems: Sequence[PointSystem]) -> list[str]:
     """The systems' names, a repeated one numbered: ``custom``, ``custom (2)``, ..."""
+    systems = as_sequence(systems, "point systems", InvalidPointSystemError, "parse_point_systems reads text")
+    for s in systems:
+        if not isinstance(s, PointSystem):
+            raise InvalidPointSystemError(f"point systems are PointSystems (parse_point_system('american')), got {s!r}")
     names: list[str] = []
     for s in systems:
         name, k = s.name, 2

@@ -109,6 +109,9 @@ def test_a_reset_that_fails_leaves_the_episode_as_it_was_and_any_java_long_deals
                                  (2, {"point_system": ["a"] * 10}, InvalidPointSystemError),
                                  (2, {"point_system": [1.5] * 10}, InvalidPointSystemError),
                                  (2, {"point_system": [True] * 10}, InvalidPointSystemError),
+                                 (2, {"point_system": set(range(10))}, InvalidPointSystemError),  # no hand order
+                                 (2, {"point_system": dict.fromkeys(range(10), 5)}, InvalidPointSystemError),
+                                 (2, {"point_system": np.zeros((2, 5), dtype=int)}, InvalidPointSystemError),
                                  (2, "british", PokerSquaresError),
                                  (2, {"points": "british"}, PokerSquaresError)]:
         with pytest.raises(error):

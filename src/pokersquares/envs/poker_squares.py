@@ -27,14 +27,13 @@ The rewards of an episode therefore add up exactly to the final score.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..cards import NUM_CARDS, card_name, deal
+from ..cards import NUM_CARDS, as_sequence, card_name, deal
 from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, LINES, NUM_CELLS, Grid
 from ..hands import classify
@@ -55,13 +54,8 @@ def _point_system(value: PointSystem | str | Any) -> PointSystem:
         return value
     if isinstance(value, str):
         return parse_point_system(value)
-    try:
-        if isinstance(value, (bytes, bytearray, memoryview, Mapping)):  # iterable, but not ten integers
-            raise TypeError
-        values = list(value)
-    except TypeError:
-        raise InvalidPointSystemError(f"a point system is a PointSystem, a spec such as 'british' or ten "
-                                      f"integers, got {value!r}") from None
+    values = as_sequence(value, "a point system (a PointSystem, a spec such as 'british' or ten integers)",
+                         InvalidPointSystemError)  # a set has no hand order, a dict gives its keys
     for p in values:
         if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
             raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
