@@ -155,3 +155,18 @@ def test_advice_of_a_player_on_the_greedy_rule_estimates_final_scores(monkeypatc
     values = player.cell_values(player.grid, int(deal[7]), 1.0)
     assert np.isneginf(values[player.grid >= 0]).all()
     assert np.isfinite(values[player.grid < 0]).all() and values.max() > 20  # estimated final scores
+
+
+def test_the_rules_kernels_refuse_points_they_would_overflow_on():
+    import numpy as np
+    import pytest
+
+    from pokersquares.errors import InvalidPointSystemError
+    from pokersquares.players import greedy_guard
+
+    grid = np.array([*range(20), *[-1] * 5], dtype=np.int8)
+    for call in (lambda p: greedy_guard.greedy_rule_move(grid, 30, p),
+                 lambda p: greedy_guard.greedy_rule_values(grid, 30, p, 0, games=4)):
+        with pytest.raises(InvalidPointSystemError):
+            call(np.full(10, 2 ** 62))
+        call(np.full(10, -128))  # the contest's range is played

@@ -1,6 +1,8 @@
 """The clock every player shares its game with (players/move_clock.py), on a fake
 clock that moves only when a test says a move took time: the figures are exact."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -227,3 +229,56 @@ def test_a_time_per_game_that_is_not_seconds_is_one_clear_error(time_per_game):
         MoveClock(time_per_game=time_per_game)
     with pytest.raises(PokerSquaresError, match="time_per_game is seconds > 0"):
         hybrid(time_per_game=time_per_game)
+
+
+def test_a_game_with_no_clock_is_planned_on_the_time_per_game_or_refused(fake):
+    """``seconds_left=inf``: an infinite reserve (a share of an infinite game) made every
+    budget NaN or 0, the game played unsearched, or with a reserve cap an infinite budget
+    handed to a search that stops only on its clock. With ``time_per_game`` that is the
+    clock, exactly as under a finite clock above it; without, it is one clear error."""
+    from pokersquares.errors import PokerSquaresError
+
+    for clock in (MoveClock(), MoveClock(reserve=0.07, reserve_max_s=0.5), MoveClock(time_per_game=math.inf)):
+        clock.start_game()
+        with pytest.raises(PokerSquaresError, match="seconds_left is inf.*finite time_per_game"):
+            clock.budget(math.inf, 10)
+    with pytest.raises(PokerSquaresError, match="seconds_left is a number of seconds, got nan"):
+        MoveClock().budget(math.nan, 10)
+    own, above = MoveClock(time_per_game=1.0), MoveClock(time_per_game=1.0)
+    assert play(own, fake, math.inf)[0] == play(above, fake, 30.0)[0]
+    assert MoveClock().budget(-1.0, 10) == 0.0  # a game past its time: the greedy move, as before
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("spec", ["hybrid:evaluator=possibility,search=flat_mc", "tiger", "greedy_mc",
+                                  "hybrid:evaluator=possibility,search=flat_mc,time_per_game=0.5"])
+def test_a_player_told_its_game_has_no_clock_plays_its_time_per_game_or_says_it_needs_one(spec):
+    """``get_play(card, inf)``: the hybrid's flat MC was handed NaN seconds, tiger's MCTS
+    infinite ones (a search that never stopped), and a player whose clock kept a capped
+    reserve played the rest of its game unsearched. A player with ``time_per_game`` plays
+    the game searched within it; one without refuses at its first searched move."""
+    from pokersquares.errors import PokerSquaresError
+
+    player = make_player(spec)
+    player.set_point_system(AMERICAN, 0.0)
+    player.start_game()
+    cards = [int(c) for c in deal(3)[:25]]
+    if "time_per_game" not in spec:
+        with pytest.raises(PokerSquaresError, match="seconds_left is inf.*give the player a finite time_per_game"):
+            for card in cards:
+                player.get_play(card, math.inf)
+        assert (player.grid >= 0).sum() <= 2  # the corner and (tiger) its rule's move are played unsearched
+        return
+    budgets, search = [], player.search
+
+    class Recording(Search):
+        def choose(self, evaluator, grid, card, points, time_s, seed):
+            budgets.append(time_s)
+            return search.choose(evaluator, grid, card, points, time_s, seed)
+
+    player.search = Recording()
+    for card in cards:
+        player.get_play(card, math.inf)
+    assert (player.grid >= 0).all()
+    assert len(budgets) + player.fallback_moves == 23 and budgets  # searched, on its own clock
+    assert all(0 < b <= 0.5 / 23 * MAX_SHARES for b in budgets)

@@ -53,3 +53,18 @@ def test_cost_counts_the_full_grids():
     assert exact_cost(grid) == 3 * 29 * 2 * 28
     grid, _ = _position(6, 1)
     assert exact_cost(grid) == 1
+
+
+def test_points_the_kernel_would_overflow_on_are_refused():
+    # The kernel adds points in int64 unchecked: 2**62 a hand wrapped to nonsense values.
+    import numpy as np
+    import pytest
+
+    from pokersquares.errors import InvalidPointSystemError
+    from pokersquares.search.endgame import exact_values
+
+    grid = np.array([*range(24), -1], dtype=np.int8)
+    for points in (np.full(10, 2 ** 62), np.full(10, 128), [1.5] * 10):
+        with pytest.raises(InvalidPointSystemError):
+            exact_values(grid, 30, points)
+    assert np.isfinite(exact_values(grid, 30, np.full(10, 127))[24])

@@ -93,6 +93,27 @@ def test_the_end_game_is_exact_when_it_fits(narl):
     assert not off.last["exact"] and off.last["playouts"].sum() > 0
 
 
+@pytest.mark.timeout(120)
+def test_with_no_clock_the_playouts_are_capped_and_the_end_game_exact_where_it_fits_their_time(narl):
+    """time_s=inf: every exact end game fitted a quarter of an infinite time, so one of
+    thirteen empty cells ran for ever (and the rounds' playouts failed as int(inf)); it is
+    exact where it fits a quarter of the time of the capped playouts it replaces."""
+    grid, card = _mid_game(placed=12)
+    search = CrnHalving(cores=1, max_playouts=2000)
+    cell, _ = search.choose(narl, grid, card, POINTS, math.inf, seed=0)
+    assert not search.last["exact"] and 0 < search.last["playouts"].sum() <= 2000 and grid[cell] == -1
+    late, last = _mid_game(placed=22)
+    search = CrnHalving(cores=1, max_playouts=100_000)  # three empty cells: 4,872 full grids
+    cell, values = search.choose(narl, late, last, POINTS, math.inf, seed=0)
+    assert search.last["exact"]
+    np.testing.assert_allclose(values, exact_values(late, last, POINTS))
+    few = CrnHalving(cores=1, max_playouts=64)  # their time would not hold an exact end game
+    few.choose(narl, late, last, POINTS, math.inf, seed=0)
+    assert not few.last["exact"] and few.last["playouts"].sum() <= 64
+    with pytest.raises(PokerSquaresError, match="give it max_playouts=N"):
+        CrnHalving(cores=1).choose(narl, late, last, POINTS, math.inf, seed=0)
+
+
 def test_two_threads_play_the_same_playouts_as_one(narl):
     grid, card = _mid_game()
     children = [grid.copy()]

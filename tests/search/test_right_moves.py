@@ -3,6 +3,8 @@ complete the royal flush, complete the four of a kind, keep a four-card flush op
 A search that misreads its evaluator's values (averaging gains as if they were
 scores, pruning on the wrong scale) fails here."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -85,6 +87,10 @@ _BAD_DECISIONS = {
     "a full grid": ((np.arange(25, dtype=np.int8), 30, POINTS, 30.0, 11), "grid is full"),
     "float points": ((_ROYAL_GRID, _ACE, POINTS + 0.5, 30.0, 11), "10 integers"),
     "time as text": ((_ROYAL_GRID, _ACE, POINTS, "30", 11), "number of seconds"),
+    # a negative time played the greedy move (MCTS some iterations, -inf an OverflowError)
+    "a negative time": ((_ROYAL_GRID, _ACE, POINTS, -1.0, 11), r"number of seconds >= 0, got -1.0"),
+    "minus infinity": ((_ROYAL_GRID, _ACE, POINTS, -math.inf, 11), r"number of seconds >= 0, got -inf"),
+    "NaN time": ((_ROYAL_GRID, _ACE, POINTS, math.nan, 11), r"number of seconds >= 0, got nan"),
     "a float seed": ((_ROYAL_GRID, _ACE, POINTS, 30.0, 1.5), "seed"),
 }
 
@@ -153,3 +159,52 @@ def test_a_grid_as_a_list_or_a_read_only_array_is_searched_as_the_int8_grid(sear
     for given in (grid.tolist(), read_only, grid.astype(np.int64)):
         cell, values = _checked_searches()[search]().choose(ev, given, card, POINTS, 30.0, 11)
         assert cell == want_cell and np.array_equal(values, want), type(given)
+
+
+# -- no clock: time_s=inf ---------------------------------------------------------------------
+
+def _prepared_possibility():
+    from pokersquares.evaluators.possibility import PossibilityEvaluator
+
+    ev = PossibilityEvaluator()
+    ev.prepare(POINTS, 0.0, 0)
+    return ev
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("search", _checked_searches())
+@pytest.mark.parametrize("position", ["royal flush", "keep the flush open"])
+def test_with_no_clock_a_search_at_fixed_work_decides_as_on_a_clock_that_does_not_bind(search, position):
+    """time_s=inf is no clock: a search whose work something else bounds (greedy, expectimax's
+    tree, playouts, pulls, iterations) makes the decision a generous clock gives it. Flat MC
+    capped at 60 playouts failed turning infinite seconds into a batch (OverflowError), and
+    halving capped at 2,000 playouts ran an exact end game of ten empty cells, for ever."""
+    grid, in_hand, right = POSITIONS[position]
+    ev = _prepared_possibility()
+    clocked = _checked_searches()[search]().choose(ev, grid.copy(), in_hand, POINTS, 30.0, 11)
+    unclocked = _checked_searches()[search]().choose(ev, grid.copy(), in_hand, POINTS, math.inf, 11)
+    assert unclocked[0] == clocked[0] and unclocked[0] in right
+    np.testing.assert_array_equal(unclocked[1], clocked[1])
+
+
+def _clocked_searches():
+    """Each search as only its clock stops it: no cap on its playouts, pulls or iterations."""
+    from pokersquares.search.halving import CrnHalving
+    from pokersquares.search.td_search import TdSearch
+
+    return {"flat_mc": lambda: FlatMonteCarlo(cores=1), "depth_mc": lambda: DepthLimitedFlatMC(),
+            "flat_ucb": lambda: FlatUCB1(), "mcts": lambda: MCTS(),
+            "halving": lambda: CrnHalving(cores=1, exact=False), "td_search over mcts": lambda: TdSearch(MCTS(), cores=1)}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("search", _clocked_searches())
+def test_a_search_only_its_clock_stops_refuses_no_clock_in_one_line(search):
+    """time_s=inf searched for ever (MCTS, flat UCB1, depth-limited flat MC) or failed in its
+    arithmetic (flat MC, halving: OverflowError); it is a user's error naming the cap to set."""
+    from pokersquares.search.base import SearchOptionError
+
+    grid, in_hand, _ = POSITIONS["keep the flush open"]
+    with pytest.raises(SearchOptionError, match=r"time_s must be a finite number of seconds >= 0 for .*, got inf: "
+                                                r".*give it \w+=N"):
+        _clocked_searches()[search]().choose(_prepared_possibility(), grid.copy(), in_hand, POINTS, math.inf, 11)

@@ -1,5 +1,6 @@
 """TdSearch: the inner search decides on a copy of the evaluator learned from the position."""
 
+import math
 import time
 
 import numpy as np
@@ -52,6 +53,24 @@ def test_the_inner_search_decides_on_a_learned_copy_and_the_evaluator_keeps_its_
     assert search.last["episodes"] == 400
     assert cell == int(np.argmax(inner.seen.placement_values(grid, card)))
     assert inner.time_s < 10.0
+
+
+def test_with_no_clock_it_learns_its_episodes_and_the_inner_search_decides_with_none(td):
+    """time_s=inf: sizing a batch of learning games to an infinite time failed as int(inf);
+    ``episodes`` bounds the learning, and an inner search only its clock stops is refused
+    before any learning."""
+    from pokersquares.search.base import SearchOptionError
+    from pokersquares.search.mcts import MCTS
+
+    grid, card = _mid_game()
+    inner = Recording()
+    search = TdSearch(inner, episodes=300, cores=1)
+    search.choose(td, grid, card, POINTS, math.inf, seed=1)
+    assert search.last["episodes"] == 300 and inner.time_s == math.inf
+    clocked = TdSearch(MCTS(), episodes=300, cores=1)
+    with pytest.raises(SearchOptionError, match="give it iterations=N"):
+        clocked.choose(td, grid, card, POINTS, math.inf, seed=1)
+    assert clocked.last == {}  # refused before learning
 
 
 def test_learning_stops_at_its_share_of_the_move(td):

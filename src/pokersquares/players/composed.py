@@ -30,8 +30,11 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
     The game's clock is shared among the moves by ``self.clock``, a
     :class:`~.move_clock.MoveClock` keeping back ``reserve`` of it;
     ``time_per_game`` caps the decision time this player allows itself per game
-    (below the harness's limit, e.g. to run 500 games in an hour); ``learn_usage``
-    has the clock plan with the share of its budget each move is learned to take.
+    (below the harness's limit, e.g. to run 500 games in an hour), and is the clock of
+    a game with none (``seconds_left=inf`` at a move: without a finite ``time_per_game``
+    that is a PokerSquaresError, rather than a search that never stops or a game played
+    unsearched); ``learn_usage`` has the clock plan with the share of its budget each
+    move is learned to take.
     ``learn_in_game``: at a game's last card (whose cell is forced) an evaluator that
     :attr:`~..evaluators.base.Evaluator.learns_more` goes on learning for the time the
     game left, less the clock's reserve and a margin (:meth:`learn_in_leftover`): the

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..evaluators.base import Evaluator
+from ..evaluators.base import Evaluator, checked_points
 from ..game import EMPTY
 from ..kernels.greedy import greedy_rule_cell, greedy_rule_games
 
@@ -86,7 +86,7 @@ def check_against_greedy(evaluator: Evaluator, points: np.ndarray, seconds: floa
     policy (:meth:`Evaluator.playouts` from the empty grid) against the greedy rule on
     deals of its own."""
     start = time.perf_counter()
-    points = np.asarray(points, dtype=np.int64)
+    points = checked_points(points)  # the kernels add them unchecked
     empty = np.full(25, EMPTY, dtype=np.int8)
     rng = np.random.default_rng(seed)
     learned: list[int] = []
@@ -108,8 +108,7 @@ def check_against_greedy(evaluator: Evaluator, points: np.ndarray, seconds: floa
 def greedy_rule_move(grid: np.ndarray, card: int, points: np.ndarray) -> int:
     """The greedy baseline's move (its kernel)."""
     # An int8 card, as the games kernel passes its deal's cards: one compiled specialisation.
-    return int(greedy_rule_cell(np.array(grid, dtype=np.int8), np.int8(card), np.asarray(points, dtype=np.int64),
-                                FLUSH_WEIGHT))
+    return int(greedy_rule_cell(np.array(grid, dtype=np.int8), np.int8(card), checked_points(points), FLUSH_WEIGHT))
 
 
 def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: int, games: int = 200,
@@ -122,7 +121,7 @@ def greedy_rule_values(grid: np.ndarray, card: int, points: np.ndarray, seed: in
     ``-inf`` for occupied cells."""
     start = time.perf_counter()
     grid = np.asarray(grid, dtype=np.int8)
-    points = np.asarray(points, dtype=np.int64)
+    points = checked_points(points)  # the kernels add them unchecked
     undealt = np.setdiff1d(np.arange(52), np.append(grid[grid != EMPTY], card))
     rng = np.random.default_rng(seed)
     cells = np.flatnonzero(grid == EMPTY)

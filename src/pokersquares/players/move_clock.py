@@ -20,6 +20,11 @@ The harness tells a player the seconds left in its game at each move; a
   goes to the close ones instead of being left on the clock at the end (at 30 s a
   game the champion's even shares used 13.4 s).
 
+``seconds_left=inf`` is a game with no clock: the clock is then ``time_per_game``
+alone, and a player without a finite one refuses it (a PokerSquaresError naming
+``time_per_game``): the searches stop on their clock, so an infinite one handed on
+searched for ever, and a clock whose reserve was infinite played the game unsearched.
+
 A budget too small to search is returned as ``0.0``; the player then plays its
 evaluator's greedy move (and counts it as a fallback move). "Too small" is the
 overshoot floor, or below the search's own ``min_search_s``: a tree search of a
@@ -104,10 +109,16 @@ class MoveClock:
 
     def capped(self, seconds_left: float) -> float:
         """The game's seconds left, under ``time_per_game`` less what this game's searched
-        moves took, where that cap is set."""
-        if self.time_per_game is None:
-            return seconds_left
-        return min(seconds_left, self.time_per_game - self.spent_s)
+        moves took, where that cap is set: finite, or a PokerSquaresError (``inf`` with no
+        finite ``time_per_game``: a game with no clock and no time of the player's own;
+        NaN). Negative is a game past its time (every budget 0)."""
+        if not is_seconds(seconds_left):
+            raise PokerSquaresError(f"seconds_left is a number of seconds, got {seconds_left!r}")
+        left = seconds_left if self.time_per_game is None else min(seconds_left, self.time_per_game - self.spent_s)
+        if left == math.inf:
+            raise PokerSquaresError("seconds_left is inf, a game with no clock: give the player a finite "
+                                    "time_per_game (the seconds it may take a game) to play one")
+        return left
 
     def budget(self, seconds_left: float, moves: int, min_search_s: float = 0.0) -> float:
         """Seconds for this move, ``moves`` being the moves still to search, this one

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -14,7 +15,8 @@ __all__ = ["Search", "GreedySearch", "SearchOptionError", "round_seed", "checked
 
 
 class SearchOptionError(PokerSquaresError, ValueError):
-    """A search built with an option it cannot take (a user error: one line, exit 2)."""
+    """A search built with an option it cannot take, or asked to decide in a time it
+    cannot take (a user error: one line, exit 2)."""
 
 
 def round_seed(seed: int, round_: int, thread: int) -> int:
@@ -22,20 +24,28 @@ def round_seed(seed: int, round_: int, thread: int) -> int:
     return (seed * 1_000_003 + round_ * 7919 + thread * 104_729) & (2**63 - 1)
 
 
-def checked_decision(evaluator, grid, card, points, time_s, seed) -> tuple[np.ndarray, int, np.ndarray]:
+def checked_decision(evaluator, grid, card, points, time_s, seed,
+                     search: "Search | None" = None) -> tuple[np.ndarray, int, np.ndarray]:
     """What :meth:`Search.choose` is given, checked once a decision (the searches' loops
     and kernels do not check): ``evaluator`` with a point system (prepared or loaded;
     else NotPreparedError); ``grid`` as a writable contiguous ``int8[25]`` array of
     distinct card ids 0..51 and -1, with an empty cell for the card; ``card`` a card id
     not on it; ``points`` ten integers (as ``int64[10]``); ``time_s`` a number of
-    seconds; ``seed`` an integer in int64's range. Returns ``(grid, card, points)``; else
-    a :class:`~pokersquares.errors.PokerSquaresError` naming the problem."""
+    seconds >= 0, infinite (no clock) only where ``search``'s :meth:`~Search.needs_clock`
+    says nothing (a search that passes no ``search`` takes infinity); ``seed`` an integer
+    in int64's range. Returns ``(grid, card, points)``; else a
+    :class:`~pokersquares.errors.PokerSquaresError` naming the problem (a time it cannot
+    take: :class:`SearchOptionError`)."""
     if isinstance(evaluator, Evaluator):  # a search over a user's duck-typed evaluator checks no more
         evaluator._require_points()
     grid, card = checked_position(grid, card)
     points = checked_points(points)
-    if not is_seconds(time_s):
-        raise PokerSquaresError(f"the search's time is a number of seconds, got {_brief(time_s)}")
+    # NaN, a negative time and (for a search only its clock stops) infinity searched for
+    # ever, failed deep in a search's arithmetic or played an unsearched move without a word.
+    if not is_seconds(time_s) or time_s < 0:
+        raise SearchOptionError(f"time_s must be a number of seconds >= 0, got {_brief(time_s)}")
+    if math.isinf(time_s) and search is not None and (why := search.needs_clock()):
+        raise SearchOptionError(f"time_s must be a finite number of seconds >= 0 for {search.name}, got inf: {why}")
     checked_seed(seed)
     return grid, card, points
 
@@ -57,6 +67,13 @@ class Search(ABC):
     #: and the console of ``benchmarks/web_first_advice.py --cold``.
     compile_s: float = 0.0
 
+    def needs_clock(self) -> str | None:
+        """Why this search cannot decide with no clock (``time_s=inf``), in a few words
+        that say what would bound its work instead; ``None`` when its work per decision
+        is bounded without the clock (fixed playouts or iterations, a finite tree), so
+        that an infinite time is a decision at that work."""
+        return None
+
     def warm_up_copy(self) -> "Search":
         """A copy to compile this search's kernels on (a player's warm-up searches it on
         a few positions), leaving this one untouched; a search whose work is fixed
@@ -70,8 +87,9 @@ class Search(ABC):
                time_s: float, seed: int) -> tuple[int, np.ndarray]:
         """Return the chosen cell index and ``float64[25]`` values per cell (``-inf``
         where occupied or not considered), on the scale of expected final score where
-        the search can say so. What it is given is checked first
-        (:func:`checked_decision`)."""
+        the search can say so. ``time_s`` is the decision's seconds, >= 0; ``inf`` is
+        no clock, which only a search whose work is bounded otherwise takes
+        (:meth:`needs_clock`). What it is given is checked first (:func:`checked_decision`)."""
 
 
 class GreedySearch(Search):
@@ -80,6 +98,6 @@ class GreedySearch(Search):
     name = "greedy"
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         values = evaluator.placement_values(grid, card)
         return int(np.argmax(values)), values

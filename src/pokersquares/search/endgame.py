@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..evaluators.base import checked_points
 from ..game import EMPTY, LINES
 from ..hands import classify
 from ..kernels import endgame as K
@@ -52,8 +53,9 @@ def exact_values_reference(grid, card: int, points) -> np.ndarray:
 
 
 def exact_values(grid: np.ndarray, card: int, points: np.ndarray) -> np.ndarray:
-    """The kernel's answer to :func:`exact_values_reference`."""
-    return K.exact_values(np.asarray(grid, dtype=np.int8), int(card), np.asarray(points, dtype=np.int64))
+    """The kernel's answer to :func:`exact_values_reference`. ``points``: ten integers in
+    [-128, 127] (the kernel adds them unchecked; else InvalidPointSystemError)."""
+    return K.exact_values(np.asarray(grid, dtype=np.int8), int(card), checked_points(points))
 
 
 def exact_cost(grid: np.ndarray) -> int:

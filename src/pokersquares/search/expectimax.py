@@ -25,7 +25,8 @@ class Expectimax(Search):
     Cells are searched in the order of their greedy value, so that when ``time_s``
     runs out part way the best greedy candidates have been searched; when it cannot
     cover even one cell (judged by the cost of the previous searches) the move is the
-    greedy one. Values are estimated final scores; cells not searched are ``-inf``.
+    greedy one; with no clock (``time_s=inf``) every cell is searched, a bounded work.
+    Values are estimated final scores; cells not searched are ``-inf``.
     """
 
     name = "expectimax"
@@ -35,7 +36,7 @@ class Expectimax(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         greedy = evaluator.placement_values(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) <= 1:

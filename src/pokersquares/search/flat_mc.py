@@ -29,7 +29,8 @@ class FlatMonteCarlo(Search):
     """Flat Monte Carlo over the evaluator's playouts.
 
     ``playouts`` caps the playouts per cell (the paper's Table i used 100); ``None``
-    spends the whole time budget. The budget binds either way: only
+    spends the whole time budget, and then the budget must be finite. With a cap, an
+    infinite budget (no clock) plays exactly the cap; a finite one binds too: only
     ``time_fraction`` of it is planned for, and each batch is sized from the cost of
     the last one with a ``safety`` factor. A batch's cost is modelled as proportional
     to cells x playouts x cards dealt per playout; the cost per unit carries over from
@@ -67,10 +68,15 @@ class FlatMonteCarlo(Search):
         self.unit_s = 3e-7  # seconds per cell x playout x card dealt; learned as it goes
         self.last_playouts = 0  # playouts per cell of the last decision, for reports
 
+    def needs_clock(self) -> str | None:
+        if self.playouts is None:
+            return "it plays playouts until its time is up; give it playouts=N to play N a cell without a clock"
+        return None
+
     def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
                time_s: float, seed: int) -> tuple[int, np.ndarray]:
         start = time.perf_counter()
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         # A busy machine can stall a batch for longer than the last one took: leave
         # part of the budget unused rather than lose a game to the clock.
         time_s *= self.time_fraction
@@ -90,9 +96,12 @@ class FlatMonteCarlo(Search):
             remaining = time_s - (time.perf_counter() - start)
             per_playout = self.safety * self.unit_s * work
             share = self.first_share if done == 0 else 1.0
-            batch = int(share * remaining / per_playout) if remaining > 0 else 0
+            # Capped before it is made whole: with no clock (an infinite budget) the time
+            # plans infinitely many playouts and the cap alone decides.
+            planned = share * remaining / per_playout if remaining > 0 else 0.0
             if cap is not None:
-                batch = min(batch, cap - done)
+                planned = min(planned, cap - done)
+            batch = int(planned)
             if batch < 1:
                 break
             t = time.perf_counter()

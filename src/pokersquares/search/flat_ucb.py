@@ -39,6 +39,11 @@ class _FlatSearch(Search):
         self.batch = int(batch)  # checked here: a pull passes them to the evaluator unchecked
         self.pulls = None if pulls is None else int(pulls)  # fixed work per decision instead of the clock (None: the clock)
 
+    def needs_clock(self) -> str | None:
+        if self.pulls is None:
+            return "it pulls arms until its time is up; give it pulls=N to pull N arms a move without a clock"
+        return None
+
     def _more(self, deadline: float, pulls_done: int, next_s: float = 0.0) -> bool:
         if self.pulls is not None:
             return pulls_done < self.pulls
@@ -77,7 +82,7 @@ class DepthLimitedFlatMC(_FlatSearch):
     name = "depth_mc"
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         greedy, empty, deadline = self._arms(evaluator, grid, card, time_s)
         if len(empty) <= 1:
             return int(np.argmax(greedy)), greedy
@@ -108,7 +113,7 @@ class FlatUCB1(_FlatSearch):
         self.exploration = exploration
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         greedy, empty, deadline = self._arms(evaluator, grid, card, time_s)
         if len(empty) <= 1:
             return int(np.argmax(greedy)), greedy

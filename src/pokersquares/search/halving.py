@@ -70,6 +70,8 @@ class CrnHalving(Search):
     as the next card in turn instead of at random (evaluators whose ``limited_playouts``
     take ``first``: the TD evaluator); ``symmetry``: search one empty cell of each class
     of cells the grid's symmetries map onto each other (:func:`~pokersquares.symmetry.distinct_cells`).
+    With no clock (``time_s=inf``) it needs ``max_playouts``, and then plays the exact end
+    game where that fits a quarter of the time the capped playouts would take.
     """
 
     name = "crn_halving"
@@ -103,6 +105,12 @@ class CrnHalving(Search):
         self._pool = None
         self._measured = False
         self.last = {}            # what the last decision did (playouts per cell, rounds, ...), for reports and tests
+
+    def needs_clock(self) -> str | None:
+        if self.max_playouts is None:
+            return ("it plays playouts until its time is up; give it max_playouts=N to play at most N a move "
+                    "without a clock")
+        return None
 
     # The thread pool is not copied into worker processes.
     def __getstate__(self) -> dict:
@@ -144,7 +152,7 @@ class CrnHalving(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         cells = np.flatnonzero(grid == EMPTY)
         if len(cells) == 0:
             raise ValueError("the grid is full")
@@ -157,8 +165,13 @@ class CrnHalving(Search):
         deadline = start + self.time_fraction * time_s
         if self.exact:
             cost = exact_cost(grid)
-            # One call that cannot stop part way: only when it fits four times over.
-            if cost * self.leaf_s < 0.25 * (deadline - start):
+            # One call that cannot stop part way: only when it fits four times over, in the
+            # move's time or, with no clock, in the time of the capped playouts it replaces
+            # (with no clock, every end game fitted, and an early one ran for ever).
+            room = deadline - start
+            if math.isinf(room):
+                room = self.max_playouts * min(self.depth, len(cells) - 1) * self.move_s / self.cores
+            if cost * self.leaf_s < 0.25 * room:
                 t = time.perf_counter()
                 values = exact_values(grid, card, points)
                 self.leaf_s = max(1e-9, (time.perf_counter() - t) / cost)
@@ -191,10 +204,11 @@ class CrnHalving(Search):
         round_ = 0
         while len(alive) > 1:
             left = deadline - time.perf_counter()
-            n = int(left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s))
+            n = left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s)
             if self.max_playouts is not None:
                 spare = self.max_playouts - int(self.last["playouts"].sum())
                 n = min(n, spare // ((total_rounds - round_) * len(alive)))
+            n = int(n)  # capped first: with no clock the time gives infinitely many
             if n < self.min_playouts // 2:
                 break
             scores = self._timed_playouts(evaluator, grid, card, alive, n, seed, round_, moves)

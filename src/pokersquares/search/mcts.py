@@ -84,8 +84,9 @@ class MCTS(Search):
     ``cp`` is UCT's C_p (the paper's 200 / sqrt(2) on unsquashed scores), ``delta``
     the pruning threshold factor, ``final`` how the move is picked at the end: the
     root child with the best mean score (``mean``) or the most visits (``visits``).
-    ``iterations`` fixes the iterations per move instead of the clock. ``capacity``
-    bounds the tree's nodes (when full, iterations play out from the frontier);
+    ``iterations`` fixes the iterations per move instead of the clock (and is what lets
+    it search with no clock, ``time_s=inf``: without it the search would never stop).
+    ``capacity`` bounds the tree's nodes (when full, iterations play out from the frontier);
     ``min_search_s`` the least budget worth a search (see :class:`~.base.Search`).
     After each ``choose``, ``last_iterations`` and ``last_nodes`` say what it did, and
     ``iterations_total`` / ``moves_total`` accumulate.
@@ -132,6 +133,12 @@ class MCTS(Search):
         self.iterations_total = 0
         self.moves_total = 0
 
+    def needs_clock(self) -> str | None:
+        if self.iterations is None:
+            return ("it searches until its time is up; give it iterations=N to search N iterations a move "
+                    "without a clock")
+        return None
+
     def warm_up_copy(self) -> "MCTS":
         """As :meth:`Search.warm_up_copy`, with at most :data:`WARM_UP_ITERATIONS` iterations
         a move: ``tiger:iterations=100000000`` searched the warm-up's positions for minutes,
@@ -163,7 +170,7 @@ class MCTS(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         # The tree kernel indexes by card and cell unchecked: the position is checked here, once.
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         # The tree is the scratch space of one search at a time: a search that starts while
         # another runs (one player asked from two threads at once) builds a tree of its own,
         # rather than both growing one tree from two roots.

@@ -48,7 +48,8 @@ class TdSearch(Search):
     ``episodes``: simulated games a move (at most); ``alpha``: the step, shared among a
     state's active features (the preparation's constant step, 0.01); ``lam``: TD's
     lambda; ``time_share``: the most of a move's budget the learning may take;
-    ``cores``: threads learning into the copy.
+    ``cores``: threads learning into the copy. With no clock (``time_s=inf``) it learns
+    ``episodes`` games, and takes that time only where ``inner`` does.
     """
 
     name = "td_search"
@@ -77,6 +78,11 @@ class TdSearch(Search):
         self.__dict__.update(state)
         self._pool = None
 
+    def needs_clock(self) -> str | None:
+        # Its learning is bounded by ``episodes``; the rest of the time is the inner search's.
+        needs = getattr(self.inner, "needs_clock", None)
+        return needs() if needs is not None else None
+
     def adapt(self, evaluator, grid: np.ndarray, card: int, time_s: float, seed: int):
         """The evaluator's adapted copy after this move's learning (or the evaluator
         itself when it cannot learn so, or no game is left to learn from)."""
@@ -98,8 +104,8 @@ class TdSearch(Search):
             # A batch a thread, sized to take a quarter of the time left at the speed
             # measured so far: a machine that turns three times slower mid-move (other
             # work starting beside it) still ends the batch before the deadline.
-            fits = int(SLACK * left * threads / self.episode_s)
-            n = min(self.episodes - done, batch * threads, fits)
+            fits = SLACK * left * threads / self.episode_s
+            n = int(min(self.episodes - done, batch * threads, fits))  # whole once capped: with no clock, fits is inf
             if n < threads:
                 break
             shares = [n // threads + (t < n % threads) for t in range(threads)]
@@ -120,7 +126,7 @@ class TdSearch(Search):
 
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
-        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed)
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         local = self.adapt(evaluator, grid, card, time_s, seed)
         learned = self.last
         cell, values = self.inner.choose(local, grid, card, points, max(0.0, time_s - (time.perf_counter() - start)),
