@@ -41,14 +41,23 @@ def alive(pids) -> set[int]:
     return {p for p in pids if p in living}
 
 
-def start_run(tmp_path, *args, player="fault_players:SlowGames", games=400, env_extra=None):
+def start_run(tmp_path, *args, player="fault_players:SlowGames", games=400, env_extra=None, output=None,
+              nohup=False):
+    """``run`` in a session of its own (its own process group, as a shell job has), with
+    Ctrl-C handled as in a terminal; its output to ``output`` (a descriptor) or pipes;
+    with ``nohup``, SIGHUP ignored as ``nohup`` starts a command."""
     db = tmp_path / "k.sqlite"
     env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env_extra or {}))
     cmd = [sys.executable, "-m", "pokersquares", "run", "--player", player, "--games", str(games),
            "--db", str(db), "--workers", "2", "--prep-time", "0", "--time-per-game", "5", *args]
-    # A new session (its own process group, as a shell job has), with Ctrl-C handled as in a terminal.
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def signals():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if nohup:
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    out = subprocess.PIPE if output is None else output
+    proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=out, text=True, start_new_session=True,
+                            preexec_fn=signals)
     return proc, db
 
 
@@ -65,6 +74,21 @@ def wait_for_games(proc, db: Path, n: int, timeout: float = 90.0) -> None:
                 pass
         time.sleep(0.2)
     raise AssertionError(f"fewer than {n} games recorded within {timeout} s")
+
+
+def stopped_run(tmp_path, stop, **kwargs):
+    """A run (:func:`start_run`) that ``stop(proc)`` stops once 4 games are recorded:
+    ``(proc, db, its standard error, the workers it had)`` when it has ended."""
+    proc, db = start_run(tmp_path, **kwargs)
+    try:
+        wait_for_games(proc, db, 4)
+        workers = descendants(proc.pid)
+        stop(proc)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc, db, err, workers
 
 
 def wait_gone(pids, timeout: float = 10.0) -> set[int]:
@@ -204,15 +228,7 @@ def test_a_process_stopped_from_outside_interrupts_the_run_and_costs_no_game(tmp
 def test_a_closed_terminal_stops_the_run_cleanly_and_it_resumes(tmp_path):
     # SIGHUP to the run's group, as a terminal that closes sends it: the run's words and
     # exit code (129), not a silent death; no worker left; a rerun plays only what is missing.
-    proc, db = start_run(tmp_path, games=40)
-    try:
-        wait_for_games(proc, db, 4)
-        workers = descendants(proc.pid)
-        os.killpg(proc.pid, signal.SIGHUP)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc, db, err, workers = stopped_run(tmp_path, lambda p: os.killpg(p.pid, signal.SIGHUP), games=40)
     assert proc.returncode == 129, err
     assert err.strip().splitlines()[-1] == "hung up (finished games are recorded; run the same command again to resume)"
     assert "Traceback" not in err and wait_gone(workers) == set()
@@ -229,13 +245,8 @@ def test_a_closed_terminal_stops_the_run_cleanly_and_it_resumes(tmp_path):
 def test_a_hung_up_run_whose_terminal_is_gone_still_exits_129(tmp_path):
     # The terminal that hangs up takes no more output: writing the message fails, and the
     # exit code alone says what happened (not 120, Python's code for a failed flush).
-    db = tmp_path / "k.sqlite"
-    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     read_end, write_end = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "run", "--player", "fault_players:SlowGames",
-                             "--games", "400", "--db", str(db), "--workers", "1", "--prep-time", "0",
-                             "--time-per-game", "5"], env=env, stdout=write_end, stderr=write_end,
-                            start_new_session=True)
+    proc, db = start_run(tmp_path, output=write_end)
     os.close(write_end)
     try:
         wait_for_games(proc, db, 2)
@@ -249,13 +260,7 @@ def test_a_hung_up_run_whose_terminal_is_gone_still_exits_129(tmp_path):
 
 
 def test_under_nohup_a_hang_up_does_not_stop_the_run(tmp_path):
-    db = tmp_path / "k.sqlite"
-    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "run", "--player", "fault_players:SlowGames",
-                             "--games", "400", "--db", str(db), "--workers", "2", "--prep-time", "0",
-                             "--time-per-game", "5"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))  # as nohup starts it
+    proc, db = start_run(tmp_path, nohup=True)
     try:
         wait_for_games(proc, db, 2)
         os.killpg(proc.pid, signal.SIGHUP)
@@ -272,14 +277,7 @@ def test_under_nohup_a_hang_up_does_not_stop_the_run(tmp_path):
 def test_a_worker_hung_up_alone_interrupts_the_run_and_costs_no_game(tmp_path):
     # A worker does not keep the command line's SIGHUP handler (inherited by fork): a
     # SIGHUP to it ends it by the signal, which the run reads as a stop from outside.
-    proc, db = start_run(tmp_path, games=40)
-    try:
-        wait_for_games(proc, db, 4)
-        os.kill(min(descendants(proc.pid)), signal.SIGHUP)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc, db, err, _ = stopped_run(tmp_path, lambda p: os.kill(min(descendants(p.pid)), signal.SIGHUP), games=40)
     assert proc.returncode == 130, err
     assert err.strip().splitlines()[-1] == "interrupted (finished games are recorded; run the same command again to resume)"
     with sqlite3.connect(db) as c:
