@@ -238,3 +238,22 @@ def test_good_jvm_options_and_log_still_play(java_classes, tmp_path):
     assert [r.penalty for r in recs] == [None, None]
     assert "a chatty player" in log.read_text()
     assert make_player("java:FirstEmptyPlayer:log=/dev/null").log == "/dev/null"  # discarded, as by default
+
+
+def test_a_time_with_no_end_is_refused_in_one_line_not_an_overflow(java_classes):
+    # The player is told its times in milliseconds (a Java long) and waited for that long:
+    # int(inf * 1000) raised OverflowError, and an endless wait would never end.
+    from pokersquares.errors import PokerSquaresError
+
+    player = make_player("java:FirstEmptyPlayer")
+    try:
+        for budget in (float("inf"), float("nan")):
+            with pytest.raises(PokerSquaresError, match="the preparation's budget for a Java player is a finite"):
+                player.set_point_system(AMERICAN, budget)
+        player.set_point_system(AMERICAN, 1.0)
+        player.start_game()
+        with pytest.raises(PokerSquaresError, match="seconds_left for a Java player is a finite"):
+            player.get_play(0, float("inf"))
+        assert player.get_play(0, 5.0) is not None  # the game goes on as before
+    finally:
+        player.close()

@@ -28,8 +28,8 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from ..cards import Card
-from ..errors import UnknownPlayerError
+from ..cards import Card, is_seconds
+from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import PointSystem
 from .catalog import register_player_family
 
@@ -196,6 +196,14 @@ def _check_log(log: str) -> None:
         open(path, "ab").close()
     except OSError as e:
         raise UnknownPlayerError(f"cannot write log={log!r}: {e.strerror or e}") from None
+
+
+def _check_millis(seconds, what: str) -> None:
+    """A time the Java player is told in milliseconds (a Java long), and the longest this
+    side waits for its answer: finite, or a PokerSquaresError (``int(inf * 1000)`` failed
+    with an OverflowError, and an infinite wait would never end)."""
+    if not is_seconds(seconds) or abs(seconds) == float("inf"):
+        raise PokerSquaresError(f"{what} for a Java player is a finite number of seconds, got {seconds!r}")
 
 
 def java_player_class(class_name: str) -> type:
@@ -366,6 +374,7 @@ class JavaPlayer:
         self.seed = int(seed)  # a Java player draws its own randomness
 
     def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
+        _check_millis(budget_s, "the preparation's budget")
         self._system = (point_system, float(budget_s))
         self.warm_up()
         self._tell_system()
@@ -388,6 +397,7 @@ class JavaPlayer:
         self._call("init", INIT_LIMIT_S, "init")
 
     def get_play(self, card: Card, seconds_left: float):
+        _check_millis(seconds_left, "seconds_left")  # a Java long of milliseconds, and our wait for the answer
         try:
             line = self._call(f"play {int(card)} {int(seconds_left * 1000)}", seconds_left + self.grace, "getPlay",
                               expect="play")
