@@ -7,8 +7,9 @@ import pytest
 from pokersquares.cards import deal
 from pokersquares.game import EMPTY, Game
 from pokersquares.points import AMERICAN, BRITISH
+from pokersquares.errors import InvalidSeedError
 from pokersquares.review import (GameReview, ReviewError, STAGES, TRANSPOSE, coach_values, either_way_round,
-                                 review_game, run_summary)
+                                 make_coach, prepare_coach, review_game, review_record, run_summary)
 from pokersquares.search.endgame import exact_values_reference
 
 
@@ -231,3 +232,63 @@ def test_placements_that_are_not_integer_pairs_are_refused(placements, message):
 def test_a_coach_that_values_other_than_25_cells_is_refused():
     with pytest.raises(ReviewError, match="not one per cell"):
         review_game(lambda grid, card: np.zeros(10), AMERICAN.points, played(2, lambda e: e[0]), exact_cells=0)
+
+
+# -- called from Python with bad values: one ReviewError at the call ----------------------
+def test_a_recorded_placement_off_the_grid_is_refused_not_taken_for_another_cell():
+    """``(card, 0, 7)`` was cell 7, i.e. row 1 col 2; ``(card, 0, 0.7)`` was truncated to col 0;
+    pairs or None met a bare unpacking or attribute error."""
+    from pokersquares.harness.store import GameRecord
+    placements = [(card, cell // 5, cell % 5) for card, cell in played(3, lambda empty: empty[0])]
+    assert review_record_ok(placements)
+    for bad in ([(c, 0, 5 * r + k) for c, r, k in placements],
+                [(c, r, k + 0.7) for c, r, k in placements],
+                [(c, 5 * r + k) for c, r, k in placements]):
+        with pytest.raises(ReviewError, match="row and col 0..4"):
+            review_record(by_index, AMERICAN.points, GameRecord(0, 3, 0, bad))
+    with pytest.raises(ReviewError, match="recorded game"):
+        review_record(by_index, AMERICAN.points, None)
+
+
+def review_record_ok(placements):
+    from pokersquares.harness.store import GameRecord
+    return review_record(by_index, AMERICAN.points, GameRecord(0, 3, 0, placements), exact_cells=0).moves
+
+
+def test_placements_without_an_order_are_refused():
+    """A set of (card, cell) pairs was reviewed in whatever order the set gave."""
+    with pytest.raises(ReviewError, match="order played"):
+        review_game(by_index, AMERICAN.points, set(played(3, lambda empty: empty[0])))
+
+
+def test_values_that_are_not_a_coach_are_refused():
+    with pytest.raises(ReviewError, match="values"):
+        review_game(None, AMERICAN.points, played(3, lambda empty: empty[0]))
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, None])
+def test_worst_takes_a_count(n):
+    review = review_game(by_index, AMERICAN.points, played(7, lambda empty: empty[0]), exact_cells=0)
+    with pytest.raises(ReviewError, match="worst"):
+        review.worst(n)
+
+
+@pytest.mark.parametrize("prep_s, seed, error", [
+    (-1, 0, ReviewError), (float("nan"), 0, ReviewError), (float("inf"), 0, ReviewError), (True, 0, ReviewError),
+    (0, 1.5, InvalidSeedError), (0, 2 ** 70, InvalidSeedError)])
+def test_a_coach_prepares_for_a_finite_time_with_a_seed_that_is_a_long(prep_s, seed, error):
+    """A negative budget and a float or 70-bit seed were handed on to the player as they were."""
+    prepared = []
+
+    class Coach:
+        def set_point_system(self, system, budget):
+            prepared.append(budget)
+
+    with pytest.raises(error):
+        prepare_coach(Coach(), AMERICAN, prep_s, seed=seed)
+    assert prepared == []
+
+
+def test_a_coach_spec_is_text():
+    with pytest.raises(ReviewError, match="player spec"):
+        make_coach(None)

@@ -51,3 +51,22 @@ def test_a_deal_is_played_as_the_contest_deals_it():
     assert first[0] == cards[0] and (first == EMPTY).sum() == 24
     final = np.array([cards[0], cards[24], *cards[23:0:-1]], dtype=np.int8)
     assert score == score_grid(final, points)
+
+
+@pytest.mark.parametrize("names", ["og", [5], {"og": 1}])
+def test_agent_names_are_a_list_of_names(names):
+    """"og" was read as the agents "o" and "g"."""
+    from pokersquares.bench import BenchError, UnknownBenchmarkError
+    with pytest.raises((BenchError, UnknownBenchmarkError)):
+        run_strength(names)
+
+
+@pytest.mark.parametrize("kwargs", [dict(scale=float("nan")), dict(scale=float("inf")), dict(scale="1"),
+                                    dict(scale=-1.0), dict(scale=1e6), dict(names="random_games_per_s"),
+                                    dict(names=["nope"])])
+def test_a_benchmark_request_out_of_range_is_one_bench_error(kwargs):
+    """A nan or infinite scale met int()'s ValueError or OverflowError deep in a benchmark,
+    a scale of a million would have run for days, and a name as text was read letter by letter."""
+    from pokersquares.bench import BenchError, UnknownBenchmarkError, run_benchmarks
+    with pytest.raises((BenchError, UnknownBenchmarkError)):
+        run_benchmarks(repeats=1, **kwargs)

@@ -10,17 +10,26 @@ from typing import Callable
 
 import numpy as np
 
+from .cards import as_sequence, is_seconds
 from .errors import PokerSquaresError
 from .points import AMERICAN
 
-__all__ = ["BENCHMARKS", "MAX_REPEATS", "BenchError", "register_benchmark", "run_benchmarks"]
+__all__ = ["BENCHMARKS", "MAX_REPEATS", "MAX_SCALE", "BenchError", "UnknownBenchmarkError", "register_benchmark",
+           "run_benchmarks"]
 
 BENCHMARKS: dict[str, Callable[[float], float]] = {}
 MAX_REPEATS = 1000  # repeats of one figure: beyond it a typo, not a measurement
+MAX_SCALE = 1000.0  # the work of one figure, times its full size: beyond it hours, a typo (as --scale)
 
 
 class BenchError(PokerSquaresError):
-    """A benchmark request that cannot be run (a repeat count out of range)."""
+    """A benchmark request that cannot be run (a repeat count or scale out of range, names
+    that are not a list of names)."""
+
+
+class UnknownBenchmarkError(PokerSquaresError):
+    """A benchmark or strength agent of no such name (not a BenchError: the command line
+    reports it against --only)."""
 
 
 def register_benchmark(name: str):
@@ -77,11 +86,21 @@ def run_benchmarks(names: list[str] | None = None, repeats: int = 5, scale: floa
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= MAX_REPEATS:
         raise BenchError(f"--repeats must be from 1 to {MAX_REPEATS:,}, got {repeats}")
 
+    # A figure's work is its full size times scale: 0 still measures (each has a floor of work).
+    if not is_seconds(scale) or not 0 <= scale <= MAX_SCALE:
+        raise BenchError(f"the scale of the work is a number from 0 to {MAX_SCALE:g}, got {scale!r}")
+    if names is not None:
+        # A name as text would be read letter by letter.
+        names = as_sequence(names, "the benchmarks' names", BenchError)
+        for name in names:
+            if not isinstance(name, str):
+                raise BenchError(f"a benchmark's name is text, got {name!r}")
+
     importlib.import_module("pokersquares.players")  # agents register their benchmarks
     chosen = names or list(BENCHMARKS)
     unknown = [n for n in chosen if n not in BENCHMARKS]
     if unknown:
-        raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+        raise UnknownBenchmarkError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
     out: dict = {}
     for name in chosen:
         fn = BENCHMARKS[name]

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping, Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .cards import is_card_id, is_integer
+from .cards import is_card_id, is_integer, is_seconds
 from .errors import PokerSquaresError
 from .evaluators.base import checked_points
 from .game import EMPTY, NUM_CELLS
@@ -101,6 +102,8 @@ class GameReview:
 
     def worst(self, n: int = 3) -> list[MoveReview]:
         """The ``n`` costliest moves (those with a loss), costliest first, ties by turn."""
+        if not is_integer(n) or n < 0:
+            raise ReviewError(f"how many of the worst moves is a whole number from 0, got {n!r}")
         lossy = [m for m in self.moves if not m.agrees]
         return sorted(lossy, key=lambda m: (-m.loss, m.turn))[:n]
 
@@ -120,6 +123,8 @@ def make_coach(spec: str) -> Any:
     the check a command makes before any learning second is spent."""
     from .harness.registry import make_player
 
+    if not isinstance(spec, str):
+        raise ReviewError(f"a coach is a player spec (text such as 'champion'), got {spec!r}")
     player = make_player(spec)
     coach_values(player)
     return player
@@ -129,8 +134,12 @@ def prepare_coach(player: Any, point_system: Any, prep_s: float, seed: int = 0) 
     """Compile ``player``'s kernels (off the clock, as the harness does; said on the
     progress line when that is slow, as on a cold numba cache), then let it learn
     ``point_system`` within ``prep_s`` seconds, as it would before a game."""
+    from .cards import check_seed
     from .harness.spec import warm_and_seed
 
+    if not is_seconds(prep_s) or not 0 <= prep_s < math.inf:
+        raise ReviewError(f"the coach's preparation time is a finite number of seconds from 0, got {prep_s!r}")
+    seed = check_seed(seed, "the coach's seed")
     warm_and_seed(player, seed).set_point_system(point_system, prep_s)
     return player
 
@@ -167,6 +176,9 @@ def coach_values(player: Any) -> Callable[[np.ndarray, int], np.ndarray]:
 
 def _check_placements(placements: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """The placements as ``(card, cell)`` ints, checked to be a finished game; else ReviewError."""
+    if isinstance(placements, (AbstractSet, Mapping, str)):  # no order of play (or not pairs)
+        raise ReviewError(f"a review needs the game's placements in the order played (a list), "
+                          f"got a {type(placements).__name__}")
     try:
         pairs = [tuple(p) for p in placements]
     except TypeError:
@@ -197,6 +209,9 @@ def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequenc
     played) by ``values`` (:func:`coach_values`), exactly where ``exact_cells`` empty
     cells or fewer are left (at most :data:`MAX_EXACT_CELLS`). ``points`` are the game's
     10 points."""
+    if not callable(values):
+        raise ReviewError(f"a review's values are a coach's judgement, values(grid, card) (coach_values), "
+                          f"got {values!r}")
     placements = _check_placements(placements)
     exact_cells = _check_exact_cells(exact_cells)
     pts = checked_points(points)
@@ -228,7 +243,16 @@ def review_record(values: Callable[[np.ndarray, int], np.ndarray], points: Seque
                   exact_cells: int = 4) -> GameReview:
     """:func:`review_game` of a result store's game (``harness.store.GameRecord``: its
     placements are ``[card, row, col]`` in the order played)."""
-    placements = [(int(card), int(row) * 5 + int(col)) for card, row, col in record.placements]
+    stored = getattr(record, "placements", None)
+    if stored is None:
+        raise ReviewError(f"a review needs a recorded game (a GameRecord with its placements), got {record!r}")
+    placements = []
+    for p in stored:
+        # (card, row, col), row and col 0..4: anything else would be taken for another cell.
+        if (not isinstance(p, (list, tuple)) or len(p) != 3 or not all(map(is_integer, p))
+                or not (0 <= p[1] < 5 and 0 <= p[2] < 5)):
+            raise ReviewError(f"a recorded game's placements are (card, row, col) with row and col 0..4, got {p!r}")
+        placements.append((p[0], int(p[1]) * 5 + int(p[2])))
     return review_game(values, points, placements, exact_cells, seed=record.seed)
 
 

@@ -27,7 +27,8 @@ from typing import Callable
 import numpy as np
 
 from . import progress as preparation  # ``progress`` is run_strength's parameter
-from .cards import deal
+from .bench import BenchError, UnknownBenchmarkError
+from .cards import as_sequence, deal
 from .evaluators.base import Evaluator
 from .game import EMPTY
 from .kernels.core import score_grid
@@ -125,10 +126,16 @@ def play(evaluator: Evaluator, search: Search, points: np.ndarray, seed: int) ->
 def run_strength(names: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict:
     """Each agent's mean ± standard error on its fixed deals: ``{name: {...}}``."""
     points = np.array(AMERICAN.points, dtype=np.int64)
+    if names is not None:
+        # A name as text would be read letter by letter ("og" as "o" and "g").
+        names = as_sequence(names, "the agents' names", BenchError)
+        for name in names:
+            if not isinstance(name, str):
+                raise BenchError(f"an agent's name is text, got {name!r}")
     agents = [a for a in AGENTS if names is None or a.name in names]
     unknown = set(names or ()) - {a.name for a in AGENTS}
     if unknown:
-        raise ValueError(f"unknown agent {sorted(unknown)[0]!r}; known: {', '.join(a.name for a in AGENTS)}")
+        raise UnknownBenchmarkError(f"unknown agent {sorted(unknown)[0]!r}; known: {', '.join(a.name for a in AGENTS)}")
     evaluators: dict = {}
     out = {}
     for agent in agents:

@@ -10,6 +10,7 @@ how the figures in docs/results.md are stated; ``pokersquares compare`` prints i
 from __future__ import annotations
 
 import math
+import os
 import statistics
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,9 +19,12 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .store import GameRecord, ResultStore, RunInfo
+from ..cards import as_sequence
+from ..errors import InvalidPointSystemError, PokerSquaresError
+from .store import GameRecord, ResultStore, RunInfo, StoreError
 
-__all__ = ["RecordedRun", "load_runs", "paired_scores", "run_summary", "run_difference", "system_labels",
+__all__ = ["RecordedRun", "CompareError", "load_runs", "store_paths",
+           "paired_scores", "run_summary", "run_difference", "system_labels",
            "compare_runs"]
 
 Z95 = 1.96
@@ -58,6 +62,12 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
     read once, with the more games of the two: compared with itself it would show a
     difference of 0 ± 0 as if measured. ``duplicates`` (a list, if given) gets
     ``(kept store, kept run id, dropped store, dropped run id)`` for each."""
+    paths = store_paths(paths)
+    if isinstance(players, str):
+        players = (players,)  # one spec, not its letters
+    if system is not None and not isinstance(system, str):
+        raise InvalidPointSystemError(f"load_runs' system is a point system's name (text such as 'american'), "
+                                      f"got {system!r}")
     out: list[RecordedRun] = []
     seen = set()
     by_identity: dict[tuple, int] = {}
@@ -85,6 +95,17 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
                 by_identity[_identity(info)] = len(out)
                 out.append(run)
     return out
+
+
+def store_paths(paths) -> list:
+    """``paths`` as a list of store paths: one path (text or a Path) is one store, not
+    the letters of its name; None or anything not iterable is a StoreError."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [paths]
+    try:
+        return list(paths)
+    except TypeError:
+        raise StoreError(f"result stores are a list of paths, got {paths!r}") from None
 
 
 def _same_games(a: RecordedRun, b: RecordedRun) -> bool:
@@ -212,8 +233,16 @@ def _paired_aligned(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.nd
     return total / n, se, n
 
 
+class CompareError(PokerSquaresError):
+    """What is compared is not recorded runs (:func:`load_runs`'s)."""
+
+
 def compare_runs(runs: Sequence[RecordedRun]) -> dict:
     """``{"runs": [run_summary...], "paired": [run_difference of every two runs...]}``."""
+    runs = as_sequence(runs, "the runs to compare (load_runs' RecordedRuns)", CompareError)
+    for run in runs:
+        if not isinstance(run, RecordedRun):
+            raise CompareError(f"the runs to compare are load_runs' RecordedRuns, got {run!r}")
     labels = system_labels(r.info for r in runs)
     aligned = _aligned_scores(runs)
     paired = [d for i, a in enumerate(runs) for j in range(i + 1, len(runs))

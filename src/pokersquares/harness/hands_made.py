@@ -18,10 +18,12 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, Sized
 
 import numpy as np
 
+from ..cards import NUM_CARDS
+from ..errors import InvalidCardError
 from ..hands import HAND_NAMES, NUM_HANDS
 from ..kernels.core import LINES_ARRAY, classify_batch
 from .store import ResultStore
@@ -57,7 +59,7 @@ def grid_from_placements(placements: Sequence[Sequence[int]]) -> np.ndarray | No
     """The 25-card grid of a game's ``(card, row, col)`` placements; None unless they
     place 25 different cards (ids 0..51) on all 25 cells once each (a store written by
     hand may hold anything: the kernel that classifies the grid trusts its card ids)."""
-    if len(placements) != 25:
+    if not isinstance(placements, Sized) or len(placements) != 25:
         return None
     grid = np.full(25, -1, dtype=np.int64)
     for placement in placements:
@@ -73,7 +75,13 @@ def grid_from_placements(placements: Sequence[Sequence[int]]) -> np.ndarray | No
 def hand_counts(grids: np.ndarray) -> np.ndarray:
     """``(n, 10)``: for each of ``n`` full grids (``(n, 25)`` card ids), how many of its 10
     lines (rows and columns) are of each hand type (classified by the numba kernel)."""
-    grids = np.asarray(grids, dtype=np.int64).reshape(-1, 25)
+    grids = np.asarray(grids)
+    if grids.size % 25 or not (grids.dtype.kind in "iu" or (grids.size == 0 and grids.dtype.kind == "f")):
+        raise InvalidCardError(f"grids are rows of 25 card ids, got an array of {grids.dtype} and shape {grids.shape}")
+    grids = grids.astype(np.int64).reshape(-1, 25)
+    # The kernel trusts its card ids: one outside 0..51 would be read off its tables.
+    if grids.size and (grids.min() < 0 or grids.max() >= NUM_CARDS):
+        raise InvalidCardError(f"grids hold card ids 0..51, got {int(grids.min())}..{int(grids.max())}")
     n = grids.shape[0]
     hands = grids[:, LINES_ARRAY].reshape(n * 10, 5)  # (n, 10 lines, 5 cells) -> one hand a row
     ids = classify_batch(np.ascontiguousarray(hands)).astype(np.int64).reshape(n, 10)
@@ -110,7 +118,8 @@ def grids_of_optima(stores: Iterable[str | Path], seeds: Iterable[int], points: 
     optimum preferred where two stores hold a deal); deals without one are left out, and
     a stored grid that is not 25 different cards is counted as left out."""
     from ..optimum.store import optima_from
-    found = optima_from(list(stores), seeds, list(points))
+    from .compare import store_paths
+    found = optima_from(store_paths(stores), seeds, list(points))
     grids = {s: grid_from_placements([(c, i // 5, i % 5) for i, c in enumerate(found[s].grid)])
              for s in sorted(found) if isinstance(found[s].grid, list)}
     held = [s for s, g in grids.items() if g is not None]
@@ -173,7 +182,8 @@ def compare_hands(runs: Sequence, optima: Sequence[str | Path] = (), against: st
     (``"optimum"``: the optima) if given and found; else the deals' optima where the
     ``optima`` stores hold the system's deals (so the differences say where each player
     falls short of perfect play); else the system's first run."""
-    from .compare import system_labels
+    from .compare import store_paths, system_labels
+    optima = store_paths(optima)
     labels = system_labels(r.info for r in runs)
     one_store = len({str(Path(r.store).resolve()) for r in runs}) == 1
     out = []

@@ -36,7 +36,8 @@ from ..errors import PokerSquaresError
 from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
-from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, RunSpec, build, build_overrun, default_workers,
+from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
+                   PlayerFailedError, RunSpec, build, build_overrun, default_workers,
                    limit_threads, load_overrun, load_prepared, player_cores, prepare_and_pickle,
                    prep_limit_s, prep_overrun_note)
 from .store import GameRecord
@@ -430,7 +431,8 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     with what makes the results less trustworthy (an unpicklable player, threads that
     cannot be capped), each message once; by default a :class:`RunnerWarning`.
     """
-    todo = deque(sorted(indices))
+    todo = deque(check_game_indices(spec, indices))
+    workers = check_workers(workers)
     if not todo:
         return []
     if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)

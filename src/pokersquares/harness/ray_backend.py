@@ -59,7 +59,8 @@ from .game_play import play_game
 from .local_backend import RunnerWarning
 from .registry import make_player
 from .seeds import new_secret
-from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
+from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
+                   PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
                    load_overrun, load_prepared, player_cores,
                    prep_limit_s, prep_overrun_note)
 from .store import GameRecord
@@ -731,6 +732,8 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
     (counting each game as its player's cores), so no CPU waits for the driver.
     Returns each job's records in game order.
     """
+    workers = check_workers(workers)
+    jobs = [(spec, check_game_indices(spec, indices)) for spec, indices in jobs]
     runs = []
     for spec, indices in jobs:
         make_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played

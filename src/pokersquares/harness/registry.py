@@ -128,6 +128,7 @@ def _parse_params(text: str) -> dict[str, Any]:
 def canonical_spec(spec: str) -> str:
     """The spec as a run is known by: surrounding blanks and a colon with no parameters
     after it dropped (``greedy:`` and `` greedy`` are ``greedy``, one run in the store)."""
+    _check_spec_text(spec)
     text = spec.strip()
     return text[:-1].rstrip() if text.endswith(":") else text
 
@@ -154,8 +155,14 @@ def split_player_list(text: str) -> list[str]:
     return specs
 
 
+def _check_spec_text(spec) -> None:
+    if not isinstance(spec, str):
+        raise UnknownPlayerError(f"a player spec is text (such as 'greedy' or 'champion:depth=25'), got {spec!r}")
+
+
 def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split a spec into the player's name (or ``module:Class``) and its parameters."""
+    _check_spec_text(spec)
     _load_builtins()
     head, _, rest = spec.strip().partition(":")
     if head in _REGISTRY:
@@ -273,6 +280,9 @@ def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any])
         if kind == "text" and not isinstance(value, str) and key in getattr(params, "text", {}):
             params[key] = value = params.text[key]  # ``load=007`` names the file 007, not 7
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        # Before any float() of it: an integer of hundreds of digits overflows a float.
+        if number and isinstance(value, int) and not -INT_LIMIT <= value < INT_LIMIT:
+            raise UnknownPlayerError(f"parameter {key} of player {name!r} is too large: {value!r}")
         if kind == "bool" and not isinstance(value, bool):
             raise UnknownPlayerError(f"parameter {key} of player {name!r} takes true or false, got {value!r}")
         if kind == "int" and not (number and float(value).is_integer()):

@@ -16,11 +16,12 @@ import time
 import warnings
 from typing import Callable
 
+from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from .local_backend import RunnerWarning, run_games
 from .registry import make_player, parse_player_spec, resolve_factory
 from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
-                   RunSpecError, check_seconds, default_workers, player_cores, prepare_for_handoff)
+                   RunSpecError, check_seconds, check_workers, default_workers, player_cores, prepare_for_handoff)
 from .store import GameRecord, ResultStore
 
 __all__ = ["RunSpec", "RunSpecError", "check_seconds", "MAX_GAMES", "MAX_SECONDS", "DEFAULT_MEMORY_MB",
@@ -79,6 +80,26 @@ def run_version(spec: str) -> str:
     return version
 
 
+def _check_call(specs: list, store, workers, tournament_id, names: list) -> None:
+    """What :func:`record_run` and :func:`record_runs` are given, checked before the store
+    is written: a bad call leaves nothing in it (not even an empty run)."""
+    for spec in specs:
+        if not isinstance(spec, RunSpec):
+            raise RunSpecError(f"a run is a RunSpec, got {spec!r}")
+    if not isinstance(store, ResultStore):
+        raise RunSpecError(f"games are recorded in a ResultStore, got {store!r}")
+    check_workers(workers)
+    if len(names) != len(specs):
+        raise RunSpecError(f"{len(names)} player names for {len(specs)} runs")
+    for name in names:
+        if name is not None and not isinstance(name, str):
+            raise RunSpecError(f"a player's name is text, got {name!r}")
+    if tournament_id is not None:
+        if isinstance(tournament_id, bool) or not isinstance(tournament_id, int):
+            raise RunSpecError(f"a tournament id is an integer, got {tournament_id!r}")
+        store.tournament(tournament_id)  # one the store holds, else StoreError
+
+
 def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tournament_id: int | None,
               retry_penalties: bool = False) -> int:
     """The store's run for ``spec``, keyed by the code that plays it (:func:`run_version`);
@@ -108,6 +129,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
     finishes; return the run id and all its records (old and new) in game order.
     ``retry_penalties`` plays the run's penalised games again (a fault since fixed)."""
     check_backend(backend, address)
+    _check_call([spec], store, workers, tournament_id, [player_name])
     if backend != "local":
         cb = None if on_result is None else (lambda _k, rec: on_result(rec))
         return record_runs([spec], store, workers=workers, tournament_id=tournament_id, on_result=cb,
@@ -184,9 +206,12 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
     them all at once (preparations included), so a cluster never waits for one run.
     Every spec is checked (its player built) before any game is played."""
     check_backend(backend, address)
+    specs = as_sequence(specs, "the runs (RunSpecs)", RunSpecError)
+    names = [None] * len(specs) if player_names is None else as_sequence(player_names, "the player names",
+                                                                            RunSpecError)
+    _check_call(specs, store, workers, tournament_id, names)
     for spec in specs:
         make_player(spec.player)
-    names = player_names or [None] * len(specs)
     if backend == "local":
         return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
                            on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)),

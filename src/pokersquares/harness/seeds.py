@@ -15,6 +15,8 @@ import hashlib
 import hmac
 import secrets
 
+from ..errors import InvalidSeedError
+
 __all__ = ["new_secret", "player_seed", "PROCESS_SECRET"]
 
 # For games played outside a recorded run (play_game called directly): a secret of this
@@ -32,5 +34,9 @@ def player_seed(secret: str, purpose: str, seed: int) -> int:
     ``"prepare"``: the preparation of a run whose first deal is ``seed``): 31 bits of
     HMAC-SHA256 under ``secret`` (as small as deal seeds, so that players' own seed
     arithmetic, such as ``seed * 31 + move`` in int64 kernels, cannot overflow)."""
+    from ..cards import check_seed
+    if not isinstance(secret, str):
+        raise InvalidSeedError(f"a run's secret is text (new_secret()), got {secret!r}")
+    seed = check_seed(seed, "the deal's seed")  # not int(1.7), another deal's seed
     digest = hmac.new(secret.encode(), f"{purpose}:{int(seed)}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:4], "big") >> 1

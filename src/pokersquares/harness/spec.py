@@ -13,14 +13,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import progress
-from ..cards import check_seed
+from ..cards import as_sequence, check_seed, is_integer
 from ..errors import PokerSquaresError
 from ..points import PointSystem
 from .game_play import prepare_player
 from .registry import canonical_spec, check_params, make_player, parse_player_spec, resolve_factory
 from .seeds import player_seed
 
-__all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "player_cores", "default_workers",
+__all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
+           "check_game_indices", "player_cores", "default_workers",
            "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S", "prep_limit_s", "prep_overrun_note",
            "DEFAULT_MEMORY_MB", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
 
@@ -92,6 +93,28 @@ def check_seconds(value: float, what: str, *, zero_ok: bool) -> float:
     return float(value) + 0.0  # -0.0 is 0.0 (a run's key is made of these)
 
 
+def check_workers(workers) -> int | None:
+    """``workers`` (parallel games) if it is None (as many as fit) or a whole number from 1, else RunSpecError."""
+    if workers is not None and (not is_integer(workers) or workers < 1):
+        raise RunSpecError(f"the number of workers must be a whole number from 1 (or None: as many as fit), "
+                           f"got {workers!r}")
+    return None if workers is None else int(workers)
+
+
+def check_game_indices(spec: "RunSpec", indices) -> list[int]:
+    """The games ``indices`` of ``spec`` to play, as sorted ints, each one of its games
+    (0..games-1), else RunSpecError: game ``i`` is dealt ``spec.seed + i``, and an index
+    outside the run would play (and record) a deal that is not the run's."""
+    if not isinstance(spec, RunSpec):
+        raise RunSpecError(f"a run is a RunSpec, got {spec!r}")
+    wanted = as_sequence(indices, "the games to play (indices)", RunSpecError)
+    for i in wanted:
+        if not is_integer(i) or not 0 <= i < spec.games:
+            raise RunSpecError(f"the games to play are indices from 0 to {spec.games - 1} (the run's "
+                               f"{spec.games} games), got {i!r}")
+    return sorted(int(i) for i in wanted)
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One run's settings, checked when made: every game's seed is a Java long, the
@@ -114,15 +137,21 @@ class RunSpec:
         if not isinstance(self.player, str):
             raise RunSpecError(f"the player must be a spec (text), got {self.player!r}")
         object.__setattr__(self, "player", canonical_spec(self.player))
+        if not isinstance(self.point_system, PointSystem):
+            raise RunSpecError(f"the point system must be a PointSystem (parse_point_system('american'), ...), "
+                               f"got {self.point_system!r}")
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= MAX_GAMES:
             raise RunSpecError(f"the number of games must be an integer from 0 to {MAX_GAMES:,}, got {self.games!r}")
-        check_seed(self.seed, "the first seed")
+        # A plain int: numpy's int64 would wrap past the last seed (seed + games - 1) unseen.
+        object.__setattr__(self, "seed", check_seed(self.seed, "the first seed"))
         if self.games:
             check_seed(self.seed + self.games - 1, "the last game's seed (seed + games - 1)")
         object.__setattr__(self, "time_per_game", check_seconds(self.time_per_game, "the time per game", zero_ok=False))
         object.__setattr__(self, "prep_time", check_seconds(self.prep_time, "the preparation time", zero_ok=True))
         if isinstance(self.memory_mb, bool) or not isinstance(self.memory_mb, int) or self.memory_mb < 0:
             raise RunSpecError(f"the memory limit must be a whole number of MB (0: none), got {self.memory_mb!r}")
+        if self.secret is not None and not isinstance(self.secret, str):
+            raise RunSpecError(f"the run's secret is text (or None: a fresh one), got {self.secret!r}")
 
     def seeds(self) -> list[int]:
         return [self.seed + i for i in range(self.games)]

@@ -28,7 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import PokerSquaresError
+from ..cards import is_integer
+from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
 from ..points import PointSystem
 from .seeds import new_secret
 
@@ -315,10 +316,31 @@ def _key(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
+class _ClosedConnection:
+    """What a closed store's connection becomes: every use is one line saying so (not
+    sqlite3's ProgrammingError from deep inside a read)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def _closed(self, *args, **kwargs):
+        raise StoreError(f"the result store {self._path} is closed (open it again to use it)")
+
+    execute = executemany = __enter__ = _closed
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
 class ResultStore:
     """An SQLite file of runs, games and tournaments."""
 
     def __init__(self, path: str | Path = DEFAULT_DB, *, readonly: bool = False) -> None:
+        if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+            raise StoreError(f"a result store is a file's path (text or a Path), got {path!r}")
         self.path = Path(path)
         if readonly and not self.path.exists():
             raise StoreError(f"no result store at {self.path}")
@@ -440,12 +462,15 @@ class ResultStore:
             raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
 
     def close(self) -> None:
+        if isinstance(self.conn, _ClosedConnection):
+            return  # closed already
         try:
             self._save_lost_log()
         except sqlite3.Error:
             pass
         finally:
             self.conn.close()
+            self.conn = _ClosedConnection(self.path)
 
     def _file_identity(self, path: str | Path | None = None) -> tuple[int, int] | None:
         try:
@@ -546,6 +571,8 @@ class ResultStore:
         ``version`` names the code that plays (package and player version): games
         played by other code are not resumed into this run.
         """
+        if not isinstance(system, PointSystem):
+            raise InvalidPointSystemError(f"a run's point system is a PointSystem, got {system!r}")
         key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
         with self.transaction():
             row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
@@ -605,11 +632,18 @@ class ResultStore:
     def add_games(self, run_id: int, records: Iterable[GameRecord]) -> int:
         """Record finished games in one transaction; a game already recorded is kept as it
         was. The number of games added (the others were recorded already)."""
+        records = list(records)
+        for r in records:
+            if not isinstance(r, GameRecord):
+                raise StoreError(f"a finished game is recorded as a GameRecord, got {r!r}")
         rows = [(run_id, r.game_index, r.seed, r.score, json.dumps(r.placements), r.decision_s,
                  r.penalty, time.time(), r.fallback_moves) for r in records]
         if not rows:
             return 0
         self._check_same_file()
+        # Games of no run would be kept for ever under an id a later run may take.
+        if self.conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+            raise StoreError(f"no run {run_id!r} in {self.path}: its games are not recorded")
         try:
             with self.conn:
                 self.conn.execute("BEGIN")
@@ -628,6 +662,13 @@ class ResultStore:
         """:meth:`games` one at a time: a run of a million games is never held whole.
         ``moves=False``: the records without their placements (not even read), for what
         needs only scores, times and penalties."""
+        if seeds is not None:
+            if isinstance(seeds, (str, bytes)):
+                raise InvalidSeedError(f"the seeds to read are integers, not text: {seeds!r}")
+            seeds = list(seeds)  # checked before the first record is read
+            for seed in seeds:
+                if not is_integer(seed):
+                    raise InvalidSeedError(f"the seeds to read are integers, got {seed!r}")
         placements = "placements" if moves else "NULL"
         sql = (f"SELECT game_index, seed, score, {placements}, decision_s, penalty, {self._fallback} FROM games"
                " WHERE run_id = ?")
@@ -716,7 +757,7 @@ class ResultStore:
         games is never held in memory whole (the rows, then the text, then its bytes). A
         bad format or an unknown run is an error at once, before the first piece."""
         if fmt not in ("csv", "json"):
-            raise ValueError(f"an export is csv or json, got {fmt!r}")
+            raise StoreError(f"an export is csv or json, got {fmt!r}")
         return self._chunks(fmt, self.iter_export_rows(run_ids), size)
 
     @staticmethod

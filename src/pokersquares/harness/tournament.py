@@ -8,13 +8,18 @@ from typing import Callable
 
 import numpy as np
 
+from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from ..points import PointSystem, unique_names
-from .registry import make_player
-from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, record_runs
+from .registry import canonical_spec, make_player
+from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, record_runs
 from .store import GameRecord, ResultStore
 
 __all__ = ["TournamentError", "normalize", "tournament_table", "behind_first", "bootstrap_errors", "run_tournament", "table_from_store"]
+
+
+# The most bootstrap resamples (each is a table scored again over every system's games).
+MAX_RESAMPLES = 100_000
 
 
 class TournamentError(PokerSquaresError):
@@ -86,6 +91,8 @@ def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, d
     ``score_se[p]`` is the spread of ``p``'s sum; ``gap_se[p]`` that of the leader's
     sum minus ``p``'s, the figure to judge whether ``p`` is really behind. Systems on
     which the players have not all played the same number of games are left out."""
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples > MAX_RESAMPLES:
+        raise TournamentError(f"resamples is a whole number up to {MAX_RESAMPLES:,}, got {resamples!r}")
     if not players or resamples < 2:
         return {"score_se": {}, "gap_se": {}, "resamples": 0}
     rng = np.random.default_rng(seed)
@@ -117,8 +124,21 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     a game played. The local backend plays the runs one after the other; Ray plays
     them all at once."""
     check_backend(backend, address)
+    players = as_sequence(players, "a tournament's players (player specs)", TournamentError)
+    systems = as_sequence(systems, "a tournament's point systems", TournamentError,
+                          "parse_point_systems reads text such as 'american,british'")
     if not players or not systems:
         raise TournamentError("a tournament needs at least one player and one point system")
+    for player in players:
+        if not isinstance(player, str):
+            raise TournamentError(f"a tournament's players are player specs (text), got {player!r}")
+    for system in systems:
+        if not isinstance(system, PointSystem):
+            raise TournamentError(f"a tournament's point systems are PointSystems (parse_point_system('american'), "
+                                  f"...), got {system!r}")
+    # As the runs key them: "random" and "random:" are one player, and a table read back
+    # from the store finds each player's runs by this spec.
+    players = [canonical_spec(p) for p in players]
     if len({s.points for s in systems}) < len(systems):  # it would count twice in every player's score
         raise TournamentError("a tournament gives the same point values twice")
     if len(set(players)) < len(players):
@@ -127,6 +147,9 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     cells = [(sname, player) for sname in names for player in players]
     specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb)
              for system in systems for player in players]
+    if not isinstance(store, ResultStore):
+        raise TournamentError(f"a tournament is recorded in a ResultStore, got {store!r}")
+    check_workers(workers)
     for player in players:
         make_player(player)
     tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)

@@ -12,13 +12,15 @@ Rules-level: nothing here knows about players.
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..cards import card_name, deal, is_card_id
-from ..errors import InvalidCardError, PokerSquaresError
+from ..cards import as_sequence, card_name, check_seed, deal, is_card_id, is_seconds
+from ..errors import InvalidCardError, InvalidPointSystemError, PokerSquaresError
 from ..points import PointSystem
 from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
 from .exact import SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
@@ -38,6 +40,15 @@ def require_solver(points=None):
         require_cp_sat()
 
 DEFAULT_TIME_LIMIT = 60.0
+
+
+def check_time_limit(time_limit) -> float:
+    """``time_limit`` if it is a finite number of seconds above 0 (an infinite one would let
+    a proof run for hours unasked), else PokerSquaresError."""
+    if not is_seconds(time_limit) or not 0 < time_limit < math.inf:
+        raise PokerSquaresError(f"the time limit must be a finite number of seconds above 0, got {time_limit!r}")
+    return float(time_limit)
+
 GREEDY_STARTS = 8  # local searches that keep the rows of a greedy split (see greedy_partition)
 
 
@@ -73,9 +84,14 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
     """The optimum of the 25 ``cards`` (ids) under ``point_system`` within ``time_limit``
     seconds, the local search's included; that search always runs to its end (about a
     second on this project's machine), so a smaller limit takes that long."""
-    if not time_limit > 0:
-        raise PokerSquaresError(f"the time limit must be positive, got {time_limit}")
-    cards = list(cards)
+    check_time_limit(time_limit)
+    if not isinstance(point_system, PointSystem):
+        raise InvalidPointSystemError(f"an optimum's point system is a PointSystem (parse_point_system('american'), "
+                                      f"...), got {point_system!r}")
+    if seed is not None:
+        seed = check_seed(seed, "the deal's seed")
+    # Their order does not matter (a set will do), but they must be cards: not text, not a dict's keys.
+    cards = list(cards) if isinstance(cards, AbstractSet) else as_sequence(cards, "a deal's cards", InvalidCardError)
     if not all(map(is_card_id, cards)):
         raise InvalidCardError(f"a deal's cards are ids 0..51, got {cards!r}")
     cards = [int(c) for c in cards]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Iterable, Mapping
 
+from ..cards import is_integer, is_seconds
+from ..errors import PokerSquaresError
 from . import Optimum
 
 __all__ = ["regret_summary", "format_regret"]
@@ -20,6 +22,13 @@ __all__ = ["regret_summary", "format_regret"]
 def regret_summary(scores: Iterable[tuple[int, float]], optima: Mapping[int, Optimum]) -> dict | None:
     """Regret and fraction of optimum of ``(seed, score)`` pairs over the deals with a
     known optimum; None if there are none."""
+    if isinstance(scores, (str, bytes, Mapping)) or not isinstance(scores, Iterable):
+        raise PokerSquaresError(f"regret needs (seed, score) pairs, got {scores!r}")
+    scores = list(scores)
+    for pair in scores:
+        if (not isinstance(pair, (tuple, list)) or len(pair) != 2 or not is_integer(pair[0])
+                or not is_seconds(pair[1]) or not math.isfinite(pair[1])):
+            raise PokerSquaresError(f"regret needs (seed, score) pairs of an integer and a finite number, got {pair!r}")
     pairs = [(float(score), float(optima[seed].score), optima[seed].proven)
              for seed, score in scores if seed in optima]
     n = len(pairs)

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from ..cards import as_sequence, check_seed, is_integer
+from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
 from ..points import PointSystem
 from . import Optimum
 
@@ -97,7 +99,9 @@ class OptimaStore:
         if self._writer is not None:
             self._writer.close()
         else:
+            from ..harness.store import _ClosedConnection
             self.conn.close()
+            self.conn = _ClosedConnection(self.path)  # a read after close says so in one line
 
     def __enter__(self) -> "OptimaStore":
         return self
@@ -133,6 +137,12 @@ class OptimaStore:
 
     def many(self, seeds: Iterable[int], points, *, time_limit: float | None = None) -> dict[int, Optimum]:
         """The stored optima of ``seeds`` under ``points`` (those present)."""
+        if isinstance(seeds, (str, bytes)):
+            raise InvalidSeedError(f"the seeds to read are integers, not text: {seeds!r}")
+        seeds = list(seeds)
+        for s in seeds:
+            if not is_integer(s):
+                raise InvalidSeedError(f"the seeds to read are integers, got {s!r}")
         if not self._has_table():
             return {}
         wanted = set(int(s) for s in seeds)
@@ -162,9 +172,10 @@ def optima_from(stores: Iterable[str | Path], seeds: Iterable[int], points) -> d
     """The stored optima of ``seeds`` under ``points`` gathered from several stores (each
     point system's optima may live in a store of its own); where two hold a deal, the
     proven optimum counts, else the first store's."""
+    from ..harness.compare import store_paths
     seeds = list(seeds)
     out: dict[int, Optimum] = {}
-    for path in stores:
+    for path in store_paths(stores):
         with OptimaStore(path, readonly=True) as optima:
             for seed, opt in optima.many(seeds, points).items():
                 held = out.get(seed)
@@ -181,7 +192,19 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
     call resumes. A store that already holds every deal is only read: reading a
     finished store back (one kept in version control, say) leaves its file as it was."""
     from ..harness.store import StoreError
-    from . import solve_seed
+    from . import check_time_limit, solve_seed
+    # Everything checked before the store is opened (or created): a bad call records nothing.
+    seeds = [check_seed(s) for s in as_sequence(seeds, "the deals' seeds", InvalidSeedError)]
+    if not isinstance(point_system, PointSystem):
+        raise InvalidPointSystemError(f"an optimum's point system is a PointSystem (parse_point_system('american'), "
+                                      f"...), got {point_system!r}")
+    time_limit = check_time_limit(time_limit)
+    if not is_integer(workers) or workers < 1:
+        raise PokerSquaresError(f"the number of workers must be a whole number from 1, got {workers!r}")
+    if backend not in ("local", "ray"):
+        raise PokerSquaresError(f"unknown backend {backend!r}; backends: local, ray")
+    if address and backend != "ray":
+        raise PokerSquaresError("an address is for the ray backend")
     done: dict[int, Optimum] = {}
     if Path(db).exists():
         try:

@@ -1,0 +1,90 @@
+"""The optimum called from Python with bad values: one PokerSquaresError at the call,
+before any solving, and nothing written to a store for a call that is refused."""
+
+import pytest
+
+from pokersquares.errors import InvalidCardError, InvalidPointSystemError, InvalidSeedError, PokerSquaresError
+from pokersquares.optimum import solve_deal
+from pokersquares.optimum.store import OptimaStore, optima_from, solve_seeds
+from pokersquares.points import AMERICAN
+
+CARDS = list(range(25))
+
+
+@pytest.mark.parametrize("time_limit", [True, "5", float("inf"), float("nan"), 0, -1, None])
+def test_the_time_limit_is_a_finite_number_of_seconds(time_limit):
+    """True was taken as a second, inf as no limit at all (a proof for hours); "5" met a
+    bare TypeError."""
+    with pytest.raises(PokerSquaresError, match="time limit"):
+        solve_deal(CARDS, AMERICAN, time_limit=time_limit)
+
+
+@pytest.mark.parametrize("system", ["american", None, AMERICAN.points])
+def test_the_point_system_is_a_point_system(system):
+    with pytest.raises(InvalidPointSystemError):
+        solve_deal(CARDS, system, time_limit=1)
+
+
+def test_the_cards_and_the_seed_are_checked():
+    with pytest.raises(InvalidCardError):
+        solve_deal(None, AMERICAN, time_limit=1)
+    with pytest.raises(InvalidCardError):
+        solve_deal("AS KS", AMERICAN, time_limit=1)
+    with pytest.raises(InvalidSeedError):
+        solve_deal(CARDS, AMERICAN, time_limit=1, seed="x")  # a label stored as the deal's seed
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(seeds=[0, 2 ** 70]), dict(seeds=[1.0]), dict(seeds=None), dict(seeds="12"),
+    dict(point_system="american"), dict(time_limit=float("nan")), dict(workers=1.5), dict(workers=0),
+    dict(backend="nope"),
+])
+def test_solve_seeds_refuses_a_bad_call_before_opening_its_store(tmp_path, kwargs):
+    """A bad seed was found only when its deal's turn came: the store file was made (and
+    the deals before it solved and stored); an unknown backend was taken as local."""
+    db = tmp_path / "o.sqlite"
+    args = dict(seeds=[0], point_system=AMERICAN, time_limit=1.0)
+    args.update(kwargs)
+    with pytest.raises(PokerSquaresError):
+        solve_seeds(args.pop("seeds"), args.pop("point_system"), db=db, **args)
+    assert not db.exists()
+
+
+def test_seeds_given_as_a_generator_are_all_solved(tmp_path, monkeypatch):
+    """A generator was used up by the look-up in an existing store: nothing was solved, {} returned."""
+    import pokersquares.optimum as optimum
+    solved = []
+
+    def fake(seed, point_system, *, time_limit):
+        solved.append(seed)
+        return optimum.Optimum(seed, point_system.name, point_system.points, 1, 1, True, CARDS, 0.0, 1)
+
+    monkeypatch.setattr(optimum, "solve_seed", fake)
+    db = tmp_path / "o.sqlite"
+    OptimaStore(db).close()  # a store that exists is read first
+    got = solve_seeds((s for s in [4, 5]), AMERICAN, db=db, time_limit=1.0)
+    assert sorted(got) == [4, 5] and solved == [4, 5]
+
+
+def test_stored_optima_are_read_by_integer_seeds_from_open_stores(tmp_path):
+    db = tmp_path / "o.sqlite"
+    OptimaStore(db).close()
+    with OptimaStore(db, readonly=True) as store:
+        with pytest.raises(InvalidSeedError):
+            store.many(["a"], AMERICAN.points)
+    store.close()
+    from pokersquares.harness.store import StoreError
+    with pytest.raises(StoreError, match="closed"):
+        store.get(0, AMERICAN.points)
+    assert optima_from(str(db), [0], AMERICAN.points) == {}  # one path is one store, not its letters
+
+
+@pytest.mark.parametrize("scores", [None, {0: 5}, [(0, float("nan"))], [(0.5, 5)], [(0, "5")], "05"])
+def test_regret_takes_seed_and_score_pairs(scores):
+    """A dict or None met a bare TypeError; a nan score made every figure nan."""
+    from pokersquares.optimum import Optimum
+    from pokersquares.optimum.regret import regret_summary
+    optimum = Optimum(0, "American", AMERICAN.points, 10, 10, True, CARDS, 0.0, 10)
+    with pytest.raises(PokerSquaresError, match="pairs"):
+        regret_summary(scores, {0: optimum})
+    assert regret_summary([(0, 4)], {0: optimum})["regret"] == 6
