@@ -54,6 +54,12 @@ def test_run_games_plays_only_the_runs_own_games(indices):
         run_games(_spec(), indices, workers=1)
 
 
+def test_run_games_plays_each_game_once():
+    # A game listed twice was played twice (the store keeps only the first record).
+    with pytest.raises(RunSpecError, match="game 1 twice"):
+        run_games(_spec(), [1, 0, 1], workers=1)
+
+
 @pytest.mark.parametrize("workers", [0, -2, 1.5, "2", True])
 def test_run_games_workers_are_a_whole_number_from_one(workers):
     with pytest.raises(RunSpecError, match="workers"):

@@ -202,8 +202,15 @@ def test_a_base_player_used_by_hand_refuses_a_card_it_cannot_place_in_one_line()
     for points in (list(AMERICAN.points), np.array(AMERICAN.points, dtype=float)):
         with pytest.raises(InvalidPointSystemError, match="takes a PointSystem"):
             player.set_point_system(points, 0.0)
-    with pytest.raises(PokerSquaresError, match="number of seconds"):
-        player.set_point_system(AMERICAN, "1")
+    # "1" is no time; an infinite budget learned for ever, a negative one silently none.
+    for budget in ("1", float("inf"), -1.0, float("nan")):
+        with pytest.raises(PokerSquaresError, match="finite number of seconds from 0"):
+            player.set_point_system(AMERICAN, budget)
+    from pokersquares.errors import InvalidSeedError
+    for seed in (1.7, "3", None):  # int(1.7) made it seed 1
+        with pytest.raises(InvalidSeedError, match="set_seed takes an integer"):
+            player.set_seed(seed)
+    player.set_seed(2 ** 70)  # any integer, taken to 31 bits
     player.set_point_system(AMERICAN, 0.0)
     player.start_game()
     assert player.get_play(np.int64(5), 1.0) == (0, 0)

@@ -8,6 +8,7 @@ in the game, and answers ``(row, col)`` of an empty cell.
 
 from __future__ import annotations
 
+import math
 import pickle
 import time
 from typing import Protocol, runtime_checkable
@@ -15,7 +16,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..cards import Card, card_name, is_card_id, is_integer, is_seconds
-from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
+from ..errors import IllegalPlacementError, InvalidPointSystemError, InvalidSeedError, PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
@@ -112,8 +113,9 @@ class BasePlayer:
         if not isinstance(point_system, PointSystem):
             raise InvalidPointSystemError(f"set_point_system takes a PointSystem (PointSystem(points) or "
                                           f"parse_point_system('american')), got {_one_line(point_system)}")
-        if not is_seconds(budget_s):
-            raise PokerSquaresError(f"set_point_system's budget is a number of seconds, got {_one_line(budget_s)}")
+        if not is_seconds(budget_s) or not 0 <= budget_s < math.inf:  # an endless learning, or none meant
+            raise PokerSquaresError(f"set_point_system's budget is a finite number of seconds from 0, "
+                                    f"got {_one_line(budget_s)}")
         self.point_system = point_system
         self.points = np.array(point_system.points, dtype=np.int64)
         self.prepare(max(0.0, budget_s - handoff_reserve_s(self, budget_s) - (time.perf_counter() - start)))
@@ -140,7 +142,9 @@ class BasePlayer:
         """The harness seeds each game's randomness so that runs are reproducible. Its
         seeds are 31-bit (harness/seeds.py); any other integer is taken to 31 bits, so that
         kernels' seed arithmetic (``seed * 31 + move`` in int64, numpy's non-negative seeds)
-        holds for any seed a caller gives."""
+        holds for any seed a caller gives (an integer: 1.7 is no seed, not seed 1)."""
+        if not is_integer(seed):
+            raise InvalidSeedError(f"set_seed takes an integer, got {_one_line(seed)}")
         self.seed = int(seed) & SEED_MASK
 
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:

@@ -112,7 +112,11 @@ def check_game_indices(spec: "RunSpec", indices) -> list[int]:
         if not is_integer(i) or not 0 <= i < spec.games:
             raise RunSpecError(f"the games to play are indices from 0 to {spec.games - 1} (the run's "
                                f"{spec.games} games), got {i!r}")
-    return sorted(int(i) for i in wanted)
+    indices = sorted(int(i) for i in wanted)
+    twice = next((a for a, b in zip(indices, indices[1:]) if a == b), None)
+    if twice is not None:  # it would be played twice, and only its first record kept
+        raise RunSpecError(f"the games to play list game {twice} twice")
+    return indices
 
 
 @dataclass(frozen=True)
