@@ -48,7 +48,6 @@ class _FakeRay:
 
     def init(self, **options):
         import os
-        import signal
         import time
 
         self.events.append(("failure handler off", self._private.ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER))

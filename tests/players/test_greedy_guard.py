@@ -162,7 +162,6 @@ def test_the_rules_kernels_refuse_points_they_would_overflow_on():
     import pytest
 
     from pokersquares.errors import InvalidPointSystemError
-    from pokersquares.players import greedy_guard
 
     grid = np.array([*range(20), *[-1] * 5], dtype=np.int8)
     for call in (lambda p: greedy_guard.greedy_rule_move(grid, 30, p),
