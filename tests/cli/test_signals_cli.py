@@ -13,6 +13,13 @@ from pokersquares.cli import RESUMES, interrupted_note
 # Ctrl-C, kill's SIGTERM and a closed terminal's SIGHUP: each the command's own word and exit code.
 STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hung up")]
 
+
+def as_in_a_terminal() -> None:
+    """A command's signals as a terminal starts it, whatever this test run inherited (a
+    run under ``nohup`` ignores SIGHUP, and its commands would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
 # Loaded by the interpreter at start (PYTHONPATH): the command's subcommands are loaded,
 # then the signal arrives, from inside an ``exec`` of a string as numba's compiling
 # would have it (CPython then flags the KeyboardInterrupt as unhandled).
@@ -99,7 +106,7 @@ def test_a_signal_in_the_first_imports_is_one_line(tmp_path, module, how, sig, c
                PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
     r = subprocess.run([sys.executable, *how, "run", "--player", "random", "--games", "1"], env=env,
                        capture_output=True, text=True, timeout=60,
-                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                       preexec_fn=as_in_a_terminal)
     # the word alone, or with the run's note once the command line has loaded
     assert (r.returncode, r.stderr.strip().split(" (")[0], r.stdout) == (code, word, "")
     assert len(r.stderr.strip().splitlines()) == 1
@@ -122,7 +129,7 @@ def test_a_signal_while_the_subcommands_load_is_one_line(tmp_path, sig, code, wo
     env = dict(os.environ, SIGNAL_WHILE_LOADING=str(int(sig)),
                PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
     r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
-                       timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                       timeout=60, preexec_fn=as_in_a_terminal)
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
 
 
@@ -178,7 +185,7 @@ def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, si
     p = subprocess.Popen([sys.executable, "-m", "pokersquares", "train", "--player", "og:learn_threads=2",
                           "--system", "british", "--prep-time", "60", "--out", str(out)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                         preexec_fn=as_in_a_terminal)
     time.sleep(8)  # loaded, its kernels warmed up, learning
     p.send_signal(sig)
     try:
@@ -199,7 +206,7 @@ def test_a_signal_swallowed_by_an_at_fork_callback_still_stops_the_command(tmp_p
     r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "greedy", "--games", "300",
                         "--workers", "1", "--prep-time", "0", "--time-per-game", "5", "--db", str(tmp_path / "r.sqlite"),
                         "-q"], env=env, capture_output=True, text=True, timeout=120,
-                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                       preexec_fn=as_in_a_terminal)
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")
 
 

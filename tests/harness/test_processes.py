@@ -51,10 +51,9 @@ def start_run(tmp_path, *args, player="fault_players:SlowGames", games=400, env_
     cmd = [sys.executable, "-m", "pokersquares", "run", "--player", player, "--games", str(games),
            "--db", str(db), "--workers", "2", "--prep-time", "0", "--time-per-game", "5", *args]
 
-    def signals():
+    def signals():  # whatever this test run inherited (under nohup, SIGHUP ignored)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        if nohup:
-            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN if nohup else signal.SIG_DFL)
     out = subprocess.PIPE if output is None else output
     proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=out, text=True, start_new_session=True,
                             preexec_fn=signals)
