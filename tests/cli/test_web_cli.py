@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +26,8 @@ def test_serve_starts_on_localhost_and_answers(tmp_path):
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
                              "--think-time", "0.5", "--db", str(tmp_path / "r.sqlite"), "--warm", ""],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))  # not nohup's
     try:
         deadline = time.monotonic() + 180  # a cold numba cache compiles the players on import
         while True:
@@ -45,10 +47,13 @@ def test_serve_starts_on_localhost_and_answers(tmp_path):
         assert "greedy" in [a["name"] for a in config["agents"]]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/results", timeout=5) as r:
             assert json.load(r)["available"] is False
+        proc.send_signal(signal.SIGHUP)  # a closed terminal: the server shuts down as on SIGTERM
+        out, err = proc.communicate(timeout=30)
     finally:
-        proc.terminate()
-        proc.wait(10)
-    assert f"http://127.0.0.1:{port}/" in proc.stdout.read()
+        if proc.poll() is None:
+            proc.kill()
+    assert f"http://127.0.0.1:{port}/" in out
+    assert "Traceback" not in err  # the hang-up was raised inside uvicorn's event loop
 
 
 @pytest.mark.parametrize("args", [["--port", "0"], ["--port", "70000"], ["--think-time", "0"], ["--prep-time", "-1"]])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import time
 from pathlib import Path
@@ -162,4 +163,14 @@ def serve_cmd(
                + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
+    _hang_up_stops_uvicorn()
     uvicorn.run(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
+
+
+def _hang_up_stops_uvicorn() -> None:
+    """SIGHUP (a closed terminal) stops the server as uvicorn stops it on SIGTERM: it
+    shuts down cleanly. uvicorn handles SIGINT and SIGTERM only, and the command line's
+    SIGHUP handler raised inside its event loop (two tracebacks). Under ``nohup`` a
+    hang-up stays ignored."""
+    if callable(signal.getsignal(signal.SIGHUP)):
+        signal.signal(signal.SIGHUP, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
