@@ -316,6 +316,17 @@ def _key(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def seeds_to_read(seeds) -> list:
+    """``seeds`` (the deals a store is asked for) as a list of integers, else InvalidSeedError."""
+    if isinstance(seeds, (str, bytes)):
+        raise InvalidSeedError(f"the seeds to read are integers, not text: {seeds!r}")
+    seeds = list(seeds)
+    for seed in seeds:
+        if not is_integer(seed):
+            raise InvalidSeedError(f"the seeds to read are integers, got {seed!r}")
+    return seeds
+
+
 class _ClosedConnection:
     """What a closed store's connection becomes: every use is one line saying so (not
     sqlite3's ProgrammingError from deep inside a read)."""
@@ -663,12 +674,7 @@ class ResultStore:
         ``moves=False``: the records without their placements (not even read), for what
         needs only scores, times and penalties."""
         if seeds is not None:
-            if isinstance(seeds, (str, bytes)):
-                raise InvalidSeedError(f"the seeds to read are integers, not text: {seeds!r}")
-            seeds = list(seeds)  # checked before the first record is read
-            for seed in seeds:
-                if not is_integer(seed):
-                    raise InvalidSeedError(f"the seeds to read are integers, got {seed!r}")
+            seeds = seeds_to_read(seeds)  # checked before the first record is read
         placements = "placements" if moves else "NULL"
         sql = (f"SELECT game_index, seed, score, {placements}, decision_s, penalty, {self._fallback} FROM games"
                " WHERE run_id = ?")

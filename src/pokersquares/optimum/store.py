@@ -137,12 +137,8 @@ class OptimaStore:
 
     def many(self, seeds: Iterable[int], points, *, time_limit: float | None = None) -> dict[int, Optimum]:
         """The stored optima of ``seeds`` under ``points`` (those present)."""
-        if isinstance(seeds, (str, bytes)):
-            raise InvalidSeedError(f"the seeds to read are integers, not text: {seeds!r}")
-        seeds = list(seeds)
-        for s in seeds:
-            if not is_integer(s):
-                raise InvalidSeedError(f"the seeds to read are integers, got {s!r}")
+        from ..harness.store import seeds_to_read
+        seeds = seeds_to_read(seeds)
         if not self._has_table():
             return {}
         wanted = set(int(s) for s in seeds)
