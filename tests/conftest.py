@@ -156,3 +156,19 @@ def cli(monkeypatch, capsys):
         out, err = capsys.readouterr()
         return e.value.code, out, err
     return run
+
+
+@pytest.fixture
+def served_apps(monkeypatch) -> list:
+    """``serve`` without a real server: uvicorn's ``Server.run`` "starts" at once and
+    returns. The list holds each app it was given."""
+    pytest.importorskip("fastapi")
+    uvicorn = pytest.importorskip("uvicorn")
+    served = []
+
+    def run(server, sockets=None) -> None:
+        served.append(server.config.app)
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    return served

@@ -54,6 +54,33 @@ def test_serve_starts_on_localhost_and_answers(tmp_path):
             proc.kill()
     assert f"http://127.0.0.1:{port}/" in out
     assert "Traceback" not in err  # the hang-up was raised inside uvicorn's event loop
+    # Said as every command says it (uvicorn.run swallowed it: exit 0, no word).
+    assert proc.returncode == 129
+    assert err.rstrip().splitlines()[-1] == "hung up (the server stopped; finished games are recorded in --db)"
+
+
+@pytest.mark.parametrize("signum, code, word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+def test_serve_stopped_while_its_agents_learn_says_so_in_one_line(tmp_path, signum, code, word):
+    """Stopped while the warm-up's learners run: one line and the signal's exit code; no
+    agent reported FAILED because the stopping interpreter refused its learner's work."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--prep-time", "4",
+                             "--db", str(tmp_path / "r.sqlite"), "--warm", "american", "--no-record"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        deadline = time.monotonic() + 180
+        while not any("kernels of tiger ready" in line for line in lines):  # og, beemo, gettysburg learning
+            assert time.monotonic() < deadline and proc.poll() is None, lines
+            lines.append(proc.stderr.readline())
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert "FAILED" not in err and "Traceback" not in err, err
+    assert err.rstrip().splitlines()[-1] == f"{word} (the server stopped)"
 
 
 @pytest.mark.parametrize("args", [["--port", "0"], ["--port", "70000"], ["--think-time", "0"], ["--prep-time", "-1"]])
@@ -111,11 +138,8 @@ def test_serve_refuses_a_bad_java_player_in_one_line_before_it_starts(java_class
     ("myhost.lan:80x", "without a port"), ("myhost.lan/page", "without a path"), ("", "not an empty value"),
     ("my host", "no spaces"), ("1.2.3", "not a host name"),
 ])
-def test_serve_refuses_a_malformed_allow_host_in_one_line_before_it_starts(value, says, cli, monkeypatch):
-    import uvicorn
-
-    served = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))  # never a real server here
+def test_serve_refuses_a_malformed_allow_host_in_one_line_before_it_starts(value, says, cli, served_apps):
+    served = served_apps
     code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "", "--no-record",
                          "--allow-host", "myhost.lan", "--allow-host", value)
     assert code == 2 and not served, err
@@ -124,12 +148,10 @@ def test_serve_refuses_a_malformed_allow_host_in_one_line_before_it_starts(value
     assert "Traceback" not in err and "Poker Squares at" not in out  # never started
 
 
-def _served_app(cli, monkeypatch, *args):
-    """What ``serve`` would run (uvicorn.run stands in): (exit code, the app, stderr)."""
-    import uvicorn
-
-    served = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
+def _served_app(cli, served_apps, *args):
+    """What ``serve`` would run (a stand-in server): (the app, stderr)."""
+    served = served_apps
+    served.clear()
     code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "", "--no-record", *args)
     assert code == 0 and len(served) == 1, err
     return served[0], err
@@ -141,39 +163,36 @@ def _status(app, host):
     return TestClient(app).get("/api/docs", headers={"Host": host}).status_code
 
 
-def test_serve_on_all_interfaces_with_allow_host_still_answers_to_its_addresses(cli, monkeypatch):
+def test_serve_on_all_interfaces_with_allow_host_still_answers_to_its_addresses(cli, served_apps):
     """--host 0.0.0.0 answers to any name; naming one with --allow-host keeps the server
     answering by its addresses (a phone on the LAN at http://192.168.1.20:8000), adds the
     name, and refuses other names (DNS rebinding)."""
-    app, _ = _served_app(cli, monkeypatch, "--host", "0.0.0.0")
+    app, _ = _served_app(cli, served_apps, "--host", "0.0.0.0")
     assert {_status(app, h) for h in ["192.168.1.20:8000", "myhost.lan:8000", "evil.example"]} == {200}
-    app, err = _served_app(cli, monkeypatch, "--host", "0.0.0.0", "--allow-host", "myhost.lan")
+    app, err = _served_app(cli, served_apps, "--host", "0.0.0.0", "--allow-host", "myhost.lan")
     for host in ["192.168.1.20:8000", "[fe80::1]:8000", "127.0.0.1:8000", "localhost:8000", "myhost.lan:8000"]:
         assert _status(app, host) == 200, host
     assert _status(app, "evil.example:8000") == _status(app, "192.168.1.20.evil.example") == 421
     assert "--allow-host '*'" not in err
 
 
-def test_serve_allow_host_star_answers_any_name_and_warns(cli, monkeypatch):
-    app, err = _served_app(cli, monkeypatch, "--allow-host", "*")
+def test_serve_allow_host_star_answers_any_name_and_warns(cli, served_apps):
+    app, err = _served_app(cli, served_apps, "--allow-host", "*")
     assert _status(app, "evil.example") == 200
     assert "warning: --allow-host '*'" in err and "DNS rebinding" in err
-    app, err = _served_app(cli, monkeypatch, "--allow-host", "myhost.lan")
+    app, err = _served_app(cli, served_apps, "--allow-host", "myhost.lan")
     assert _status(app, "myhost.lan") == 200 and _status(app, "evil.example") == 421
     assert "warning" not in err
 
 
-def test_serve_warms_the_twelve_contest_systems_for_contest(cli, monkeypatch):
+def test_serve_warms_the_twelve_contest_systems_for_contest(cli, monkeypatch, served_apps):
     # 'contest' was refused: "'contest' names twelve systems; use it where a list is accepted".
-    import uvicorn
-
     import pokersquares.web as web
     from pokersquares.points import contest_specs
 
     warmed = []
     made = web.create_app
     monkeypatch.setattr(web, "create_app", lambda *a, **kw: warmed.append(kw["warm"]) or made(*a, **{**kw, "warm": []}))
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
     code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "contest; random:7", "--no-record")
     assert code == 0, err
     assert warmed == [[*contest_specs(), "random:7"]] and len(warmed[0]) == 13
@@ -182,3 +201,15 @@ def test_serve_warms_the_twelve_contest_systems_for_contest(cli, monkeypatch):
 def test_serve_refuses_a_classpath_without_a_java_player(cli, tmp_path):
     code, out, err = cli("serve", "--classpath", str(tmp_path), "--warm", "", "--no-record")
     assert (code, out) == (2, "") and err.strip() == "error: --classpath goes with --java-player (the Java players' classes)"
+
+
+def test_serve_says_when_the_server_did_not_start(cli, monkeypatch):
+    """uvicorn returns without starting (the port taken since it was checked): one line
+    and exit 1, not exit 0 after "Poker Squares at ..." (uvicorn.run exited 3 unsaid)."""
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: None)
+    port = _free_port()
+    code, out, err = cli("serve", "--port", str(port), "--warm", "", "--no-record")
+    assert code == 1, err
+    assert err.strip().splitlines()[-1] == f"error: the server did not start on 127.0.0.1:{port}"

@@ -62,3 +62,39 @@ def test_a_warm_up_promoted_by_a_page_starts_past_the_busy_warm_ups(one_worker):
     assert not seen("tiger", 0.3)
     preparer.promote(queued)  # a page asked for the agent the server meant to warm
     assert seen("tiger", 5)
+
+
+class _LearnsUntilReleased:
+    """An agent whose learning waits for ``release``, then fails as a learner does when
+    the stopping interpreter's thread pools refuse its work."""
+
+    release = threading.Event()
+    learning = threading.Event()
+
+    def set_point_system(self, point_system, budget_s) -> None:
+        type(self).learning.set()
+        type(self).release.wait(10)
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+
+def test_a_preparation_the_stopping_server_breaks_ends_cancelled_not_failed():
+    from pokersquares.web.agents import CANCELLED, FAILED, AgentPool, AgentSpec
+
+    _LearnsUntilReleased.release.clear()
+    _LearnsUntilReleased.learning.clear()
+    pool = AgentPool({"slow": AgentSpec(_LearnsUntilReleased, "learns until released")}, prep_s=1.0)
+    prep = pool.request("slow", AMERICAN)
+    assert _LearnsUntilReleased.learning.wait(10)
+    pool.close()
+    assert pool.closed
+    _LearnsUntilReleased.release.set()
+    prep.done.result(10)
+    assert prep.phase == CANCELLED  # the server's console says nothing of it: not the agent's failure
+
+    open_pool = AgentPool({"slow": AgentSpec(_LearnsUntilReleased, "learns until released")}, prep_s=1.0)
+    try:
+        prep = open_pool.request("slow", AMERICAN)  # released already: it fails at once
+        prep.done.result(10)
+        assert prep.phase == FAILED  # while the server runs, a failure is one
+    finally:
+        open_pool.close()

@@ -163,14 +163,28 @@ def serve_cmd(
                + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
-    _hang_up_stops_uvicorn()
-    uvicorn.run(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
+    server = uvicorn.Server(uvicorn.Config(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30))
+    _hang_up_stops(server)
+    # Not uvicorn.run, which swallows the Ctrl-C it re-raises after shutting down (and
+    # the SIGTERM our handler turns into one): the command then ended with exit 0 and
+    # no word. Here the signal reaches the command line's handler, which says it in one
+    # line and exits 130, 143 or 129 as every other command does.
+    server.run()
+    if not server.started:  # uvicorn logged why (the port taken since it was checked, ...)
+        raise fail(f"the server did not start on {shown}:{port}", code=1)
 
 
-def _hang_up_stops_uvicorn() -> None:
-    """SIGHUP (a closed terminal) stops the server as uvicorn stops it on SIGTERM: it
-    shuts down cleanly. uvicorn handles SIGINT and SIGTERM only, and the command line's
-    SIGHUP handler raised inside its event loop (two tracebacks). Under ``nohup`` a
-    hang-up stays ignored."""
-    if callable(signal.getsignal(signal.SIGHUP)):
-        signal.signal(signal.SIGHUP, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
+def _hang_up_stops(server) -> None:
+    """SIGHUP (a closed terminal) shuts ``server`` down as uvicorn does on SIGTERM, then
+    reaches the command line's own handler (said "hung up", exit 129). uvicorn handles
+    SIGINT and SIGTERM only, and the command line's handler raised inside its event
+    loop (two tracebacks). Under ``nohup`` a hang-up stays ignored."""
+    ours = signal.getsignal(signal.SIGHUP)
+    if not callable(ours):
+        return
+
+    def hang_up(signum, frame) -> None:
+        signal.signal(signal.SIGHUP, ours)  # uvicorn raises it again once it has shut down
+        server.handle_exit(signum, frame)
+
+    signal.signal(signal.SIGHUP, hang_up)

@@ -325,10 +325,19 @@ class AgentPool:
         # off the preparation threads, rather than compile the same kernels a second time.
         self._held: dict[str, list[Preparation]] = {}
         self._reviews: dict[str, bool] = {}
+        self._closed = False
 
     def close(self) -> None:
+        """The server is stopping: nothing more starts. A preparation under way is let
+        run out (a learner cannot be stopped mid-kernel) and ends ``cancelled``, even if
+        the stopping interpreter breaks it (its thread pools refuse work)."""
+        self._closed = True
         self._preparer.close()
         self._think_pool.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     # -- the agents ----------------------------------------------------------------
     @property
@@ -458,10 +467,10 @@ class AgentPool:
             except BaseException as e:  # noqa: BLE001 - reported to the page in one line (a sys.exit() too)
                 prep.error = e
                 if prep.phase != CANCELLED:
-                    prep.phase = FAILED
+                    prep.phase = CANCELLED if self._closed else FAILED
             else:
                 if prep.phase != CANCELLED:
-                    prep.phase = READY
+                    prep.phase = CANCELLED if self._closed else READY
             finally:
                 prep.finished = time.monotonic()
                 if not prep.done.done():

@@ -120,6 +120,8 @@ def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], Non
     lock = threading.Lock()
 
     def ready(prep: Preparation) -> None:
+        if pool.closed:  # the server is stopping: its console says so, not each agent
+            return
         with lock:
             done.append(prep)
             n = len(done)
@@ -145,6 +147,8 @@ def _load_and_warm(pool: AgentPool, systems: list, on_event: Callable[[str], Non
             pool.warm_agent(name, systems, ready)
 
     def compiled_one(name: str, n: int, of: int) -> None:
+        if pool.closed:
+            return
         say(f"kernels of {name} ready ({n}/{of} agents, {time.monotonic() - start:.1f} s)")
         pool.release(name)
         pool.warm_agent(name, systems, ready)
