@@ -43,6 +43,8 @@ BAD = {
                                  "--prep-time must be at least 0 s, got -1"),
     "memory limit negative named": (["run", "--player", "greedy", "--memory-limit", "-1", *R],
                                     "--memory-limit must be a whole number of MB"),
+    "memory limit in GB by mistake": (["run", "--player", "greedy", "--memory-limit", "4", *R],
+                                      "--memory-limit is in MB: 4 MB is less than a game process needs to start"),
     "seed named": (["run", "--player", "greedy", "--seed", str(2 ** 63), *R], "--seed 9223372036854775808 is outside"),
     "sweep time per game zero named": (["sweep", "--player", "greedy", "--param", "flush_weight=0,1",
                                         "--time-per-game", "0", "--prep-time", "0"],

@@ -140,15 +140,15 @@ def test_play_prints_moves_and_grid(tmp_path):
 
 def test_play_says_a_game_comes_from_the_store_and_plays_a_penalised_one_again_on_request(tmp_path):
     db = str(tmp_path / "p.sqlite")
-    first = cli("play", "--player", "greedy", "--db", db, "--memory-limit", "1")
+    first = cli("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250")  # 40 MB a move
     assert first.returncode == 0 and "penalty: memory" in first.stdout and "stored" not in first.stderr
-    again = cli("play", "--player", "greedy", "--db", db)
+    again = cli("play", "--player", "fault_players:Leaks", "--db", db)
     assert "penalty: memory" in again.stdout
     assert "the game stored in run 1 of" in again.stderr and "--retry-penalties" in again.stderr
-    retried = cli("play", "--player", "greedy", "--db", db, "--retry-penalties", "--json")
+    retried = cli("play", "--player", "fault_players:Leaks", "--db", db, "--retry-penalties", "--json")  # 4096 MB
     data = json.loads(retried.stdout)
     assert data["penalty"] is None and data["score"] == 82 and data["from_store"] is False
-    assert json.loads(cli("play", "--player", "greedy", "--db", db, "--json").stdout)["from_store"] is True
+    assert json.loads(cli("play", "--player", "fault_players:Leaks", "--db", db, "--json").stdout)["from_store"] is True
 
 
 def test_the_table_counts_the_systems_each_player_is_first_on_or_within_one_se_of_it(capsys):

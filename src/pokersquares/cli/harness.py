@@ -38,8 +38,10 @@ DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store (created
 READ_DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store to read (read only; it must exist).")
 TPG_OPT = typer.Option(30.0, "--time-per-game", help="Decision seconds per game (contest: 30).")
 PREP_OPT = typer.Option(300.0, "--prep-time", help="Preprocessing seconds per point system (contest: 300).")
+# The least --memory-limit taken: a game process holds about 80 MB before its player loads.
+MIN_MEMORY_LIMIT_MB = 128
 MEMORY_OPT = typer.Option(DEFAULT_MEMORY_MB, "--memory-limit", help="MB of resident memory one game process may "
-                          "use; a player over it is stopped and its game scores the penalty (0: no limit).")
+                          "use; a player over it is stopped and its game scores the penalty (at least 128; 0: no limit).")
 RETRY_OPT = typer.Option(False, "--retry-penalties", help="Play the stored penalised games of these runs again "
                          "(after fixing what caused them); other finished games are kept.")
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
@@ -124,6 +126,9 @@ def check_run_options(games: int, seed: int, time_per_game: float, prep_time: fl
     check_seconds(prep_time, "--prep-time", zero_ok=True)
     if memory_limit < 0:
         raise fail(f"--memory-limit must be a whole number of MB (0: none), got {memory_limit}")
+    if 0 < memory_limit < MIN_MEMORY_LIMIT_MB:  # 4 meant as 4 GB: every game would be recorded as a penalty
+        raise fail(f"--memory-limit is in MB: {memory_limit} MB is less than a game process needs to start "
+                   f"(about 80 MB); give at least {MIN_MEMORY_LIMIT_MB} (e.g. 4096 for 4 GB), or 0 for no limit")
 
 
 def check_player_list(text: str, option: str) -> list[str]:
