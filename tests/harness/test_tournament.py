@@ -1,6 +1,8 @@
+import numpy as np
 import pytest
 
-from pokersquares.harness.tournament import normalize, table_from_store, tournament_table, run_tournament
+from pokersquares.harness.tournament import (TournamentError, normalize, run_tournament, table_from_store,
+                                            tournament_table)
 from pokersquares.harness.store import ResultStore
 from pokersquares.points import parse_point_systems
 
@@ -95,3 +97,24 @@ def test_a_tournament_refuses_a_system_or_a_player_twice_before_recording_anythi
         with pytest.raises(TournamentError, match="twice"):
             run_tournament(players, systems, 2, 0, store, time_per_game=5.0, prep_time=0.0)
     assert store.tournaments() == [] and store.runs() == []
+
+
+@pytest.mark.parametrize("scores, says", [
+    ({}, "no scores for point system 'S'"),
+    ({"S": {"a": [1, 2]}}, "no scores for player 'b' on point system 'S'"),
+    ({"S": {"a": [1, 2], "b": [1, "x"]}}, "the scores of 'b' on 'S' are a list of finite numbers, got [1, 'x']"),
+    ({"S": {"a": [1, 2], "b": 3}}, "the scores of 'b' on 'S' are a list of finite numbers, got 3"),
+    ({"S": {"a": [1, 2], "b": [1, float("nan")]}}, "the scores of 'b' on 'S' are a list"),
+    ({"S": {"a": [1, 2], "b": [True, 2]}}, "the scores of 'b' on 'S' are a list"),
+])
+def test_a_table_of_missing_or_bad_scores_is_refused_in_one_line(scores, says):
+    # Were a KeyError 'S', a TypeError of int + str, or a NaN total ranked first.
+    with pytest.raises(TournamentError) as e:
+        tournament_table(["a", "b"], ["S"], 2, scores)
+    assert str(e.value).startswith(says)
+
+
+def test_normalising_no_players_gives_nothing():
+    assert normalize({}) == {}  # was min() of an empty sequence
+    table = tournament_table(["a", "b"], ["S"], 2, {"S": {"a": np.array([1, 2]), "b": (3, 4)}})
+    assert table["normalized"]["S"] == {"a": 0.0, "b": 1.0}  # arrays and tuples are lists of numbers too

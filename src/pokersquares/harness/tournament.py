@@ -28,7 +28,10 @@ class TournamentError(PokerSquaresError):
 
 def normalize(totals: dict[str, float]) -> dict[str, float]:
     """``(total - min) / (max - min)`` over the players. When every player has the
-    same total the contest formula is 0/0; here they all share the best score, 1."""
+    same total the contest formula is 0/0; here they all share the best score, 1.
+    No players: nothing to normalise, ``{}``."""
+    if not totals:
+        return {}
     lo, hi = min(totals.values()), max(totals.values())
     if hi == lo:
         return {p: 1.0 for p in totals}
@@ -41,7 +44,9 @@ def tournament_table(players: list[str], systems: list[str], games: int,
     """The contest's table from each player's game scores per system (game ``i`` of every
     player is the same deal): totals, normalised scores, sums and ranking, plus
     per-system means with standard errors and :func:`bootstrap_errors` of the sums,
-    and each cell's count of penalised games (``penalties``, zeros if not given)."""
+    and each cell's count of penalised games (``penalties``, zeros if not given).
+    Raises :class:`TournamentError` when a cell's scores are missing or not numbers."""
+    _check_scores(players, systems, scores)
     totals = {s: {p: float(sum(scores[s][p])) for p in players} for s in systems}
     normalized = {s: normalize(totals[s]) for s in systems}
     sums = {p: sum(normalized[s][p] for s in systems) for p in players}
@@ -54,6 +59,26 @@ def tournament_table(players: list[str], systems: list[str], games: int,
             "penalties": {s: {p: (penalties or {}).get(s, {}).get(p, 0) for p in players} for s in systems},
             "behind_first": {s: behind_first(players, scores[s]) for s in systems},
             **bootstrap_errors(players, systems, scores, ranking[0] if players else None, resamples)}
+
+
+def _check_scores(players: list[str], systems: list[str], scores) -> None:
+    """Every (system, player) cell of ``scores`` there, a sequence of numbers."""
+    for s in systems:
+        row = scores.get(s) if isinstance(scores, dict) else None
+        if not isinstance(row, dict):
+            raise TournamentError(f"no scores for point system {s!r}")
+        for p in players:
+            cell = row.get(p)
+            if cell is None:
+                raise TournamentError(f"no scores for player {p!r} on point system {s!r}")
+            try:
+                values = None if isinstance(cell, (str, bytes)) else list(cell)
+            except TypeError:  # one number, not a list of them
+                values = None
+            if values is None or not all(
+                    isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+                    and np.isfinite(x) for x in values):
+                raise TournamentError(f"the scores of {p!r} on {s!r} are a list of finite numbers, got {cell!r:.60}")
 
 
 def behind_first(players: list[str], scores: dict[str, list[int]]) -> dict:
