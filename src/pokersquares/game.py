@@ -13,7 +13,7 @@ import numpy as np
 
 from .cards import NUM_CARDS, Card, as_sequence, card_name, check_seed, deal, is_card_id, is_integer
 from .errors import IllegalPlacementError, InvalidCardError, InvalidCellError, InvalidPointSystemError
-from .hands import HAND_NAMES, NUM_HANDS, HandId, hand_id
+from .hands import NUM_HANDS, HandId, hand_id
 from .points import PointSystem
 
 __all__ = ["SIZE", "NUM_CELLS", "EMPTY", "LINES", "Grid", "Game", "cell_index", "cell_of"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from .cards import as_sequence
 from .errors import InvalidPointSystemError

@@ -1,7 +1,6 @@
 """The beemo and og players: registered, legal games within budget, OG's choices,
 trained tables loaded by spec."""
 
-import time
 
 import numpy as np
 import pytest
