@@ -122,3 +122,51 @@ def test_a_copied_or_pickled_game_plays_and_scores_as_the_original(spec):
         assert str(copied) == str(game) and copied.point_system == game.point_system
         assert list(copied.points) == list(game.points)
         assert play_deal(copied, 3, first)[1] == score
+
+
+def test_a_state_deserialized_in_another_game_is_scored_by_that_game():
+    # The points were kept in the state's __dict__, which serialize() pickles: a British
+    # state read into the American game was scored British.
+    british, american = load("british"), load("american")
+    first = lambda s: s.legal_actions()[0]  # noqa: E731
+    state, british_score = play_deal(british, 3, first)
+    american_score = play_deal(american, 3, first)[1]
+    assert british_score != american_score
+    assert american.deserialize_state(state.serialize()).returns() == [float(american_score)]
+    assert british.deserialize_state(state.serialize()).returns() == [float(british_score)]
+    game, copied = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(british, state))
+    assert copied.returns() == [float(british_score)]
+
+
+def test_chance_outcomes_and_action_strings_only_for_what_they_describe():
+    from pokersquares.errors import InvalidCellError, PokerSquaresError
+
+    game = load("american")
+    state = game.new_initial_state()
+    state.apply_action(5)
+    with pytest.raises(PokerSquaresError, match="player's turn"):
+        state.chance_outcomes()  # cards, which a caller would apply as cells
+    with pytest.raises(InvalidCellError):
+        state.action_to_string(0, 99)  # was "row 19 col 4"
+    assert state.action_to_string(0, 7) == "row 1 col 2"
+    state, _ = play_deal(game, 3, lambda s: s.legal_actions()[0])
+    with pytest.raises(PokerSquaresError, match="terminal"):
+        state.chance_outcomes()
+
+
+@pytest.mark.parametrize("answer", [3.5, "3", True, None, -1, 25, 2 ** 70])
+def test_play_deal_refuses_a_chooser_answer_that_is_not_a_cell(answer):
+    # int(choose(state)) played 3.5 and "3" as cell 3, True as cell 1.
+    from pokersquares.errors import IllegalPlacementError
+
+    with pytest.raises(IllegalPlacementError, match="not a cell index"):
+        play_deal(load("american"), 3, lambda s: answer)
+
+
+def test_load_takes_ten_integers_and_refuses_anything_else_in_one_line():
+    from pokersquares.errors import InvalidPointSystemError
+
+    assert load(list(range(10))).point_system == PointSystem(tuple(range(10)))
+    for bad in (None, 5, [1] * 9):
+        with pytest.raises(InvalidPointSystemError):
+            load(bad)

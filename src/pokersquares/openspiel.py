@@ -21,13 +21,14 @@ OpenSpiel algorithm plays exactly the games the harness plays.
 
 from __future__ import annotations
 
+import operator
 from typing import Callable
 
 import numpy as np
 import pyspiel
 
 from .cards import NUM_CARDS, card_name, deal
-from .errors import IllegalPlacementError
+from .errors import IllegalPlacementError, InvalidCellError, PokerSquaresError
 from .game import EMPTY, NUM_CELLS, Grid, cell_of
 from .kernels.core import score_grid
 from .points import PointSystem, parse_point_system
@@ -110,8 +111,10 @@ class PokerSquaresState(pyspiel.State):
     """A grid being filled: a chance node deals the next card, then the player places it."""
 
     def __init__(self, game: PokerSquaresGame):
+        # The points are read from the game (get_game()), never kept here: a state's
+        # attributes are what serialize() pickles and deserialize_state() restores, and a
+        # state of another point system's game would be scored by that system.
         super().__init__(game)
-        self._points = game.points
         self.grid = [EMPTY] * NUM_CELLS
         self.undealt = [True] * NUM_CARDS
         self.card: int | None = None  # in hand: the player's turn
@@ -126,6 +129,9 @@ class PokerSquaresState(pyspiel.State):
         return [cell for cell in range(NUM_CELLS) if self.grid[cell] == EMPTY]
 
     def chance_outcomes(self):
+        if self.card is not None or self.placed == NUM_CELLS:  # not cards to sample as cells
+            raise PokerSquaresError("chance_outcomes() is for chance nodes; this state is "
+                                    + ("terminal" if self.placed == NUM_CELLS else "the player's turn"))
         cards = [c for c in range(NUM_CARDS) if self.undealt[c]]
         p = 1.0 / len(cards)
         return [(c, p) for c in cards]
@@ -152,6 +158,8 @@ class PokerSquaresState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {card_name(action)}"
+        if not 0 <= action < NUM_CELLS:  # never "row 19 col 4" for 99
+            raise InvalidCellError(f"no cell {action}: a player's action is a cell 0..24")
         row, col = cell_of(action)
         return f"row {row} col {col}"
 
@@ -161,7 +169,7 @@ class PokerSquaresState(pyspiel.State):
     def returns(self):
         if self.placed < NUM_CELLS:
             return [0.0]
-        return [float(score_grid(np.array(self.grid, dtype=np.int8), self._points))]
+        return [float(score_grid(np.array(self.grid, dtype=np.int8), self.get_game().points))]
 
     def __str__(self):
         rows = [" ".join(card_name(c) if c != EMPTY else ".." for c in self.grid[r * 5:r * 5 + 5]) for r in range(5)]
@@ -199,7 +207,10 @@ pyspiel.register_game(_GAME_TYPE, PokerSquaresGame)
 
 
 def load(point_system: PointSystem | str = "american") -> PokerSquaresGame:
-    """The game for a point system (a PointSystem or a spec such as ``"british"``)."""
+    """The game for a point system (a PointSystem, a spec such as ``"british"`` or ten
+    integers, as the environment takes; anything else is one InvalidPointSystemError)."""
+    if not isinstance(point_system, (str, PointSystem)):
+        point_system = PointSystem(point_system)  # checks: ten integers, else InvalidPointSystemError
     spec = point_system if isinstance(point_system, str) else " ".join(map(str, point_system.points))
     return pyspiel.load_game(GAME_NAME, {"point_system": spec})
 
@@ -216,7 +227,17 @@ def play_deal(game, seed: int, choose: Callable[[PokerSquaresState], int]) -> tu
     state = game.new_initial_state()
     for card in deal(seed)[:NUM_CELLS]:
         state.apply_action(card)
-        state.apply_action(int(choose(state)))
+        answer = choose(state)
+        # A cell index (numpy's too); never int() of 3.5, "3" or True, another cell.
+        try:
+            if isinstance(answer, (bool, np.bool_)):
+                raise TypeError
+            cell = operator.index(answer)
+            if not 0 <= cell < NUM_CELLS:  # -1 is OpenSpiel's kInvalidAction, 2**70 no action at all
+                raise TypeError
+        except TypeError:
+            raise IllegalPlacementError(f"choose answered {answer!r}, not a cell index 0..24") from None
+        state.apply_action(cell)
     score = int(state.returns()[0])
     grid = Grid(state.grid)
     assert score == grid.score(game.point_system), "the OpenSpiel game and the rules disagree"

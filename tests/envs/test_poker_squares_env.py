@@ -325,3 +325,74 @@ def test_a_policy_named_by_module_path_that_is_not_callable_is_refused_before_an
                          "--prep-time", "0", "--time-per-game", "1", "--db", db, "--json")
     assert code == 2 and out == "" and "not a callable" in err and err.count("\n") == 1
     assert not db.exists()
+
+
+def test_a_reward_or_render_mode_that_is_no_text_is_refused_in_one_line():
+    # np.array(["hands", "final"]) in REWARDS compared elementwise: numpy's "truth value of
+    # an array ... is ambiguous", not the environment's word.
+    from pokersquares.errors import PokerSquaresError
+
+    for kwargs in ({"reward": np.array(["hands", "final"])}, {"render_mode": np.array(["ansi", "human"])},
+                   {"reward": "nope"}, {"render_mode": "human"}):
+        with pytest.raises(PokerSquaresError, match="must be"):
+            PokerSquaresEnv(**kwargs)
+
+
+def test_an_action_whose_index_fails_is_an_illegal_placement():
+    # A torch float tensor (or a many-element one) has __index__ and raises TypeError from it.
+    class FloatTensor:
+        def __index__(self):
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+
+    env = PokerSquaresEnv()
+    env.reset(seed=1)
+    with pytest.raises(IllegalPlacementError, match="cell index"):
+        env.step(FloatTensor())
+    assert env.turn == 0
+
+
+def test_a_masked_random_policy_refuses_a_mask_that_is_not_one_flag_per_cell():
+    # A vector environment's (2, 25) mask was flattened: cell 23 of the first grid, or 37, no cell at all.
+    from pokersquares.errors import PokerSquaresError
+
+    vec = gym.vector.SyncVectorEnv([lambda: gym.make("PokerSquares-v0")] * 2)
+    obs, info = vec.reset(seed=1)
+    for mask in (info["action_mask"], np.ones(24, dtype=np.int8), [0] * 29 + [1], "abc", ["1"] * 25):
+        with pytest.raises(PokerSquaresError, match="25 flags"):
+            MaskedRandomPolicy(1)({}, {"action_mask": mask})
+    assert MaskedRandomPolicy(1)({}, {"action_mask": [False] * 7 + [True] + [False] * 17}) == 7
+
+
+def test_a_masked_random_policy_has_one_generator_per_java_long():
+    # Masking to 63 bits gave -1 and 2**63 - 1 the same generator, as the environment once did.
+    draws = {s: tuple(MaskedRandomPolicy(s).rng.integers(1000, size=8)) for s in (-1, 2 ** 63 - 1, -(2 ** 63), 0)}
+    assert len(set(draws.values())) == 4
+    assert draws[0] == tuple(np.random.default_rng(0).integers(1000, size=8))
+
+
+@pytest.mark.parametrize("kwargs", [{"time_per_game": "30"}, {"time_per_game": -1}, {"time_per_game": float("nan")},
+                                    {"time_per_game": 0}, {"prep_time": -1}, {"prep_time": True}])
+def test_a_player_policy_checks_its_times_when_made(kwargs):
+    # "30" failed with a TypeError at the first step; -1 and nan gave the player 0 s silently.
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="PlayerPolicy's"):
+        PlayerPolicy("greedy", **kwargs)
+
+
+def test_a_player_policy_refuses_a_vector_environments_batch():
+    from pokersquares.errors import PokerSquaresError
+
+    vec = gym.vector.SyncVectorEnv([lambda: gym.make("PokerSquares-v0")] * 2)
+    obs, info = vec.reset(seed=1)
+    with pytest.raises(PokerSquaresError, match="batch"):
+        PlayerPolicy("greedy", prep_time=0.0)(obs, info)
+
+
+def test_a_policy_class_that_needs_arguments_is_refused_in_one_line():
+    # PlayerPolicy needs a player: a bare TypeError, which the command line called the
+    # PolicyPlayer's "bad parameters".
+    from pokersquares.errors import PokerSquaresError
+
+    with pytest.raises(PokerSquaresError, match="cannot be made with no arguments"):
+        PolicyPlayer("pokersquares.envs.policies:PlayerPolicy")

@@ -81,10 +81,12 @@ class PokerSquaresEnv(gym.Env):
 
     def __init__(self, point_system: PointSystem | str = AMERICAN, reward: str = "hands",
                  render_mode: str | None = None) -> None:
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        # Text first: ``in`` would compare an array elementwise (and fail as ambiguous).
+        if not isinstance(reward, str) or reward not in REWARDS:
+            raise PokerSquaresError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if render_mode is not None and (not isinstance(render_mode, str)
+                                        or render_mode not in self.metadata["render_modes"]):
+            raise PokerSquaresError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
         self.default_point_system = _point_system(point_system)
         self.point_system = self.default_point_system
         self.reward_kind = reward
@@ -153,7 +155,10 @@ class PokerSquaresEnv(gym.Env):
             action = action.reshape(()).item() if np.issubdtype(action.dtype, np.integer) else action
         if isinstance(action, (bool, np.bool_)) or isinstance(action, np.ndarray) or not hasattr(action, "__index__"):
             raise IllegalPlacementError(f"an action is a cell index 0..24, got {action!r}")
-        cell = operator.index(action)
+        try:
+            cell = operator.index(action)  # another library's float or many-cell tensor refuses here
+        except TypeError:
+            raise IllegalPlacementError(f"an action is a cell index 0..24, got {action!r}") from None
         if not 0 <= cell < NUM_CELLS:
             raise IllegalPlacementError(f"an action is a cell index 0..24, got {cell}")
         if self.grid[cell] != EMPTY:

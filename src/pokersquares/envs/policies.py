@@ -31,6 +31,7 @@ from ..harness import seeds
 from ..harness.game_play import as_cell
 from ..harness.player import BasePlayer
 from ..harness.registry import PLAYER_METHODS, make_player
+from ..harness.spec import check_seconds
 from ..points import PointSystem
 from .poker_squares import grid_value
 
@@ -69,8 +70,10 @@ class PlayerPolicy:
         if missing:
             raise PokerSquaresError(f"a PlayerPolicy needs a player (a spec such as 'greedy', or an object with "
                                     f"{', '.join(PLAYER_METHODS)}); {self.player!r} has no {', '.join(missing)}")
-        self.time_per_game = time_per_game
-        self.prep_time = prep_time
+        # Checked now, as a run's are: "30" failed only at the first step, -1 and nan
+        # gave the player 0 s without a word.
+        self.time_per_game = check_seconds(time_per_game, "a PlayerPolicy's time_per_game", zero_ok=False)
+        self.prep_time = check_seconds(prep_time, "a PlayerPolicy's prep_time", zero_ok=True)
         self.secret = seeds.PROCESS_SECRET if secret is None else str(secret)
         self._points: tuple[int, ...] | None = None
         self._used = 0.0
@@ -78,6 +81,9 @@ class PlayerPolicy:
 
     def __call__(self, obs: dict, info: dict | None = None) -> int:
         info = info or {}
+        if np.ndim(obs["card"]) != 0 or np.size(obs["grid"]) != NUM_CELLS:
+            raise PokerSquaresError("a PlayerPolicy plays one environment's observation (one card, 25 cells), "
+                                    "not a vector environment's batch: call it once per environment")
         if int(obs["card"]) >= NUM_CARDS:
             raise PokerSquaresError("the episode is over (the observation holds no card to place); call reset()")
         points = tuple(int(p) for p in obs["points"])
@@ -125,7 +131,11 @@ def _resolve(policy: Policy | str) -> Policy:
         found = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError, ValueError) as e:
         raise PokerSquaresError(f"cannot load the policy {policy!r} (module.path:name): {e}") from None
-    found = found() if isinstance(found, type) else found
+    if isinstance(found, type):
+        try:
+            found = found()
+        except TypeError as e:  # PlayerPolicy, which needs a player: said as such, not as "bad parameters"
+            raise PokerSquaresError(f"the policy class {policy!r} cannot be made with no arguments: {e}") from None
     if not callable(found):  # said now, in one line, not as every game's penalty
         raise PokerSquaresError(f"the policy {policy!r} is not a callable (obs, info) -> cell: {found!r}")
     return found
@@ -171,13 +181,18 @@ class MaskedRandomPolicy:
         self.set_seed(seed)
 
     def set_seed(self, seed: int | None) -> None:
-        """Any Java long (the harness's game seeds), masked to numpy's non-negative seeds."""
+        """Any Java long (the harness's game seeds), modulo 2**64 to numpy's non-negative
+        seeds: one generator per Java long (masking to 63 bits gave -1 and 2**63 - 1 one)."""
         if seed is not None and (isinstance(seed, bool) or not hasattr(seed, "__index__")):
             raise PokerSquaresError(f"a seed is an integer, got {seed!r}")
-        self.rng = np.random.default_rng(None if seed is None else int(seed) & (2 ** 63 - 1))
+        self.rng = np.random.default_rng(None if seed is None else int(seed) % 2 ** 64)
 
     def __call__(self, obs: dict, info: dict) -> int:
         mask = (info or {}).get("action_mask")
+        # One flag per cell: a vector environment's (n, 25) batch, flattened, gave 37, no cell.
+        if mask is not None and (np.shape(mask) != (NUM_CELLS,) or np.asarray(mask).dtype.kind not in "biuf"):
+            raise PokerSquaresError(f"info['action_mask'] must be 25 flags (one per cell), got {type(mask).__name__} "
+                                    f"of shape {np.shape(mask)}: call the policy once per environment")
         if mask is None or not np.asarray(mask).any():
             raise PokerSquaresError("no empty cell to choose (info['action_mask'] is missing or all 0)")
         return int(self.rng.choice(np.flatnonzero(mask)))
