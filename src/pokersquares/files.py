@@ -21,8 +21,12 @@ def replacing(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
     """A temporary path beside ``path`` to write; it replaces ``path`` when the block ends
     without an exception, and is removed otherwise. It ends in ``path``'s suffix, or in
     ``suffix`` when given, for writers that go by it (matplotlib would add ``.png`` to a
-    name without one)."""
+    name without one). A symbolic link is written through, as writing in place did: the
+    file it names is replaced and the link kept (replacing the link itself left that file
+    as it was, unsaid, e.g. ``current.npz -> runs/v3.npz`` trained anew)."""
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix if suffix is None else suffix,
                                dir=path.parent)
     os.close(fd)

@@ -14,7 +14,8 @@ from ..game import EMPTY, NUM_CELLS
 
 __all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position",
            "checked_grid_and_cards", "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
-           "checked_threads", "checked_share", "SEED_MASK", "MAX_THREADS", "MIN_POINTS", "MAX_POINTS"]
+           "checked_threads", "checked_share", "SEED_MASK", "MAX_THREADS", "MIN_POINTS", "MAX_POINTS",
+           "MAX_LEARNED_VALUE"]
 
 
 # -- checks of what the public methods are given ------------------------------------------
@@ -242,6 +243,15 @@ def checked_budget(budget_s) -> float:
 #: kernels add points and multiply them by counts in int64 without overflow checks, which
 #: this range keeps far from overflowing (points near 2**62 wrapped silently).
 MIN_POINTS, MAX_POINTS = -128, 127
+
+
+#: The largest learned value (in points) a saved state may hold: a line's mean points, a
+#: hand-size correction, a residual weight, a pattern's utility. No game scores more than
+#: 10 lines of MAX_POINTS, and what is learned stays within a few times that; a value a
+#: thousand times beyond is a damaged or hand-made file, not learning. Loaded unchecked,
+#: values near 1e308 summed to inf and NaN in the kernels: an occupied cell chosen every
+#: move, or the game process killed by an index out of bounds.
+MAX_LEARNED_VALUE = 1000 * 10 * max(-MIN_POINTS, MAX_POINTS)
 
 
 def checked_points(points) -> np.ndarray:

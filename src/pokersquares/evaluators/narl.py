@@ -48,7 +48,7 @@ from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
-from .base import (TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points, checked_share,
+from .base import (MAX_LEARNED_VALUE, TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points, checked_share,
                    checked_threads, masked_seed)
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
@@ -68,6 +68,7 @@ class InvalidTableError(PokerSquaresError):
 UNREADABLE = (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, RecursionError)
 
 
+_INT64_MAX = np.iinfo(np.int64).max
 MAX_SAVED_BYTES = 256 << 20  # the arrays of a saved evaluator, unpacked: a 300 s table is about 1 MB
 
 
@@ -107,10 +108,30 @@ def open_saved(path) -> np.lib.npyio.NpzFile:
     return data
 
 
+# What each saved format is, and who loads it: a player given another's file is told.
+_KINDS = {"pokersquares-narl": "a NARL table, which gettysburg and champion load",
+          "pokersquares-td": "a TD evaluator, which td, champion and pretrained load"}
+
+
+def _not_an_archive(path) -> str:
+    """Why ``path`` is no saved evaluator: the pattern utilities og and beemo save (a
+    player given another's file is told which it is), or no archive at all."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        head = b""
+    if head.lstrip().startswith(b"{") and b'"pokersquares-pattern-utilities"' in head:
+        return "it holds pattern utilities (a file og, beemo and champion:evaluator=patterns load), not a saved evaluator"
+    return "not an .npz archive as pokersquares saves them"
+
+
 def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
     """The JSON ``meta`` and the arrays of an ``.npz`` an evaluator saved, checked to be
     of format ``fmt`` and ``version``; anything else is one :class:`InvalidTableError`
     naming ``what`` was expected."""
+    if not str(path).strip():  # ``load=`` with no name: Path("") is the current folder
+        raise InvalidTableError(f"cannot read {what}: no file named (an empty name)")
     if not Path(path).is_file():  # nor a pipe or a device, which numpy would wait on or read without end
         raise InvalidTableError(f"cannot read {what} {path}: "
                                 + ("a folder, not a file" if Path(path).is_dir() else
@@ -120,14 +141,16 @@ def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
     except OversizedArchiveError as e:
         raise InvalidTableError(f"cannot read {what} {path}: {e}") from None
     except (*UNREADABLE, TypeError):  # numpy's own text would suggest unpickling it
-        raise InvalidTableError(f"cannot read {what} {path}: not an .npz archive as pokersquares saves them") from None
+        raise InvalidTableError(f"cannot read {what} {path}: {_not_an_archive(path)}") from None
     try:
         with data:
             meta = json.loads(str(data["meta"]))
             if not isinstance(meta, dict):
                 raise InvalidTableError(f"{path}: not a {what} (its meta is not a JSON object)")
             if meta.get("format") != fmt:
-                raise InvalidTableError(f"{path}: not a {what} (format {meta.get('format')!r})")
+                kind = _KINDS.get(meta.get("format")) if isinstance(meta.get("format"), str) else None
+                raise InvalidTableError(f"{path}: not a {what} (format {meta.get('format')!r}"
+                                        + (f": {kind})" if kind else ")"))
             if meta.get("version") != version:
                 raise InvalidTableError(f"{path}: {what} version {meta.get('version')} is not {version}")
             return meta, {k: data[k] for k in data.files}
@@ -546,6 +569,9 @@ class NarlEvaluator(TableKernelEvaluator):
                                    ("size_counts", size_counts, "iu")):
             if array.dtype.kind not in kinds:  # strings, booleans, complex numbers: never saved so
                 raise ValueError(f"{name} must hold {'integers' if kinds == 'iu' else 'numbers'}, got {array.dtype}")
+        for name, array in (("keys", keys), ("counts", counts), ("size_counts", size_counts)):
+            if array.size and array.dtype.kind == "u" and array.max() > _INT64_MAX:  # int64 would wrap them
+                raise ValueError(f"{name} must fit in 64-bit signed integers, got {array.max()}")
         if not keys.ndim == sums.ndim == counts.ndim == 1 or not len(keys) == len(sums) == len(counts):
             raise ValueError(f"keys, sums and counts must be three lists of one length, "
                              f"got {keys.shape}, {sums.shape} and {counts.shape}")
@@ -561,6 +587,10 @@ class NarlEvaluator(TableKernelEvaluator):
             raise ValueError(f"size_index must hold distinct entries in 0..{K.SIZE_TABLE_LEN - 1}")
         if not np.isfinite(size_sums).all() or (size_counts < 0).any():
             raise ValueError("the size sums must be finite and the size counts not negative")
+        # A value is a mean (its sum over its count): one beyond any game's points is no value learned.
+        if (np.abs(sums) > MAX_LEARNED_VALUE * counts.astype(np.float64)).any() or (
+                np.abs(size_sums) > MAX_LEARNED_VALUE * np.maximum(size_counts, 1).astype(np.float64)).any():
+            raise ValueError(f"its values must be means within ±{MAX_LEARNED_VALUE:,} points")
         points = np.asarray(arrays["points"])
         if points.shape != (10,):
             raise ValueError("points must hold the 10 hands' points")

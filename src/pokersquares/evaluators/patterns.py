@@ -47,7 +47,7 @@ from ..errors import PokerSquaresError
 from ..files import write_atomically
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
-from .base import (SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells, checked_count,
+from .base import (MAX_LEARNED_VALUE, SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells, checked_count,
                    checked_grid, checked_points, checked_seed, checked_threads)
 
 __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
@@ -399,8 +399,19 @@ def write_utilities(path: str | Path, utilities: np.ndarray, counts: np.ndarray,
     write_atomically(path, json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
 
 
+def _is_archive(path: str | Path) -> bool:
+    """Whether ``path`` starts as a zip archive does (an ``.npz`` evaluators save)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
 def read_utilities(path: str | Path) -> dict:
     """Read a utilities file: ``{"points", "utilities", "counts", "name", "training"}``."""
+    if not str(path).strip():  # ``load=`` with no name: Path("") is the current folder
+        raise PatternFileError("cannot read utilities file: no file named (an empty name)")
     try:
         # A pipe or a device (/dev/zero) would be waited on or read without end; a file far
         # larger than every pattern's line is not one of ours, and would be read whole.
@@ -409,6 +420,9 @@ def read_utilities(path: str | Path) -> dict:
             why = "not a regular file" if not Path(path).is_file() else \
                 f"{Path(path).stat().st_size:,} bytes, more than a {FILE_FORMAT} file holds"
             raise PatternFileError(f"cannot read utilities file {str(path)!r}: {why}")
+        if _is_archive(path):  # a player given another's file is told which it is
+            raise PatternFileError(f"{str(path)!r} is an .npz archive (a saved NARL table or TD evaluator, which "
+                                   f"gettysburg, td and champion load), not a {FILE_FORMAT} file")
         doc = json.loads(Path(path).read_text())
     except OSError as e:
         raise PatternFileError(f"cannot read utilities file {str(path)!r}: {e.strerror}") from None
@@ -427,20 +441,35 @@ def read_utilities(path: str | Path) -> dict:
         raise PatternFileError(f"{str(path)!r} uses pattern encoding {doc.get('encoding')!r} "
                                f"v{doc.get('encoding_version')!r}; this version uses "
                                f"{ENCODING_NAME} v{kp.ENCODING_VERSION}")
+    # Each value as write_utilities writes it, not as int() or float() would read it: points
+    # 0.9, "5" or true, or the text "0123456789", read as ten integers, and points that
+    # round to the game's had their utilities played for it; a code given twice was
+    # silently overwritten; utilities near 1e308 overflowed to inf in the kernels' sums.
     try:
-        points = [int(p) for p in doc["point_system"]["points"]]
+        points = doc["point_system"]["points"]
+        if not isinstance(points, list) or len(points) != 10 or not all(is_integer(p) for p in points):
+            raise ValueError(f"a point system is 10 integers, one per hand, got {_brief(points)}")
+        checked_points(np.array(points))  # integers an evaluator can hold (int64)
+        if not isinstance(doc["patterns"], list):
+            raise ValueError(f"patterns is a list of [code, utility, count], got {_brief(doc['patterns'])}")
         utilities = np.zeros(kp.NUM_PATTERNS)
         counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
-        for code, u, n in doc["patterns"]:
-            if not 0 <= int(code) < kp.NUM_PATTERNS:
-                raise ValueError(f"pattern code {code} out of range")
-            if not math.isfinite(float(u)) or int(n) < 0:  # NaN or infinity would decide every move
-                raise ValueError(f"pattern {code} has utility {u!r} and count {n!r}: a finite number and a count >= 0")
-            utilities[int(code)] = float(u)
-            counts[int(code)] = int(n)
-        if len(points) != 10:
-            raise ValueError("a point system has 10 values")
-        checked_points(np.array(points))  # integers an evaluator can hold (int64)
+        seen = np.zeros(kp.NUM_PATTERNS, dtype=bool)
+        for entry in doc["patterns"]:
+            if not isinstance(entry, list) or len(entry) != 3:
+                raise ValueError(f"a pattern is [code, utility, count], got {_brief(entry)}")
+            code, u, n = entry
+            if not is_integer(code) or not 0 <= code < kp.NUM_PATTERNS:
+                raise ValueError(f"pattern code {code!r} is not an integer in 0..{kp.NUM_PATTERNS - 1}")
+            if seen[code]:
+                raise ValueError(f"pattern {code} is listed twice")
+            # NaN or infinity would decide every move, and so would a utility far beyond any line's points.
+            if not is_seconds(u) or not abs(u) <= MAX_LEARNED_VALUE or not is_integer(n) or not 0 <= n < 2 ** 63:
+                raise ValueError(f"pattern {code} has utility {u!r} and count {n!r}: a number within "
+                                 f"±{MAX_LEARNED_VALUE:,} and a whole count >= 0")
+            seen[code] = True
+            utilities[code] = float(u)
+            counts[code] = int(n)
     except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise PatternFileError(f"{str(path)!r} is malformed: {e}") from None
     return {"points": points, "utilities": utilities, "counts": counts,

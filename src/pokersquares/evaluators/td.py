@@ -92,8 +92,8 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
-from .base import (TableKernelEvaluator, checked_budget, checked_card, checked_count, checked_grid, checked_points,
-                   checked_share, checked_threads, masked_seed)
+from .base import (MAX_LEARNED_VALUE, TableKernelEvaluator, checked_budget, checked_card, checked_count, checked_grid,
+                   checked_points, checked_share, checked_threads, masked_seed)
 from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, open_saved, read_saved, write_saved
 
 __all__ = ["TdEvaluator", "Feature", "grid_features", "feature_index", "parse_groups", "GROUP_NAMES", "FORMAT",
@@ -641,6 +641,9 @@ class TdEvaluator(TableKernelEvaluator):
                 index.ndim != 1) or (index.size and (index.min() < 0 or index.max() >= K.N_WEIGHTS)) or (
                 not np.isfinite(weights).all()):
             raise ValueError("its weights are malformed")
+        if weights.size and np.abs(weights).max() > MAX_LEARNED_VALUE:  # the kernels' sums would overflow
+            raise ValueError(f"its weights must be within ±{MAX_LEARNED_VALUE:,} points, "
+                             f"got {np.abs(weights).max():g}")
         theta = np.zeros(K.N_WEIGHTS)
         theta[index.astype(np.int64)] = weights
         group_names = str(meta["groups"])
@@ -660,6 +663,14 @@ class TdEvaluator(TableKernelEvaluator):
         init = number("init", -math.inf, default=0.0)  # files saved before optimistic starts started at 0
         # Files saved before these were recorded keep this evaluator's settings.
         table_step = number("table_step", default=self.table_step)
+        # The constructor's ranges: a loaded evaluator that learns on (learn_in_game, TD
+        # search) takes these steps, and beyond them its weights overflowed (a game
+        # process was killed by an index out of bounds).
+        for name, value, most in (("alpha", alpha, MAX_ALPHA), ("table_step", table_step, MAX_TABLE_STEP),
+                                  ("init", abs(init), MAX_INIT)):
+            if value > most:
+                raise ValueError(f"{name} must be at most {most:g}{' in size' if name == 'init' else ''}, "
+                                 f"got {meta.get(name)!r}")
         table_updates = meta.get("table_updates", self.table_updates)
         for name, flag in (("tc", tc), ("table_updates", table_updates)):
             if not isinstance(flag, bool):

@@ -290,7 +290,9 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     auto = evaluator in (None, "auto")
     if evaluator == "patterns" and games is not None:
         raise PokerSquaresError("games= sets the NARL and TD learners' games; evaluator=patterns learns for the budget")
-    if load is not None and str(load).lower().endswith(".json"):  # pattern utilities (train --player beemo)
+    # A .json file holds pattern utilities (train --player beemo), unless it is a saved
+    # evaluator renamed: it was said to hold pattern utilities, which it did not.
+    if load is not None and str(load).lower().endswith(".json") and saved_format(str(load)) is None:
         if not auto and evaluator != "patterns":
             raise PokerSquaresError(f"load={load} holds pattern utilities (a .json file), which evaluator=patterns "
                                     f"plays, not evaluator={evaluator}")

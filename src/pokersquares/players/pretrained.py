@@ -28,7 +28,7 @@ import inspect
 import numpy as np
 
 from .. import progress
-from ..errors import UnknownPlayerError
+from ..errors import PokerSquaresError, UnknownPlayerError
 from ..evaluators.td import TdEvaluator
 from ..priors import Prior, read_priors
 from .catalog import register_player
@@ -65,7 +65,14 @@ class PretrainedPlayer(ChampionPlayer):
         return made
 
     def _load(self, prior: Prior) -> TdEvaluator:
-        return TdEvaluator(threads=self._learner.threads).load(prior.path)
+        """The prior's evaluator, read again from its file: a file replaced since the
+        priors were read (trained anew for other points) is refused, not played for
+        the points it was picked by."""
+        evaluator = TdEvaluator(threads=self._learner.threads).load(prior.path)
+        if tuple(int(p) for p in evaluator.points) != prior.points:
+            raise PokerSquaresError(f"prior {prior.path} changed since it was read: it now holds an evaluator "
+                                    f"learned for points {evaluator.points.tolist()}, not {list(prior.points)}")
+        return evaluator
 
     def warm_up(self) -> None:
         """``champion``'s warm-up, and every prior read into memory (off the clock, as

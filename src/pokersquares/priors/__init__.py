@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 
+from ..cards import is_integer
 from ..errors import PokerSquaresError
 
 __all__ = ["SHIPPED", "Prior", "read_prior", "read_priors", "shipped_priors"]
@@ -52,22 +53,32 @@ def read_prior(path: str | Path) -> Prior:
     """One saved TD evaluator's :class:`Prior`, checked as loading it checks it (the file,
     its format and version: :func:`~pokersquares.evaluators.narl.read_saved`; its table,
     weights and settings: :func:`~pokersquares.evaluators.td.check_saved`) and to name
-    ten points, or one :class:`~pokersquares.errors.PokerSquaresError`: a player is
-    built with its priors read, so a bad one is said before any game is played."""
+    the ten points its table was learned for, or one
+    :class:`~pokersquares.errors.PokerSquaresError`: a player is built with its priors
+    read, so a bad one is said before any game is played."""
     from ..evaluators.narl import read_saved
     from ..evaluators.td import FORMAT, VERSION, check_saved
 
     path = Path(path)
     meta, arrays = read_saved(path, FORMAT, VERSION, "TD evaluator")
     check_saved(path, meta, arrays)
-    try:
-        meta.setdefault("narl_games_learned", json.loads(str(arrays["narl_meta"])).get("games_learned"))
-        points = tuple(int(p) for p in meta["point_system"]["points"])
-    except (KeyError, TypeError, ValueError, OverflowError):
-        raise PokerSquaresError(f"prior {path}: its file does not say which points it was learned for") from None
-    if len(points) != 10:
+    # The games its table learned from, as the table's own (checked) meta says: a figure
+    # of the outer meta's was taken unchecked, and describing the prior failed every game.
+    meta["narl_games_learned"] = json.loads(str(arrays["narl_meta"]))["games_learned"]
+    # The points it is picked by are those it plays with (its table's, as loading it gives
+    # them); the point system the file names must be the same. A file naming others was
+    # picked by the named points and played with its table's, silently.
+    learned = tuple(int(p) for p in arrays["points"])  # ten integers in range: check_saved
+    system = meta.get("point_system")
+    named = system.get("points") if isinstance(system, dict) else None
+    if named is None:
+        raise PokerSquaresError(f"prior {path}: its file does not say which points it was learned for")
+    if not isinstance(named, list) or len(named) != 10 or not all(is_integer(p) for p in named):
         raise PokerSquaresError(f"prior {path}: its points are not ten integers")
-    return Prior(path, points, meta)
+    if tuple(named) != learned:
+        raise PokerSquaresError(f"prior {path}: its file names points {list(named)}, but its table was learned "
+                                f"for {list(learned)}")
+    return Prior(path, learned, meta)
 
 
 def read_priors(where: str | Path | None = None) -> dict[tuple[int, ...], Prior]:
@@ -75,6 +86,8 @@ def read_priors(where: str | Path | None = None) -> dict[tuple[int, ...], Prior]
     files), by the points each was learned for; the shipped ones when ``where`` is None.
     Every file is checked (format, points, no two for the same points) before any is
     used; a problem is one :class:`~pokersquares.errors.PokerSquaresError`."""
+    if where is not None and not str(where).strip():  # Path("") is the current folder: its files were read as priors
+        raise PokerSquaresError("priors= names no file or folder (an empty name)")
     base = SHIPPED if where is None else Path(where)
     if base.is_dir():
         paths = sorted(base.glob("*.npz"))
