@@ -31,6 +31,7 @@ from ..optimum.store import OptimaStore
 from ..points import integer_or_none
 from .agents import TooManyRequestsError
 from .guards import client_of
+from .results import holds_nothing
 from .sessions import SEED_MAX, SEED_MIN, grid_view, parse_system
 
 __all__ = ["router", "OPTIMUM_TIME_S", "OptimumSolver", "OptimumBusyError", "QUEUE", "CACHE_SIZE"]
@@ -232,7 +233,7 @@ def regret(request: Request) -> dict:
     optimum and its regret, with standard errors."""
     from ..harness.store import ResultStore
     path = request.app.state.store_path
-    if path is None or not path.exists():
+    if path is None or not path.is_file() or holds_nothing(path):  # as the Results page says: no store yet
         return {"runs": []}
     with ResultStore(path, readonly=True) as store:
         runs = store.runs()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, Path as PathParam, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import StreamingResponse
 
 from ..errors import PokerSquaresError
 from .results import ResultNotFoundError, export_csv, results_index, run_detail, tournament_detail
@@ -15,9 +15,11 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/results")
 
+ROW_ID_MAX = 2 ** 62
+
 
 def _row_id():
-    return PathParam(..., ge=1, le=2 ** 62)
+    return PathParam(..., ge=1, le=ROW_ID_MAX)
 
 
 def _store_path(request: Request) -> Path:
@@ -41,11 +43,22 @@ def tournament(request: Request, tournament_id: int = _row_id()) -> dict:
     return tournament_detail(_store_path(request), tournament_id)
 
 
+def _pieces(file, size: int = 1 << 16):
+    """The file's bytes, a piece at a time; the file is closed once they are sent, or
+    once the generator is dropped (the client left)."""
+    with file:
+        while piece := file.read(size):
+            yield piece
+
+
 @router.get("/export.csv")
-def export(request: Request, run: list[int] | None = Query(None, description="run ids (all when absent)")) -> Response:
-    """Every game of the chosen runs, one CSV row per game."""
-    if run is not None and any(not 1 <= r <= 2 ** 62 for r in run):
-        raise PokerSquaresError("a run id is a positive integer")
-    text = export_csv(_store_path(request), run)
-    return Response(text, media_type="text/csv",
-                    headers={"Content-Disposition": 'attachment; filename="pokersquares-games.csv"'})
+def export(request: Request,
+           run: list[int] | None = Query(None, description="run ids (all when absent)")) -> StreamingResponse:
+    """Every game of the chosen runs, one CSV row per game, sent a piece at a time."""
+    for r in run or ():
+        if not 1 <= r <= ROW_ID_MAX:
+            raise PokerSquaresError(f"a run id is a positive integer up to {ROW_ID_MAX}, got {r}")
+    file, size = export_csv(_store_path(request), run)
+    return StreamingResponse(_pieces(file), media_type="text/csv",
+                             headers={"Content-Disposition": 'attachment; filename="pokersquares-games.csv"',
+                                      "Content-Length": str(size)})

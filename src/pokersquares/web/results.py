@@ -10,22 +10,30 @@ from __future__ import annotations
 
 import logging
 import math
+import sqlite3
 import statistics
+import tempfile
 import time
+from itertools import islice
 from pathlib import Path
+from typing import BinaryIO, Iterable
+
+import numpy as np
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
-from ..harness.hands_made import grid_set, mix_summary
+from ..harness.hands_made import GridSet, grid_set, mix_summary
 from ..harness.store import GameRecord, ResultStore, StoreError, probe
 from ..harness.tournament import table_from_store
 from ..points import PointSystem
 from .sessions import WebGame, grid_view, point_system_view
 
 __all__ = ["ResultNotFoundError", "HUMAN", "results_index", "run_detail", "tournament_detail", "summary",
-           "record_human_game", "export_csv"]
+           "record_human_game", "export_csv", "holds_nothing"]
 
 HUMAN = "human"  # the player name of games people play in the browser
+GRID_CHUNK = 4096  # a run's games whose grids are classified at once
+SPOOL_BYTES = 1 << 20  # an export held in memory up to this size, then in a temporary file
 
 
 class ResultNotFoundError(PokerSquaresError):
@@ -34,7 +42,10 @@ class ResultNotFoundError(PokerSquaresError):
 
 def summary(records: list[GameRecord]) -> dict:
     """Mean with its standard error, spread, extremes, time and penalties of some games."""
-    scores = [r.score for r in records]
+    return _summary([r.score for r in records], [r.decision_s for r in records], sum(1 for r in records if r.penalty))
+
+
+def _summary(scores: list[int], seconds: list[float], penalties: int) -> dict:
     n = len(scores)
     sd = statistics.stdev(scores) if n > 1 else 0.0
     return {
@@ -44,8 +55,8 @@ def summary(records: list[GameRecord]) -> dict:
         "stderr": sd / math.sqrt(n) if n else None,
         "min": min(scores, default=None),
         "max": max(scores, default=None),
-        "seconds_per_game": statistics.fmean(r.decision_s for r in records) if n else None,
-        "penalties": sum(1 for r in records if r.penalty),
+        "seconds_per_game": statistics.fmean(seconds) if n else None,
+        "penalties": penalties,
     }
 
 
@@ -55,7 +66,7 @@ def _open(path: Path) -> ResultStore:
     return ResultStore(path, readonly=True)
 
 
-def _holds_nothing(path: Path) -> bool:
+def holds_nothing(path: Path) -> bool:
     """An empty file, or an SQLite file with nothing in it: a store not made yet (the
     server makes it when it records a game)."""
     try:
@@ -69,7 +80,7 @@ def results_index(path: Path | None, records_games: bool = False) -> dict:
     records games played in the browser there)."""
     if path is None:
         return {"available": False, "path": None, "detail": "this server was started without a result store"}
-    if not path.is_file() or _holds_nothing(path):
+    if not path.is_file() or holds_nothing(path):
         return {"available": False, "path": str(path),
                 "detail": f"no result store at {path} yet: "
                           + ("finish a game on the Play tab (it is recorded there), " if records_games else "")
@@ -90,6 +101,46 @@ def _final_cells(record: GameRecord) -> list[int]:
     return cells
 
 
+class _RunGames:
+    """A run's games read once, one at a time (held whole, placements and all, a run of
+    300,000 games took 1 GB): their scores, seeds, times and penalties, the best
+    game (the first of the highest score), and their grids classified by hand type
+    :data:`GRID_CHUNK` at a time (what ``mix_summary(grid_set(...))`` is given)."""
+
+    def __init__(self, label: str, points, records: Iterable[GameRecord]) -> None:
+        self.scores: list[int] = []
+        self.seeds: list[int] = []
+        self.seconds: list[float] = []
+        self.penalties = 0
+        self.best: GameRecord | None = None
+        parts: list[GridSet] = []
+        records = iter(records)
+        while chunk := list(islice(records, GRID_CHUNK)):
+            for r in chunk:
+                self.scores.append(r.score)
+                self.seeds.append(r.seed)
+                self.seconds.append(r.decision_s)
+                self.penalties += bool(r.penalty)
+                if self.best is None or r.score > self.best.score:
+                    self.best = r
+            part = grid_set(label, points, chunk)
+            # Classified while its grids are at hand; card ids and line counts (at most
+            # 10) take a byte each, not eight.
+            part.counts = part.counts.astype(np.int8)
+            part.grids = part.grids.astype(np.int8)
+            parts.append(part)
+        if len(parts) < 2:
+            self.grid_set = parts[0] if parts else grid_set(label, points, [])
+            return
+        self.grid_set = GridSet(label, tuple(points), np.concatenate([p.seeds for p in parts]),
+                                np.concatenate([p.grids for p in parts]), sum(p.left_out for p in parts),
+                                np.concatenate([p.scores for p in parts]))
+        self.grid_set.counts = np.concatenate([p.counts for p in parts])  # classified above, chunk by chunk
+
+    def summary(self) -> dict:
+        return _summary(self.scores, self.seconds, self.penalties)
+
+
 def run_detail(path: Path, run_id: int) -> dict:
     """A run's settings, its scores, their summary and its best game."""
     with _open(path) as store:
@@ -97,9 +148,9 @@ def run_detail(path: Path, run_id: int) -> dict:
         if run_id not in runs:
             raise ResultNotFoundError(f"no run {run_id} in {path}")
         run = runs[run_id]
-        records = store.games(run_id)
+        games = _RunGames(run.player, run.points, store.iter_games(run_id))
     system = PointSystem(tuple(run.points), run.system_name)
-    best = max(records, key=lambda r: r.score, default=None)
+    best = games.best
     best_view = None
     if best is not None and len(best.placements) == NUM_CELLS:
         best_view = grid_view(_final_cells(best), system) | {"seed": best.seed, "seed_text": str(best.seed),
@@ -108,12 +159,12 @@ def run_detail(path: Path, run_id: int) -> dict:
         # The seeds as text too: JavaScript's numbers lose digits past 2**53 (a seed may be any long).
         "run": run.to_json() | {"seed_text": str(run.seed), "last_seed_text": str(run.seed + run.games - 1)},
         "system": point_system_view(system),
-        "summary": summary(records),
-        "scores": [r.score for r in records],
-        "seeds": [r.seed for r in records],
+        "summary": games.summary(),
+        "scores": games.scores,
+        "seeds": games.seeds,
         "best": best_view,
         # Lines and points per game by hand type (pokersquares compare --hands).
-        "hands": mix_summary(grid_set(run.player, run.points, records)),
+        "hands": mix_summary(games.grid_set),
     }
 
 
@@ -154,18 +205,31 @@ def record_human_game(path: Path, web_game: WebGame) -> int:
         with ResultStore(path) as store:
             run = store.open_run(HUMAN, HUMAN, system, record.seed, 1, 0.0, 0.0, version=f"web:{web_game.id}")
             store.add_games(run, [record])
-    except StoreError as e:  # the record is lost, never the game; the console says so
+    except (StoreError, sqlite3.Error, OSError) as e:  # the record is lost, never the game; the console says so
         logging.getLogger(__name__).warning("could not record a browser game: %s", e)
         return 0
     return run
 
 
-def export_csv(path: Path, run_ids: list[int] | None = None) -> str:
-    """The games of ``run_ids`` (all when None) as CSV, one row per game."""
+def export_csv(path: Path, run_ids: list[int] | None = None) -> tuple[BinaryIO, int]:
+    """The games of ``run_ids`` (all when None) as CSV, one row per game, in UTF-8: a file
+    at its start, and its size. Written a piece at a time into a temporary file (the
+    whole text, then its bytes, took 220 MB of memory for 300,000 games); the
+    caller closes it. A missing run, or a store that fails, is an error before any of it
+    is sent. Written on one thread: an SQLite connection serves only its own."""
     with _open(path) as store:
         if run_ids is not None:
             missing = sorted(set(run_ids) - {r.run_id for r in store.runs()})
             if missing:
                 shown = ", ".join(map(str, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
                 raise ResultNotFoundError(f"no run {shown} in {path}")
-        return store.export_csv(run_ids)
+        out = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+        try:
+            for piece in store.export_chunks("csv", run_ids):
+                out.write(piece.encode("utf-8"))
+        except BaseException:
+            out.close()
+            raise
+    size = out.tell()
+    out.seek(0)
+    return out, size
