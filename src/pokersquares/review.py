@@ -46,8 +46,8 @@ from .kernels.core import score_grid
 from .search.endgame import exact_values
 
 __all__ = ["MoveReview", "GameReview", "ReviewError", "make_coach", "prepare_coach", "coach_values",
-           "either_way_round", "review_game", "review_record", "run_summary", "STAGES", "TRANSPOSE",
-           "MAX_EXACT_CELLS"]
+           "either_way_round", "review_game", "review_record", "record_placements", "run_summary", "STAGES",
+           "TRANSPOSE", "MAX_EXACT_CELLS"]
 
 # Stages of a game, by the turns (1-based) they hold.
 STAGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 25))
@@ -239,10 +239,11 @@ def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequenc
     return GameReview(int(score_grid(grid, pts)), out, seed)
 
 
-def review_record(values: Callable[[np.ndarray, int], np.ndarray], points: Sequence[int], record: Any,
-                  exact_cells: int = 4) -> GameReview:
-    """:func:`review_game` of a result store's game (``harness.store.GameRecord``: its
-    placements are ``[card, row, col]`` in the order played)."""
+def record_placements(record: Any) -> list[tuple[int, int]]:
+    """A result store's game (``harness.store.GameRecord``: placements ``[card, row, col]``
+    in the order played) as the ``(card, cell)`` pairs :func:`review_game` judges, checked
+    to be a finished game (ReviewError otherwise): a command checks every game so before
+    its coach spends a second learning."""
     stored = getattr(record, "placements", None)
     if stored is None:
         raise ReviewError(f"a review needs a recorded game (a GameRecord with its placements), got {record!r}")
@@ -253,7 +254,13 @@ def review_record(values: Callable[[np.ndarray, int], np.ndarray], points: Seque
                 or not (0 <= p[1] < 5 and 0 <= p[2] < 5)):
             raise ReviewError(f"a recorded game's placements are (card, row, col) with row and col 0..4, got {p!r}")
         placements.append((p[0], int(p[1]) * 5 + int(p[2])))
-    return review_game(values, points, placements, exact_cells, seed=record.seed)
+    return _check_placements(placements)
+
+
+def review_record(values: Callable[[np.ndarray, int], np.ndarray], points: Sequence[int], record: Any,
+                  exact_cells: int = 4) -> GameReview:
+    """:func:`review_game` of a result store's game (:func:`record_placements`)."""
+    return review_game(values, points, record_placements(record), exact_cells, seed=record.seed)
 
 
 def run_summary(reviews: Sequence[GameReview]) -> dict:

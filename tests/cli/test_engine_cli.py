@@ -60,3 +60,24 @@ def test_bench_strength_refuses_the_throughputs_options_it_would_ignore(option, 
     expected.write_text("{}")
     code, out, err = cli("bench", "--strength", "--only", "og", "--expected", expected, *option)
     assert code == 2 and out == "" and option[0] in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("figures", ['{"og": {"mean": NaN, "se": 1}}', '{"og": {"mean": 1e999, "se": 1}}',
+                                     '{"og": {"mean": 100, "se": Infinity}}', '{"og": {"mean": 100, "se": -1}}',
+                                     '{"og": {"mean": 1%s, "se": 1}}' % ("0" * 400)],
+                         ids=["nan-mean", "inf-mean", "inf-se", "negative-se", "400-digit-mean"])
+def test_bench_strength_refuses_expected_figures_that_are_not_finite(figures, cli, tmp_path, monkeypatch):
+    """A NaN expected mean passed every comparison ("every figure within 2 standard
+    errors"), and --json printed NaN back, which no JSON reader takes; a mean of 400
+    digits overflowed the comparison (an internal error, after the run)."""
+    import pokersquares.strength as strength
+
+    def measured(*args, **kwargs):
+        raise AssertionError("the strength run started")
+
+    monkeypatch.setattr(strength, "run_strength", measured)
+    expected = tmp_path / "expected.json"
+    expected.write_text(figures)
+    code, out, err = cli("bench", "--strength", "--only", "og", "--expected", expected, "--json")
+    assert code == 2 and out == "" and err.startswith("error: --expected") and err.count("\n") == 1, err
+    assert "og" in err

@@ -112,3 +112,85 @@ def test_check_refuses_seeds_it_would_ignore(cli, tmp_path, extra):
     code, out, err = cli("optimum", "--check", "--db", db, *extra)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "--check" in err, err
     assert out == ""
+
+
+@pytest.mark.parametrize("args", [("--seed", "0"), ("--seeds", "0..0")])
+@pytest.mark.parametrize("grid", ["[1, 2, 3]", "null", "[1, 2", "another deal"])
+def test_a_stored_optimum_edited_by_hand_is_one_line(cli, tmp_path, args, grid):
+    """A grid of three cards, or another deal's, was printed as the deal's best grid,
+    exit 0; one that is no list or no JSON met a bare TypeError or JSONDecodeError."""
+    import sqlite3
+
+    from pokersquares.cards import deal
+    from pokersquares.optimum import Optimum
+    from pokersquares.optimum.store import OptimaStore
+    from pokersquares.points import AMERICAN
+
+    db = tmp_path / "o.sqlite"
+    with OptimaStore(db) as store:
+        store.put(Optimum(0, "American", AMERICAN.points, 150, 150, True, [int(c) for c in deal(0)[:25]], 1.0, 150),
+                  5.0)
+    conn = sqlite3.connect(db)
+    with conn:
+        if grid == "another deal":
+            grid = json.dumps([int(c) for c in deal(1)[:25]])
+        conn.execute("UPDATE optima SET grid = ? WHERE seed = 0", (grid,))
+    conn.close()
+    code, out, err = cli("optimum", *args, "--system", "american", "--time-limit", "5", "--db", db)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("error: ") and "deal 0 is damaged" in err
+
+
+def test_check_reads_the_games_scores_not_their_moves(cli, tmp_path):
+    """Every game's moves were read and held (gigabytes for a run of millions), and a move
+    list the check never needs, damaged, ended it in an internal error."""
+    import sqlite3
+
+    from pokersquares.cards import deal
+    from pokersquares.optimum import Optimum
+    from pokersquares.optimum.store import OptimaStore
+    from pokersquares.points import AMERICAN
+
+    db = tmp_path / "r.sqlite"
+    assert cli("run", "--player", "greedy", "--games", "2", "--seed", "0", "--prep-time", "0",
+               "--time-per-game", "5", "-q", "--db", db)[0] == 0
+    with OptimaStore(db) as store:
+        for seed in (0, 1):
+            store.put(Optimum(seed, "American", AMERICAN.points, 0, 0, False, [int(c) for c in deal(seed)[:25]],
+                              1.0, 0), 5.0)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE games SET placements = '[[1, 2' WHERE seed = 1")
+    conn.close()
+    code, out, err = cli("optimum", "--check", "--db", db, "--json")
+    assert code == 1 and "internal error" not in err, err  # greedy scores above a bound of 0
+    assert json.loads(out)["checked"] == 2 and json.loads(out)["over_bound"] == 2
+
+
+def test_check_against_optima_edited_by_hand_is_one_line(cli, tmp_path):
+    import sqlite3
+
+    from pokersquares.optimum.store import OptimaStore
+
+    db, optima = tmp_path / "r.sqlite", tmp_path / "o.sqlite"
+    assert cli("run", "--player", "greedy", "--games", "1", "--prep-time", "0", "--time-per-game", "5", "-q",
+               "--db", db)[0] == 0
+    OptimaStore(optima).close()
+    conn = sqlite3.connect(optima)
+    with conn:
+        conn.execute("INSERT INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, time_limit, "
+                     "heuristic_score, created) VALUES (0, '[1, 2', 'American', 0, 0, 1, '[]', 0, 0, 0, 0)")
+    conn.close()
+    code, out, err = cli("optimum", "--check", "--db", db, "--optima", optima)
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "damaged" in err
+
+
+def test_an_unreachable_ray_cluster_is_said_before_the_store_is_made(cli, tmp_path):
+    """The store file was created (empty) before the cluster was found unreachable."""
+    pytest.importorskip("ray")
+    db = tmp_path / "new.sqlite"
+    code, out, err = cli("optimum", "--seeds", "0..1", "--system", "single:flush", "--time-limit", "1",
+                         "--db", db, "--backend", "ray", "--address", "127.0.0.1:1")
+    assert code == 2 and out == "" and err.startswith("error: cannot reach the Ray cluster"), err
+    assert not db.exists()

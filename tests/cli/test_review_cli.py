@@ -121,3 +121,57 @@ def test_the_coachs_preparation_ends_its_progress_line_with_the_last_count(cli, 
     assert code in (0, None), err
     assert [line for line in err.splitlines() if "learning" in line] == [
         f"preparing {COACH} for American: learning, 2,000 games"]
+
+
+def _one_game_store(path, placements, seed=5):
+    from pokersquares.harness.store import GameRecord
+    from pokersquares.points import AMERICAN
+
+    with ResultStore(path) as store:
+        run = store.open_run("human", "human", AMERICAN, seed, 1, 0.0, 0.0)
+        store.add_games(run, [GameRecord(0, seed, 0, placements)])
+    return run
+
+
+@pytest.mark.parametrize("damage, says", [
+    ("repeated card", "not 25 different cards"),
+    ("another deal", "not the ones that seed deals"),
+    ("order swapped", "not the ones that seed deals"),
+])
+def test_a_damaged_game_is_named_before_the_coach_learns(cli, tmp_path, monkeypatch, damage, says):
+    """A game whose cards repeat was found only after the coach's preparation (30 s by
+    default), in a line that did not say which game; one whose cards another deal dealt,
+    or in another order, was judged as if it were its seed's deal."""
+    from pokersquares import review
+    from pokersquares.cards import deal
+
+    cards = [int(c) for c in deal(5)[:25]]
+    if damage == "repeated card":
+        cards[1] = cards[0]
+    elif damage == "another deal":
+        cards = [int(c) for c in deal(6)[:25]]
+    else:
+        cards[3], cards[4] = cards[4], cards[3]
+    db = tmp_path / "edited.sqlite"
+    run = _one_game_store(db, [(c, cell // 5, cell % 5) for cell, c in enumerate(cards)])
+
+    def learning(*args, **kwargs):
+        raise AssertionError("the coach learned")
+
+    monkeypatch.setattr(review, "prepare_coach", learning)
+    code, out, err = cli("review", db, "--run", str(run), "--coach", COACH, "--prep-time", "60")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"error: run {run}'s game dealt with seed 5 cannot be reviewed") and says in err, err
+
+
+def test_pretrained_without_a_prior_for_the_system_is_not_told_to_use_pretrained(cli, tmp_path):
+    """On a system it has no prior for, the note told ``--coach pretrained`` to try
+    ``--coach pretrained``."""
+    db = tmp_path / "random.sqlite"
+    code, out, err = cli("run", "--player", "greedy", "--games", "1", "--seed", "10", "--system", "random:5",
+                         "--db", db, "-q", "--json")
+    assert code in (0, None), err
+    code, out, err = cli("review", db, "--run", "1", "--coach", "pretrained", "--prep-time", "0", "--json")
+    assert code in (0, None), err
+    note = [line for line in err.splitlines() if line.startswith("note: pretrained")]
+    assert len(note) == 1 and "no prior for random:5" in note[0] and "--coach pretrained" not in note[0], err

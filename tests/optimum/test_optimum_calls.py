@@ -88,3 +88,52 @@ def test_regret_takes_seed_and_score_pairs(scores):
     with pytest.raises(PokerSquaresError, match="pairs"):
         regret_summary(scores, {0: optimum})
     assert regret_summary([(0, 4)], {0: optimum})["regret"] == 6
+
+
+def _damaged_store(path, damage):
+    """A store holding deal 0's optimum under American, its row then edited by hand."""
+    import sqlite3
+
+    from pokersquares.cards import deal
+    from pokersquares.optimum import Optimum
+    grid = [int(c) for c in deal(0)[:25]]
+    with OptimaStore(path) as store:
+        store.put(Optimum(0, "American", AMERICAN.points, 150, 150, True, grid, 1.0, 150), 5.0)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(f"UPDATE optima SET {damage} WHERE seed = 0")
+    conn.close()
+
+
+@pytest.mark.parametrize("damage", ["grid = '[1, 2'", "score = 'abc'", "score = 900", "proven = 'yes'",
+                                    "seconds = 'x'"])
+def test_a_stored_optimum_edited_by_hand_is_refused_naming_its_deal(tmp_path, damage, monkeypatch):
+    """A grid that is not JSON, or a score that is text, met a bare JSONDecodeError or
+    TypeError; a score above its bound, or proven 'yes', was read back as the deal's optimum."""
+    import pokersquares.optimum as optimum
+    from pokersquares.optimum.store import DamagedOptimumError
+
+    def solving(*args, **kwargs):
+        raise AssertionError("a deal was solved")
+
+    monkeypatch.setattr(optimum, "solve_seed", solving)
+    db = tmp_path / "o.sqlite"
+    _damaged_store(db, damage)
+    with OptimaStore(db, readonly=True) as store:
+        with pytest.raises(DamagedOptimumError, match="deal 0 is damaged"):
+            store.many([0, 1], AMERICAN.points)
+        assert store.many([1], AMERICAN.points) == {}  # the rows not asked for are not read
+    with pytest.raises(PokerSquaresError, match="deal 0 is damaged"):
+        solve_seeds([0], AMERICAN, db=db, time_limit=5.0)
+
+
+def test_stored_points_edited_by_hand_are_refused(tmp_path):
+    """A row whose points are not JSON met a bare JSONDecodeError in ``systems`` (the
+    check of every --optima store, and the regret of ``results``)."""
+    from pokersquares.optimum.store import DamagedOptimumError
+
+    db = tmp_path / "o.sqlite"
+    _damaged_store(db, "points = '[1, 2'")
+    with OptimaStore(db, readonly=True) as store:
+        with pytest.raises(DamagedOptimumError, match="points"):
+            store.systems()

@@ -159,4 +159,24 @@ def _read_expected(path, update: bool, default: bool = False) -> dict:
                                         for k in ("mean", "se")) for v in expected.values()):
         raise fail(f"--expected {str(path)!r} is not a JSON object of expected figures "
                    '({"agent": {"mean": ..., "se": ...}, ...})')
+    # A NaN mean (JSON's NaN, or 1e999 read as inf) passed every comparison unwarned, and
+    # --json printed it back as NaN, which is not JSON; a negative se warned of every figure.
+    for name, v in expected.items():
+        if not (_finite(v["mean"]) and _finite(v["se"]) and v["se"] >= 0):
+            shown = ", ".join(f"{k} {_short(v[k])}" for k in ("mean", "se"))
+            raise fail(f"--expected {str(path)!r}: {name}'s mean and se must be finite numbers, the se at least 0; "
+                       f"got {shown}")
     return expected
+
+
+def _finite(x) -> bool:
+    """A finite number (an integer too large for a float is not: it overflowed the comparisons)."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def _short(x) -> str:
+    text = str(x)
+    return text if len(text) <= 20 else f"{text[:12]}... ({len(text)} digits)"

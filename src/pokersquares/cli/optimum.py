@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..cards import card_name
+from ..cards import card_name, deal, is_card_id
 from ..errors import InvalidSeedError, PokerSquaresError
 from ..harness.spec import check_seconds
 from ..points import SPEC_HELP, integer_or_none
@@ -40,6 +40,17 @@ def parse_seeds(text: str) -> list[int]:
 def _check_seed(seed: int) -> None:
     if not -(1 << 63) <= seed < (1 << 63):
         raise InvalidSeedError(f"a seed is a 64-bit integer, got {seed}")
+
+
+def _check_grid(opt, db: Optional[Path]) -> None:
+    """A stored optimum shown only with a whole grid, its deal's 25 cards: one edited by
+    hand was printed (three cards, a card twice) and counted as the deal's optimum, or
+    met a bare TypeError."""
+    grid = opt.grid
+    if not (isinstance(grid, list) and len(grid) == 25 and all(map(is_card_id, grid)) and len(set(grid)) == 25
+            and (opt.seed is None or set(grid) == set(deal(opt.seed)[:25]))):
+        raise fail(f"{db}: the stored optimum of deal {opt.seed} is damaged (its grid is not the deal's 25 cards); "
+                   "not reading it")
 
 
 def _print_grid(grid: list[int]) -> None:
@@ -119,6 +130,7 @@ def optimum_cmd(
                                     f"solved in this process)")
         if db is not None:
             opt = solve_seeds([seed], ps, db=db, time_limit=time_limit)[seed]
+            _check_grid(opt, db)
         else:
             opt = solve_seed(seed, ps, time_limit=time_limit)
         if json_out:
@@ -139,6 +151,8 @@ def optimum_cmd(
     shown = not json_out
 
     def progress(opt, cached):
+        if cached:  # one just solved is whole
+            _check_grid(opt, db)
         if shown:
             mark = "stored" if cached else f"{opt.seconds:.1f} s"
             typer.echo(f"deal {opt.seed}: {opt.score} (bound {opt.bound}{', proven' if opt.proven else ''}; {mark})")
@@ -196,7 +210,8 @@ def _check(db: Path, stores: list[Path], json_out: bool) -> None:
     problems = []
     with ResultStore(db, readonly=True) as games:
         for run in games.runs():
-            records = games.games(run.run_id)
+            # Seeds and scores only: a run's moves (gigabytes for millions of games) are not read.
+            records = list(games.iter_games(run.run_id, moves=False))
             known = optima_from(stores, [r.seed for r in records], run.points)
             for r in records:
                 opt = known.get(r.seed)

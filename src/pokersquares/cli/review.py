@@ -28,6 +28,23 @@ def _unfinished(game) -> str:
             + (f", scored the penalty ({(game.penalty.splitlines() or [''])[0]})" if game.penalty else ""))
 
 
+def _check_record(run: int, record) -> None:
+    """A finished game the review can judge, its cards those its seed deals (one line
+    and exit 2 otherwise): a store edited by hand would be judged as another deal."""
+    from ..cards import deal
+    from ..review import record_placements
+
+    shown = f"run {run}'s game dealt with seed {record.seed}"
+    try:
+        placements = record_placements(record)
+        dealt = [int(c) for c in deal(record.seed)[:25]]
+    except PokerSquaresError as e:
+        raise fail(f"{shown} cannot be reviewed: {e}") from None
+    if [card for card, _ in placements] != dealt:
+        raise fail(f"{shown} cannot be reviewed: its cards are not the ones that seed deals, in that order "
+                   "(the store was edited?)")
+
+
 @app.command("review")
 def review_cmd(
     store: Path = typer.Argument(..., help="The result store holding the games (read only)."),
@@ -79,6 +96,8 @@ def review_cmd(
         raise fail(f"run {run} has no finished game to review{unfinished}")
     # A deal played twice, as a person may in the web app, is reviewed twice.
     records = finished
+    for record in records:  # a damaged game is named before the coach learns, not after
+        _check_record(run, record)
     from ..points import PointSystem
 
     system = PointSystem(tuple(info.points), info.system_name)
@@ -88,9 +107,14 @@ def review_cmd(
         prepare_coach(player, system, prep_time)
     progress.report("done", subject=subject, force=True)  # the line ends before the review
     if prep_time == 0 and "load=" not in coach and getattr(player, "prior", None) is None:
-        typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
-                   "evaluator's (give --prep-time, load=FILE a saved one, or --coach pretrained, which has "
-                   "priors for American and British)", err=True)
+        if hasattr(player, "priors"):  # pretrained, on a system it has no prior for: not told to try pretrained
+            typer.echo(f"note: {coach} has no prior for {system.name} (the shipped ones are American and British) "
+                       "and learns nothing in 0 s of preparation: its values are an untrained evaluator's "
+                       "(give --prep-time)", err=True)
+        else:
+            typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
+                       "evaluator's (give --prep-time, load=FILE a saved one, or --coach pretrained, which has "
+                       "priors for American and British)", err=True)
     values = coach_values(player)
     reviews = [review_record(values, info.points, record, exact_cells) for record in records]
     summary = run_summary(reviews)

@@ -7,17 +7,18 @@ time limit than an unproven stored answer had.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 from pathlib import Path
 from typing import Iterable
 
-from ..cards import as_sequence, check_seed, is_integer
+from ..cards import as_sequence, check_seed, is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
 from ..points import PointSystem
 from . import Optimum
 
-__all__ = ["OptimaStore", "optima_from"]
+__all__ = ["OptimaStore", "optima_from", "DamagedOptimumError"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS optima (
@@ -37,6 +38,16 @@ CREATE TABLE IF NOT EXISTS optima (
     PRIMARY KEY (seed, points)
 );
 """
+
+
+class DamagedOptimumError(PokerSquaresError):
+    """A stored optimum that cannot be what was solved (a row edited by hand). Not a
+    StoreError: :func:`solve_seeds` takes those for a file that is not SQLite."""
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _points_key(points) -> str:
@@ -149,11 +160,33 @@ class OptimaStore:
         for seed, name, score, bound, proven, grid, seconds, limit, heuristic, cpu, method in rows:
             if seed not in wanted:
                 continue
+            grid = self._checked_row(seed, score, bound, proven, grid, seconds, limit, cpu)
             if time_limit is not None and not proven and limit < time_limit:
                 continue
             out[seed] = Optimum(seed, name, tuple(int(p) for p in points), score, bound, bool(proven),
-                                json.loads(grid), seconds, heuristic, cpu, method or "")
+                                grid, seconds, heuristic, cpu, method or "")
         return out
+
+    def _checked_row(self, seed, score, bound, proven, grid, seconds, limit, cpu):
+        """A stored optimum's grid read (whatever JSON it holds: a reader such as
+        ``compare --hands`` leaves out one that is no grid) and its figures checked, else
+        a DamagedOptimumError naming its deal: a row edited by hand met a bare JSON or
+        type error, or a score above its proven bound was read as the optimum."""
+        try:
+            cells = json.loads(grid)
+        except (TypeError, ValueError):
+            why = "its grid is not JSON"
+        else:
+            if not (is_integer(score) and is_integer(bound) and score <= bound):
+                why = f"its score {_short(score)} is not an integer at most its bound {_short(bound)}"
+            elif proven not in (0, 1):
+                why = f"proven is {_short(proven)}, not 0 or 1"
+            elif not all(is_seconds(t) and math.isfinite(t) for t in (seconds, limit, 0.0 if cpu is None else cpu)):
+                why = "its seconds are not finite numbers"
+            else:
+                return cells
+        raise DamagedOptimumError(f"{self.path}: the stored optimum of deal {seed} is damaged ({why}); "
+                                  "not reading it")
 
     def systems(self) -> list[tuple[str, tuple[int, ...], int]]:
         """(name, points, count) of every point system with stored optima."""
@@ -161,7 +194,18 @@ class OptimaStore:
             return []
         rows = self.conn.execute(
             "SELECT system_name, points, COUNT(*) FROM optima GROUP BY points ORDER BY system_name").fetchall()
-        return [(name, tuple(json.loads(pts)), n) for name, pts, n in rows]
+        return [(name, self._checked_points(pts), n) for name, pts, n in rows]
+
+    def _checked_points(self, text) -> tuple[int, ...]:
+        """A row's points (ten integers), else a DamagedOptimumError (it met a bare JSON error)."""
+        try:
+            points = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            points = None
+        if not (isinstance(points, list) and len(points) == 10 and all(map(is_integer, points))):
+            raise DamagedOptimumError(f"{self.path}: stored optima are damaged (points {_short(text)} are not ten "
+                                      "integers); not reading them")
+        return tuple(points)
 
 
 def optima_from(stores: Iterable[str | Path], seeds: Iterable[int], points) -> dict[int, Optimum]:
@@ -216,6 +260,9 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
             on_result(done[s], True)
     if not todo:
         return done
+    if backend == "ray" and address:  # an unreachable cluster is said before the store file is made
+        from ..harness.ray_backend import _check_reachable
+        _check_reachable(address)
     with OptimaStore(db) as store:
         def record(opt: Optimum) -> None:
             store.put(opt, time_limit)
