@@ -436,3 +436,21 @@ def test_a_log_removed_between_the_look_and_the_read_is_looked_at_again(tmp_path
     finally:
         writer.close()
         folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("moves", ["[[1,2", "null", "[5,5]", "7", "{\"a\": 1}"])
+def test_moves_edited_by_hand_are_one_store_error_naming_the_game(tmp_path, moves, cli):
+    # Were a bare JSONDecodeError or TypeError: `review` said "internal error".
+    path = tmp_path / "d.sqlite"
+    with ResultStore(path) as s:
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 10, 2, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 10, 50, [(1, 0, 0)], 0.25), GameRecord(1, 11, 60, [(2, 0, 0)], 0.25)])
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET placements = ? WHERE seed = 11", (moves,))
+    conn.close()
+    with ResultStore(path, readonly=True) as s:
+        assert [g.score for g in s.iter_games(run_id, moves=False)] == [50, 60]  # moves not read: no harm
+        with pytest.raises(StoreError, match=r"the moves of run 1's game dealt with seed 11 are damaged"):
+            s.games(run_id)
+    code, _, err = cli("review", path, "--run", "1", "--game", "11")
+    assert code == 2 and err.strip().splitlines()[-1].startswith("error: ") and "seed 11 are damaged" in err, err

@@ -684,7 +684,20 @@ class ResultStore:
             rows = sorted(row for seed in dict.fromkeys(seeds) if -2 ** 63 <= seed < 2 ** 63
                           for row in self.conn.execute(sql + " AND seed = ?", (run_id, seed)))
         for i, s, sc, pl, d, pen, fb in rows:
-            yield GameRecord(i, s, sc, [tuple(p) for p in json.loads(pl)] if moves else [], d, pen, fb)
+            yield GameRecord(i, s, sc, self._placements(pl, run_id, s) if moves else [], d, pen, fb)
+
+    def _placements(self, text, run_id: int, seed: int) -> list[tuple]:
+        """A game's stored moves as tuples; moves edited by hand into something that is no
+        list of lists (``'[[1,2'``, ``null``, ``[5, 5]``) are one StoreError naming the game,
+        not a bare JSON or type error. What the tuples hold, its readers check."""
+        try:
+            moves = json.loads(text)
+            if isinstance(moves, list):
+                return [tuple(p) for p in moves]
+        except (TypeError, ValueError, RecursionError):
+            pass
+        raise StoreError(f"{self.path}: the moves of run {run_id}'s game dealt with seed {seed} are damaged "
+                         f"(not a list of [card, row, col]); the store was edited?")
 
     def moves_as_stored(self, run_id: int) -> dict[int, str]:
         """Each game's placements as the store holds them (JSON text), by deal seed: two
