@@ -1005,6 +1005,31 @@ def test_games_people_finish_are_recorded_as_human(tmp_path):
         assert len(store.runs()) == 2
 
 
+def test_a_watched_game_rebuilt_after_a_restart_is_still_not_a_persons(tmp_path):
+    """A client that rebuilds a game on a server that forgot it (``POST /api/games`` with
+    its moves, as the Play page does) can say an agent placed some of them: the last card
+    placed by hand then does not record the agent's game as ``human`` (it did: the flag
+    was lost with the server)."""
+    from pokersquares.harness.store import ResultStore
+
+    path = tmp_path / "store.sqlite"
+    with local_client(create_app(store_path=path)) as c:
+        watched = new_game(c, seed=5)
+        for turn in range(24):
+            r = c.post(f"/api/games/{watched['id']}/agent-move", json={"agent": "greedy", "seconds": 0.1, "turn": turn})
+            watched = r.json()["game"]
+        assert watched["agent_played"] is True and new_game(c, seed=5)["agent_played"] is False
+    with local_client(create_app(store_path=path)) as c:  # the server restarted: the page rebuilds the game
+        rebuilt = new_game(c, seed=5, moves=watched["moves"], agent_played=watched["agent_played"])
+        assert rebuilt["agent_played"] is True and rebuilt["turn"] == 24
+        place(c, rebuilt, next(i for i, cell in enumerate(rebuilt["cells"]) if cell is None))
+        mine = new_game(c, seed=5, moves=watched["moves"])  # a person's 24 moves rebuilt: theirs
+        place(c, mine, next(i for i, cell in enumerate(mine["cells"]) if cell is None))
+        assert c.post("/api/games", json={"seed": 5, "agent_played": 1}).status_code == 422  # a flag, not a number
+    with ResultStore(path, readonly=True) as store:
+        assert [r.player for r in store.runs()] == ["human"]  # the person's game only
+
+
 def test_the_daily_deal_is_the_same_for_everyone_on_a_date():
     import datetime as dt
 

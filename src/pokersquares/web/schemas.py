@@ -28,6 +28,8 @@ class NewGame(_Body):
     seed: int | None = Field(None, ge=SEED_MIN, le=SEED_MAX, description="deal seed (random when absent)")
     moves: list[Annotated[int, Field(ge=0, le=NUM_CELLS - 1)]] = Field(
         default_factory=list, max_length=NUM_CELLS, description="cells already played (row*5+col), to rebuild a game")
+    agent_played: bool = Field(False, description="an agent placed some of the moves (a watched game rebuilt): "
+                                                  "the game is not recorded as a person's")
 
 
 class Place(_Body):

@@ -125,9 +125,12 @@ class GameStore:
     def __len__(self) -> int:
         return len(self._games)
 
-    def create(self, spec: str, seed: int | None = None, moves: Sequence[int] = ()) -> WebGame:
+    def create(self, spec: str, seed: int | None = None, moves: Sequence[int] = (),
+               agent_played: bool = False) -> WebGame:
         """A new game of the point system ``spec`` dealt from ``seed`` (random when None),
-        with ``moves`` (cells, in order) already played."""
+        with ``moves`` (cells, in order) already played; ``agent_played``: an agent placed
+        some of them (a watched game the page rebuilds after a restart), so the game is
+        never recorded as a person's."""
         point_system = parse_system(spec)
         if seed is None:
             seed = random_seed()
@@ -138,6 +141,7 @@ class GameStore:
             raise IllegalPlacementError(f"a game has 25 moves, got {len(moves)}")
         for cell in moves:
             game.place(cell)
+        game.agent_played = bool(agent_played)
         with self._lock:
             self._games[game.id] = game
             while len(self._games) > self.max_games:
@@ -214,6 +218,7 @@ def game_view(web_game: WebGame) -> dict:
             "done": game.done,
             "card": None if card is None else card_name(card),
             "moves": [r * SIZE + c for _, r, c in game.placements],
+            "agent_played": web_game.agent_played,  # for a client that rebuilds the game after a restart
             "last_cell": None if not game.placements else game.placements[-1][1] * SIZE + game.placements[-1][2],
         })
         return view
