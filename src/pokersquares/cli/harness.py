@@ -548,16 +548,24 @@ def _print_hand_mixes(mixes: list[dict]) -> None:
                    f"(points {', '.join(map(str, mix['points']))})")
         typer.echo(f"{'':<{w}}        {'games':>6} {heads} {'mean':>8}")
         for r in mix["runs"]:
+            if not r["games"]:  # every game a penalty (or unfinished): no hand to count
+                typer.echo(f"{r['label']:<{w}} lines  {0:>6}  no full grid: {r['left_out']} game(s) left out "
+                           "(a penalty, or unfinished)")
+                continue
             if r["score_mismatches"]:
                 typer.echo(f"warning: {r['label']} on {mix['system']}: {r['score_mismatches']} grid(s) do not score "
                            "what their game recorded (a store edited by hand?); the table counts the grids",
                            err=True)
             left = f"  ({r['left_out']} left out: a penalty, or no full grid)" if r["left_out"] else ""
+            if r["unproven"]:  # the best grid found, not the optimum: the text must not call it one
+                left += f"  ({r['unproven']} of {r['games']} not proven optimal: the best grid found)"
             typer.echo(f"{r['label']:<{w}} lines  {r['games']:>6} "
                        + " ".join(f"{h['lines_per_game']:7.3f}" for h in r["hands"]) + f" {10:8.2f}{left}")
             typer.echo(f"{'':<{w}} points {'':>6} "
                        + " ".join(f"{h['points_per_game']:7.2f}" for h in r["hands"]) + f" {r['mean']:8.2f}")
         if not mix["differences"]:
+            if sum(1 for r in mix["runs"] if r["games"]) > 1:  # said, not left out silently
+                typer.echo(f"no run shares two deals with {mix['against']}: no difference by hand type")
             continue
         typer.echo(f"points per game by hand type, each run − {mix['against']}, paired on the deals both hold "
                    "(second line: SE):")
@@ -602,6 +610,8 @@ def compare_cmd(
         raise fail("--system is empty: give a point system's name (as `pokersquares results` lists it)")
     if any(not p.strip() for p in player or ()):
         raise fail("--player is empty: give a part of a player spec (it would match every run)")
+    if against is not None and not against.strip():
+        raise fail("--against is empty: give a part of a player spec, or optimum (it would match every run)")
     duplicates: list = []
     runs = load_runs(stores, player or (), system, duplicates)
     result = compare_runs(runs)
@@ -626,7 +636,13 @@ def compare_cmd(
                                         or (against in "optimum" and optima)):
             raise fail(f"--against {against}: no run's player spec contains it"
                        + (" (the optima need --optima)" if against in "optimum" else ""))
-        mixes = compare_hands(runs, optima or (), against)
+        from ..harness.compare import CompareError
+        try:
+            mixes = compare_hands(runs, optima or (), against)
+        except CompareError as e:  # --against names only runs without a grid
+            raise fail(f"--against {against}: {e}") from None
+        if not any(r["games"] for mix in mixes for r in mix["runs"]):  # with --json too
+            raise fail("no run has a full grid to count hands in (every game a penalty, or unfinished)")
         if json_out:
             typer.echo(json.dumps({"systems": mixes}))
         else:

@@ -40,7 +40,8 @@ class GridSet:
 
     ``seeds``: shape ``(n,)``; ``grids``: ``(n, 25)`` card ids, row-major; ``left_out``:
     the games without a grid (penalties, unfinished); ``scores``: the scores recorded
-    with the grids (a game's score, an optimum's best score), if known."""
+    with the grids (a game's score, an optimum's best score), if known; ``unproven``: of
+    the optima, the grids only found best, not proven optimal."""
 
     label: str
     points: tuple[int, ...]
@@ -48,6 +49,7 @@ class GridSet:
     grids: np.ndarray
     left_out: int = 0
     scores: np.ndarray | None = None
+    unproven: int = 0
 
     @cached_property
     def counts(self) -> np.ndarray:
@@ -125,7 +127,8 @@ def grids_of_optima(stores: Iterable[str | Path], seeds: Iterable[int], points: 
     held = [s for s, g in grids.items() if g is not None]
     return GridSet("optimum", tuple(points), np.array(held, dtype=np.int64),
                    np.array([grids[s] for s in held], dtype=np.int64).reshape(-1, 25), len(found) - len(held),
-                   np.array([found[s].score for s in held], dtype=np.int64))
+                   np.array([found[s].score for s in held], dtype=np.int64),
+                   sum(1 for s in held if not found[s].proven))
 
 
 def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,7 +141,9 @@ def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def mix_summary(gs: GridSet) -> dict:
     """Per hand type: lines per game and points per game (each with its SE) over the
-    run's grids, and the mean score they add up to."""
+    run's grids (None without a grid), and the mean score they add up to with its SE
+    (None below two grids: one game measures no spread); ``unproven``: of the optima, the
+    grids not proven optimal."""
     counts = gs.counts.astype(float)
     pts = counts * np.asarray(gs.points, dtype=float)
     lines, lines_se = _mean_se(counts)
@@ -147,11 +152,16 @@ def mix_summary(gs: GridSet) -> dict:
     # A grid that does not score what its game recorded: a store edited by hand, or
     # written under other points; the table then describes the grids, not the scores.
     mismatched = 0 if gs.scores is None else int((pts.sum(axis=1) != gs.scores).sum())
+
+    def held(x) -> float | None:  # no grid: no figure, rather than a measured 0
+        return float(x) if len(gs.seeds) else None
+
     return {"label": gs.label, "games": int(len(gs.seeds)), "left_out": gs.left_out, "score_mismatches": mismatched,
-            "mean": float(score[0]) if len(gs.seeds) else None, "stderr": float(score_se[0]),
-            "hands": [{"hand": HAND_NAMES[h], "points": int(gs.points[h]), "lines_per_game": float(lines[h]),
-                       "lines_stderr": float(lines_se[h]), "points_per_game": float(points[h]),
-                       "points_stderr": float(points_se[h])} for h in range(NUM_HANDS)]}
+            "mean": float(score[0]) if len(gs.seeds) else None,
+            "stderr": float(score_se[0]) if len(gs.seeds) > 1 else None, "unproven": gs.unproven,
+            "hands": [{"hand": HAND_NAMES[h], "points": int(gs.points[h]), "lines_per_game": held(lines[h]),
+                       "lines_stderr": held(lines_se[h]), "points_per_game": held(points[h]),
+                       "points_stderr": held(points_se[h])} for h in range(NUM_HANDS)]}
 
 
 def mix_difference(a: GridSet, b: GridSet) -> dict | None:
@@ -178,32 +188,44 @@ def mix_difference(a: GridSet, b: GridSet) -> dict | None:
 def compare_hands(runs: Sequence, optima: Sequence[str | Path] = (), against: str | None = None) -> list[dict]:
     """Per point system of ``runs`` (``RecordedRun``s, as ``compare.load_runs`` gives
     them): every run's :func:`mix_summary`, and each other's :func:`mix_difference`
-    against a reference: the system's first run whose player spec contains ``against``
-    (``"optimum"``: the optima) if given and found; else the deals' optima where the
-    ``optima`` stores hold the system's deals (so the differences say where each player
-    falls short of perfect play); else the system's first run."""
-    from .compare import store_paths, system_labels
+    against a reference: the system's first run with a grid whose player spec contains
+    ``against`` (``"optimum"``: the optima) if given and found; else the deals' optima
+    where the ``optima`` stores hold the system's deals (so the differences say where each
+    player falls short of perfect play); else the system's first run with a grid.
+
+    A run without a grid (every game a penalty) is listed with its games left out, not
+    dropped, and is nobody's reference (``against`` None where no run has one); an
+    ``against`` that names no run with a grid on any system is a CompareError, not a
+    silent other reference."""
+    from .compare import CompareError, store_paths, system_labels
     optima = store_paths(optima)
     labels = system_labels(r.info for r in runs)
     one_store = len({str(Path(r.store).resolve()) for r in runs}) == 1
-    out = []
+    out, found = [], False
     for points in dict.fromkeys(tuple(r.info.points) for r in runs):
         # (what names it for --against, its grids): the optima are named "optimum".
         sets = [(r.info.player, grids_of_run(r.store, r.info.run_id,
                                              f"{r.info.player} (run {r.info.run_id})" if one_store
                                              else f"{r.info.player} ({r.store}:{r.info.run_id})"))
                 for r in runs if tuple(r.info.points) == points]
-        sets = [(name, gs) for name, gs in sets if len(gs.seeds)]
-        if not sets:
-            continue
-        if optima:
-            best = grids_of_optima(optima, sorted({int(s) for _, gs in sets for s in gs.seeds}), points)
+        seeds = sorted({int(s) for _, gs in sets for s in gs.seeds})
+        if optima and seeds:
+            best = grids_of_optima(optima, seeds, points)
             if len(best.seeds):
                 sets.insert(0, ("optimum", best))
-        chosen = [gs for name, gs in sets if against is not None and against in name]
-        reference = chosen[0] if chosen else sets[0][1]
-        out.append({"system": labels[points], "points": list(points), "against": reference.label,
+        graded = [(name, gs) for name, gs in sets if len(gs.seeds)]  # the runs with a grid
+        chosen = [gs for name, gs in graded if against is not None and against in name]
+        found = found or bool(chosen)
+        reference = chosen[0] if chosen else graded[0][1] if graded else None
+        out.append({"system": labels[points], "points": list(points),
+                    "against": None if reference is None else reference.label,
                     "runs": [mix_summary(gs) for _, gs in sets],
-                    "differences": [d for _, gs in sets if gs is not reference
+                    "differences": [d for _, gs in graded if gs is not reference
                                     and (d := mix_difference(gs, reference)) is not None]})
+    if against is not None and not found:
+        if any(against in r.info.player for r in runs):
+            raise CompareError(f"no run whose player spec contains {against!r} has a full grid (its games are "
+                               "penalties or unfinished)")
+        raise CompareError("the optima stores hold none of the deals played" if optima and against in "optimum"
+                           else f"no run's player spec contains {against!r}")
     return out
