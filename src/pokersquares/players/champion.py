@@ -111,10 +111,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import progress
-from ..cards import is_seconds
+from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.narl import FORMAT as NARL_FORMAT, NarlEvaluator, read_saved
-from ..evaluators.base import Evaluator
+from ..evaluators.base import Evaluator, checked_threads
 from ..evaluators.patterns import PatternEvaluator
 from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step_settings
 from ..game import EMPTY
@@ -132,6 +132,8 @@ __all__ = ["ChampionPlayer", "champion", "DEFAULT_GROUPS", "playout_depth"]
 # equal learning time, American −0.02 ± 0.13; four learning seeds, docs/results.md).
 DEFAULT_GROUPS = "default+draws"
 DEFAULT_EPSILON = 0.02  # since version 15: the TD residual's learning games explore
+# The NARL table's exploration schedule (gettysburg's), which the patterns evaluator does not learn by.
+NARL_EPSILON0, NARL_DECAY = 0.5, 0.999975
 # evaluator=auto: a preparation of fewer seconds learns BeeMo's pattern utilities, not the
 # TD evaluator (docs/results.md, "BeeMo's patterns under the champion's search").
 SMALL_PREP_S = 8.0
@@ -257,7 +259,7 @@ def _flag(name: str, value) -> bool:
                  "(each round's playouts deal every undealt card as the next card in turn), symmetry=true|false (search "
                  "one empty cell of each kind the grid's symmetries make alike)", cores=2)
 def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True, crn: bool = True, halving: bool = True,
-             cores: int = 2, time_fraction: float = 0.85, epsilon0: float = 0.5, decay: float = 0.999975,
+             cores: int = 2, time_fraction: float = 0.85, epsilon0: float = NARL_EPSILON0, decay: float = NARL_DECAY,
              games: int | None = None, load: str | None = None, evaluator: str | None = None,
              clock: str = "even", search_from: int = 0, table_step: float | None = None,
              alpha: float | None = None, tc: bool | None = None, playouts: int | None = None,
@@ -265,20 +267,25 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
              tdsearch: int = 0, epsilon: float = DEFAULT_EPSILON, init: float = 0.0,
              stratify: bool = False, symmetry: bool = True, time_per_game: float | None = None) -> ChampionPlayer:
     """Build the player (see the module docstring for the options)."""
-    auto_depth = depth == "auto"
-    if not auto_depth and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise PokerSquaresError(f"depth must be a positive integer or auto, got {depth!r}")
-    if not isinstance(cores, int) or cores < 1:
-        raise PokerSquaresError(f"cores must be a positive integer, got {cores!r}")
-    if not isinstance(stop_z, (int, float)) or stop_z <= 0:
+    # Checked here in full, not left to the spec parser: ``pretrained`` hands its options on
+    # unparsed (depth=2**64 failed every game in a kernel, tc=bogus was tc=true, stop_z=true 1).
+    auto_depth = isinstance(depth, str) and depth == "auto"
+    if not auto_depth and (not is_integer(depth) or not 1 <= depth <= FULL_DEPTH):
+        raise PokerSquaresError(f"depth must be a whole number of cards 1..{FULL_DEPTH} or auto, got {depth!r}")
+    cores = checked_threads(cores, "cores")
+    if not is_seconds(stop_z) or stop_z <= 0:
         raise PokerSquaresError(f"stop_z must be a positive number (1000: in effect never stop early), got {stop_z!r}")
-    if not isinstance(time_fraction, (int, float)) or not 0 < time_fraction <= 1:
+    if not is_seconds(time_fraction) or not 0 < time_fraction <= 1:
         raise PokerSquaresError(f"time_fraction must be in (0, 1], got {time_fraction!r}")
-    if games is not None and (not isinstance(games, int) or games < 0):
+    for name, value in (("epsilon0", epsilon0), ("decay", decay), ("epsilon", epsilon), ("init", init),
+                        ("alpha", alpha), ("table_step", table_step)):
+        if not (is_seconds(value) or value is None and name in ("alpha", "table_step")):
+            raise PokerSquaresError(f"{name} must be a number, got {value!r}")  # its range: the evaluator's
+    if games is not None and (not is_integer(games) or not 0 <= games < 2 ** 63):
         raise PokerSquaresError(f"games must be a non-negative integer, got {games!r}")
     if isinstance(search_from, bool) or not isinstance(search_from, int) or not 0 <= search_from <= 25:
         raise PokerSquaresError(f"search_from must be a whole number of cards in 0..25, got {search_from!r}")
-    if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1):
+    if playouts is not None and (not is_integer(playouts) or not 1 <= playouts < 2 ** 63):
         raise PokerSquaresError(f"playouts must be a positive whole number of playouts a move, got {playouts!r}")
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
         raise PokerSquaresError(f"lam must be a number in 0..1 (1: each playout ends in its last value), got {lam!r}")
@@ -303,7 +310,7 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     if auto:
         evaluator = "td"
     td_settings = [name for name, value in (
-        ("table_step", table_step), ("alpha", alpha), ("tc", tc),
+        ("table_step", table_step), ("alpha", alpha), ("tc", None if tc is None else _flag("tc", tc)),
         ("groups", None if groups == DEFAULT_GROUPS else groups),
         ("learn_in_game", _flag("learn_in_game", learn_in_game) or None),
         ("lam", None if lam == 1 else lam), ("tdsearch", tdsearch or None),
@@ -312,6 +319,12 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     if evaluator in ("narl", "patterns") and td_settings:
         raise PokerSquaresError(f"{td_settings[0]} is a setting of the TD evaluator (evaluator=td), "
                                 f"not of evaluator={evaluator}")
+    # BeeMo's patterns learn no NARL table: its schedule given with them was ignored (epsilon0=5 too).
+    table_settings = [name for name, value, default in (("epsilon0", epsilon0, NARL_EPSILON0), ("decay", decay, NARL_DECAY))
+                      if value != default]
+    if evaluator == "patterns" and table_settings:
+        raise PokerSquaresError(f"{table_settings[0]} is a setting of the NARL table (evaluator=td or narl), "
+                                f"not of evaluator=patterns")
     if evaluator == "patterns":
         learned = PatternEvaluator(load=None if load is None else str(load), learn_threads=cores)
     elif evaluator == "narl":

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ..cards import Card
+from ..cards import Card, is_integer, is_seconds
 from ..errors import PokerSquaresError, UnknownPlayerError
 from ..game import EMPTY
 from ..harness.player import BasePlayer
@@ -31,6 +31,10 @@ from .move_clock import MoveClock
 __all__ = ["OpenSpielMCTSPlayer"]
 
 AVAILABLE = importlib.util.find_spec("pyspiel") is not None
+# A leaf's rollouts run whole (the search looks at its deadline between simulations only):
+# 1,000 random rollouts from the empty grid take about a second. rollouts=2**62 never
+# returned from the first leaf, and evaluator=narl asked for an array that size, in every game.
+MAX_ROLLOUTS = 1000
 DESCRIPTION = ("OpenSpiel's MCTSBot on python_poker_squares, leaves judged by random rollouts "
                "(evaluator=random) or a toolkit evaluator's greedy playouts (evaluator=possibility|narl|patterns)")
 
@@ -104,10 +108,14 @@ class OpenSpielMCTSPlayer(BasePlayer):
         from .hybrid import EVALUATORS
         if evaluator != "random" and evaluator not in EVALUATORS:
             raise PokerSquaresError(f"unknown evaluator {evaluator!r}; choose random or one of {', '.join(EVALUATORS)}")
-        if not isinstance(rollouts, int) or rollouts < 1:
-            raise PokerSquaresError(f"rollouts must be a positive integer, got {rollouts!r}")
+        if not is_integer(rollouts) or not 1 <= rollouts <= MAX_ROLLOUTS:
+            raise PokerSquaresError(f"rollouts must be a whole number of rollouts a leaf from 1 to {MAX_ROLLOUTS}, "
+                                    f"got {rollouts!r}")
+        # A negative c made UCT avoid the children it knew least; NaN or text failed at the preparation.
+        if uct_c is not None and not (is_seconds(uct_c) and 0 <= uct_c < math.inf):
+            raise PokerSquaresError(f"uct_c must be a finite number >= 0 (UCT's exploration, in points), got {uct_c!r}")
         self.evaluator_name = evaluator
-        self.rollouts = rollouts
+        self.rollouts = int(rollouts)
         self.uct_c = uct_c
         self._toolkit = None if evaluator == "random" else EVALUATORS[evaluator]()
         self._bot = None

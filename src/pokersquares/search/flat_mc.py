@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..cards import is_integer, is_seconds
-from ..evaluators.base import Evaluator, _brief
+from ..evaluators.base import MAX_THREADS, Evaluator, _brief
 from ..game import EMPTY
 from .base import Search, SearchOptionError, checked_decision
 
@@ -52,6 +52,8 @@ class FlatMonteCarlo(Search):
                                     f"as many as the time allows), got {_brief(playouts)}")
         if not is_integer(cores) or cores < 1:
             raise SearchOptionError(f"cores must be a positive whole number, got {_brief(cores)}")
+        if cores > MAX_THREADS:  # a million made a player no machine could give its cores
+            raise SearchOptionError(f"cores must be at most {MAX_THREADS}, got {_brief(cores)}")
         for what, share in (("time_fraction", time_fraction), ("first_share", first_share)):
             if not is_seconds(share) or not 0 < share <= 1:
                 raise SearchOptionError(f"{what} must be a share of the move's time in (0, 1], got {_brief(share)}")

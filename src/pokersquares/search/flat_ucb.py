@@ -31,9 +31,10 @@ def _playout_seed(seed: int, pull: int) -> int:
 
 class _FlatSearch(Search):
     def __init__(self, depth: int = 5, batch: int = 1, pulls: int | None = None) -> None:
+        # Below 2**63 too: the kernels take them as int64 (2**64 failed in every pull, not here).
         if not (is_integer(depth) and is_integer(batch) and (pulls is None or is_integer(pulls))) or (
-                depth < 0 or batch < 1 or (pulls is not None and pulls < 1)):
-            raise SearchOptionError(f"depth must be an integer >= 0, batch and pulls integers >= 1; "
+                depth < 0 or batch < 1 or (pulls is not None and pulls < 1)) or max(depth, batch, pulls or 0) >= 2 ** 63:
+            raise SearchOptionError(f"depth must be an integer >= 0, batch and pulls integers >= 1, each below 2**63; "
                              f"got depth={depth!r}, batch={batch!r}, pulls={pulls!r}")
         self.depth = int(depth)
         self.batch = int(batch)  # checked here: a pull passes them to the evaluator unchecked

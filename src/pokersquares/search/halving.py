@@ -36,8 +36,8 @@ import time
 
 import numpy as np
 
-from ..cards import is_integer
-from ..evaluators.base import Evaluator
+from ..cards import is_integer, is_seconds
+from ..evaluators.base import MAX_THREADS, Evaluator
 from ..game import EMPTY
 from ..symmetry import alike_values, cell_classes, distinct_cells
 from .base import Search, SearchOptionError, checked_decision, round_seed
@@ -81,22 +81,27 @@ class CrnHalving(Search):
                  exact: bool = True, min_playouts: int = 32, crn: bool = True, halving: bool = True,
                  max_playouts: int | None = None, from_cards: int = 0, lam: float = 1.0,
                  stratify: bool = False, symmetry: bool = True) -> None:
-        if (depth < 1 or cores < 1 or not 0 < time_fraction <= 1 or min_playouts < 1 or not 0 <= from_cards <= 25
-                or not 0 <= lam <= 1 or not stop_z > 0
-                or (max_playouts is not None and (not is_integer(max_playouts) or max_playouts < 1))):
+        # Types too: 2**64 cards or playouts overflowed the kernels' int64 in every game, a
+        # fractional count failed in range(), a bool was taken as 1.
+        counts = (depth, cores, min_playouts, from_cards) + (() if max_playouts is None else (max_playouts,))
+        if (not all(is_integer(n) and n < 2 ** 63 for n in counts) or not all(map(is_seconds, (time_fraction, lam, stop_z)))
+                or depth < 1 or not 1 <= cores <= MAX_THREADS or not 0 < time_fraction <= 1 or min_playouts < 1
+                or not 0 <= from_cards <= 25 or not 0 <= lam <= 1 or not stop_z > 0
+                or (max_playouts is not None and max_playouts < 1)):
             raise SearchOptionError(
-                "CrnHalving needs depth >= 1, cores >= 1, 0 < time_fraction <= 1, stop_z > 0 (inf: never stop "
-                "early), min_playouts >= 1, max_playouts >= 1 (or None), 0 <= from_cards <= 25, 0 <= lam <= 1")
-        self.depth = depth
-        self.cores = cores
+                f"CrnHalving needs whole numbers depth >= 1, cores 1..{MAX_THREADS}, min_playouts >= 1, max_playouts "
+                ">= 1 (or None) and 0 <= from_cards <= 25, numbers 0 < time_fraction <= 1, stop_z > 0 (inf: never "
+                "stop early) and 0 <= lam <= 1")
+        self.depth = int(depth)
+        self.cores = int(cores)
         self.time_fraction = time_fraction
         self.stop_z = stop_z
         self.exact = exact
-        self.min_playouts = min_playouts
+        self.min_playouts = int(min_playouts)
         self.crn = crn
         self.halving = halving
-        self.max_playouts = max_playouts
-        self.from_cards = from_cards
+        self.max_playouts = None if max_playouts is None else int(max_playouts)
+        self.from_cards = int(from_cards)
         self.lam = lam
         self.stratify = bool(stratify)
         self.symmetry = bool(symmetry)

@@ -37,6 +37,10 @@ __all__ = ["MCTS", "SQUASHES", "DEFAULT_CP", "squash_range"]
 DEFAULT_CP = 200 / math.sqrt(2)
 MAX_CAPACITY = 50_000_000  # tree nodes: about 2 GB, half a game process's default memory limit
 WARM_UP_ITERATIONS = 200  # the most a warm-up searches a position: enough to reach every kernel
+# A move's fixed iterations run whatever its clock: at tiger's 37,000 a second this many take
+# three days, more than the harness's longest game (1e6 s) on a machine several times faster.
+# tiger:iterations=2**62 was taken, and every game ran until its process was stopped.
+MAX_ITERATIONS = 10 ** 10
 AMERICAN_RANGE = (0.0, 725.0)  # the paper's "precise" range: 4 royal flushes, a straight flush, 5 quads
 SQUASHES = ("none", "precise", "imprecise", "max200", "max2000")
 _SELECTIONS = {"uct": km.SELECT_UCT, "prune": km.SELECT_PRUNE, "best": km.SELECT_BEST}
@@ -113,8 +117,9 @@ class MCTS(Search):
         if not is_integer(capacity) or not 2 <= capacity <= MAX_CAPACITY:
             raise MCTSOptionError(f"capacity must be a whole number of nodes from 2 to {MAX_CAPACITY:,}, "
                                   f"got {capacity!r}")
-        if iterations is not None and (not is_integer(iterations) or not 1 <= iterations < 2 ** 63):
-            raise MCTSOptionError(f"iterations must be a whole number >= 1, got {iterations!r}")
+        if iterations is not None and (not is_integer(iterations) or not 1 <= iterations <= MAX_ITERATIONS):
+            raise MCTSOptionError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS:,} a move, "
+                                  f"got {iterations!r}")
         if not (is_seconds(min_search_s) and 0 <= min_search_s < math.inf):
             raise MCTSOptionError(f"min_search_s must be a finite number of seconds >= 0, got {min_search_s!r}")
         self.select_calc = bool(select_calc)

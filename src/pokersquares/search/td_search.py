@@ -20,12 +20,15 @@ search unchanged.
 
 from __future__ import annotations
 
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
+from ..evaluators.base import MAX_THREADS
 from ..game import EMPTY
 from .base import GreedySearch, Search, SearchOptionError, checked_decision, round_seed
 
@@ -34,9 +37,10 @@ __all__ = ["TdSearch", "episodes_option"]
 
 def episodes_option(value) -> int:
     """A player's ``tdsearch=N`` option, checked: games a move, 0 for off."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    # Below 2**63: a count the kernels take as int64 (a larger one reached them unchecked from ``pretrained``).
+    if not is_integer(value) or not 0 <= value < 2 ** 63:
         raise PokerSquaresError(f"tdsearch must be a whole number of games a move (0: off), got {value!r}")
-    return value
+    return int(value)
 
 
 SLACK = 0.25  # the share of the learning time left that one batch is planned to take
@@ -56,9 +60,15 @@ class TdSearch(Search):
 
     def __init__(self, inner: Search | None = None, episodes: int = 1000, alpha: float = 0.01, lam: float = 0.5,
                  cores: int = 2, time_share: float = 0.5) -> None:
-        if episodes < 0 or alpha < 0 or not 0 <= lam <= 1 or cores < 1 or not 0 < time_share <= 1:
-            raise SearchOptionError("TdSearch needs episodes >= 0, alpha >= 0, 0 <= lam <= 1, cores >= 1, "
-                             "0 < time_share <= 1")
+        # Types too: a NaN alpha passed every comparison, a fractional count reached range().
+        if (not is_integer(episodes) or not 0 <= episodes < 2 ** 63 or not is_seconds(alpha) or not 0 <= alpha < math.inf
+                or not is_seconds(lam) or not 0 <= lam <= 1 or not is_integer(cores) or not 1 <= cores <= MAX_THREADS
+                or not is_seconds(time_share) or not 0 < time_share <= 1):
+            raise SearchOptionError(f"TdSearch needs a whole number of episodes >= 0, a finite alpha >= 0, "
+                                    f"0 <= lam <= 1, a whole number of cores 1..{MAX_THREADS}, 0 < time_share <= 1; "
+                                    f"got episodes={episodes!r}, alpha={alpha!r}, lam={lam!r}, cores={cores!r}, "
+                                    f"time_share={time_share!r}")
+        episodes, cores = int(episodes), int(cores)
         self.inner = inner if inner is not None else GreedySearch()
         self.episodes = episodes
         self.alpha = alpha
