@@ -43,6 +43,11 @@ BAD = {
                                  "--prep-time must be at least 0 s, got -1"),
     "memory limit negative named": (["run", "--player", "greedy", "--memory-limit", "-1", *R],
                                     "--memory-limit must be a whole number of MB"),
+    # Which of several players (or which setting of a sweep) a refusal is about, named.
+    "one player of a tournament": (["tournament", "--players", "greedy,champion:depth=0", "--systems", "american",
+                                    "--games", "1", *R], "--players champion:depth=0: depth must be"),
+    "one setting of a sweep": (["sweep", "--player", "champion", "--param", "depth=2,0", "--games", "1", *R],
+                               "--param champion:depth=0: depth must be"),
     "memory limit in GB by mistake": (["run", "--player", "greedy", "--memory-limit", "4", *R],
                                       "--memory-limit is in MB: 4 MB is less than a game process needs to start"),
     "seed named": (["run", "--player", "greedy", "--seed", str(2 ** 63), *R], "--seed 9223372036854775808 is outside"),

@@ -144,8 +144,20 @@ def check_player_list(text: str, option: str) -> list[str]:
     if len(set(names)) != len(names):
         raise fail(f"{option} lists a player twice")
     for p in names:
-        make_player(p)
+        built_player(p, option)
     return names
+
+
+def built_player(spec: str, option: str):
+    """``make_player(spec)``, a refusal said with the spec it is about when the player's
+    own message does not name it (one of several players, or one setting of a sweep:
+    "depth must be ... got 0" did not say whose)."""
+    try:
+        return make_player(spec)
+    except PokerSquaresError as e:
+        if spec in str(e):
+            raise
+        raise fail(f"{option} {spec}: {e}") from None
 
 
 def check_system_list(systems: list, text: str, option: str = "--systems") -> list:
