@@ -454,3 +454,28 @@ def test_moves_edited_by_hand_are_one_store_error_naming_the_game(tmp_path, move
             s.games(run_id)
     code, _, err = cli("review", path, "--run", "1", "--game", "11")
     assert code == 2 and err.strip().splitlines()[-1].startswith("error: ") and "seed 11 are damaged" in err, err
+
+
+@pytest.mark.parametrize("edit, says", [
+    ("UPDATE runs SET points = '[1, 2'", "run 1's point values are damaged"),
+    ("UPDATE runs SET time_per_game = 9e999", "run 1's time per game is damaged"),
+    ("UPDATE games SET decision_s = 'x' WHERE seed = 11", "the decision time of run 1's game 1 is damaged"),
+    ("UPDATE games SET decision_s = 9e999 WHERE seed = 11", "the decision time of run 1's game 1 is damaged"),
+    ("UPDATE games SET score = 70.5 WHERE seed = 11", "the score of run 1's game 1 is damaged (70.5)"),
+])
+@pytest.mark.parametrize("args", [[], ["--json"], ["--export", "csv"], ["--export", "json"]])
+def test_figures_edited_by_hand_are_one_line_for_every_reader(tmp_path, edit, says, args, cli):
+    # `results` said "internal error: JSONDecodeError" or "TypeError ... __round__", or
+    # printed Infinity, which is not JSON.
+    path = tmp_path / "d.sqlite"
+    with ResultStore(path) as s:
+        run_id = s.open_run("greedy", "greedy", AMERICAN, 10, 2, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 10, 50, [(1, 0, 0)], 0.25), GameRecord(1, 11, 60, [(2, 0, 0)], 0.25)])
+    with sqlite3.connect(path) as conn:
+        conn.execute(edit)
+    conn.close()
+    code, out, err = cli("results", "--db", path, *args)
+    if code == 0:  # the listing of runs reads no game's figures
+        assert "UPDATE games" in edit and "--export" not in args and "Infinity" not in out, (edit, args, out)
+        return
+    assert code == 2 and err.strip().splitlines()[-1].startswith("error: ") and says in err, err

@@ -76,18 +76,12 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
             continue
         seen.add(Path(path).resolve())
         with ResultStore(path, readonly=True) as store:
-            try:
-                infos = store.runs()
-            except ValueError as e:  # point values that are not JSON
-                raise StoreError(f"{path}: a run's point values are damaged ({e}); the store was edited?") from None
-            for info in infos:
+            for info in store.runs():  # a run's settings or games edited by hand: a StoreError naming it
                 if players and not any(p in info.player for p in players):
                     continue
                 if system is not None and info.system_name.lower() != system.lower():
                     continue
-                _check_run(path, info)
-                games = {g.seed: _check_game(path, info.run_id, g)
-                         for g in store.iter_games(info.run_id, moves=False)}
+                games = {g.seed: g for g in store.iter_games(info.run_id, moves=False)}
                 if not games:
                     continue
                 run = RecordedRun(str(path), info, games)
@@ -101,40 +95,6 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
                 by_identity[_identity(info)] = len(out)
                 out.append(run)
     return out
-
-
-# The most a game can score either way: ten lines of at most 128 points (values are
-# clamped to -128..127; the penalty is ten times the lowest).
-MAX_ABS_SCORE = 10 * 128
-
-
-def _check_run(path, info: RunInfo) -> None:
-    """A run's settings as a comparison reads them, else a StoreError naming the run: a
-    store edited by hand may hold anything, and ``inf`` seconds would print as Infinity,
-    which is not JSON."""
-    points = info.points
-    if not (isinstance(points, list) and len(points) == 10 and all(type(p) is int for p in points)):
-        raise StoreError(f"{path}: run {info.run_id}'s point values are damaged ({points!r}, not ten integers); "
-                         "the store was edited?")
-    for what, value in (("time per game", info.time_per_game), ("preparation time", info.prep_time)):
-        if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
-            raise StoreError(f"{path}: run {info.run_id}'s {what} is damaged ({value!r} s); the store was edited?")
-
-
-def _check_game(path, run_id: int, game: GameRecord) -> GameRecord:
-    """``game`` if its figures are what play records, else a StoreError naming it: a score
-    that is text or a fraction would be cut to an integer when paired, one past any
-    game's would overflow the paired sums, a time of ``inf`` is not JSON."""
-    s = game.score
-    wrong = ("seed", game.seed) if type(game.seed) is not int else \
-        ("score", s) if type(s) is not int or not -MAX_ABS_SCORE <= s <= MAX_ABS_SCORE else \
-        ("decision time", game.decision_s) if (type(game.decision_s) not in (int, float)
-                                               or not 0 <= game.decision_s < math.inf) else \
-        ("fallback move count", game.fallback_moves) if type(game.fallback_moves) is not int else None
-    if wrong is not None:
-        raise StoreError(f"{path}: the {wrong[0]} of run {run_id}'s game {game.game_index} is damaged "
-                         f"({wrong[1]!r}); the store was edited?")
-    return game
 
 
 def store_paths(paths) -> list:

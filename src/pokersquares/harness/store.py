@@ -17,6 +17,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import random
 import shutil
@@ -84,6 +85,11 @@ CREATE TABLE IF NOT EXISTS games (
 _ADDED_COLUMNS = [("games", "fallback_moves", "INTEGER NOT NULL DEFAULT 0"),
                   ("runs", "secret", "TEXT"),  # the key of the players' seeds (harness/seeds.py)
                   ("runs", "version", "TEXT")]  # the code that plays the run (NULL: a run made before it was kept)
+
+
+# The most a game can score either way: ten lines of at most 128 points (values are
+# clamped to -128..127; the penalty is ten times the lowest).
+MAX_ABS_SCORE = 10 * 128
 
 
 class StoreError(PokerSquaresError):
@@ -684,7 +690,22 @@ class ResultStore:
             rows = sorted(row for seed in dict.fromkeys(seeds) if -2 ** 63 <= seed < 2 ** 63
                           for row in self.conn.execute(sql + " AND seed = ?", (run_id, seed)))
         for i, s, sc, pl, d, pen, fb in rows:
+            self._check_figures(run_id, i, s, sc, d, pen, fb)
             yield GameRecord(i, s, sc, self._placements(pl, run_id, s) if moves else [], d, pen, fb)
+
+    def _check_figures(self, run_id: int, index, seed, score, seconds, penalty, fallback) -> None:
+        """A game's figures as play records them, else a StoreError naming the game: a
+        store edited by hand may hold anything (a score of text or 70.5 was cut to 70 when
+        paired, one past any game's overflowed the paired sums, seconds of ``inf`` are not
+        JSON, text seconds failed the export's rounding)."""
+        wrong = ("seed", seed) if type(seed) is not int else \
+            ("score", score) if type(score) is not int or not -MAX_ABS_SCORE <= score <= MAX_ABS_SCORE else \
+            ("decision time", seconds) if type(seconds) not in (int, float) or not 0 <= seconds < math.inf else \
+            ("penalty", penalty) if penalty is not None and type(penalty) is not str else \
+            ("fallback move count", fallback) if type(fallback) is not int else None
+        if wrong is not None:
+            raise StoreError(f"{self.path}: the {wrong[0]} of run {run_id}'s game {index} is damaged "
+                             f"({wrong[1]!r:.60}); the store was edited?")
 
     def _placements(self, text, run_id: int, seed: int) -> list[tuple]:
         """A game's stored moves as tuples; moves edited by hand into something that is no
@@ -727,8 +748,25 @@ class ResultStore:
             sql += " WHERE tournament_id = ?"
             args = (tournament_id,)
         sql += " GROUP BY r.run_id ORDER BY r.run_id"
-        return [RunInfo(a, b, c, d, json.loads(e), f, g, h, i, j, k, n, m, fb, p, v)
+        return [RunInfo(a, b, c, d, self._run_points(a, e), f, g, self._run_seconds(a, "time per game", h),
+                        self._run_seconds(a, "preparation time", i), j, k, n, m, fb, p, v)
                 for a, b, c, d, e, f, g, h, i, j, k, n, m, fb, p, v in self.conn.execute(sql, args)]
+
+    def _run_points(self, run_id: int, text) -> list[int]:
+        """A run's points (ten integers), else a StoreError naming the run (edited by hand)."""
+        try:
+            points = json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            points = None
+        if not (isinstance(points, list) and len(points) == 10 and all(type(p) is int for p in points)):
+            raise StoreError(f"{self.path}: run {run_id}'s point values are damaged ({text!r:.60}, not ten "
+                             "integers); the store was edited?")
+        return points
+
+    def _run_seconds(self, run_id: int, what: str, value) -> float:
+        if type(value) not in (int, float) or not 0 <= value < math.inf:
+            raise StoreError(f"{self.path}: run {run_id}'s {what} is damaged ({value!r:.60} s); the store was edited?")
+        return value
 
     def run(self, run_id: int) -> RunInfo:
         for r in self.runs():
