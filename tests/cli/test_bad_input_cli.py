@@ -413,3 +413,29 @@ def test_a_store_damaged_under_a_command_is_one_line_exit_2(cli, tmp_path, monke
     code, out, err = cli("results", "--db", db)
     assert (code, out) == (2, "")
     assert err == "error: a result store could not be read or written: database disk image is malformed\n"
+
+
+@pytest.mark.parametrize("args, warned", [
+    (["run", "--player", "beemo:cores=8", "--workers", "2", "--games", "2"], "2 parallel games of beemo:cores=8 at 8 "
+                                                                           "cores each keep 16 cores busy"),
+    (["run", "--player", "beemo:cores=8", "--workers", "2", "--games", "1"], "beemo:cores=8 at 8 cores keep 8"),
+    (["tournament", "--players", "greedy,beemo:cores=8", "--systems", "american", "--games", "1"], "beemo:cores=8 at 8"),
+    (["run", "--player", "greedy", "--workers", "2", "--games", "2"], None),
+])
+def test_games_that_would_share_cores_are_warned_of_before_they_start(cli, tmp_path, monkeypatch, args, warned):
+    """Parallel games keeping more cores busy than the machine has play weaker under a
+    time budget: said in one line before any game (they were not)."""
+    import os
+
+    import pokersquares.cli.harness as harness
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(harness, "record_run", lambda *a, **k: (_ for _ in ()).throw(SystemExit(0)))
+    monkeypatch.setattr(harness, "run_tournament", lambda *a, **k: (_ for _ in ()).throw(SystemExit(0)),
+                        raising=False)
+    code, _, err = cli(*args, "--db", tmp_path / "w.sqlite", *R)
+    lines = [line for line in err.splitlines() if line.startswith("warning:")]
+    if warned is None:
+        assert lines == [], err
+    else:
+        assert len(lines) == 1 and warned in lines[0] and "this machine has 2" in lines[0], err

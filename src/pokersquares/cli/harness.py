@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -177,6 +178,26 @@ def _check_workers(workers: Optional[int]) -> Optional[int]:
     return workers
 
 
+def warn_oversubscribed(specs: list[str], workers: Optional[int], backend: str = "local",
+                        games: Optional[int] = None) -> None:
+    """One warning line when parallel games of a player would keep more cores busy than
+    this machine has (``--workers`` times the player's ``cores``): under a time budget
+    games that share a core play weaker, unsaid. Ray's cluster counts its own cores."""
+    from ..harness.spec import default_workers, player_cores
+
+    if backend != "local":
+        return
+    have = os.cpu_count() or 1
+    for spec in specs:
+        cores = player_cores(spec)
+        parallel = min(workers or default_workers(spec), games or 2 ** 63)  # ``games``: a run's, if fewer
+        if parallel * cores > have:
+            shown = (f"{parallel} parallel games of {spec} at {cores} cores each" if parallel > 1
+                     else f"{spec} at {cores} cores")
+            typer.echo(f"warning: {shown} keep {parallel * cores} cores busy; this machine has {have}: games under a "
+                       "time budget share cores and play weaker (give fewer --workers or a smaller cores=)", err=True)
+
+
 def _parameters_line(found: tuple[list[str], bool] | None) -> str:
     """What ``NAME:key=value`` a player takes, as the registry checks it."""
     if found is None:
@@ -286,6 +307,7 @@ def run_cmd(
     spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
+    warn_oversubscribed([player], workers, backend, games)
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games, f"{player} on {ps.name}", not (quiet or json_out))
         t = time.monotonic()
@@ -418,6 +440,7 @@ def tournament_cmd(
     names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
+    warn_oversubscribed(names, workers, backend)
     pss = check_system_list(point_systems(systems), systems)
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(names) * len(pss), "tournament", not (quiet or json_out))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import math
 from pathlib import Path
 from typing import List, Optional
 
@@ -14,9 +14,9 @@ from ..harness.runner import backend_session, check_backend
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, save_plot
+from .experiment import _json
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
-                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, built_player, check_run_options,
-                      use_classpath)
+                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, check_run_options, use_classpath)
 
 
 @app.command("sweep")
@@ -65,7 +65,7 @@ def sweep_cmd(
         raise fail(f"--param {both[0]} is fixed in --player {player!r}; sweep it or fix it, not both")
     grid = settings(params, sample, seed if sample_seed is None else sample_seed)
     for setting in grid:
-        built_player(setting_spec(player, setting), "--param")  # a parameter the player does not take fails here
+        make_player(setting_spec(player, setting))  # a parameter the player does not take fails here
     if plot is not None:  # plot_sweep writes PNG only
         check_output(plot, "--plot", db=db, suffixes=(".png",), example="sweep.png")
     with ResultStore(db) as store, backend_session(backend, address):
@@ -79,17 +79,19 @@ def sweep_cmd(
     if plot is not None:  # written beside it and moved over it: an interrupted plot leaves the old one whole
         save_plot(lambda name: plot_sweep(rows, name, f"{player} on {ps.name}, {games} games per setting"), plot)
     if json_out:
-        typer.echo(json.dumps(rows))
+        typer.echo(_json(rows))  # a setting of one game has no standard error: null, not NaN
         return
     names = list(rows[0]["params"])
     width = max(10, *(len(n) for n in names)) + 2
     typer.echo("".join(f"{n:>{width}}" for n in names)
                + f"{'mean':>10}{'stderr':>9}{'games':>7}{'penalties':>10}{'run':>6}")
+    def se(r, width=0):
+        return f"{r['stderr']:>{width}.2f}" if math.isfinite(r["stderr"]) else f"{'-':>{width}}"
     for r in rows:
         typer.echo("".join(f"{str(r['params'][n]):>{width}}" for n in names)
-                   + f"{r['mean']:>10.2f}{r['stderr']:>9.2f}{r['games']:>7}{r['penalties']:>10}{r['run_id']:>6}")
+                   + f"{r['mean']:>10.2f}{se(r, 9)}{r['games']:>7}{r['penalties']:>10}{r['run_id']:>6}")
     best = max(rows, key=lambda r: r["mean"])
-    typer.echo(f"best: {best['player']}  mean {best['mean']:.2f} ± {best['stderr']:.2f}, "
+    typer.echo(f"best: {best['player']}  mean {best['mean']:.2f} ± {se(best)}, "
                f"{best['penalties']} of {best['games']} games penalised"
                + (f"; plot in {plot}" if plot is not None else ""))
     penalised = sum(r["penalties"] for r in rows)
