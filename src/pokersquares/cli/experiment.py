@@ -23,7 +23,7 @@ from ..harness.spec import MAX_SECONDS, RunSpecError
 from ..harness.store import ResultStore
 from ..points import integer_or_none
 from . import PLOT_SUFFIXES, app, check_output, point_system, point_systems, save_plot, seconds_between
-from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, PREP_OPT, QUIET_OPT, WORKERS_HELP,
+from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, QUIET_OPT, WORKERS_HELP,
                       _check_workers, _Progress)
 
 __all__ = ["experiment_app"]
@@ -151,6 +151,24 @@ def _players_made(players: Iterable[str], option: str | None = None, value=None)
             raise ExperimentOptionError(f"{option} {value}: {e}") from None
 
 
+def _given(ctx: typer.Context, *names: str) -> list[str]:
+    """The options among the parameters ``names`` given on the command line (not left at
+    their defaults), as typed: an option the chosen parts never use is refused, not dropped."""
+    out = []
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name) if param.name in names else None
+        if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+            out.append(param.opts[0])
+    return out
+
+
+def _unused(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:
+    """One line if any option of ``names`` was given although nothing will use it (``why``)."""
+    given = _given(ctx, *names)
+    if given:
+        raise ExperimentOptionError(f"{given[0]} {why}")
+
+
 def _games(specs) -> int:
     return sum(s.games for s in dict.fromkeys(specs))
 
@@ -170,9 +188,11 @@ TIGER_PARTS = ("table3", "cp", "squash")
 
 @experiment_app.command("tiger")
 def tiger_cmd(
+    ctx: typer.Context,
     games: int = typer.Option(10, "--games", "-n", min=1, help="Games per configuration (paper: 2,000; 700 for squashing)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05), help="Decision seconds per game, at least 0.05 (paper: 30)."),
-    prep_time: float = PREP_OPT,
+    prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS),
+                                    help="Preparation seconds per configuration, at least 0 (contest: 300)."),
     seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
     parts: str = typer.Option("table3,cp", "--parts", help=f"Comma-separated parts: {', '.join(TIGER_PARTS)}."),
     rows: str = typer.Option("", "--rows", help="Table 3 rows to run, e.g. 1,6,12 (default: all 12)."),
@@ -192,6 +212,8 @@ def tiger_cmd(
     from ..experiments import tiger as ex
     from ..experiments.runs import fill_rows
 
+    if time_per_game > MAX_SECONDS:  # the runs' own check says "the time per game", not the option
+        raise ExperimentOptionError(f"--time-per-game must be at most {MAX_SECONDS:g} s, got {time_per_game:g}")
     chosen = _split(parts)
     unknown = [p for p in chosen if p not in TIGER_PARTS]
     if unknown or not chosen:
@@ -199,22 +221,29 @@ def tiger_cmd(
                                     f"parts: {', '.join(TIGER_PARTS)}")
     _once(chosen, "--parts")
     row_ids = _numbers(rows, int, "--rows")
+    if rows.strip() and not row_ids:  # "," would be taken for all twelve
+        raise ExperimentOptionError("--rows names no row; Table 3 rows are 1..12 (leave --rows out for all)")
     if row_ids and "table3" not in chosen:
         raise ExperimentOptionError("--rows chooses Table 3's rows: add table3 to --parts")
     if any(not 1 <= r <= 12 for r in row_ids):
         raise ExperimentOptionError("Table 3 rows are 1..12")
     cp_values = _numbers(cps, float, "--cp")
+    if "cp" not in chosen:  # the sweep's values and its plot would be taken and ignored
+        _unused(ctx, ("cps", "plot"), "goes with the C_p sweep: add cp to --parts")
     if "cp" in chosen:
         if not cp_values or any(c <= 0 or not math.isfinite(c) for c in cp_values):
             raise ExperimentOptionError("--cp needs positive finite numbers")
         check_output(plot, "--plot", db=db, suffixes=PLOT_SUFFIXES, example="tiger_cp_sweep.png")
     tables = {}
     if "table3" in chosen:
-        tables["table3"] = ex.table3_rows(games, seed, time_per_game, prep_time, row_ids or None)
+        tables["table3"] = _planned(lambda: ex.table3_rows(games, seed, time_per_game, prep_time, row_ids or None),
+                                    "--games", games, seed)
     if "cp" in chosen:
-        tables["cp_sweep"] = ex.cp_rows(games, seed, time_per_game, prep_time, cp_values)
+        tables["cp_sweep"] = _planned(lambda: ex.cp_rows(games, seed, time_per_game, prep_time, cp_values),
+                                      "--games", games, seed)
     if "squash" in chosen:
-        tables["table2"] = ex.table2_rows(games, seed, time_per_game, prep_time)
+        tables["table2"] = _planned(lambda: ex.table2_rows(games, seed, time_per_game, prep_time), "--games", games,
+                                    seed)
     every = [r for t in tables.values() for r in t]
     with _recording(db, workers, backend, address, _games(r.run for r in every), "tiger",
                     not (quiet or json_out)) as (store, play):
@@ -247,6 +276,7 @@ MAX_SAMPLES = 10_000  # systems drawn per random type: beyond it a typo, not a p
 
 @experiment_app.command("gettysburg")
 def gettysburg_cmd(
+    ctx: typer.Context,
     part: str = typer.Option("both", "--part", help="learning, search or both."),
     systems: str = typer.Option("american,british,ameritish,random,hypercorner," + ",".join(
         ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush", "full_house"]),
@@ -290,6 +320,13 @@ def gettysburg_cmd(
     if part not in ("learning", "search", "both"):
         raise ExperimentOptionError(f"--part must be learning, search or both, not {part!r}")
     learning, searching = part in ("learning", "both"), part in ("search", "both")
+    # A part's options, given when the part is not run, would be taken and ignored.
+    if not learning:
+        _unused(ctx, ("systems", "samples", "variants", "games"), "is the learning part's: run it with --part "
+                                                                    "learning or both")
+    if not searching:
+        _unused(ctx, ("search_systems", "searches", "evaluator", "search_games"), "is the search part's: run it with "
+                                                                                   "--part search or both")
     # A part's lists name something (an empty one crashed after the store was opened, or
     # printed an empty table); a list of a part not run may be empty.
     kinds = (_names(systems, "--systems", "system type", X.SYSTEM_TYPES) if learning
@@ -297,6 +334,9 @@ def gettysburg_cmd(
     for k in kinds:
         if k not in X.SYSTEM_TYPES:
             raise ExperimentOptionError(f"unknown system type {k!r}; known: {', '.join(X.SYSTEM_TYPES)}")
+    if not any(k in X.SAMPLED for k in kinds):  # only the random types are drawn
+        _unused(ctx, ("samples",), f"draws systems of the random types ({', '.join(X.SAMPLED)}), and --systems "
+                                   "names none")
     variant_list = (_names(variants, "--variants", "learner", X.VARIANTS) if learning
                     else _once(_split(variants), "--variants"))
     for v in variant_list:
@@ -402,7 +442,8 @@ def gettysburg_cmd(
 
 @experiment_app.command("beemo")
 def beemo_cmd(
-    prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0), help="Learning seconds per system and configuration, at least 0: "
+    ctx: typer.Context,
+    prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Learning seconds per system and configuration, at least 0: "
                                     "each run's preparation (contest: 300)."),
     games: int = typer.Option(10_000, "--games", "-n", min=1, help="OG games per learned table (the paper: 10,000)."),
     mc_games: int = typer.Option(100, "--mc-games", min=0, help="Flat MC + OG games on American (0: skip)."),
@@ -411,7 +452,7 @@ def beemo_cmd(
     systems: str = typer.Option("american,british,high_card,hypercorner", "--systems", help="Comma-separated: american, british, high_card, hypercorner."),
     configs: str = typer.Option("no_feedback,feedback,ucb1,beemo", "--configs", help="Comma-separated learning configurations: no_feedback, feedback, ucb1, beemo."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first deal (game i is dealt with seed + i) and of learning."),
-    time_per_game: float = typer.Option(30.0, "--time-per-game", callback=seconds_between(0.05), help="Decision seconds per game, the harness's limit, at least 0.05 (contest: 30)."),
+    time_per_game: float = typer.Option(30.0, "--time-per-game", callback=seconds_between(0.05, MAX_SECONDS), help="Decision seconds per game, the harness's limit, at least 0.05 (contest: 30)."),
     load: Optional[Path] = typer.Option(None, "--load", help="An American table from `train` to use for BeeMo's configuration (and the OG and flat MC rows) instead of learning."),
     unpaired: bool = typer.Option(False, "--unpaired", help="Flat MC with independent shuffles per cell (the default deals the same shuffles after every placement)."),
     db: Path = DB_OPT,
@@ -435,6 +476,13 @@ def beemo_cmd(
     for c in cfg_list:
         if c not in ex.LEARNING_CONFIGS:
             raise ExperimentOptionError(f"unknown configuration {c!r}; choose from {', '.join(ex.LEARNING_CONFIGS)}")
+    flat_mc_row = "american" in sys_list and "beemo" in cfg_list  # the only one that plays flat MC
+    if not flat_mc_row and mc_games:
+        _unused(ctx, ("mc_games",), "plays flat MC on American with BeeMo's training: it needs american in "
+                                    "--systems and beemo in --configs")
+    if not (flat_mc_row and mc_games):  # no flat MC row: its options would be taken and ignored
+        _unused(ctx, ("playouts", "seconds_per_move", "unpaired"),
+                "goes with the flat MC row: american in --systems, beemo in --configs and --mc-games above 0")
     if playouts == 0 and seconds_per_move is None:
         raise ExperimentOptionError("--playouts 0 needs --seconds-per-move")
     table = None
@@ -448,8 +496,12 @@ def beemo_cmd(
         if "," in table:  # the path goes into a player spec, where commas part the parameters
             raise ExperimentOptionError(f"--load {table!r}: a table's path cannot hold a comma; move or rename it")
         ex.check_table(table)
-    rows = ex.beemo_rows(prep_time, games, mc_games, playouts or None, seconds_per_move, sys_list, cfg_list, seed,
-                         time_per_game, table, paired=not unpaired)
+    # The counts and seeds of the runs, each error naming its option: the learning rows' first.
+    _planned(lambda: ex.beemo_rows(prep_time, games, 0, None, None, sys_list, cfg_list, seed, time_per_game, table),
+             "--games", games, seed)
+    rows = _planned(lambda: ex.beemo_rows(prep_time, games, mc_games, playouts or None, seconds_per_move, sys_list,
+                                          cfg_list, seed, time_per_game, table, paired=not unpaired),
+                    "--mc-games", mc_games, seed)
     # Every row's player made before the store is opened (playing makes them only then): the
     # flat MC row's playouts and time per move are the numbers its player takes from options.
     flat_mc = [r.run.player for r in rows if r.label == "flat_mc"]
@@ -483,8 +535,8 @@ def matrix_cmd(
                                  help="'contest' (the 12 systems of 2016) or point system specs separated by commas, "
                                       "or by ';' when one is ten integers."),
     games: int = typer.Option(20, "--games", "-n", min=2, help="Games per cell (the same deals in every cell)."),
-    time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05), help="Decision seconds per game, every cell, at least 0.05."),
-    prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0), help="Preparation seconds per cell, at least 0 (contest: 300)."),
+    time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05, MAX_SECONDS), help="Decision seconds per game, every cell, at least 0.05."),
+    prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Preparation seconds per cell, at least 0 (contest: 300)."),
     seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
     plot: Path = typer.Option(Path("matrix.png"), "--plot", help="Where to save the heat map" + PLOT_HELP),
     db: Path = DB_OPT,
@@ -513,7 +565,8 @@ def matrix_cmd(
     # Two systems typed as ten integers are both "custom": the matrix tells them apart.
     system_list = [replace(s, name=n) for s, n in zip(system_list, unique_names(system_list))]
     check_output(plot, "--plot", db=db, suffixes=PLOT_SUFFIXES, example="matrix.png")
-    cells = ex.matrix_specs(ev_list, se_list, system_list, games, seed, time_per_game, prep_time)
+    cells = _planned(lambda: ex.matrix_specs(ev_list, se_list, system_list, games, seed, time_per_game, prep_time),
+                     "--games", games, seed)
     with _recording(db, workers, backend, address, _games(cells.values()), "matrix",
                     not (quiet or json_out)) as (store, play):
         rows = ex.run_matrix(cells, store, **play)

@@ -16,7 +16,8 @@ from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, save_plot
 from .experiment import _json
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
-                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, check_run_options, use_classpath)
+                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, built_player, check_run_options,
+                      use_classpath, warn_oversubscribed)
 
 
 @app.command("sweep")
@@ -54,6 +55,7 @@ def sweep_cmd(
     workers = _check_workers(workers)
     check_backend(backend, address)
     make_player(player)
+    warn_oversubscribed([player], workers, backend)
     params = dict(parse_param(p) for p in param)
     if len(params) != len(param):
         raise fail("--param names a parameter twice")
@@ -65,7 +67,7 @@ def sweep_cmd(
         raise fail(f"--param {both[0]} is fixed in --player {player!r}; sweep it or fix it, not both")
     grid = settings(params, sample, seed if sample_seed is None else sample_seed)
     for setting in grid:
-        make_player(setting_spec(player, setting))  # a parameter the player does not take fails here
+        built_player(setting_spec(player, setting), "--param")  # a parameter the player does not take fails here
     if plot is not None:  # plot_sweep writes PNG only
         check_output(plot, "--plot", db=db, suffixes=(".png",), example="sweep.png")
     with ResultStore(db) as store, backend_session(backend, address):

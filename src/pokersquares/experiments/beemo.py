@@ -129,9 +129,15 @@ def beemo_rows(prep_time: float = 300.0, games: int = 10_000, mc_games: int = 10
 
 
 def add_og_on_same_deals(rows: list[Row], store: ResultStore) -> None:
-    """Beside flat MC + OG, OG's mean on the same deals (the first games of the OG run)."""
+    """Beside flat MC + OG, OG's mean on the same deals: the OG row's games dealt with the
+    seeds flat MC played, or None when the OG row did not play them all (``--mc-games``
+    past ``--games``). Not the OG run's first stored games: an earlier command with more
+    ``--games`` left games in it that this command's OG row does not count."""
     og = next((r for r in rows if r.label == "og"), None)
     for row in rows:
-        if row.label == "flat_mc" and og is not None and og.run_id is not None:
-            scores = [g.score for g in store.games(og.run_id)[:row.games]]
-            row.details["og_on_same_deals"] = sum(scores) / len(scores) if scores else None
+        if row.label == "flat_mc" and og is not None and og.run_id is not None and row.run_id is not None:
+            seeds = [g.seed for g in store.iter_games(row.run_id, moves=False) if g.game_index < row.run.games]
+            scores = [g.score for g in store.iter_games(og.run_id, seeds, moves=False)
+                      if g.game_index < og.run.games]
+            row.details["og_on_same_deals"] = (sum(scores) / len(scores) if seeds and len(scores) == len(seeds)
+                                               else None)

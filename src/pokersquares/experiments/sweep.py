@@ -72,6 +72,8 @@ def parse_param(text: str) -> tuple[str, list | ParamRange]:
     name = name.strip().replace("-", "_")
     if not eq or not name or not values.strip():
         raise SweepError(f"--param {text!r} is not name=values (e.g. alpha=0.1,0.2 or alpha=0..1/5)")
+    if "..." in values:  # 0...1: 0 to .1, or 0. to .1, or a typo of 0..1; which, it cannot tell
+        raise SweepError(f"--param {name}: {values.strip()!r} has three dots; write a range as lo..hi (e.g. 0..1/5)")
     if ".." in values:
         span, slash, count = values.partition("/")
         lo_text, _, hi_text = span.partition("..")
@@ -90,7 +92,11 @@ def parse_param(text: str) -> tuple[str, list | ParamRange]:
         step = (hi - lo) / (n - 1)
         if not math.isfinite(step):  # -1e308..1e308: hi - lo overflows, every value NaN
             raise SweepError(f"--param {name}: the range {lo}..{hi} is too wide to split into {n} values")
-        return name, [float(f"{lo + k * step:.6g}") for k in range(n)]
+        spaced = [float(f"{lo + k * step:.6g}") for k in range(n)]
+        if len(set(spaced)) < n:  # written to 6 digits, 1..1.000001/3 is 1.0 three times: one run shown thrice
+            raise SweepError(f"--param {name}: {n} values from {lo} to {hi} are not distinct to 6 significant "
+                             "digits; give fewer values or a wider range")
+        return name, spaced
     parsed = [_parse_value(v.strip()) for v in values.split(",") if v.strip()]
     if not parsed:  # an empty grid: nothing to play, nothing to show
         raise SweepError(f"--param {name} lists no value (e.g. {name}=0.1,0.2)")
@@ -179,7 +185,7 @@ def setting_spec(player: str, setting: dict) -> str:
 def _summary(setting: dict, spec: str, run_id: int, records: list[GameRecord]) -> dict:
     scores = [r.score for r in records]
     n = len(scores)
-    sd = statistics.stdev(scores) if n > 1 else 0.0
+    sd = statistics.stdev(scores) if n > 1 else math.nan  # one game has no spread to tell (not 0)
     return {"params": setting, "player": spec, "run_id": run_id, "games": n,
             "mean": statistics.fmean(scores) if n else math.nan,
             "stderr": sd / math.sqrt(n) if n else math.nan, "stdev": sd,
