@@ -48,8 +48,8 @@ from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
-from .base import (MAX_LEARNED_VALUE, TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points, checked_share,
-                   checked_threads, masked_seed)
+from .base import (MAX_LEARNED_VALUE, TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points,
+                   checked_share, checked_threads, masked_seed)
 
 __all__ = ["NarlEvaluator", "hand_abstraction", "describe_key", "size_distribution", "InvalidTableError",
            "FORMAT", "VERSION", "read_saved", "write_saved"]

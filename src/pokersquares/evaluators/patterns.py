@@ -47,8 +47,8 @@ from ..errors import PokerSquaresError
 from ..files import write_atomically
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
-from .base import (MAX_LEARNED_VALUE, SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells, checked_count,
-                   checked_grid, checked_points, checked_seed, checked_threads)
+from .base import (MAX_LEARNED_VALUE, SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells,
+                   checked_count, checked_grid, checked_points, checked_seed, checked_threads)
 
 __all__ = ["PatternEvaluator", "LearningReport", "PatternFileError", "learn_utilities", "read_utilities",
            "write_utilities", "warm_up", "FILE_FORMAT", "FILE_VERSION"]
