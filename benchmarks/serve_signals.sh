@@ -11,7 +11,10 @@ for sig in INT TERM HUP; do
   case $sig in INT) want=130; word=interrupted;; TERM) want=143; word=terminated;; HUP) want=129; word="hung up";; esac
   for t in 0.3 2.5 6; do
     rm -f s.out s.err
-    (setsid bash -c "exec pokersquares serve --port $PORT --db $OUT/w.sqlite --warm american" > s.out 2> s.err
+    # Ctrl-C's and SIGHUP's defaults restored, as a terminal starts a command (a script's background
+    # ignores Ctrl-C, nohup SIGHUP).
+    (setsid python -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); signal.signal(signal.SIGHUP, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
+       pokersquares serve --port "$PORT" --db "$OUT/w.sqlite" --warm american > s.out 2> s.err
      echo "rc=$?" >> s.out) &
     sleep $t
     kill -$sig -- -"$(pgrep -f "serve --port $PORT" | head -1)"

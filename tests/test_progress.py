@@ -143,3 +143,26 @@ def test_a_report_the_interval_held_back_is_heard_before_the_next_forced_one_and
         progress.report("learning", 40)  # held back, then heard as the block ends
     assert [(p.stage, p.games) for p in heard] == [("learning", 10), ("learning", 20), ("checked", None),
                                                    ("learning", 40)]
+
+
+def test_the_line_says_nothing_once_the_command_says_its_last(monkeypatch):
+    """A learner still running in another thread wrote "learning, 4,400 games, 3.9 s left"
+    after `serve`'s "terminated (...)": the command's line is closed before that is said."""
+    import io
+
+    import pytest
+
+    import pokersquares.cli as cli
+    from pokersquares.cli import PrepLine
+
+    stream = io.StringIO()
+    line = PrepLine(stream, every_s=0.0)
+    monkeypatch.setattr(cli, "_prep_line", line)
+    line(progress.Progress("learning", 100, 3.0, "og on American"))
+    monkeypatch.setattr(cli.sys, "argv", ["pokersquares", "serve"])
+    monkeypatch.setattr(cli.signal, "signal", lambda *a: None)  # this test's own handlers stay
+    with pytest.raises(SystemExit) as e:
+        cli._say_interrupted(cli.Terminated())
+    line(progress.Progress("learning", 4400, 3.9, "og on American"))  # from a learner's thread, too late
+    assert e.value.code == 143 and line.closed
+    assert stream.getvalue().splitlines() == ["og on American: learning, 100 games, 3.0 s left"]

@@ -22,12 +22,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _as_in_a_terminal() -> None:
+    """The signals a terminal starts a command with, whatever this test run inherited (a
+    suite started in a script's background ignores Ctrl-C; under ``nohup``, SIGHUP)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def test_serve_starts_on_localhost_and_answers(tmp_path):
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
                              "--think-time", "0.5", "--db", str(tmp_path / "r.sqlite"), "--warm", ""],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))  # not nohup's
+                            preexec_fn=_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 180  # a cold numba cache compiles the players on import
         while True:
@@ -66,7 +73,7 @@ def test_serve_stopped_while_its_agents_learn_says_so_in_one_line(tmp_path, sign
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--prep-time", "4",
                              "--db", str(tmp_path / "r.sqlite"), "--warm", "american", "--no-record"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
     lines = []
     try:
         deadline = time.monotonic() + 180
@@ -213,3 +220,35 @@ def test_serve_says_when_the_server_did_not_start(cli, monkeypatch):
     code, out, err = cli("serve", "--port", str(port), "--warm", "", "--no-record")
     assert code == 1, err
     assert err.strip().splitlines()[-1] == f"error: the server did not start on 127.0.0.1:{port}"
+
+
+def test_serve_started_with_ctrl_c_ignored_keeps_it_ignored(tmp_path):
+    """Started in a script's background (Ctrl-C ignored, as ``run`` keeps it): Ctrl-C to
+    the group leaves the server serving (uvicorn took SIGINT over and shut down, exit 0
+    and no word); SIGTERM still stops it."""
+    def ctrl_c_ignored() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
+                             "--db", str(tmp_path / "r.sqlite"), "--no-record"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_ignored)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(1.5)
+        assert proc.poll() is None  # still serving
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=5).close()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143 and err.rstrip().splitlines()[-1] == "terminated (the server stopped)", err

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -209,12 +210,25 @@ class PrepLine:
         self.last = -math.inf  # when the last line was written, or the stage began (logs)
         self.key = None  # (subject, stage) of the last report (logs)
         self.held = None  # the stage's last count, not written yet (logs)
+        self.closed = False
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """No more lines: the command is saying its last (a learner still running in
+        another thread wrote its progress after "terminated")."""
+        with self._lock:
+            self.closed = True
 
     def _write(self, p) -> None:
         self.stream.write(p.text() + "\n")
         self.last = time.monotonic()
 
     def __call__(self, p) -> None:
+        with self._lock:
+            if not self.closed:
+                self._show(p)
+
+    def _show(self, p) -> None:
         if self.tty:  # "done": the preparation ended, the line is left to what follows
             self.stream.write("\r\x1b[K" + ("" if p.stage == "done" else p.text()[:200]))
             self.stream.flush()
@@ -249,6 +263,8 @@ STOP_SIGNALS = {signal.SIGTERM: ("terminated", 143), signal.SIGHUP: ("hung up", 
 
 # This command's: code that turns an interruption into a plain Ctrl-C (Ray's) loses the type.
 _stop_signal_received: int | None = None
+# The command's preparation line, closed before its last line is said.
+_prep_line: PrepLine | None = None
 
 
 def _on_stop_signal(signum, frame) -> None:
@@ -350,6 +366,8 @@ def interrupted_note(args: list[str]) -> str | None:
 def _say_interrupted(e: KeyboardInterrupt) -> None:
     for signum in (signal.SIGINT, *STOP_SIGNALS):  # one message, even if a second signal follows
         signal.signal(signum, signal.SIG_IGN)
+    if _prep_line is not None:  # the last line is this one
+        _prep_line.close()
     signum = e.signum if isinstance(e, Terminated) else _stop_signal_received
     what, code = STOP_SIGNALS.get(signum, ("interrupted", 130))
     note = interrupted_note(sys.argv[1:])
@@ -415,5 +433,7 @@ def _main() -> None:
             importlib.import_module(name).UsageError.show = _one_line_usage_error
         except ImportError:
             pass
-    with progress.listening(PrepLine()):
+    global _prep_line
+    _prep_line = PrepLine()
+    with progress.listening(_prep_line):
         app(prog_name="pokersquares")  # as its usage lines say it, under python -m too

@@ -163,7 +163,7 @@ def serve_cmd(
                + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
-    server = uvicorn.Server(uvicorn.Config(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30))
+    server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30))
     _hang_up_stops(server)
     # Not uvicorn.run, which swallows the Ctrl-C it re-raises after shutting down (and
     # the SIGTERM our handler turns into one): the command then ended with exit 0 and
@@ -172,6 +172,20 @@ def serve_cmd(
     server.run()
     if not server.started:  # uvicorn logged why (the port taken since it was checked, ...)
         raise fail(f"the server did not start on {shown}:{port}", code=1)
+
+
+def _server(uvicorn, config):
+    """uvicorn's server, keeping Ctrl-C ignored if the command was started with it
+    ignored (in the background of a script, under ``nohup``), as every other command
+    does: uvicorn took SIGINT over regardless and shut down on it."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            if not (ignored and sig == signal.SIGINT):
+                super().handle_exit(sig, frame)
+
+    return Server(config)
 
 
 def _hang_up_stops(server) -> None:
