@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import threading
 import time
 
 import httpx
+from served import serve  # this folder's: the server stopped with the script
 
 
 def _free_port() -> int:
@@ -54,17 +54,13 @@ def main() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     start = time.monotonic()
-    # SIGTERM ends the script through its finally (as Ctrl-C does), which stops the server:
-    # by default it ended the script alone, the server left running.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    server = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "pokersquares", "serve", "--port", str(port),
-                               "--prep-time", str(args.prep_time), "--db", os.devnull + ".none"],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     console: list[tuple[float, str]] = []
-    threading.Thread(target=lambda: [console.append((round(time.monotonic() - start, 1), line.rstrip()))
-                                     for line in server.stdout], daemon=True).start()
     out: dict = {"cold_cache": args.cold, "prep_time": args.prep_time}
-    try:
+    with serve([sys.executable, "-X", "faulthandler", "-m", "pokersquares", "serve", "--port", str(port),
+                "--prep-time", str(args.prep_time), "--db", os.devnull + ".none"],
+               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as server:
+        threading.Thread(target=lambda: [console.append((round(time.monotonic() - start, 1), line.rstrip()))
+                                         for line in server.stdout], daemon=True).start()
         with httpx.Client(base_url=url, timeout=30) as client:
             while True:
                 try:
@@ -116,10 +112,6 @@ def main() -> None:
                 time.sleep(0.5)
             out["first_hint_s"] = first
             out["slowest_config_s"] = round(worst_config, 3)
-    finally:
-        if server.poll() is None:
-            server.terminate()
-        server.wait(10)
     out["server_exit_code"] = server.returncode
     out["console"] = [f"{t:6.1f} s  {line}" for t, line in console]
     out["load_average"] = os.getloadavg()

@@ -15,7 +15,6 @@ import asyncio
 import collections
 import json
 import os
-import signal
 import socket
 import statistics
 import subprocess
@@ -23,6 +22,7 @@ import sys
 import time
 
 import httpx
+from served import serve  # this folder's: the server stopped with the script
 
 
 def _free_port() -> int:
@@ -77,13 +77,8 @@ def main() -> None:
         parser.error(f"unknown agent {args.agent!r}; the web app's agents: {', '.join(agents)}")
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    # SIGTERM ends the script through its finally (as Ctrl-C does), which stops the server:
-    # by default it ended the script alone, the server left running.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    server = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
-                               "--db", os.devnull + ".none", "--no-record"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with serve([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
+                "--db", os.devnull + ".none", "--no-record"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
         with httpx.Client(base_url=url, timeout=60) as client:
             while True:
                 try:
@@ -97,9 +92,6 @@ def main() -> None:
                 time.sleep(0.5)
         out = {"agent": args.agent, "requests": args.requests, "clients": args.clients,
                **asyncio.run(burst(url, game["id"], args.agent, args.requests, args.clients))}
-    finally:
-        server.terminate()
-        server.wait(10)
     out["load_average"] = os.getloadavg()
     print(json.dumps(out))
 

@@ -556,3 +556,43 @@ def test_a_terminated_web_benchmark_stops_its_server():
         script.kill()
         for pid in servers:  # a server left behind by a failing run
             subprocess.run(["kill", "-9", str(pid)], check=False, capture_output=True)
+
+
+def test_a_sigterm_while_the_benchmarks_server_starts_still_stops_it(monkeypatch):
+    """A SIGTERM between the server's fork and Popen's return ended web_load.py (exit
+    143) before it knew its server, which went on running (one CI run). served.serve
+    holds such a signal until the server is known, then stops it."""
+    import signal
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import served
+
+    calls = []
+
+    class Server:  # what Popen returns, once the signal has come mid-start
+        returncode = None
+
+        def __init__(self, command, **popen):
+            signal.raise_signal(signal.SIGTERM)  # the handler runs now, as a real one would
+            calls.append("started")
+
+        def poll(self):
+            return self.returncode
+
+        def terminate(self):
+            calls.append("terminated")
+
+        def wait(self, timeout=None):
+            calls.append("waited")
+            self.returncode = -15
+            return self.returncode
+
+    previous = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(served.subprocess, "Popen", Server)
+    try:
+        with pytest.raises(SystemExit) as e:
+            with served.serve(["pokersquares", "serve"]):
+                calls.append("served")  # never: the held signal ends the script first
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert e.value.code == 143 and calls == ["started", "terminated", "waited"]

@@ -1,0 +1,39 @@
+"""`pokersquares serve` started for a web benchmark and stopped with it.
+
+Imported by ``web_load.py`` and ``web_first_advice.py`` (their folder is on ``sys.path``
+when they run as scripts); not a benchmark itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import sys
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def serve(command: list[str], **popen) -> Iterator[subprocess.Popen]:
+    """The server ``command`` starts, stopped when the block ends. SIGTERM ends the script
+    through the block's end (as Ctrl-C does), which stops the server: by default it ended
+    the script alone, the server left running. One that comes while the server is being
+    started (forked, not yet known here) is held until it is known."""
+    server, held = None, []
+
+    def on_term(signum, frame) -> None:
+        if server is None:
+            held.append(signum)
+        else:
+            sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    server = subprocess.Popen(command, **popen)
+    try:
+        if held:
+            sys.exit(128 + held[0])
+        yield server
+    finally:
+        if server.poll() is None:
+            server.terminate()
+        server.wait(10)
