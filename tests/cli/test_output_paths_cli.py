@@ -264,14 +264,8 @@ def test_demo_checks_its_store_before_compiling(cli, tmp_path, monkeypatch, kind
     assert "Compiling" not in out
 
 
-@pytest.fixture
-def served(served_apps):
-    """The apps a stand-in server was given (none: the command stopped before it)."""
-    return served_apps
-
-
 @pytest.mark.parametrize("kind", ["folder", "not sqlite", "/proc", "bad host", "bad address", "port in use"])
-def test_serve_checks_store_host_and_port_before_it_starts(cli, tmp_path, served, kind):
+def test_serve_checks_store_host_and_port_before_it_starts(cli, tmp_path, served_apps, kind):
     args = ["--warm", "", "--db", tmp_path / "r.sqlite"]
     listening = None
     if kind == "folder":
@@ -299,14 +293,14 @@ def test_serve_checks_store_host_and_port_before_it_starts(cli, tmp_path, served
         if listening is not None:
             listening.close()
     assert one_line_error(code, err), err
-    assert "Poker Squares at" not in out and served == []
+    assert "Poker Squares at" not in out and served_apps == []
     assert not (tmp_path / "r.sqlite").exists()
 
 
-def test_serve_still_starts_with_a_store_yet_to_be_made(cli, tmp_path, served):
+def test_serve_still_starts_with_a_store_yet_to_be_made(cli, tmp_path, served_apps):
     code, out, err = cli("serve", "--warm", "", "--port", _free_port(), "--db", tmp_path / "new.sqlite")
     assert code == 0, err
-    assert len(served) == 1 and "Poker Squares at" in out
+    assert len(served_apps) == 1 and "Poker Squares at" in out
     assert not (tmp_path / "new.sqlite").exists()  # the server makes it when it records
 
 

@@ -15,6 +15,8 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
+from test_signals_cli import as_in_a_terminal  # noqa: E402 - a terminal's signals, whatever the suite inherited
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -22,19 +24,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _as_in_a_terminal() -> None:
-    """The signals a terminal starts a command with, whatever this test run inherited (a
-    suite started in a script's background ignores Ctrl-C; under ``nohup``, SIGHUP)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-
-
 def test_serve_starts_on_localhost_and_answers(tmp_path):
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port),
                              "--think-time", "0.5", "--db", str(tmp_path / "r.sqlite"), "--warm", ""],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_as_in_a_terminal)
+                            preexec_fn=as_in_a_terminal)
     try:
         deadline = time.monotonic() + 180  # a cold numba cache compiles the players on import
         while True:
@@ -73,7 +68,7 @@ def test_serve_stopped_while_its_agents_learn_says_so_in_one_line(tmp_path, sign
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--prep-time", "4",
                              "--db", str(tmp_path / "r.sqlite"), "--warm", "american", "--no-record"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
     lines = []
     try:
         deadline = time.monotonic() + 180
