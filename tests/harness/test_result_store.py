@@ -479,3 +479,31 @@ def test_figures_edited_by_hand_are_one_line_for_every_reader(tmp_path, edit, sa
         assert "UPDATE games" in edit and "--export" not in args and "Infinity" not in out, (edit, args, out)
         return
     assert code == 2 and err.strip().splitlines()[-1].startswith("error: ") and says in err, err
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("decision_s", -3.2, "decision time (-3.2)"),
+    ("decision_s", float("nan"), "decision time (nan)"),
+    ("score", 1281, "score (1281)"),
+    ("score", True, "score (True)"),
+    ("seed", 2 ** 63, "seed"),
+    ("penalty", 7, "penalty (7)"),
+    ("fallback_moves", -1, "fallback move count (-1)"),
+])
+def test_a_game_every_reader_would_refuse_is_not_written(tmp_path, field, value, says):
+    """What the readers refuse as damaged (a negative time: a wall clock set back) is
+    refused when written, the whole batch with it: a store holds only what it can read."""
+    import numpy as np
+
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        run = store.open_run("greedy", "greedy", AMERICAN, 0, 3, 30.0, 0.0)
+        good = GameRecord(0, 0, 12, [], 0.5)
+        bad = GameRecord(**{"game_index": 1, "seed": 1, "score": 12, "decision_s": 0.5, field: value})
+        with pytest.raises(StoreError, match=rf"run {run}'s game 1 is not recorded: its {says}".replace("(", r"\(")
+                           .replace(")", r"\)")):
+            store.add_games(run, [good, bad])
+        assert store.games(run) == []
+        # numpy's numbers, as kernels give them, are recorded as Python's
+        assert store.add_games(run, [GameRecord(np.int64(2), np.int64(2), np.int32(40), [], np.float64(0.25))]) == 1
+        (game,) = store.games(run)
+        assert (game.score, game.decision_s, type(game.score)) == (40, 0.25, int)

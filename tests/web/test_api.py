@@ -1005,6 +1005,32 @@ def test_games_people_finish_are_recorded_as_human(tmp_path):
         assert len(store.runs()) == 2
 
 
+def test_a_persons_game_timed_across_a_wall_clock_set_back_is_recorded_and_readable(tmp_path, monkeypatch):
+    """The wall clock set back an hour while a person plays (by hand, or NTP): the game's
+    time was the wall clock's difference, negative, and the record it made was one every
+    reader of the store refused as damaged (the Results page included). Timed on the
+    monotonic clock, it is recorded as played."""
+    import time as time_module
+
+    from pokersquares.harness.store import ResultStore
+
+    path = tmp_path / "store.sqlite"
+    real = time_module.time
+    with local_client(create_app(store_path=path)) as c:
+        view = new_game(c, seed=8)
+        for cell in range(24):
+            view = place(c, view, cell)
+        monkeypatch.setattr(time_module, "time", lambda: real() - 3600.0)
+        view = place(c, view, 24)
+        monkeypatch.setattr(time_module, "time", real)
+        index = c.get("/api/results")
+        assert index.status_code == 200 and [r["player"] for r in index.json()["runs"]] == ["human"]
+    with ResultStore(path, readonly=True) as store:
+        (run,) = store.runs()
+        (game,) = store.games(run.run_id)
+        assert game.score == view["score"] and 0 <= game.decision_s < 600
+
+
 def test_a_watched_game_rebuilt_after_a_restart_is_still_not_a_persons(tmp_path):
     """A client that rebuilds a game on a server that forgot it (``POST /api/games`` with
     its moves, as the Play page does) can say an agent placed some of them: the last card

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..cards import is_integer
+from ..cards import is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
 from ..points import PointSystem
 from .seeds import new_secret
@@ -105,6 +105,20 @@ class GameRecord:
     decision_s: float = 0.0
     penalty: str | None = None
     fallback_moves: int = 0  # moves a search left to its greedy fallback for lack of time
+
+
+def _unrecordable(r: GameRecord) -> tuple[str, object] | None:
+    """What of a finished game no game can have (the name and value), else None: the
+    figures :meth:`ResultStore._check_figures` refuses on reading, checked before
+    writing, so that a store never holds a game that every reader then refuses (a
+    person's game timed on a wall clock set back, by hand or by NTP, took a negative
+    time). Python's or numpy's numbers."""
+    return ("game index", r.game_index) if not is_integer(r.game_index) or r.game_index < 0 else \
+        ("seed", r.seed) if not is_integer(r.seed) or not -2 ** 63 <= r.seed < 2 ** 63 else \
+        ("score", r.score) if not is_integer(r.score) or not -MAX_ABS_SCORE <= r.score <= MAX_ABS_SCORE else \
+        ("decision time", r.decision_s) if not is_seconds(r.decision_s) or not 0 <= r.decision_s < math.inf else \
+        ("penalty", r.penalty) if r.penalty is not None and not isinstance(r.penalty, str) else \
+        ("fallback move count", r.fallback_moves) if not is_integer(r.fallback_moves) or r.fallback_moves < 0 else None
 
 
 @dataclass
@@ -653,8 +667,12 @@ class ResultStore:
         for r in records:
             if not isinstance(r, GameRecord):
                 raise StoreError(f"a finished game is recorded as a GameRecord, got {r!r}")
-        rows = [(run_id, r.game_index, r.seed, r.score, json.dumps(r.placements), r.decision_s,
-                 r.penalty, time.time(), r.fallback_moves) for r in records]
+            wrong = _unrecordable(r)
+            if wrong is not None:  # every reader would refuse the store for it (_check_figures)
+                raise StoreError(f"run {run_id}'s game {r.game_index!r} is not recorded: its {wrong[0]} "
+                                 f"({wrong[1]!r:.60}) is none a game can have; nothing of this batch was written")
+        rows = [(run_id, int(r.game_index), int(r.seed), int(r.score), json.dumps(r.placements), float(r.decision_s),
+                 r.penalty, time.time(), int(r.fallback_moves)) for r in records]
         if not rows:
             return 0
         self._check_same_file()

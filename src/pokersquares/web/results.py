@@ -13,7 +13,6 @@ import math
 import sqlite3
 import statistics
 import tempfile
-import time
 from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Iterable
@@ -199,7 +198,7 @@ def record_human_game(path: Path, web_game: WebGame) -> int:
     with web_game.lock:
         game = web_game.game
         record = GameRecord(0, game.seed, game.score(), [tuple(p) for p in game.placements],
-                            time.time() - web_game.created)
+                            web_game.seconds_played())
         system = game.point_system
     try:
         with ResultStore(path) as store:

@@ -72,7 +72,9 @@ class WebGame:
     spec: str
     game: Game
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    created: float = field(default_factory=time.time)  # when it was dealt (epoch seconds)
+    # When it was dealt, on the monotonic clock: a person's game is timed by it (the wall
+    # clock may be set back while they play, by hand or by NTP).
+    dealt: float = field(default_factory=time.monotonic)
     agent_played: bool = False  # an agent placed a card of it (watching, not a person's game)
     recorded: bool = False
 
@@ -83,6 +85,11 @@ class WebGame:
                 self.recorded = True
                 return True
             return False
+
+    def seconds_played(self) -> float:
+        """Seconds since the deal (the person's time for the game, which they spent as
+        they liked: nothing limits it)."""
+        return max(0.0, time.monotonic() - self.dealt)
 
     @property
     def point_system(self) -> PointSystem:
