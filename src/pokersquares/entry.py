@@ -26,8 +26,39 @@ def _on_signal(signum, frame) -> None:
     raise _StoppedWhileLoading(*_WORDS.get(signum, ("interrupted", 130)))
 
 
+# What the command line prints beyond ASCII, and what stands for it where the output's
+# encoding lacks it (a Latin-1 or cp1252 terminal, ``PYTHONIOENCODING``): ``−`` became
+# "internal error: UnicodeEncodeError" in `compare`'s paired line.
+_PLAIN = {"\u2212": "-", "\u2013": "-", "\u2014": "--", "\u2026": "...", "\u2192": "->", "\u00b1": "+/-",
+          "\u00d7": "x", "\u2605": "*", "\u2713": "ok", "\u2248": "~", "\u2264": "<=", "\u2265": ">=",
+          "\u00b7": ".", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+_UNPRINTABLE = "pokersquares-plain"
+
+
+def _plain(error: UnicodeEncodeError) -> tuple[str, int]:
+    text = error.object[error.start:error.end]
+    return "".join(_PLAIN.get(ch, "?") for ch in text), error.end
+
+
+def _printable_anywhere() -> None:
+    """Standard output and error write what their encoding lacks in plain ASCII (``±`` as
+    ``+/-``, anything else as ``?``) instead of failing: a figure is never lost to the
+    terminal's character set. UTF-8 streams are left as they are."""
+    import codecs
+
+    codecs.register_error(_UNPRINTABLE, _plain)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        if encoding not in ("utf-8", "utf8") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=_UNPRINTABLE)
+            except (ValueError, OSError):  # a closed or detached stream: nothing to print to
+                pass
+
+
 def main() -> None:
     """Run the ``pokersquares`` command line (the console script and ``python -m``)."""
+    _printable_anywhere()
     sigint = signal.signal(signal.SIGINT, _on_signal)  # SIG_IGN under nohup: kept for later
     signal.signal(signal.SIGTERM, _on_signal)
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # a closed terminal; nohup ignores it

@@ -98,3 +98,27 @@ def test_results_column_is_the_time_limit_and_says_so(cli, tmp_path):
     assert "s/game" not in header and "limit s" in header
     end = header.index("limit s") + len("limit s")
     assert row[:end].split()[-1] == "7"  # the limit, right under its name
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_a_listing_prints_on_a_terminal_without_unicode(tmp_path, encoding):
+    """`compare`'s paired line holds a minus sign (U+2212) that Latin-1 and cp1252 lack:
+    on such a terminal it was "internal error: UnicodeEncodeError", exit 1, the figures
+    lost. Now the characters the encoding lacks are written plainly."""
+    import os
+    import subprocess
+    import sys
+
+    from pokersquares.harness.store import GameRecord, ResultStore
+    from pokersquares.points import AMERICAN
+
+    path = tmp_path / "s.sqlite"
+    with ResultStore(path) as store:
+        for player, scores in (("random", [10, 14, 9]), ("greedy", [80, 90, 70])):
+            run = store.open_run(player, player, AMERICAN, 0, 3, 30.0, 0.0)
+            store.add_games(run, [GameRecord(i, i, s, [], 0.01) for i, s in enumerate(scores)])
+    done = subprocess.run([sys.executable, "-m", "pokersquares", "compare", str(path)], capture_output=True,
+                          env={**os.environ, "PYTHONIOENCODING": encoding}, timeout=120)
+    out, err = done.stdout.decode(encoding), done.stderr.decode(encoding)
+    assert done.returncode == 0 and "error" not in err, err
+    assert "American: random (run 1) - greedy (run 2): -69.00 \u00b1 4.36" in out, out
