@@ -8,6 +8,7 @@ or failed write leaves the previous file as it was and no partial one behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -33,6 +34,7 @@ def replacing(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
     tmp = Path(tmp)
     try:
         yield tmp
+        _sync(tmp)
         if path.exists():  # keep the target's permissions, as writing it in place did
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         else:
@@ -43,6 +45,21 @@ def replacing(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _sync(path: Path) -> None:
+    """``path``'s data on the disk before it replaces the target: a disk that fills as it
+    writes back (thin storage, a network share, a quota) fails here, not after the good
+    file was replaced by one whose end is gone, and a crash just after the move leaves
+    the old file or the new one, never an empty one."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as e:  # a file system that cannot sync (EINVAL), Windows' read-only handle (EBADF)
+        if e.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
 
 
 def write_atomically(path: str | Path, data: bytes | str) -> None:

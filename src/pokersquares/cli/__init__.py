@@ -6,7 +6,9 @@ Each group of subcommands lives in its own module and registers itself on ``app`
 
 from __future__ import annotations
 
+import errno
 import importlib
+import io
 import math
 import os
 import signal
@@ -16,6 +18,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from contextlib import suppress
 from typing import Callable, Optional
 
 import typer
@@ -141,12 +144,19 @@ def save_plot(plot: Callable[[str], None], path: Path, option: str = "--plot") -
     a name without suffix gets a PNG under exactly that name (matplotlib alone would add
     ``.png``)."""
     path = Path(path)
+    tmp = None
     try:
         # Written beside it and moved over it at the end: an interrupted plot leaves the old one whole.
         with replacing(path, suffix=None if path.suffix.lower() in PLOT_SUFFIXES else ".png") as tmp:
             plot(str(tmp))
     except OSError as e:
         raise fail(f"cannot write {option} {str(path)!r}: {e.strerror or e}") from None
+    except PokerSquaresError as e:  # a plotter's own "cannot write the plot <its file>": the file given, not ours
+        if tmp is None or str(tmp) not in str(e):
+            raise
+        reason = str(e).replace(str(tmp), str(path))
+        reason = reason.removeprefix(f"cannot write the plot {path}: ")
+        raise fail(f"cannot write {option} {str(path)!r}: {reason}") from None
 
 
 def check_result_store(db: Path, option: str = "--db", *, write: bool = True) -> None:
@@ -382,6 +392,100 @@ def _say_interrupted(e: KeyboardInterrupt) -> None:
     sys.exit(code)
 
 
+# A write that fails for want of room or rights: not a bug of ours, one line (with what
+# the system's words leave unsaid).
+_NO_ROOM = {errno.ENOSPC: "", errno.EFBIG: " (the file-size limit, ulimit -f)", errno.EDQUOT: "",
+            errno.EROFS: ""}
+
+
+class _WholeWrites(io.RawIOBase):
+    """Standard output's file, each write made whole or failing. Under
+    ``PYTHONUNBUFFERED`` (``python -u``) standard output writes straight to its file, and
+    a write the system makes short (a disk filling up, ``ulimit -f``) lost the rest
+    unsaid: ``--json > out.json`` ended exit 0 with the file cut. The next write of the
+    rest fails with the reason, said in one line as any other."""
+
+    def __init__(self, raw) -> None:
+        super().__init__()
+        self._raw = raw
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def isatty(self) -> bool:
+        return self._raw.isatty()
+
+    failed = False  # a write of standard output failed (not some other file's)
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            try:
+                n = self._raw.write(view[done:])
+            except OSError:
+                _WholeWrites.failed = True
+                raise
+            if n is None:  # a non-blocking pipe that is full: what is written, as the raw file says it
+                return done
+            done += n
+        return done
+
+
+def _whole_stdout():
+    """Standard output made to write whole (:class:`_WholeWrites`) where it writes
+    straight to its file; the previous one, to put back, or None."""
+    out = sys.stdout
+    if type(getattr(out, "buffer", None)) is not io.FileIO:
+        return None
+    try:
+        sys.stdout = io.TextIOWrapper(_WholeWrites(out.buffer), encoding=out.encoding, errors=out.errors,
+                                      line_buffering=out.line_buffering, write_through=True)
+    except (AttributeError, ValueError, OSError):
+        return None
+    return out
+
+
+def _flush_stdout() -> None:
+    """What a command left in standard output's buffer written now, so that a disk that
+    filled is said in one line (at the interpreter's end it was "Exception ignored")."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _stdout_failed() -> bool:
+    """Whether standard output is what could not be written. Its file then gets nothing
+    more: what its buffer still holds would fail again at the interpreter's end, and say
+    so as "Exception ignored" and exit 120 after our line (the output is cut already, and
+    said to be)."""
+    failed = _WholeWrites.failed
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        failed = True
+    if failed:
+        with suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+    return failed
+
+
+def _say_no_room(e: OSError) -> None:
+    """One line for a write refused for want of room or rights (a full disk, a file-size
+    limit, a read-only file system): standard output sent to a full disk, most often.
+    It says what the command leaves behind, as an interruption does."""
+    what = f"cannot write {e.filename}" if e.filename else \
+        "cannot write the output (standard output)" if _stdout_failed() else "cannot write the output"
+    note = interrupted_note(sys.argv[1:])
+    with suppress(OSError):
+        typer.echo(f"error: {what}: {e.strerror or e}{_NO_ROOM[e.errno]}" + (f"; {note}" if note else ""), err=True)
+    sys.exit(2)
+
+
 def main(sigint=None) -> None:
     """Run the command line. ``sigint``: the SIGINT handler to restore, the one
     :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
@@ -397,7 +501,18 @@ def main(sigint=None) -> None:
                 signal.signal(signum, _on_stop_signal)
         if sigint is not None:
             signal.signal(signal.SIGINT, sigint)
-        _main()
+        stdout = _whole_stdout()
+        try:
+            _main()
+        except SystemExit as e:
+            if not e.code:  # a command that succeeded: its output is whole, or it says why not
+                _flush_stdout()
+            raise
+        finally:
+            if stdout is not None:
+                with suppress(OSError, ValueError):
+                    sys.stdout.flush()
+                sys.stdout = stdout
     except PokerSquaresError as e:
         typer.echo(f"error: {e}", err=True)
         sys.exit(2)
@@ -409,6 +524,8 @@ def main(sigint=None) -> None:
             _say_interrupted(interrupted)
         raise
     except Exception as e:  # a bug of ours: still one line, with a way to see the traceback
+        if isinstance(e, OSError) and e.errno in _NO_ROOM:  # not a bug: a full disk, said as any bad condition
+            _say_no_room(e)
         if os.environ.get("POKERSQUARES_DEBUG"):
             raise
         import sqlite3

@@ -327,6 +327,42 @@ def _snapshot(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+# Room a store needs to go on: its -shm index (32 KiB) and a batch of games in its log.
+_ROOM = 1 << 20
+
+
+def no_room(path: str | Path) -> tuple[str, str] | None:
+    """Why the store ``path`` cannot grow and what to do, if that is why a write failed,
+    else None: the disk holding it is full (less than :data:`_ROOM` left to this user) or this process's
+    file-size limit (``ulimit -f``) is reached by the store or its log. SQLite says only
+    "database or disk is full", or "disk I/O error" for an -shm it could not size (or
+    EFBIG), which read as a damaged store; the store is whole, and what it holds is kept."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        st = os.statvfs(folder)
+        free = (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+    except (OSError, AttributeError):  # no statvfs (Windows)
+        free = None
+    if free is not None and free < _ROOM:
+        return f"the disk holding {folder} is full", "free some space"
+    try:
+        import resource
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    if limit == resource.RLIM_INFINITY:
+        return None
+    sizes = []
+    for suffix in ("", "-wal", "-shm"):
+        with suppress(OSError):
+            sizes.append(os.stat(f"{path}{suffix}").st_size)
+    if max(sizes, default=0) + _ROOM > limit:
+        return (f"this process's file-size limit (ulimit -f) of {limit} bytes is reached",
+                "raise the limit")
+    return None
+
+
 def _uri_path(path: Path) -> str:
     """``path`` for a file: URI (its "?" and "#" would end the path)."""
     return str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
@@ -432,6 +468,10 @@ class ResultStore:
         except StoreError:
             raise
         except sqlite3.DatabaseError as e:
+            room = no_room(self.path) if isinstance(e, sqlite3.OperationalError) else None
+            if room is not None:  # SQLite could not size its -shm or log: the store is whole
+                raise StoreError(f"cannot {'open' if existed else 'create'} the result store {self.path}: "
+                                 f"{room[0]} ({e}); it was left as it is: {room[1]} and try again") from None
             what = "is not a readable result store" if existed else "cannot be created"
             raise StoreError(f"{self.path} {what} ({e}); it was left as it is") from None
         except OSError as e:
@@ -481,16 +521,36 @@ class ResultStore:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
-            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+            raise StoreError(self._cannot_write(e)) from None
         try:
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+        except BaseException as e:
+            self._roll_back()
+            if isinstance(e, sqlite3.OperationalError):  # a write of the block (a full disk), said as ours are
+                raise StoreError(self._cannot_write(e)) from None
             raise
         try:
             self.conn.execute("COMMIT")
         except sqlite3.OperationalError as e:
-            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+            self._roll_back()
+            raise StoreError(self._cannot_write(e)) from None
+
+    def _roll_back(self) -> None:
+        """End a failed transaction. SQLite rolls one back itself after some errors (a full
+        disk mid-statement, SQLITE_FULL): a ROLLBACK then fails with "no transaction is
+        active", which would replace the error that says what happened."""
+        if self.conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+
+    def _cannot_write(self, e: sqlite3.Error) -> str:
+        """The one line for a write to the store that failed: a full disk or a file-size
+        limit is named, with what it leaves (every game committed before it is kept)."""
+        room = no_room(self.path)
+        if room is None:
+            return f"cannot write to the result store {self.path}: {e}"
+        return (f"cannot write to the result store {self.path}: {room[0]} ({e}); what it recorded before is "
+                f"kept: {room[1]} and run it again to go on")
 
     def close(self) -> None:
         if isinstance(self.conn, _ClosedConnection):
@@ -543,7 +603,7 @@ class ResultStore:
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the new log
         except sqlite3.Error as e:
-            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+            raise StoreError(self._cannot_write(e)) from None
         self._log = self._log_identity()
 
     def _check_same_file(self) -> None:
@@ -591,7 +651,7 @@ class ResultStore:
         try:
             return self.conn.execute(sql, args)
         except sqlite3.OperationalError as e:
-            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+            raise StoreError(self._cannot_write(e)) from None
 
     # -- runs and tournaments ----------------------------------------------------------
     def open_run(self, player: str, player_name: str, system: PointSystem, seed: int, games: int,
@@ -686,7 +746,8 @@ class ResultStore:
                     "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
                     " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows).rowcount
         except sqlite3.OperationalError as e:
-            raise StoreError(f"cannot write to the result store {self.path}: {e}") from None
+            self._roll_back()  # a COMMIT that failed may leave its transaction open
+            raise StoreError(self._cannot_write(e)) from None
 
     def games(self, run_id: int, seeds: Iterable[int] | None = None) -> list[GameRecord]:
         """The run's games in the order played; ``seeds``: only those dealt with these."""

@@ -58,7 +58,7 @@ class OptimaStore:
     """The ``optima`` table of a result store file (created if missing)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        from ..harness.store import StoreError, open_for_reading, probe
+        from ..harness.store import StoreError, no_room, open_for_reading, probe
         self.path = Path(path)
         try:
             if readonly:
@@ -77,6 +77,8 @@ class OptimaStore:
                     self.conn = sqlite3.connect(":memory:")
                 else:
                     self.conn = open_for_reading(self.path)
+                    if no_room(self.path) is not None:  # read now: SQLite may not size the -shm it needs
+                        self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             else:
                 from ..harness.store import ResultStore
                 # A new file becomes a result store, a foreign one is refused; its writes check
@@ -92,6 +94,10 @@ class OptimaStore:
                         if column not in have:
                             self.conn.execute(f"ALTER TABLE optima ADD COLUMN {column} {kind}")
         except sqlite3.DatabaseError as e:
+            room = no_room(self.path) if isinstance(e, sqlite3.OperationalError) else None
+            if room is not None:  # not a damaged store: one that cannot grow
+                raise StoreError(f"cannot open the result store {self.path}: {room[0]} ({e}); it was left as it "
+                                 f"is: {room[1]} and try again") from None
             raise StoreError(f"{self.path} is not a readable result store ({e})") from None
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
