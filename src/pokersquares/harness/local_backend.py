@@ -45,6 +45,11 @@ from .store import GameRecord
 __all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker"]
 
 _POLL_S = 0.2
+# A watch that looked at its clock this long after the last look (past its poll) did not
+# run meanwhile: the run's process was stopped, or the whole machine (a paused container
+# or virtual machine, which the monotonic clock counts), and it cannot say what the
+# watched process did then.
+_STALL_S = 1.0
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
@@ -263,11 +268,22 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
     deadline = time.monotonic() + WARM_UP_LIMIT_S  # building and compiling are not timed
     overdue = build_overrun(WARM_UP_LIMIT_S)
     subject = f"preparing {spec.player} on {spec.point_system.name}"
+    looked = time.monotonic()
     try:
         while True:
-            if not conn.poll(_POLL_S):
+            ready = conn.poll(_POLL_S)
+            # Time in which this watch did not run is not held against the player: after
+            # everything was frozen for a minute (a paused container), the preparation,
+            # thawed with it, ended at once but not within one poll, and every game of
+            # the run scored the penalty. Its own clock still counts that time (as
+            # prep_overrun_note says), and a preparation that hangs is still stopped.
+            now = time.monotonic()
+            if now - looked > _POLL_S + _STALL_S:
+                deadline += now - looked - _POLL_S
+            looked = now
+            if not ready:
                 reason = _over_memory(proc.pid, spec.memory_mb)
-                if reason is None and time.monotonic() > deadline:
+                if reason is None and now > deadline:
                     reason = overdue
                 if reason is not None:
                     return None, reason

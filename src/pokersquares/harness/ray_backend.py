@@ -74,6 +74,10 @@ LOCAL_OBJECT_STORE_BYTES = 512 * 1024 ** 2
 _POLL_S = 0.2
 _MOVES_EVERY_S = 0.1  # how often a worker sends the moves of its game, when they changed (_MoveReporter)
 _MOVES_WAIT_S = 5.0  # how long the driver waits for the moves of a game it penalises
+# A watch this long after the last one (past the poll) did not run meanwhile: the driver
+# was stopped, or frozen with its machine (a normal pass, a second's wait for the start
+# clock's drain included, takes well under that).
+_STALL_S = 3.0
 
 
 class RayUnavailableError(PokerSquaresError):
@@ -640,13 +644,24 @@ class _Driver:
         now = time.monotonic()
         if now - self.drained < _POLL_S:
             return
+        if self.drained and now - self.drained > _POLL_S + _STALL_S:
+            # The tasks' clocks skip the time this watch did not run, as the local runner's
+            # preparation watch does: with everything frozen a minute (a paused container),
+            # the preparation that ends on thawing was stopped, and every game of its run
+            # scored the penalty. The players' own clocks still count that time.
+            for task in self.flying.values():
+                task.since += now - self.drained - _POLL_S
         self.drained = now
-        self.start_clocks(now)
-        self.stop_overdue(now)
+        self.start_clocks()
+        self.stop_overdue(time.monotonic())  # not ``now``: the drain may have been waited for
         if self.workers is None and now - self.limit_checked > 5.0:
             self.limit_games, self.limit_checked = self.budget(), now  # a cluster may grow or shrink
 
-    def start_clocks(self, now: float) -> None:
+    def start_clocks(self, now: float | None = None) -> None:
+        """Start the clock of each task whose mark the start clock drained, at ``now``:
+        by default the time its answer came, never a time read before waiting for it. A
+        mark can be made while the driver waits (up to a second), and a clock started at
+        a time read before the wait ran early by that much, out of the game's grace."""
         # A drain the clock has not answered within a second (a busy machine) is waited
         # for at the next poll, not asked again: its answer holds the marks it drained.
         if self.draining is None:
@@ -659,6 +674,8 @@ class _Driver:
         except self.ray.exceptions.RayError:
             marks = []
         self.draining = None
+        if now is None:
+            now = time.monotonic()  # after the answer: every mark it holds was made before
         by_key = {(t.run_no, t.index, t.attempt): t for t in self.flying.values()}
         for mark in marks:
             if mark[0] in ("build", "prep"):

@@ -25,6 +25,7 @@ the local search's grid is passed as the starting solution.
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -90,6 +91,60 @@ def _new_highs(highspy):
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     return h
+
+
+def _run(h, deadline: float) -> None:
+    """``h.run()``, stopped at ``deadline`` (``time.perf_counter``) as well as by the
+    ``time_limit`` HiGHS was given. HiGHS times a solve on clocks of its own that leave
+    some of its work out (the search that repairs a start solution, before the branch
+    and bound's clock starts) and looks at them between LP solves of seconds each:
+    ``solve_deal`` given 15 s took 16.1 and 20.6 s, given 30 s 33.1 and 36.7 s
+    (``random:7``, deal 1, 2026-12-05; with this, 15.2 to 17.0 s and 30.6 s). Its
+    interrupt callbacks look at our clock whenever HiGHS allows (about every second in
+    branch and bound, every simplex iteration in the relaxation).
+
+    The solve runs in a thread of its own, so its callbacks run there: Python delivers
+    a Ctrl-C to the main thread, which waits here, stops the solve at its next callback
+    and raises when it has returned. (In the main thread the callback itself received
+    the KeyboardInterrupt, inside HiGHS, and the solve answered a bound of 0.) A highspy
+    without callbacks to subscribe to runs the solve as it is, on HiGHS's clocks alone."""
+    events = [getattr(h, name, None) for name in ("cbSimplexInterrupt", "cbMipInterrupt")]
+    if not all(hasattr(e, "subscribe") for e in events):
+        h.run()
+        return
+    stop, done = threading.Event(), threading.Event()
+    failed: list[BaseException] = []
+
+    def check(event) -> None:
+        if stop.is_set() or time.perf_counter() >= deadline:
+            event.data_in.user_interrupt = True
+
+    def solve() -> None:
+        try:
+            h.run()
+        except BaseException as e:  # raised in the caller's thread
+            failed.append(e)
+        finally:
+            done.set()
+
+    for e in events:
+        e.subscribe(check)
+    # Waited for on an Event, not by Thread.join: a join that a Ctrl-C interrupts can
+    # take the thread for ended (Python 3.11), and the solve went on past the exception.
+    threading.Thread(target=solve, name="highs", daemon=True).start()
+    try:
+        while not done.wait(0.1):
+            pass
+    except BaseException:  # Ctrl-C, SIGTERM's exception: the solve stops at its next callback
+        stop.set()
+        done.wait()
+        raise
+    finally:
+        if done.is_set():  # else (a second Ctrl-C) the callback stays, to stop the solve
+            for e in events:
+                e.unsubscribe(check)
+    if failed:
+        raise failed[0]
 
 
 def _partition_matrix(highspy, size: int):
@@ -223,7 +278,7 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
                                   np.full(cols_t.size, 1.0 / (n_suit[t] // size))])
             h.addRow(-inf, 1.0, idx.size, idx, val)
     h.setOptionValue("time_limit", max(0.01, time_limit - (time.perf_counter() - t0)))
-    h.run()
+    _run(h, t0 + time_limit)
     bound = _trivial_bound(values, size)
     if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
         bound = min(bound, int(np.floor(-h.getInfo().objective_function_value + 1e-6)))
@@ -253,7 +308,7 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
             sol.value_valid = True
             h.setSolution(sol)
         h.setOptionValue("time_limit", left)
-        h.run()
+        _run(h, t0 + time_limit)
         info = h.getInfo()
         if np.isfinite(info.mip_dual_bound):
             bound = min(bound, int(np.floor(-info.mip_dual_bound + 1e-6)))
