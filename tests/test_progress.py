@@ -166,3 +166,29 @@ def test_the_line_says_nothing_once_the_command_says_its_last(monkeypatch):
     line(progress.Progress("learning", 4400, 3.9, "og on American"))  # from a learner's thread, too late
     assert e.value.code == 143 and line.closed
     assert stream.getvalue().splitlines() == ["og on American: learning, 100 games, 3.0 s left"]
+
+
+def test_a_warning_starts_at_the_margin_not_after_the_preparations_line(monkeypatch):
+    """On a terminal the preparation's line is rewritten in place, without its end: a
+    warning said meanwhile (a preparation past its budget) ran on after its text,
+    ``...games, 0.1 s leftwarning: 'gettysburg' took ...``. The line is taken off first."""
+    import io
+
+    import pokersquares.cli as cli
+    from pokersquares.cli import PrepLine
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    line = PrepLine(stream)
+    monkeypatch.setattr(cli, "_prep_line", line)
+    monkeypatch.setattr(cli.sys, "stderr", stream)
+    line(progress.Progress("learning", 100, 0.1, "gettysburg on American"))
+    cli._one_line_warning("'gettysburg' took 8.2 s", UserWarning, "x.py", 1)
+    cli._one_line_warning("a second one", UserWarning, "x.py", 2)  # nothing left to take off
+    assert stream.getvalue() == ("\r\x1b[Kgettysburg on American: learning, 100 games, 0.1 s left"
+                                 "\r\x1b[Kwarning: 'gettysburg' took 8.2 s\nwarning: a second one\n")
+    line(progress.Progress("learning", 200, 0.0, "gettysburg on American"))  # the next report: the line again
+    assert stream.getvalue().endswith("\r\x1b[Kgettysburg on American: learning, 200 games, 0.0 s left")

@@ -221,7 +221,18 @@ class PrepLine:
         self.key = None  # (subject, stage) of the last report (logs)
         self.held = None  # the stage's last count, not written yet (logs)
         self.closed = False
+        self.showing = False  # a line is on the terminal, its end not yet written (tty)
         self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        """Take the line being rewritten off the terminal, for a line of another kind (a
+        warning) to start at the margin: it ran on after the line's text, and the next
+        rewrite erased it (the next report puts the line back)."""
+        with self._lock:
+            if self.tty and self.showing:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self.showing = False
 
     def close(self) -> None:
         """No more lines: the command is saying its last (a learner still running in
@@ -242,6 +253,7 @@ class PrepLine:
         if self.tty:  # "done": the preparation ended, the line is left to what follows
             self.stream.write("\r\x1b[K" + ("" if p.stage == "done" else p.text()[:200]))
             self.stream.flush()
+            self.showing = p.stage != "done"
             return
         key = (p.subject, p.stage)
         held, self.held = self.held, None
@@ -320,7 +332,13 @@ def _interrupts_redelivered(previous: Callable) -> Callable:
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    typer.echo(f"warning: {message}", err=True)
+    """A warning in one line of its own: the preparation's line and the games' bars are
+    taken off the terminal first (tqdm puts its bars back after it)."""
+    if _prep_line is not None:
+        _prep_line.clear()
+    from tqdm import tqdm
+
+    tqdm.write(f"warning: {message}", file=sys.stderr)
 
 
 def _one_line_usage_error(self, file=None) -> None:
