@@ -166,3 +166,32 @@ def test_the_table_counts_the_systems_each_player_is_first_on_or_within_one_se_o
         "S", "first", "-1.00", "±", "0.00"]
     assert next(x for x in lines if x.startswith("first or within 1 SE")).split()[-6:] == [
         "2", "of", "3", "2", "of", "3"]
+
+
+def test_the_same_secret_replays_the_players_randomness_in_a_fresh_store(tmp_path):
+    """Each store draws its own key of the players' seeds, so a fixed-work run in a fresh
+    store played other games than the published one. `--secret` gives the key: the same
+    games in any store; a store holding the run under another key refuses it, unchanged."""
+    def scores(db, *more):
+        done = cli("run", "-p", "random", "--games", "6", "--db", str(tmp_path / db), "--json", *more)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["scores"]
+
+    keyed = scores("a.sqlite", "--secret", "paper-2026")
+    assert scores("b.sqlite", "--secret", "paper-2026") == keyed
+    assert scores("c.sqlite") != keyed  # a fresh key (6 random games alike by chance: about 1e-8)
+    refused = cli("run", "-p", "random", "--games", "8", "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
+        f"error: {tmp_path / 'c.sqlite'} holds the run of random on American played under another secret: its games "
+        "would not be one run's with these; give another --db, or leave the secret out to resume it")
+    with sqlite3.connect(tmp_path / "c.sqlite") as conn:
+        assert conn.execute("SELECT COUNT(*), MAX(games) FROM games JOIN runs USING (run_id)").fetchone() == (6, 6)
+    # resumed under its own key, with or without saying it
+    assert scores("a.sqlite", "--secret", "paper-2026", "--games", "7")[:6] == keyed
+    tour = cli("tournament", "--players", "random", "--systems", "american", "--games", "6", "--secret", "paper-2026",
+               "--db", str(tmp_path / "t.sqlite"), "--json", "--prep-time", "0")
+    assert tour.returncode == 0, tour.stderr
+    totals = json.loads(tour.stdout)["totals"]["American"]
+    assert totals["random"] == sum(keyed), totals
+    bad = cli("run", "-p", "random", "--games", "2", "--db", str(tmp_path / "d.sqlite"), "--secret", "")
+    assert bad.returncode == 2 and "--secret must be printable text" in bad.stderr and not (tmp_path / "d.sqlite").exists()

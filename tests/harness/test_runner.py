@@ -364,3 +364,25 @@ def test_a_choose_that_answers_an_occupied_cell_is_an_illegal_play_and_the_grid_
     assert player.grid[0] == 5 and (player.grid[1:] == -1).all()
     record = play_game(Corner(), AMERICAN, 0, 1.0)
     assert record.penalty.startswith("illegal play: choose answered cell 0") and len(record.placements) == 1
+
+
+def test_a_runspecs_secret_keys_its_run_and_a_run_keyed_otherwise_is_refused_before_any_game(tmp_path):
+    """``RunSpec(secret=...)`` was replaced by the store's own fresh key: a library caller
+    asking for a key did not get it, unsaid."""
+    import dataclasses
+
+    from pokersquares.harness.runner import record_runs
+    from pokersquares.harness.spec import RunSpecError
+    from pokersquares.harness.store import StoreError
+
+    spec = RunSpec("random", AMERICAN, 4, 0, 5.0, 0.0, secret="k1")
+    with ResultStore(tmp_path / "a.sqlite") as a, ResultStore(tmp_path / "b.sqlite") as b:
+        run_a, games_a = record_run(spec, a, workers=1)
+        _, games_b = record_run(spec, b, workers=1)
+        assert a.run_secret(run_a) == "k1" and [g.score for g in games_a] == [g.score for g in games_b]
+        other = RunSpec("random", BRITISH, 4, 0, 5.0, 0.0, secret="k2")
+        with pytest.raises(StoreError, match="played under another secret"):  # the second run is keyed otherwise
+            record_runs([other, dataclasses.replace(spec, secret="k2", games=6)], a, workers=1)
+        assert len(a.runs()) == 1 and len(a.games(run_a)) == 4  # nothing of the call played or recorded
+        with pytest.raises(RunSpecError, match="printable text"):
+            RunSpec("random", AMERICAN, 4, secret="a\nb")

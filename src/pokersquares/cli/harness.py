@@ -20,7 +20,7 @@ from ..files import replacing
 from ..game import Grid
 from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
-from ..harness.spec import MAX_GAMES, check_seconds
+from ..harness.spec import MAX_GAMES, MAX_SECRET, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..optimum.regret import format_regret, regret_lines, run_regrets
@@ -46,6 +46,9 @@ MEMORY_OPT = typer.Option(DEFAULT_MEMORY_MB, "--memory-limit", help="MB of resid
 RETRY_OPT = typer.Option(False, "--retry-penalties", help="Play the stored penalised games of these runs again "
                          "(after fixing what caused them); other finished games are kept.")
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
+SECRET_OPT = typer.Option(None, "--secret", help="The key of the players' own random seeds (default: a fresh random "
+                          "one per run, kept in the store). The same key replays the players' randomness in any store: "
+                          "a run whose work does not depend on the clock gives the same games. Players never see it.")
 BACKEND_OPT = typer.Option("local", "--backend", help="Where games run: 'local' (worker processes here) or 'ray' "
                            "(Ray tasks; needs pip install 'pokersquares[ray]'). Results go to the same store.")
 CLASSPATH_OPT = typer.Option(None, "--classpath", help="For java:CLASS players (contest Java players): the "
@@ -130,6 +133,12 @@ def check_run_options(games: int, seed: int, time_per_game: float, prep_time: fl
     if 0 < memory_limit < MIN_MEMORY_LIMIT_MB:  # 4 meant as 4 GB: every game would be recorded as a penalty
         raise fail(f"--memory-limit is in MB: {memory_limit} MB is less than a game process needs to start "
                    f"(about 80 MB); give at least {MIN_MEMORY_LIMIT_MB} (e.g. 4096 for 4 GB), or 0 for no limit")
+
+
+def check_secret(secret: Optional[str]) -> None:
+    """``--secret``: printable text of 1 to :data:`MAX_SECRET` characters, or not given."""
+    if secret is not None and not (0 < len(secret) <= MAX_SECRET and secret.isprintable()):
+        raise fail(f"--secret must be printable text of 1 to {MAX_SECRET} characters, got {secret!r:.80}")
 
 
 def check_player_list(text: str, option: str) -> list[str]:
@@ -244,13 +253,15 @@ def play_cmd(
     memory_limit: int = MEMORY_OPT,
     retry_penalties: bool = typer.Option(False, "--retry-penalties",
                                          help="Play the game again if the store holds it penalised."),
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """Play one game and print the moves and the final grid (a game the store already
     holds is shown from it, and said so)."""
     use_classpath(classpath)
     check_run_options(1, seed, time_per_game, prep_time, memory_limit)
+    check_secret(secret)
     ps = point_system(system)
-    spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit)
+    spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
     played = []
@@ -297,14 +308,16 @@ def run_cmd(
     classpath: Optional[str] = CLASSPATH_OPT,
     memory_limit: int = MEMORY_OPT,
     retry_penalties: bool = RETRY_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """Play N games (recorded in the result store; rerunning resumes)."""
     use_classpath(classpath)
     check_run_options(games, seed, time_per_game, prep_time, memory_limit)
+    check_secret(secret)
     ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
-    spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit)
+    spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
     warn_oversubscribed([player], workers, backend, games)
@@ -433,10 +446,12 @@ def tournament_cmd(
     classpath: Optional[str] = CLASSPATH_OPT,
     memory_limit: int = MEMORY_OPT,
     retry_penalties: bool = RETRY_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
     use_classpath(classpath)
     check_run_options(games, seed, time_per_game, prep_time, memory_limit)
+    check_secret(secret)
     names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
@@ -449,7 +464,7 @@ def tournament_cmd(
                                    prep_time=prep_time, workers=workers,
                                    on_result=lambda s, p, r: progress.update(r.score),
                                    backend=backend, address=address, memory_mb=memory_limit,
-                                   retry_penalties=retry_penalties)
+                                   retry_penalties=retry_penalties, secret=secret)
         finally:
             progress.close()
     with ResultStore(db, readonly=True) as store:

@@ -22,7 +22,7 @@ from .local_backend import RunnerWarning, run_games
 from .registry import make_player, parse_player_spec, resolve_factory
 from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
                    RunSpecError, check_seconds, check_workers, default_workers, player_cores, prepare_for_handoff)
-from .store import GameRecord, ResultStore
+from .store import GameRecord, ResultStore, StoreError
 
 __all__ = ["RunSpec", "RunSpecError", "check_seconds", "MAX_GAMES", "MAX_SECONDS", "DEFAULT_MEMORY_MB",
            "HANG_GRACE_S", "PlayerFailedError", "RunnerWarning", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend",
@@ -98,6 +98,14 @@ def _check_call(specs: list, store, workers, tournament_id, names: list) -> None
         if isinstance(tournament_id, bool) or not isinstance(tournament_id, int):
             raise RunSpecError(f"a tournament id is an integer, got {tournament_id!r}")
         store.tournament(tournament_id)  # one the store holds, else StoreError
+    for spec in specs:  # a run the store holds under another secret: said before any run is played
+        if spec.secret is not None:
+            held = store.secret_of(spec.player, spec.point_system, spec.seed, spec.time_per_game, spec.prep_time,
+                                   tournament_id, run_version(spec.player))
+            if held is not None and held != spec.secret:
+                raise StoreError(f"{store.path} holds the run of {spec.player} on {spec.point_system.name} played "
+                                 f"under another secret: its games would not be one run's with these; give "
+                                 f"another --db, or leave the secret out to resume it")
 
 
 def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tournament_id: int | None,
@@ -137,7 +145,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                            backend=backend, address=address, retry_penalties=retry_penalties)[0]
     make_player(spec.player)  # a bad spec fails here, before the store holds an empty run
     run_id = _open_run(store, spec, player_name, tournament_id, retry_penalties)
-    spec = dataclasses.replace(spec, secret=store.run_secret(run_id))
+    spec = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
     done = {g.game_index for g in store.games(run_id) if g.game_index < spec.games}
     recorder = _Recorder(store, [run_id], None if on_result is None else (lambda _k, rec: on_result(rec)))
     try:
@@ -222,7 +230,7 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
     run_ids, done = [], []
     for k, (spec, pname) in enumerate(zip(specs, names)):
         run_id = _open_run(store, spec, pname, tournament_id, retry_penalties)
-        specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id))
+        specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
         run_ids.append(run_id)
         done.append({g.game_index for g in store.games(run_id) if g.game_index < spec.games})
     recorder = _Recorder(store, run_ids, on_result)

@@ -23,7 +23,7 @@ from .seeds import player_seed
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
            "check_game_indices", "player_cores", "default_workers",
            "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S", "prep_limit_s", "prep_overrun_note",
-           "DEFAULT_MEMORY_MB", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
+           "DEFAULT_MEMORY_MB", "MAX_SECRET", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
 
 # The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
 MAX_GAMES = 10_000_000
@@ -119,6 +119,9 @@ def check_game_indices(spec: "RunSpec", indices) -> list[int]:
     return indices
 
 
+MAX_SECRET = 256  # characters of a run's secret given by hand
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One run's settings, checked when made: every game's seed is a Java long, the
@@ -133,8 +136,9 @@ class RunSpec:
     time_per_game: float = 30.0
     prep_time: float = 300.0
     memory_mb: int = DEFAULT_MEMORY_MB
-    # The key of the player's seeds (harness/seeds.py): the store keeps one per run;
-    # None: a fresh one for each call of run_games.
+    # The key of the player's seeds (harness/seeds.py): the store keeps one per run, this
+    # one if given (the same key replays the players' randomness in any store), else a
+    # fresh one; run_games alone makes a fresh one for each call.
     secret: str | None = None
 
     def __post_init__(self) -> None:
@@ -154,8 +158,10 @@ class RunSpec:
         object.__setattr__(self, "prep_time", check_seconds(self.prep_time, "the preparation time", zero_ok=True))
         if isinstance(self.memory_mb, bool) or not isinstance(self.memory_mb, int) or self.memory_mb < 0:
             raise RunSpecError(f"the memory limit must be a whole number of MB (0: none), got {self.memory_mb!r}")
-        if self.secret is not None and not isinstance(self.secret, str):
-            raise RunSpecError(f"the run's secret is text (or None: a fresh one), got {self.secret!r}")
+        if self.secret is not None and not (isinstance(self.secret, str)
+                                            and 0 < len(self.secret) <= MAX_SECRET and self.secret.isprintable()):
+            raise RunSpecError(f"the run's secret is printable text of 1 to {MAX_SECRET} characters (or None: a "
+                               f"fresh one), got {self.secret!r:.80}")
 
     def seeds(self) -> list[int]:
         return [self.seed + i for i in range(self.games)]

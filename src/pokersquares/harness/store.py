@@ -372,6 +372,11 @@ def _key(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def _run_key(player: str, system: PointSystem, seed: int, time_per_game: float, prep_time: float,
+             tournament_id: int | None, version: str) -> str:
+    return _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
+
+
 def seeds_to_read(seeds) -> list:
     """``seeds`` (the deals a store is asked for) as a list of integers, else InvalidSeedError."""
     if isinstance(seeds, (str, bytes)):
@@ -664,7 +669,7 @@ class ResultStore:
         """
         if not isinstance(system, PointSystem):
             raise InvalidPointSystemError(f"a run's point system is a PointSystem, got {system!r}")
-        key = _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
+        key = _run_key(player, system, seed, time_per_game, prep_time, tournament_id, version)
         with self.transaction():
             row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
             if row:
@@ -680,6 +685,14 @@ class ResultStore:
                  time_per_game, prep_time, tournament_id, time.time(), version))
             return int(cur.lastrowid)
 
+    def secret_of(self, player: str, system: PointSystem, seed: int, time_per_game: float, prep_time: float,
+                  tournament_id: int | None = None, version: str = "") -> str | None:
+        """The secret of the run :meth:`open_run` would resume with these settings, if the
+        store holds one and it has a secret; read only (a call checked before any write)."""
+        key = _run_key(player, system, seed, time_per_game, prep_time, tournament_id, version)
+        row = self.conn.execute("SELECT secret FROM runs WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
     def other_versions(self, run_id: int) -> list[RunInfo]:
         """The runs of the same player spec, points, seed, limits and tournament as
         ``run_id`` that other code played (another package or player version): their
@@ -691,14 +704,23 @@ class ResultStore:
                 and r.seed == run.seed and r.time_per_game == run.time_per_game
                 and r.prep_time == run.prep_time and r.tournament_id == run.tournament_id]
 
-    def run_secret(self, run_id: int) -> str:
-        """The key of the run's player seeds (harness/seeds.py), made when first asked for."""
+    def run_secret(self, run_id: int, wanted: str | None = None) -> str:
+        """The key of the run's player seeds (harness/seeds.py), set when first asked for:
+        to ``wanted`` if given (a key chosen by hand replays the players' randomness in any
+        store), else a fresh one. A run keyed otherwise already is a StoreError: its games
+        and the ones to come would not be one run's."""
         row = self.conn.execute("SELECT secret FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             raise StoreError(f"no run {run_id} in {self.path}")
         if row[0] is None:
-            self._write("UPDATE runs SET secret = ? WHERE run_id = ? AND secret IS NULL", (new_secret(), run_id))
+            self._write("UPDATE runs SET secret = ? WHERE run_id = ? AND secret IS NULL",
+                        (wanted if wanted is not None else new_secret(), run_id))
             row = self.conn.execute("SELECT secret FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if wanted is not None and row[0] != wanted:
+            run = self.run(run_id)
+            raise StoreError(f"run {run_id} of {self.path} ({run.player} on {run.system_name}) was played under "
+                             f"another secret: its games would not be one run's with these; give another --db, "
+                             f"or leave the secret out to resume it")
         return row[0]
 
     def open_tournament(self, players: list[str], systems: list[PointSystem], games: int, seed: int,

@@ -142,8 +142,9 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
                    *, time_per_game: float = 30.0, prep_time: float = 300.0, workers: int | None = None,
                    on_result: Callable[[str, str, GameRecord], None] | None = None,
                    backend: str = "local", address: str | None = None, memory_mb: int = DEFAULT_MEMORY_MB,
-                   retry_penalties: bool = False) -> dict:
+                   retry_penalties: bool = False, secret: str | None = None) -> dict:
     """Play every player on every system (resuming what the store holds) and return the table.
+    ``secret``: the key of every run's player seeds (:class:`RunSpec`), else one each.
 
     Every player is built and every run checked before the tournament is recorded or
     a game played. The local backend plays the runs one after the other; Ray plays
@@ -170,7 +171,7 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
         raise TournamentError("a tournament lists a player twice")
     names = unique_names(systems)
     cells = [(sname, player) for sname in names for player in players]
-    specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb)
+    specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb, secret)
              for system in systems for player in players]
     if not isinstance(store, ResultStore):
         raise TournamentError(f"a tournament is recorded in a ResultStore, got {store!r}")
