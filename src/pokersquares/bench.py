@@ -55,11 +55,11 @@ def _random_games(scale: float) -> float:
 
 @register_benchmark("random_games_per_s_all_cores")
 def _random_games_parallel(scale: float) -> float:
-    import os
     from .kernels import random_games_parallel
+    from .machine import usable_cores
     n = max(1000, int(4_000_000 * scale))
     t = time.perf_counter()
-    random_games_parallel(n, 12345, _points(), os.cpu_count() or 1)
+    random_games_parallel(n, 12345, _points(), usable_cores())
     return n / (time.perf_counter() - t)
 
 

@@ -429,7 +429,11 @@ def test_games_that_would_share_cores_are_warned_of_before_they_start(cli, tmp_p
 
     import pokersquares.cli.harness as harness
 
+    from pokersquares import machine
+
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(machine, "cgroup_cpu_quota", lambda: None)
     monkeypatch.setattr(harness, "record_run", lambda *a, **k: (_ for _ in ()).throw(SystemExit(0)))
     monkeypatch.setattr(harness, "run_tournament", lambda *a, **k: (_ for _ in ()).throw(SystemExit(0)),
                         raising=False)

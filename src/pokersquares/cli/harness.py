@@ -23,13 +23,15 @@ from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_
 from ..harness.spec import MAX_GAMES, MAX_SECRET, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
+from ..machine import usable_cores
 from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, point_systems
 from .optimum import check_optima_store
 
-WORKERS_HELP = ("Games played in parallel (default: cores / cores the player uses, so the machine is "
-                "never oversubscribed: under a time budget two games sharing a core both play weaker). "
+WORKERS_HELP = ("Games played in parallel (default: the cores this process may use, as taskset, a Slurm job "
+                "or a container's CPU quota allow, / cores the player uses, so they are never oversubscribed: "
+                "under a time budget two games sharing a core both play weaker). "
                 "Results are the same for any number, but for a player that cannot be pickled once "
                 "prepared (java:..., openspiel:mcts; said in a warning).")
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON (no progress bar).")
@@ -187,6 +189,12 @@ def _check_workers(workers: Optional[int]) -> Optional[int]:
     return workers
 
 
+def _cores_here(have: int) -> str:
+    """The cores a process of this command may use, said against the machine's when fewer."""
+    machine = os.cpu_count() or have
+    return f"this machine has {have}" if have >= machine else f"this process may use {have} of the machine's {machine}"
+
+
 def warn_oversubscribed(specs: list[str], workers: Optional[int], backend: str = "local",
                         games: Optional[int] = None) -> None:
     """One warning line when parallel games of a player would keep more cores busy than
@@ -196,14 +204,14 @@ def warn_oversubscribed(specs: list[str], workers: Optional[int], backend: str =
 
     if backend != "local":
         return
-    have = os.cpu_count() or 1
+    have = usable_cores()
     for spec in specs:
         cores = player_cores(spec)
         parallel = min(workers or default_workers(spec), games or 2 ** 63)  # ``games``: a run's, if fewer
         if parallel * cores > have:
             shown = (f"{parallel} parallel games of {spec} at {cores} cores each" if parallel > 1
                      else f"{spec} at {cores} cores")
-            typer.echo(f"warning: {shown} keep {parallel * cores} cores busy; this machine has {have}: games under a "
+            typer.echo(f"warning: {shown} keep {parallel * cores} cores busy; {_cores_here(have)}: games under a "
                        "time budget share cores and play weaker (give fewer --workers or a smaller cores=)", err=True)
 
 

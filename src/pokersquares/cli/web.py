@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 import signal
 import socket
 import time
@@ -14,6 +13,7 @@ import typer
 
 from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
+from ..machine import usable_cores
 from ..points import contest_specs
 from . import app, check_result_store, fail, seconds_between
 
@@ -147,7 +147,7 @@ def serve_cmd(
         web_app = create_app(prep_s=prep_time, think_s=think_time, game_s=game_time, store_path=db,
                              hosts=allowed_hosts(host, allow_host), warm=systems, on_event=say,
                              record_games=record, agents=agents,
-                             compile_processes=max(1, min(2, os.cpu_count() or 1)))
+                             compile_processes=max(1, min(2, usable_cores())))
     except PokerSquaresError as e:
         raise fail(f"--warm: {e}") from None
     _check_listen(host, port)  # before the address is printed (the app starts its work only when served)

@@ -33,6 +33,7 @@ from typing import Callable, Iterable
 
 from .. import progress
 from ..errors import PokerSquaresError
+from ..machine import usable_cores
 from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
@@ -114,7 +115,7 @@ def _prep_main(conn, parent: int, spec: RunSpec) -> None:
     def tell(p: progress.Progress) -> None:
         send(("progress", p.stage, p.games, p.seconds_left))
 
-    note = limit_threads(os.cpu_count() or 1)
+    note = limit_threads(usable_cores())
     if note:
         send(("note", note))
     try:

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ..errors import PokerSquaresError
+from ..machine import usable_cores
 from .game_play import play_game
 from .local_backend import RunnerWarning
 from .registry import make_player
@@ -296,7 +297,7 @@ def init(address: str | None = None, num_cpus: int | None = None) -> None:
             _ray_init(ray, address=address, **common)
         else:
             with _marked(_start_watcher(ray)):
-                _ray_init(ray, address="local", num_cpus=num_cpus or os.cpu_count() or 1,
+                _ray_init(ray, address="local", num_cpus=num_cpus or usable_cores(),
                           object_store_memory=LOCAL_OBJECT_STORE_BYTES,
                           runtime_env={"env_vars": {"PYTHONPATH": _worker_pythonpath()}}, **common)
     except (ConnectionError, ValueError, RuntimeError) as e:

@@ -6,7 +6,6 @@ worker processes, Ray tasks) use these; neither imports the other.
 from __future__ import annotations
 
 import math
-import os
 import pickle
 import time
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Callable
 from .. import progress
 from ..cards import as_sequence, check_seed, is_integer
 from ..errors import PokerSquaresError
+from ..machine import usable_cores
 from ..points import PointSystem
 from .game_play import prepare_player
 from .registry import canonical_spec, check_params, make_player, parse_player_spec, resolve_factory
@@ -186,7 +186,7 @@ def player_cores(spec: str) -> int:
 def default_workers(spec: str) -> int:
     """As many parallel games as fit the machine without sharing a core: a player that
     searches on several cores gets fewer parallel games."""
-    return max(1, (os.cpu_count() or 1) // player_cores(spec))
+    return max(1, usable_cores() // player_cores(spec))
 
 
 def limit_threads(cores: int) -> str | None:
