@@ -1,7 +1,7 @@
 """`pokersquares serve` started for a web benchmark and stopped with it.
 
-Imported by ``web_load.py`` and ``web_first_advice.py`` (their folder is on ``sys.path``
-when they run as scripts); not a benchmark itself.
+Imported by ``web_load.py``, ``web_soak.py`` and ``web_first_advice.py`` (their folder is
+on ``sys.path`` when they run as scripts); not a benchmark itself.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import contextlib
 import signal
 import subprocess
 import sys
+import time
 from typing import Iterator
 
 
@@ -37,3 +38,21 @@ def serve(command: list[str], **popen) -> Iterator[subprocess.Popen]:
         if server.poll() is None:
             server.terminate()
         server.wait(10)
+
+
+def wait_for_agents(client, within_s: float = 600.0) -> None:
+    """Until the server (an ``httpx.Client`` on it) lists its agents: it answers once
+    started, and lists them once their kernels are loaded. Exits the script if it has
+    not within ``within_s``."""
+    import httpx
+
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            if client.get("/api/config").json()["agents"]:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            sys.exit(f"the server did not list its agents within {within_s:g} s")
+        time.sleep(0.2)

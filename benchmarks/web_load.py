@@ -22,7 +22,7 @@ import sys
 import time
 
 import httpx
-from served import serve  # this folder's: the server stopped with the script
+from served import serve, wait_for_agents  # this folder's: the server stopped with the script
 
 
 def _free_port() -> int:
@@ -80,13 +80,7 @@ def main() -> None:
     with serve([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
                 "--db", os.devnull + ".none", "--no-record"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
         with httpx.Client(base_url=url, timeout=60) as client:
-            while True:
-                try:
-                    if client.get("/api/config").json()["agents"]:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.2)
+            wait_for_agents(client)
             game = client.post("/api/games", json={"system": "american", "seed": 1}).json()
             while client.post(f"/api/games/{game['id']}/hint", json={"agent": args.agent, "seconds": 0.2}).status_code != 200:
                 time.sleep(0.5)

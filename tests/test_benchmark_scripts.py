@@ -487,6 +487,8 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     ("td_learning_speed.py", ["--table-step", "nan"], "--table-step must be a finite number of at least 0"),
     ("web_load.py", ["--agent", "bogus"], "unknown agent 'bogus'"),
     ("web_load.py", ["--clients", "0"], "--requests and --clients must be at least 1"),
+    ("web_soak.py", ["--every", "0"], "--requests, --every and --systems must be at least 1"),
+    ("web_soak.py", ["--agents", "greedy,bogus"], "unknown agents: bogus"),
     ("paired_runs.py", ["/nonexistent/results.sqlite"], "no result store at /nonexistent/results.sqlite"),
     ("optimum_options.py", ["--seeds", "0", "--time-limit", "nan"], "--time-limit must be a finite number"),
     ("optimum_options.py", ["--seeds", "5..2"], "empty seed range '5..2'"),

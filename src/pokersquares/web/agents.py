@@ -7,7 +7,9 @@ never waits behind an expensive one; requests beyond those threads wait in a que
 whose position the page is told, a page's requests come before the server's own
 warm-up, and a preparation nobody waits for any more (cancelled, or evicted to make
 room) is taken off the queue. One that has started runs to its end (its budget bounds
-it) and is then dropped.
+it) and is then dropped. Room is made only of preparations no page is waiting for:
+when pages wait for every one the pool may hold, a new one is refused (503, which the
+page asks again after) until one is done. The server's own warm-up is held besides.
 
 Work is bounded per client (a page, named by its ``X-Client`` header and address):
 at most ``prep_per_client`` preparations and ``think_per_client`` answers at once,
@@ -44,6 +46,9 @@ __all__ = [
 ]
 
 SERVER = "server"  # the client name of the server's own warm-up
+# A page waiting for a preparation asks again every second or so (a 202 answer after
+# ``wait_s``, then half a second); one not asked for this long is no longer waited for.
+WAITING_S = 5.0
 
 
 # What the API takes as an agent's name (web/schemas.py): an agent named otherwise could
@@ -122,6 +127,9 @@ class Preparation:
     phase: str = QUEUED
     error: BaseException | None = None
     created: float = field(default_factory=time.monotonic)
+    asks: int = 0  # requests for it, the first included
+    asked: float = field(default_factory=time.monotonic)  # the last, or when a page last had it ready
+    awaited: bool = False  # a page's request waited for it: the page asks again until it is ready
     started: float | None = None
     learning_started: float | None = None
     finished: float | None = None
@@ -290,7 +298,9 @@ class _Preparer:
 
 
 class AgentPool:
-    """Prepared agents per (agent, point system), at most ``max_prepared`` of them.
+    """Prepared agents per (agent, point system), at most ``max_prepared`` of them
+    besides those the server warms at start (:meth:`warm`); the least recently used
+    makes room, unless pages are waiting for every one (then a new one is refused).
 
     ``prep_s`` is the learning budget given to ``set_point_system``; ``think_s`` caps
     the seconds of one advice or watched move; ``game_s`` is the clock of a whole
@@ -325,6 +335,8 @@ class AgentPool:
         # off the preparation threads, rather than compile the same kernels a second time.
         self._held: dict[str, list[Preparation]] = {}
         self._reviews: dict[str, bool] = {}
+        # The (agent, points) the server warms at start: kept besides ``max_prepared``.
+        self._warmed: set[tuple[str, tuple[int, ...]]] = set()
         self._closed = False
 
     def close(self) -> None:
@@ -397,6 +409,8 @@ class AgentPool:
                     if mine >= self.prep_per_client:
                         raise TooManyRequestsError(
                             f"you already have {mine} agents preparing; wait for them or cancel one")
+                if key not in self._warmed:
+                    self._make_room()
                 spec = self.agents[name]
                 prep = Preparation(name, point_system, spec.cores, 1 if client == SERVER else 0, {client})
                 self._prepared[key] = prep
@@ -404,20 +418,46 @@ class AgentPool:
                     self._held[name].append(prep)
                 else:
                     self._preparer.submit(prep)
-                self._evict()
-            else:
+            elif prep.phase in (QUEUED, COMPILING, LEARNING):
+                # Who waits matters only until it is done (to cancel it, and to count a
+                # client's preparations): added after, every page that ever asked a
+                # prepared agent stayed in its set, for as long as the server ran.
                 prep.clients.add(client)
                 if client != SERVER and prep.priority:
                     self._preparer.promote(prep)
+            prep.asks += 1
+            prep.asked = time.monotonic()
             self._prepared.move_to_end(key)
             return prep
 
-    def _evict(self) -> None:
-        """Drop the least recently used preparations beyond ``max_prepared``; those not
-        started are taken off the queue (called with ``self._lock`` held)."""
-        while len(self._prepared) > self.max_prepared:
-            _, prep = self._prepared.popitem(last=False)
-            self._drop(prep)
+    def _awaited(self, prep: Preparation, now: float) -> bool:
+        """Whether a page is waiting for ``prep``: a request waited for it, or asked for
+        it again, lately, and it has not been had ready since."""
+        if not (prep.awaited or prep.asks > 1) or now - prep.asked > WAITING_S:
+            return False
+        return prep.phase in (QUEUED, COMPILING, LEARNING) or (
+            prep.phase == READY and prep.finished is not None and prep.finished > prep.asked)
+
+    def _make_room(self) -> None:
+        """Room for one more preparation within ``max_prepared``: the least recently used
+        are dropped, those not started taken off the queue (called with ``self._lock``
+        held). One a page is waiting for is not: past ``max_prepared`` pages each on
+        their own point system evicted each other's preparations as they learned, and
+        asked again, for ever (20 pages with a cap of 16 learned 145 times, and 4 gave
+        up); the new one is refused instead, until one is done. The server's own
+        warm-up is neither counted nor dropped: ``serve --warm contest`` asks every
+        agent for twelve systems, and past the first 16 each evicted an earlier one."""
+        evictable = [key for key in self._prepared if key not in self._warmed]
+        excess = len(evictable) + 1 - self.max_prepared
+        if excess <= 0:
+            return
+        now = time.monotonic()
+        dropped = [key for key in evictable if not self._awaited(self._prepared[key], now)][:excess]
+        if len(dropped) < excess:
+            raise AgentBusyError(f"the server holds {self.max_prepared} prepared agents and pages are waiting "
+                                 "for all of them; try again in a moment")
+        for key in dropped:
+            self._drop(self._prepared.pop(key))
 
     def _drop(self, prep: Preparation) -> None:
         held = self._held.get(prep.agent, [])
@@ -523,14 +563,19 @@ class AgentPool:
         """The prepared agent; raises ``AgentPreparing`` if it is not ready within ``wait_s``."""
         prep = self.request(name, point_system, client)
         if not prep.done.done():
+            prep.awaited = True
             try:
                 await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(prep.done)), self.wait_s)
             except asyncio.TimeoutError:
+                with self._lock:
+                    prep.asked = time.monotonic()  # the page is told to come back: it still waits
                 raise AgentPreparing(self.status(prep)) from None
         if prep.phase == FAILED:
             return self.request(name, point_system, client)  # raises AgentError and forgets the failure
         if prep.phase == CANCELLED:  # not the agent's failure: the page may ask again (503, which it retries)
             raise AgentBusyError(f"the preparation of {name} was cancelled; ask again to restart it")
+        with self._lock:
+            prep.asked = time.monotonic()  # had ready: no longer waited for
         return prep
 
     def warm(self, point_systems: Sequence[PointSystem],
@@ -542,6 +587,8 @@ class AgentPool:
     def warm_agent(self, name: str, point_systems: Sequence[PointSystem],
                    on_ready: Callable[[Preparation], None] | None = None) -> list[Preparation]:
         """:meth:`warm` for the agent ``name`` only."""
+        with self._lock:
+            self._warmed.update((name, tuple(system.points)) for system in point_systems)
         preps = [self.request(name, system) for system in point_systems]
         if on_ready is not None:
             for prep in preps:
