@@ -177,3 +177,47 @@ def test_a_page_waiting_for_its_agent_keeps_it_and_another_page_is_told_to_wait(
             time.sleep(0.1)
         assert r.status_code == 200, r.text
     assert len(_Learner.learned) == 2
+
+
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_connection_that_sends_no_request_is_closed_after_the_keep_alive(ours):
+    """uvicorn starts its idle clock only after a first response: a connection opened
+    and never used kept its file for as long as the server ran (300 of them: 14 to 308
+    open files). `serve`'s protocol closes it as it closes one idle between requests;
+    uvicorn's own (the second case) shows what the test tells apart."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    from pokersquares.cli.web import first_request_timeout
+
+    async def app(scope, receive, send):
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", timeout_keep_alive=0.5,
+                            lifespan="off", **({"http": first_request_timeout()} if ours else {}))
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.02)
+        with socket.create_connection(("127.0.0.1", port)) as idle, socket.create_connection(("127.0.0.1", port)) as used:
+            used.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            used.settimeout(5)
+            assert used.recv(1024).startswith(b"HTTP/1.1 200")  # a request is answered as before
+            idle.settimeout(2.5)
+            try:
+                closed = idle.recv(1) == b""
+            except socket.timeout:
+                closed = False
+            assert closed is ours
+    finally:
+        server.should_exit = True
+        thread.join(10)

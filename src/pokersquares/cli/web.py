@@ -163,7 +163,8 @@ def serve_cmd(
                + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
-    server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning", timeout_keep_alive=30))
+    server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning",
+                                             timeout_keep_alive=KEEP_ALIVE_S, http=first_request_timeout()))
     _hang_up_stops(server)
     # Not uvicorn.run, which swallows the Ctrl-C it re-raises after shutting down (and
     # the SIGTERM our handler turns into one): the command then ended with exit 0 and
@@ -172,6 +173,28 @@ def serve_cmd(
     server.run()
     if not server.started:  # uvicorn logged why (the port taken since it was checked, ...)
         raise fail(f"the server did not start on {shown}:{port}", code=1)
+
+
+KEEP_ALIVE_S = 30  # the seconds a connection may stay idle, before its first request or between two
+
+
+def first_request_timeout():
+    """uvicorn's HTTP protocol, closing a connection that sends no request within
+    :data:`KEEP_ALIVE_S`, as it closes one idle between requests. uvicorn's own starts
+    that clock only after a first response: a connection opened and never used (a
+    laptop gone off the network mid-connect, a port scanner) kept its file for as long
+    as the server ran, and 300 of them took the server from 14 to 308 open files; at the
+    usual limit of 1,024 it stops accepting."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class FirstRequestTimeout(AutoHTTPProtocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            if self.timeout_keep_alive_task is None:  # the first data received cancels it, as uvicorn's does
+                self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
+                                                                    self.timeout_keep_alive_handler)
+
+    return FirstRequestTimeout
 
 
 def _server(uvicorn, config):
