@@ -1,17 +1,25 @@
 """`pokersquares serve` started for a web benchmark and stopped with it.
 
-Imported by ``web_load.py``, ``web_soak.py`` and ``web_first_advice.py`` (their folder is
-on ``sys.path`` when they run as scripts); not a benchmark itself.
+Imported by the ``web_*.py`` benchmarks (their folder is on
+``sys.path`` when they run as scripts); not a benchmark itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import socket
 import subprocess
 import sys
 import time
 from typing import Iterator
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (for the server to take)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

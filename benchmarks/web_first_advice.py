@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,13 +23,7 @@ import threading
 import time
 
 import httpx
-from served import serve  # this folder's: the server stopped with the script
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from served import free_port, serve  # this folder's: the server stopped with the script
 
 
 def main() -> None:
@@ -51,7 +44,7 @@ def main() -> None:
     env = dict(os.environ)
     if args.cold:
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     start = time.monotonic()
     console: list[tuple[float, str]] = []

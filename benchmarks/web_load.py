@@ -15,20 +15,13 @@ import asyncio
 import collections
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
 
 import httpx
-from served import serve, wait_for_agents  # this folder's: the server stopped with the script
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from served import free_port, serve, wait_for_agents  # this folder's: the server stopped with the script
 
 
 async def burst(url: str, game_id: str, agent: str, requests: int, clients: int) -> dict:
@@ -75,7 +68,7 @@ def main() -> None:
     agents = registered_agents()
     if args.agent not in agents:
         parser.error(f"unknown agent {args.agent!r}; the web app's agents: {', '.join(agents)}")
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     with serve([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
                 "--db", os.devnull + ".none", "--no-record"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):

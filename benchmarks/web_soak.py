@@ -26,7 +26,6 @@ import collections
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,15 +33,9 @@ import time
 from pathlib import Path
 
 import httpx
-from served import serve, wait_for_agents  # this folder's: the server stopped with the script
+from served import free_port, serve, wait_for_agents  # this folder's: the server stopped with the script
 
 SYSTEMS = ["american", "british", "ameritish:7", "random:3", "hypercorner:5", "1,2,3,4,5,6,7,8,9,10"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _results_time(client: httpx.Client) -> dict:
@@ -220,7 +213,7 @@ def main() -> None:
     unknown = sorted(set(agents) - set(registered_agents()))
     if unknown:
         parser.error(f"unknown agents: {', '.join(unknown)}")
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory(prefix="web-soak-") as folder:
         tmp = Path(folder) / "tmp"
         tmp.mkdir()

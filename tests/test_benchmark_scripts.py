@@ -489,6 +489,8 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     ("web_load.py", ["--clients", "0"], "--requests and --clients must be at least 1"),
     ("web_soak.py", ["--every", "0"], "--requests, --every and --systems must be at least 1"),
     ("web_soak.py", ["--agents", "greedy,bogus"], "unknown agents: bogus"),
+    ("web_idle_connections.py", ["--connections", "0"], "--connections must be from 1 to 900"),
+    ("web_idle_connections.py", ["--wait", "nan"], "--wait must be from 0 to 600 seconds"),
     ("paired_runs.py", ["/nonexistent/results.sqlite"], "no result store at /nonexistent/results.sqlite"),
     ("optimum_options.py", ["--seeds", "0", "--time-limit", "nan"], "--time-limit must be a finite number"),
     ("optimum_options.py", ["--seeds", "5..2"], "empty seed range '5..2'"),
