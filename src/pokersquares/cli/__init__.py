@@ -17,8 +17,8 @@ import tempfile
 import threading
 import time
 import warnings
-from pathlib import Path
 from contextlib import suppress
+from pathlib import Path
 from typing import Callable, Optional
 
 import typer
