@@ -38,7 +38,7 @@ from .game_play import play_game, prepare_player
 from .registry import make_player
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
-                   PlayerFailedError, RunSpec, build, build_overrun, default_workers,
+                   OutOfMemoryError, PlayerFailedError, RunSpec, build, build_overrun, default_workers,
                    limit_threads, load_overrun, load_prepared, player_cores, prepare_and_pickle,
                    prep_limit_s, prep_overrun_note)
 from .store import GameRecord
@@ -253,6 +253,49 @@ def _stopped_from_outside(proc) -> None:
         raise KeyboardInterrupt(f"a player's process was stopped from outside ({signal.Signals(-code).name})")
 
 
+def oom_kills() -> int | None:
+    """How many processes the kernel's out-of-memory killer has killed since boot (Linux's
+    /proc/vmstat, memory cgroups' kills included), None where unknown."""
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _address_space_mb() -> int | None:
+    """This process's address-space limit (``ulimit -v``, inherited by the players'
+    processes) in MB, None if there is none."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft // 2 ** 20
+
+
+def out_of_memory(proc, oom_before: int | None) -> str | None:
+    """Why ``proc`` (ended, and not stopped by the run) most likely ran out of memory, or
+    None: a SIGKILL while the kernel's out-of-memory killer killed something (since it
+    read ``oom_before``), or death by a signal under an address-space limit (numba's
+    compiler, LLVM, aborts when it cannot reserve memory: SIGABRT). A MemoryError is not
+    one of these: it is the player's own exception (an absurd array), scored as such."""
+    code = proc.exitcode
+    if code is None or code >= 0:
+        return None
+    now = oom_kills()
+    if -code == signal.SIGKILL and oom_before is not None and now is not None and now > oom_before:
+        return "killed by the kernel's out-of-memory killer"
+    limit = _address_space_mb()
+    if limit is not None and -code in (signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS):
+        return (f"died by {signal.Signals(-code).name} under an address-space limit (ulimit -v) of {limit} MB, "
+                "which numba's compiler needs more of")
+    return None
+
+
 def _over_memory(pid: int, limit_mb: int) -> str | None:
     rss = _rss_mb(pid) if limit_mb else None
     if rss is not None and rss > limit_mb:
@@ -265,6 +308,7 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
     """Prepare the player once in a watched process: ``(pickled player or None, None)``,
     or ``(None, why every game scores the penalty)``. A player that cannot even be built
     raises PlayerFailedError."""
+    oom_before = oom_kills()
     conn, proc = _start(ctx, _prep_main, spec)
     deadline = time.monotonic() + WARM_UP_LIMIT_S  # building and compiling are not timed
     overdue = build_overrun(WARM_UP_LIMIT_S)
@@ -294,6 +338,13 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
             except EOFError:
                 proc.join(timeout=5)
                 _stopped_from_outside(proc)
+                # The machine short of memory is not the player's fault: every game of the
+                # run scored the penalty for good ("died during preparation (exit code -9)").
+                why = out_of_memory(proc, oom_before)
+                if why is not None:
+                    raise OutOfMemoryError(f"preparing {spec.player} on {spec.point_system.name} ran out of memory "
+                                           f"(its process {why}); no game was recorded: free some memory, or raise "
+                                           "the limit, and run the same command again")
                 return None, f"preparation failed: the player's process died during preparation (exit code {proc.exitcode})"
             if msg[0] == "progress":  # passed on (pokersquares.progress) until an answer comes
                 progress.report(*msg[1:], subject=subject, force=True)
@@ -305,6 +356,12 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
             elif msg[0] == "build-error":
                 raise PlayerFailedError(msg[1])
             elif msg[0] == "prep-error":
+                limit = _address_space_mb()
+                if limit is not None and msg[1].startswith(("MemoryError", "SystemError")):
+                    # Under ``ulimit -v`` numba's compiler fails to reserve memory so, at random.
+                    raise OutOfMemoryError(f"preparing {spec.player} on {spec.point_system.name} ran out of memory "
+                                           f"under an address-space limit (ulimit -v) of {limit} MB ({msg[1]}); "
+                                           "no game was recorded: raise the limit and run the same command again")
                 return None, f"preparation failed: {msg[1]}"
             else:
                 _, used, blob, why = msg
@@ -328,6 +385,8 @@ class _Worker:
         self.ready = False
         self.started = time.monotonic()  # of preparation, then of the current game
         self.prefetch = prefetch
+        self.oom_before = oom_kills()
+        self.killed = False  # by SIGKILL, not sent by the run
 
 
 class _Pool:
@@ -343,6 +402,7 @@ class _Pool:
         self.game_limit = spec.time_per_game + HANG_GRACE_S
         # Getting ready includes the untimed warm-up (an unpicklable player also prepares).
         self.ready_limit = (spec.prep_time if blob is None else 0.0) + WARM_UP_LIMIT_S
+        self.replayed: set[int] = set()  # games played again after their process was killed
 
     def penalty(self, index: int, reason: str, placements: list | None = None, used: float = 0.0) -> None:
         self.finish(GameRecord(index, self.spec.seed + index, self.spec.point_system.penalty, placements or [],
@@ -384,6 +444,10 @@ class _Pool:
         except (EOFError, OSError):
             w.proc.join(timeout=5)
             _stopped_from_outside(w.proc)
+            if w.proc.exitcode == -signal.SIGKILL:  # the run sends it only after deciding to stop w
+                w.killed = True
+                why = out_of_memory(w.proc, w.oom_before) or "not by the run: by the kernel when out of memory, or by hand"
+                return f"crash: the player's process was killed (SIGKILL, {why})"
             return f"crash: the player's process died (exit code {w.proc.exitcode})"
         if msg[0] == "note":
             self.note(msg[1])
@@ -412,6 +476,19 @@ class _Pool:
         now = time.monotonic()
         stop_process(w.proc, w.conn)
         self.workers.remove(w)
+        index = w.assigned[0] if w.assigned else todo[0] if todo else None
+        if w.killed and index is not None and index not in self.replayed:
+            # Killed from outside: on a machine short of memory the kernel kills the largest
+            # process, a game's, which is no fault of its player's; it scored the penalty for
+            # good ("died (exit code -9)"). Played again once, with one parallel game fewer
+            # (the memory they took together was the likelier cause); killed again, it scores.
+            self.replayed.add(index)
+            self.size = max(1, self.size - 1)
+            self.note(f"{reason[len('crash: '):]}; its game is played again, with {self.size} game(s) at a time")
+            todo.extendleft(reversed(w.assigned))
+            return
+        if w.killed:
+            reason += ", in both of its tries; fewer --workers or a lower --memory-limit may help"
         if w.assigned:
             index = w.assigned.popleft()
             self.penalty(index, reason, *w.trace.moves_of(index, now))

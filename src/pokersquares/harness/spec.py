@@ -23,7 +23,7 @@ from .seeds import player_seed
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
            "check_game_indices", "player_cores", "default_workers",
            "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S", "prep_limit_s", "prep_overrun_note",
-           "DEFAULT_MEMORY_MB", "MAX_SECRET", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
+           "DEFAULT_MEMORY_MB", "OutOfMemoryError", "MAX_SECRET", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
 
 # The largest run and the longest budgets a RunSpec accepts: beyond them a typo, not a plan.
 MAX_GAMES = 10_000_000
@@ -80,6 +80,12 @@ class RunSpecError(PokerSquaresError):
 
 class PlayerFailedError(PokerSquaresError):
     """The player could not even be built (bad parameters, import error)."""
+
+
+class OutOfMemoryError(PokerSquaresError):
+    """The machine ran out of memory while a player was prepared: the machine's condition,
+    not the player's fault, so the run stops with nothing recorded instead of scoring
+    every one of its games the penalty for good."""
 
 
 def check_seconds(value: float, what: str, *, zero_ok: bool) -> float:
