@@ -443,3 +443,21 @@ def test_games_that_would_share_cores_are_warned_of_before_they_start(cli, tmp_p
         assert lines == [], err
     else:
         assert len(lines) == 1 and warned in lines[0] and "this machine has 2" in lines[0], err
+
+
+def test_a_command_out_of_memory_is_one_line_saying_what_is_kept(cli, tmp_path, monkeypatch):
+    """A MemoryError in the command's own process (a small machine) was "internal error:
+    MemoryError", exit 1, as a bug of ours is; it is the machine's condition, said as a
+    full disk is, with what the run leaves recorded."""
+    import pokersquares.cli.harness as harness
+
+    def short_of_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 1.2 GiB for an array")
+
+    monkeypatch.setattr(harness, "record_run", short_of_memory)
+    code, out, err = cli("run", "-p", "greedy", "--games", "2", "--db", tmp_path / "m.sqlite", "--quiet")
+    assert code == 2 and out == "", err
+    assert err.strip().splitlines()[-1] == (
+        "error: this command ran out of memory (Unable to allocate 1.2 GiB for an array): free some memory, or ask "
+        "for less (fewer --workers or --games at once); finished games are recorded; run the same command again "
+        "to resume")

@@ -551,6 +551,11 @@ def main(sigint=None) -> None:
         if isinstance(e, sqlite3.DatabaseError):  # a store damaged under a running command (its -wal deleted by hand)
             typer.echo(f"error: a result store could not be read or written: {e}", err=True)
             sys.exit(2)
+        if isinstance(e, MemoryError):  # the machine's condition, said as a full disk is (a worker's: local_backend)
+            note = interrupted_note(sys.argv[1:])
+            typer.echo(f"error: this command ran out of memory{f' ({e})' if str(e) else ''}: free some memory, or "
+                       f"ask for less (fewer --workers or --games at once)" + (f"; {note}" if note else ""), err=True)
+            sys.exit(2)
         typer.echo(f"internal error: {type(e).__name__}: {e} (set POKERSQUARES_DEBUG=1 for the traceback)", err=True)
         sys.exit(1)
     finally:
