@@ -304,11 +304,31 @@ function renderHandTable(root, view) {
 }
 
 function renderNextCard(root, view, extra = "") {
+  // Unchanged, it stays as it is: a cursor move or a hint re-renders the page.
+  const key = `${view.id}|${view.turn}|${view.card}|${view.done}|${extra}`;
+  if (root.dataset.shown === key) return;
+  root.dataset.shown = key;
   replaceChildren(root,
     el("span", { class: "label", text: view.done ? "Done" : "Place" }),
     view.card ? cardEl(view.card) : el("div", { class: "card placeholder" }),
     el("span", { class: "turn", text: view.done ? "25 / 25" : `card ${view.turn + 1} / 25` }),
     extra ? el("span", { class: "turn", text: extra }) : null);
+}
+
+// What a screen reader is told when a game is dealt or a card placed (the page shows it
+// in several places at once): the card and its cell, the two hands it joined, the total
+// and the next card.
+function playAnnouncement(before, view) {
+  const next = view.done ? `Game over: final score ${view.score}.`
+    : `Next: ${cardLabel(view.card)}, card ${view.turn + 1} of 25.`;
+  if (!before || before.id !== view.id) {
+    return `Deal: ${view.system.name}, seed ${view.seed_text}, ${view.turn} of 25 cards placed. ${next}`;
+  }
+  if (view.turn !== before.turn + 1 || view.last_cell === null || view.last_cell === undefined) return null;
+  const i = view.last_cell, r = Math.floor(i / SIZE), c = i % SIZE;
+  const line = (what, k) => `${what}: ${view.lines[k].hand}, ${view.lines[k].points} points`;
+  return `${cardLabel(view.cells[i])} placed in row ${r + 1}, column ${c + 1}. ${line(`Row ${r + 1}`, r)}; ` +
+    `${line(`column ${c + 1}`, SIZE + c)}; total ${view.score}. ${next}`;
 }
 
 function renderDealInfo(root, view, prefix = "") {
@@ -366,6 +386,11 @@ class SystemPicker {
     if (saved.hand) this.hand.value = saved.hand;
     for (const x of [this.kind, this.seed, this.hand, ...this.custom]) x.addEventListener("input", () => this.changed());
     this.changed();
+    // The first preview at once, not after the typing delay, and the page is ready only
+    // when it is shown: it arrived after the page was, and pushed "Deal a new game" down
+    // under the pointer of a quick first click (which then hit something else).
+    clearTimeout(this.timer);
+    this.ready = this.showPreview();
   }
 
   spec() {
@@ -482,9 +507,7 @@ const play = {
     $("play-new").addEventListener("click", () => this.confirmNewGame());
     $("play-again").addEventListener("click", async () => {
       await this.newGame();
-      // The button is gone with the result: the keyboard's focus goes to the new board, not the page.
-      const a = document.activeElement;
-      if (!a || a === document.body || a.closest("[hidden]")) this.focusBoard();
+      this.keepFocus();
     });
     $("play-daily").addEventListener("click", () => this.startDaily());
     $("play-hint").addEventListener("click", () => this.askHint());
@@ -499,7 +522,7 @@ const play = {
     $("replay-prev").addEventListener("click", () => this.showReplayStep(this.replayStep - 1));
     $("replay-next").addEventListener("click", () => this.showReplayStep(this.replayStep + 1));
     $("replay-last").addEventListener("click", () => this.showReplayStep(25));
-    return this.resume();
+    return this.picker.ready.then(() => this.resume());
   },
 
   async resume() {
@@ -526,7 +549,15 @@ const play = {
   // A game in progress is not thrown away without asking.
   confirmNewGame() {
     const g = this.game;
-    if (!g || g.done || g.turn === 0 || window.confirm("Abandon this game and deal a new one?")) this.newGame();
+    if (!g || g.done || g.turn === 0 || window.confirm("Abandon this game and deal a new one?")) return this.newGame();
+    return Promise.resolve();
+  },
+
+  // The button or result that held the focus is gone: the keyboard's focus goes to the
+  // new board, not the page.
+  keepFocus() {
+    const a = document.activeElement;
+    if (!a || a === document.body || a.closest("[hidden]")) this.focusBoard();
   },
 
   // The daily deal: the same seed and point system for everyone today.
@@ -564,6 +595,8 @@ const play = {
       $("review-move").hidden = true;
       this.review = null;
     }
+    const said = playAnnouncement(this.game, view);
+    if (said) $("play-said").textContent = said;
     this.game = view;
     if (this.hint && this.hint.turn !== view.turn) this.hint = null;
     sessionStorage.setItem("ps.play.id", view.id);
@@ -641,7 +674,7 @@ const play = {
       if (!this.game || this.game.id !== id || this.game.turn !== turn) { status.textContent = ""; return; }
       this.hint = data;
       const r = Math.floor(data.choice / SIZE) + 1, c = (data.choice % SIZE) + 1;
-      status.textContent = `${agent} would place ${this.game.card} at row ${r}, column ${c} (${duration(data.seconds)}).`;
+      status.textContent = `${agent} would place ${cardLabel(this.game.card)} at row ${r}, column ${c} (${duration(data.seconds)}).`;
       this.render();
     } catch (e) {
       if (e instanceof Cancelled) return;
@@ -672,7 +705,14 @@ const play = {
 
   focusBoard() {
     const cell = $("play-board").querySelector("button.cell[tabindex='0']");
-    if (cell) cell.focus({ preventScroll: true });
+    if (cell) { cell.focus({ preventScroll: true }); this.showFocus(); }
+  },
+
+  // The cell the keyboard moved to, scrolled into view if it was not (at a large zoom or
+  // on a phone, the lower rows can be below the window or under the Hint bar).
+  showFocus() {
+    const a = document.activeElement;
+    if (a && $("play-board").contains(a)) a.scrollIntoView({ block: "nearest", inline: "nearest" });
   },
 
   render() {
@@ -688,7 +728,9 @@ const play = {
     $("play-hint").disabled = g.done;
     const justOver = g.done && $("play-over").hidden;
     $("play-over").hidden = !g.done;
-    if (justOver) requestAnimationFrame(() => $("play-over").scrollIntoView({ block: "nearest", behavior: "smooth" }));
+    document.body.toggleAttribute("data-game-over", g.done);  // a phone's Hint bar goes
+    const motion = window.matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth";
+    if (justOver) requestAnimationFrame(() => $("play-over").scrollIntoView({ block: "nearest", behavior: motion }));
     // The last card placed from the board: the focus goes to the result (the board has no
     // empty cell left to hold it), whence Tab reaches Replay and Review.
     if (justOver && (boardHadFocus || document.activeElement === document.body)) $("play-over").focus({ preventScroll: true });
@@ -772,7 +814,7 @@ const play = {
     if (!m) return;
     $("review-move").hidden = false;
     this.reviewBoard.render(r.steps[turn - 1], { heat: { values: m.values, choice: m.best }, otherChoice: m.cell });
-    $("review-caption").textContent = `card ${turn}, ${m.card_name}: you played ${cellLabel(m.cell)} (dashed), ` +
+    $("review-caption").textContent = `card ${turn}, ${cardLabel(m.card_name)}: you played ${cellLabel(m.cell)} (dashed), ` +
       `${r.agent} would play ${cellLabel(m.best)} (★), ${m.exact ? "exactly" : "by its estimate"} ${m.loss.toFixed(1)} points better`;
     renderLegend($("review-legend"), { values: m.values, choice: m.best }, r.agent, m.exact ? "(exact expected final scores)" : "");
   },
@@ -789,7 +831,7 @@ const play = {
     $("replay-agent-name").textContent = this.replay.agent;
     $("replay-agent-score").textContent = them.score;
     $("replay-caption").textContent = step === 0 ? "before the first card"
-      : `card ${step}: ${you.card} — you ${cellLabel(you.last_cell)}, ${this.replay.agent} ${cellLabel(them.last_cell)}`;
+      : `card ${step}: ${cardLabel(you.card)} — you ${cellLabel(you.last_cell)}, ${this.replay.agent} ${cellLabel(them.last_cell)}`;
   },
 
   onKey(e) {
@@ -801,7 +843,8 @@ const play = {
       return true;
     }
     if (key === "n" || key === "N") {
-      this.confirmNewGame();  // a stray key press should not throw away a game in progress
+      // A stray key press should not throw away a game in progress.
+      this.confirmNewGame().then(() => this.keepFocus());
       return true;
     }
     if (g.done) return false;
@@ -813,9 +856,12 @@ const play = {
       else if (key === "ArrowLeft") c = (c + 4) % 5; else c = (c + 1) % 5;
       this.cursor = r * SIZE + c;
       this.render();
+      // The arrows move the board's cursor wherever the focus was (a button, say): the
+      // focus goes with it, so that Enter then places the card there.
+      this.focusBoard();
       return true;
     }
-    if (key === "Enter" || key === " ") { this.place(this.cursor); return true; }
+    if (key === "Enter" || key === " ") { this.place(this.cursor).then(() => this.showFocus()); return true; }
     return false;
   },
 };
@@ -840,7 +886,7 @@ const watch = {
     $("watch-agent").addEventListener("change", () => this.stop());
     $("watch-deal-kind").addEventListener("change", () => { $("watch-seed").hidden = $("watch-deal-kind").value !== "seed"; });
     $("watch-seed").hidden = true;
-    return this.resume();
+    return this.picker.ready.then(() => this.resume());
   },
 
   async resume() {
@@ -907,14 +953,14 @@ const watch = {
     const agent = $("watch-agent").value, seconds = Number($("watch-think").value);
     const before = this.game, status = $("watch-status");
     status.className = "note";
-    status.textContent = `${agent} is thinking about ${before.card}…`;
+    status.textContent = `${agent} is thinking about ${cardLabel(before.card)}…`;
     try {
       const data = await untilReady(
         () => api("POST", `/api/games/${before.id}/agent-move`, { agent, seconds, turn: before.turn }),
         (p) => { status.textContent = preparingText(p); }, wait);
       // The placement, with the estimates that chose it left on the board until the next move.
       this.setGame(data.game, { values: data.values, choice: data.choice, card: before.card }, agent);
-      if (!data.game.done) status.textContent = `${agent} placed ${before.card}.`;
+      if (!data.game.done) status.textContent = `${agent} placed ${cardLabel(before.card)} in row ${Math.floor(data.choice / SIZE) + 1}, column ${(data.choice % SIZE) + 1}.`;
       this.log(agent, before, data);
       return true;
     } catch (e) {
@@ -1195,7 +1241,8 @@ const results = {
     for (const tr of this.list.querySelectorAll("tr.selected")) tr.classList.remove("selected");
     const row = this.list.querySelector(`tr[data-${kind}="${id}"]`);
     if (row) row.classList.add("selected");
-    history.replaceState(null, "", `#results/${kind}/${id}`);
+    // Not if another tab was opened meanwhile: its address stays.
+    if (document.body.dataset.view === "results") history.replaceState(null, "", `#results/${kind}/${id}`);
     this.detail.replaceChildren(el("p", { class: "note", text: "Loading…" }));
     const asked = this.opening = {};  // only the last one clicked is shown, whichever answers last
     try {
@@ -1282,7 +1329,10 @@ const views = { play, watch };
 function showView(name) {
   name = name.split("/")[0];
   if (!["play", "watch", "results"].includes(name)) name = "play";
-  for (const tab of document.querySelectorAll(".tabs a")) tab.setAttribute("aria-selected", String(tab.dataset.view === name));
+  for (const tab of document.querySelectorAll(".tabs a")) {
+    tab.setAttribute("aria-selected", String(tab.dataset.view === name));
+    tab.setAttribute("aria-controls", `view-${tab.dataset.view}`);
+  }
   for (const v of ["play", "watch", "results"]) $(`view-${v}`).hidden = v !== name;
   if (name === "results" && window.appConfig) results.show();
   if (document.body.dataset.view && document.body.dataset.view !== name) hideToast();  // it was about the other tab
@@ -1293,20 +1343,44 @@ document.addEventListener("keydown", (e) => {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const t = e.target;
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+  if (t && t.closest && t.closest("[role=tab]") && switchTab(t.closest("[role=tab]"), e.key)) { e.preventDefault(); return; }
   if (document.body.dataset.view !== "play") return;
   // A focused button, link or summary (the tabs, "How to play") answers Enter and Space itself.
   if ((e.key === "Enter" || e.key === " ") && t && t.closest && t.closest("button, a[href], summary, [role=button], [role=tab]")) return;
   if (play.onKey(e)) e.preventDefault();
 });
 
+// The section tabs as a tab list: the arrows, Home and End move to another tab and open it.
+function switchTab(tab, key) {
+  const tabs = [...document.querySelectorAll(".tabs [role=tab]")], i = tabs.indexOf(tab);
+  const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[key];
+  if (to === undefined || i < 0) return false;
+  const next = tabs[(to + tabs.length) % tabs.length];
+  next.focus();
+  location.hash = next.getAttribute("href");  // optimum.js listens for the change too
+  showView(next.dataset.view);  // now, not when the change event comes
+  return true;
+}
+
 // On a phone the Hint bar is fixed at the bottom of the screen and grows with its message:
 // the page keeps that much room below its last line (app.css reads --dock-height).
 function keepRoomForTheHintBar() {
   const dock = document.querySelector(".hint-dock");
   if (!dock || typeof ResizeObserver === "undefined") return;
+  // The browser scrolls to what the keyboard focuses only if it is off the screen: a control
+  // under the bar (or under it once the bar grows) is brought up above it (html's
+  // scroll-padding keeps the bar's height).
+  const keepAbove = (t) => {
+    const bar = dock.getBoundingClientRect();
+    if (!t || !t.matches(":focus-visible") || dock.contains(t) || getComputedStyle(dock).position !== "fixed" || !bar.height) return;
+    if (t.getBoundingClientRect().bottom > bar.top) t.scrollIntoView({ block: "nearest" });
+  };
   new ResizeObserver(() => {
-    document.body.style.setProperty("--dock-height", `${Math.ceil(dock.getBoundingClientRect().height)}px`);
+    // On the root: html's scroll-padding reads it too.
+    document.documentElement.style.setProperty("--dock-height", `${Math.ceil(dock.getBoundingClientRect().height)}px`);
+    keepAbove(document.activeElement);
   }).observe(dock);
+  document.addEventListener("focusin", (e) => keepAbove(e.target));
 }
 
 async function start() {

@@ -134,7 +134,7 @@
     if (!data.runs.length) { box.replaceChildren(); return; }
     const table = node("table", { class: "optimum-regret" });
     table.append(node("tr", {}, ...["run", "player", "system", "deals (proven)", "mean optimum", "mean score",
-      "fraction of optimum", "regret"].map((h) => node("th", { text: h }))));
+      "fraction of optimum", "regret"].map((h) => node("th", { scope: "col", text: h }))));
     for (const r of data.runs) {
       const frac = r.fraction === null ? "–" : `${r.fraction.toFixed(3)} ± ${r.fraction_stderr.toFixed(3)}`;
       table.append(node("tr", { "data-run": String(r.run_id) }, ...[String(r.run_id), r.player, r.system,
@@ -144,7 +144,8 @@
     box.replaceChildren(node("h2", { text: "Against the deals' perfect-information optima" }),
       node("p", { class: "note", text: "The optimum of a deal is the best grid its 25 cards allow if all are known "
         + "in advance (pokersquares optimum). Where it is not proven, the best grid found stands in, so regret is a lower bound." }),
-      table);
+      // On a phone the wide table scrolls sideways in its own box (focusable, for the keyboard), not the page.
+      node("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "runs against the optima" }, table));
   }
 
   window.addEventListener("hashchange", showRegret);
