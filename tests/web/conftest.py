@@ -87,3 +87,8 @@ def serving(app):
     finally:
         srv.should_exit = True
         thread.join(10)
+        # The agents' preparations and thinking under way end before the tests go on: a
+        # test process that ended while one ran in a numba kernel aborted (exit 134).
+        pool = getattr(app.state, "agents", None)
+        if pool is not None and pool.closed:
+            pool.join(30)

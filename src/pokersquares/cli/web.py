@@ -170,12 +170,20 @@ def serve_cmd(
     # the SIGTERM our handler turns into one): the command then ended with exit 0 and
     # no word. Here the signal reaches the command line's handler, which says it in one
     # line and exits 130, 143 or 129 as every other command does.
-    server.run()
+    try:
+        server.run()
+    finally:
+        # The agents' preparations and thinking under way end first (a learner cannot be
+        # stopped mid-kernel; it stops at its next report): the process exiting while one
+        # ran in a numba kernel could abort, exit 134 instead of the signal's code.
+        if web_app.state.agents.closed:
+            web_app.state.agents.join(JOIN_S)
     if not server.started:  # uvicorn logged why (the port taken since it was checked, ...)
         raise fail(f"the server did not start on {shown}:{port}", code=1)
 
 
 KEEP_ALIVE_S = 30  # the seconds a connection may stay idle, before its first request or between two
+JOIN_S = 15.0  # the longest a stopped server waits for its agents' work under way to end
 
 
 def first_request_timeout():

@@ -248,7 +248,15 @@ class _Preparer:
         pages = sum(1 for p in self._queue if p.priority == 0)
         if pages > self._idle and self._extra < self._warm_running and not self._closed:
             self._extra += 1
-            threading.Thread(target=self._work, args=(True,), name="agent-prep-page", daemon=True).start()
+            thread = threading.Thread(target=self._work, args=(True,), name="agent-prep-page", daemon=True)
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+            thread.start()
+
+    @property
+    def threads(self) -> list[threading.Thread]:
+        """The threads that prepare (to wait for them when the server stops)."""
+        with self._cond:
+            return list(self._threads)
 
     def withdraw(self, prep: Preparation) -> bool:
         """Take a preparation that has not started off the queue."""
@@ -346,6 +354,19 @@ class AgentPool:
         self._closed = True
         self._preparer.close()
         self._think_pool.shutdown(wait=False, cancel_futures=True)
+
+    def join(self, timeout: float) -> bool:
+        """After :meth:`close`, wait up to ``timeout`` seconds for the preparations and the
+        thinking under way to end; whether they all did. A process that exits while one
+        of their threads is inside a numba kernel can abort ("terminate called without an
+        active exception", exit 134): the interpreter ends such daemon threads as they
+        come back from the kernel."""
+        deadline = time.monotonic() + timeout
+        # The thinking pool's own threads: ThreadPoolExecutor keeps them in ``_threads``.
+        threads = [*self._preparer.threads, *list(getattr(self._think_pool, "_threads", ()))]
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in threads)
 
     @property
     def closed(self) -> bool:
