@@ -266,10 +266,16 @@ def test_a_ctrl_c_during_an_exact_solve_stops_the_solver_and_is_raised(overshoot
             time.sleep(0.2)
             _thread.interrupt_main()
 
+    # Python's own Ctrl-C handler: a suite run in a script's background ignores SIGINT,
+    # and interrupt_main() then does nothing (the first CI of this test).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=ctrl_c, daemon=True).start()
     t = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        exact.solve_exact(NINE_CARDS, np.array([1] * 10), time_limit=60.0, size=3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            exact.solve_exact(NINE_CARDS, np.array([1] * 10), time_limit=60.0, size=3)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - t < 2.0 and overshooting_highs[0].interrupted
     for solver in [th for th in threading.enumerate() if th.name == "highs"]:
         solver.join(1.0)  # it returned: its thread ends

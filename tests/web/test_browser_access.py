@@ -6,36 +6,17 @@ no page wider than a 360 px phone."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
-from tests.web.test_browser import ARGS, CHROMIUM, deal, open_page, place  # noqa: F401  (skips without a browser)
+# test_browser's module fixtures (a server on a copy of the result store, one Chromium),
+# one of each for this module too; importing it skips this module without a browser.
+from tests.web.test_browser import browser, deal, open_page, place, server  # noqa: F401
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
-
-from pokersquares.web import create_app  # noqa: E402
-
-from .conftest import serving  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 ZOOM_200 = {"width": 680, "height": 470}  # a 1360x940 window at 200 %
 PHONE = {"width": 360, "height": 740}
-
-
-@pytest.fixture(scope="module")
-def server(result_store, tmp_path_factory):
-    store = tmp_path_factory.mktemp("access-store") / "results.sqlite"
-    shutil.copyfile(result_store, store)
-    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=store)) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -137,10 +137,15 @@ def check_run_options(games: int, seed: int, time_per_game: float, prep_time: fl
                    f"(about 80 MB); give at least {MIN_MEMORY_LIMIT_MB} (e.g. 4096 for 4 GB), or 0 for no limit")
 
 
-def check_secret(secret: Optional[str]) -> None:
-    """``--secret``: printable text of 1 to :data:`MAX_SECRET` characters, or not given."""
-    if secret is not None and not (0 < len(secret) <= MAX_SECRET and secret.isprintable()):
+def check_secret(secret) -> Optional[str]:
+    """``--secret``: printable text of 1 to :data:`MAX_SECRET` characters, or None when not
+    given (also when the command is called as a function, as `demo` calls `play`, and
+    the option's default object is passed)."""
+    if not isinstance(secret, str):
+        return None
+    if not (0 < len(secret) <= MAX_SECRET and secret.isprintable()):
         raise fail(f"--secret must be printable text of 1 to {MAX_SECRET} characters, got {secret!r:.80}")
+    return secret
 
 
 def check_player_list(text: str, option: str) -> list[str]:
@@ -267,7 +272,7 @@ def play_cmd(
     holds is shown from it, and said so)."""
     use_classpath(classpath)
     check_run_options(1, seed, time_per_game, prep_time, memory_limit)
-    check_secret(secret)
+    secret = check_secret(secret)
     ps = point_system(system)
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
@@ -321,7 +326,7 @@ def run_cmd(
     """Play N games (recorded in the result store; rerunning resumes)."""
     use_classpath(classpath)
     check_run_options(games, seed, time_per_game, prep_time, memory_limit)
-    check_secret(secret)
+    secret = check_secret(secret)
     ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
@@ -459,7 +464,7 @@ def tournament_cmd(
     """Every player on every system; prints totals, normalised scores and the ranking as the contest did."""
     use_classpath(classpath)
     check_run_options(games, seed, time_per_game, prep_time, memory_limit)
-    check_secret(secret)
+    secret = check_secret(secret)
     names = check_player_list(players, "--players")
     workers = _check_workers(workers)
     check_backend(backend, address)
