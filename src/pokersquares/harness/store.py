@@ -799,11 +799,7 @@ class ResultStore:
         store edited by hand may hold anything (a score of text or 70.5 was cut to 70 when
         paired, one past any game's overflowed the paired sums, seconds of ``inf`` are not
         JSON, text seconds failed the export's rounding)."""
-        wrong = ("seed", seed) if type(seed) is not int else \
-            ("score", score) if type(score) is not int or not -MAX_ABS_SCORE <= score <= MAX_ABS_SCORE else \
-            ("decision time", seconds) if type(seconds) not in (int, float) or not 0 <= seconds < math.inf else \
-            ("penalty", penalty) if penalty is not None and type(penalty) is not str else \
-            ("fallback move count", fallback) if type(fallback) is not int else None
+        wrong = _unrecordable(GameRecord(index, seed, score, [], seconds, penalty, fallback))  # as written
         if wrong is not None:
             raise StoreError(f"{self.path}: the {wrong[0]} of run {run_id}'s game {index} is damaged "
                              f"({wrong[1]!r:.60}); the store was edited?")
