@@ -101,6 +101,21 @@ def test_every_command_the_docs_quote_parses():
     assert not failures, "\n".join(failures)
 
 
+def test_no_command_the_docs_quote_is_refused_for_how_it_writes_a_number():
+    """:func:`~pokersquares.cli.check_numbers` reads the command line apart from Typer:
+    it must not refuse a command that Typer takes as written."""
+    from pokersquares.cli import check_numbers
+    from pokersquares.errors import PokerSquaresError
+
+    refused = []
+    for doc, command, _, args in all_quoted():
+        try:
+            check_numbers(args)
+        except PokerSquaresError as e:
+            refused.append(f"{doc}: {command[:120]!r}: {e}")
+    assert not refused, "\n".join(refused)
+
+
 def test_every_player_spec_the_docs_quote_builds():
     """Built as a command builds it before any game (no preparation): its name and every
     option checked. Specs that load a file, start a JVM or name a user's module are left

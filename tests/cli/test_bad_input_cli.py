@@ -92,6 +92,16 @@ BAD = {
                                      "--games", "2", *R], "follows no player with parameters"),
     "demo player twice": (["demo", "--players", "greedy,greedy", "--games", "1"], "lists a player twice"),
     "demo prep inf": (["demo", "--prep-time", "inf"], "finite"),
+    # int() and float() read these, as 42, 10 and 8000: not what a person typed.
+    "seed with an underscore": (["run", "--player", "greedy", "--seed", "4_2", *R], "Invalid value for '--seed': '4_2'"),
+    "games with an underscore after =": (["run", "--player", "greedy", "--games=1_0", *R], "'--games': '1_0'"),
+    "games glued to -n": (["tournament", "--players", "greedy", "--systems", "american", "-n1_0", *R],
+                          "Invalid value for '-n': '1_0'"),
+    "games in Arabic-Indic digits": (["experiment", "matrix", "--games", "\u0661\u0660"],
+                                     "(see pokersquares experiment matrix --help)"),
+    "time per game with an underscore": (["run", "--player", "greedy", "--time-per-game", "1_0", "--prep-time", "0"],
+                                         "'1_0' is not a number in ASCII digits"),
+    "port in Devanagari digits": (["serve", "--port", "\u096e\u0966\u0966\u0966"], "Invalid value for '--port'"),
     # Click's own usage errors, one line too (not its usage block):
     "unknown option": (["run", "--player", "greedy", "--bogus", "1"], "No such option: --bogus (see pokersquares run --help)"),
     "below an option's range": (["experiment", "matrix", "--games", "1"], "Invalid value for '--games'"),
@@ -461,3 +471,13 @@ def test_a_command_out_of_memory_is_one_line_saying_what_is_kept(cli, tmp_path, 
         "error: this command ran out of memory (Unable to allocate 1.2 GiB for an array): free some memory, or ask "
         "for less (fewer --workers or --games at once); finished games are recorded; run the same command again "
         "to resume")
+
+
+def test_the_number_check_leaves_other_options_values_and_plain_numbers_alone(cli, tmp_path):
+    """A text option's value is that option's, whatever it looks like (a secret ``-n``
+    is not ``--games``), and signs, spaces and exponents are numbers as before."""
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("run", "--player", "random", "--secret", "-n", "--games", " 2", "--seed", "-3",
+                         "--time-per-game", "0.5e1", "--prep-time", "0", "-q", "--db", db)
+    assert code == 0, err
+    assert stored(db) == (1, 0) and "over 2 games" in out

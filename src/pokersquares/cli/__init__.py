@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import inspect
 import io
 import math
 import os
@@ -16,16 +17,18 @@ import sys
 import tempfile
 import threading
 import time
+import typing
 import warnings
 from contextlib import suppress
 from pathlib import Path
 from typing import Callable, Optional
 
 import typer
+import typer.models
 
 from ..errors import PokerSquaresError
 from ..files import replacing
-from ..points import PointSystem, clamped_values, parse_point_system, parse_point_systems
+from ..points import PointSystem, clamped_values, integer_or_none, parse_point_system, parse_point_systems
 
 app = typer.Typer(
     name="pokersquares",
@@ -374,6 +377,67 @@ def _option_value(args: list[str], *names: str) -> str | None:
     return value
 
 
+def _commands(typer_app) -> dict:
+    """The commands and groups of ``typer_app`` by the name the command line gives them."""
+    found = {(info.name or info.callback.__name__.replace("_", "-")): info.callback
+             for info in typer_app.registered_commands}
+    found.update({info.name: info.typer_instance for info in typer_app.registered_groups})
+    return found
+
+
+def _options(callback) -> dict[str, type | None]:
+    """The options of a command's function by flag: ``int`` or ``float`` for those that
+    take a number, ``bool`` for switches (no value), None for any other value."""
+    hints = typing.get_type_hints(callback)
+    flags = {}
+    for name, parameter in inspect.signature(callback).parameters.items():
+        if not isinstance(parameter.default, typer.models.OptionInfo):
+            continue
+        kinds = ({hints.get(name)} | set(typing.get_args(hints.get(name)))) - {type(None)}
+        kind = next((k for k in (bool, int, float) if k in kinds), None)
+        for decl in parameter.default.param_decls or [f"--{name.replace('_', '-')}"]:
+            for flag in decl.split("/"):  # --record/--no-record
+                if flag.strip().startswith("-"):
+                    flags[flag.strip()] = kind
+    return flags
+
+
+def check_numbers(args: list[str]) -> None:
+    """Refuse, in one line, a number that Python's ``int()`` and ``float()`` would read
+    but a person did not mean: ``--seed 4_2`` (read as 42), ``--games ١٠`` (other
+    scripts' digits), before the command runs. Integers are written as
+    :func:`~pokersquares.points.integer_or_none` takes them; numbers in ASCII."""
+    target, words, path = app, list(args), ["pokersquares"]
+    while isinstance(target, typer.Typer):
+        command = _commands(target).get(words[0]) if words else None
+        if command is None:
+            return  # no such command, or --help: Typer says so
+        target = command
+        path.append(words.pop(0))
+    flags = _options(target)
+    k = 0
+    while k < len(words) and words[k] != "--":
+        word, value = words[k], None
+        if word.startswith("--") and "=" in word:
+            word, value = word.split("=", 1)
+        elif flags.get(word, bool) is not bool and k + 1 < len(words):
+            value = words[k + 1]  # an option's value, whatever it looks like
+            k += 1
+        elif not word.startswith("--") and flags.get(word[:2], bool) is not bool and len(word) > 2:
+            word, value = word[:2], word[2:]
+        k += 1
+        if value is None or flags.get(word) not in (int, float):
+            continue
+        if flags[word] is int and integer_or_none(value) is None:
+            wanted = "an integer in ASCII digits (0-9), with no '_'"
+        elif flags[word] is float and (not value.isascii() or "_" in value):
+            wanted = "a number in ASCII digits (0-9), with no '_'"
+        else:
+            continue
+        raise PokerSquaresError(f"Invalid value for '{word}': {value!r} is not {wanted} "
+                                f"(see {' '.join(path)} --help)")
+
+
 def interrupted_note(args: list[str]) -> str | None:
     """What an interruption of the command ``args`` (the command line's words after
     ``pokersquares``) leaves behind, for its one-line message; None for a command that
@@ -575,5 +639,6 @@ def _main() -> None:
             pass
     global _prep_line
     _prep_line = PrepLine()
+    check_numbers(sys.argv[1:])
     with progress.listening(_prep_line):
         app(prog_name="pokersquares")  # as its usage lines say it, under python -m too
