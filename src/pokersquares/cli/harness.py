@@ -44,7 +44,8 @@ PREP_OPT = typer.Option(300.0, "--prep-time", help="Preprocessing seconds per po
 # The least --memory-limit taken: a game process holds about 80 MB before its player loads.
 MIN_MEMORY_LIMIT_MB = 128
 MEMORY_OPT = typer.Option(DEFAULT_MEMORY_MB, "--memory-limit", help="MB of resident memory one game process may "
-                          "use; a player over it is stopped and its game scores the penalty (at least 128; 0: no limit).")
+                          "use; a player over it is stopped and its game scores the penalty (at least 128; 0: no limit). Measured "
+                          "five times a second, not a hard cap: a process that grows fast passes it for a moment.")
 RETRY_OPT = typer.Option(False, "--retry-penalties", help="Play the stored penalised games of these runs again "
                          "(after fixing what caused them); other finished games are kept.")
 SEED_OPT = typer.Option(0, "--seed", help="Seed of the first game; game i is dealt with seed + i.")
