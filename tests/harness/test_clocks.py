@@ -134,6 +134,50 @@ def test_a_preparation_frozen_with_the_run_past_its_limit_is_not_stopped_when_bo
     assert any("past its budget of 1 s" in n for n in notes)  # the player's own clock counted the freeze
 
 
+def test_games_frozen_with_the_run_are_played_again_not_penalised(monkeypatch):
+    """Everything frozen at once mid-game (a paused container or virtual machine): on
+    thawing, each game in flight had its clock run through the freeze and scored
+    "timeout" (the game cannot tell a freeze from a slow move). The run's watch, which
+    did not run meanwhile either, knows: those games are played again, once. Here the
+    run's process stalls at its first result with both workers stopped mid-game; they
+    go on just after it does, past their watch's limit (the game's time and its grace)."""
+    from pokersquares.harness import local_backend
+
+    monkeypatch.setattr(local_backend, "HANG_GRACE_S", 0.5)  # the watch's limit: 1 s, within the freeze
+    frozen = []
+
+    def freeze(record) -> None:
+        if not frozen:
+            for worker in multiprocessing.active_children():
+                frozen.append(worker.pid)
+                os.killpg(worker.pid, signal.SIGSTOP)
+            time.sleep(1.8)  # past the games' 0.5 s and the watch's stall threshold
+            for pid in frozen:
+                threading.Timer(0.3, os.killpg, (pid, signal.SIGCONT)).start()
+
+    notes = []
+    spec = RunSpec("fault_players:SlowGames", AMERICAN, games=8, seed=0, time_per_game=0.5, prep_time=0.0)
+    records = run_games(spec, range(8), workers=2, on_result=freeze, on_note=notes.append)
+    assert len(frozen) == 2 and [r.penalty for r in records] == [None] * 8, [r.penalty for r in records]
+    assert any("it is played again" in n for n in notes), notes
+
+
+def test_a_genuine_timeout_in_a_frozen_game_is_played_again_once_then_recorded():
+    """The second try is not forgiven: a player too slow for its clock scores the penalty."""
+    from pokersquares.harness import local_backend
+
+    pool = SimpleNamespace(frozen={0}, thawed=set(), notes=[], finished=[])
+    record = SimpleNamespace(penalty="timeout: 0.90 s of decision time, limit 0.5 s", game_index=0)
+    worker = SimpleNamespace(conn=SimpleNamespace(recv=lambda: ("result", record)), assigned=deque([0]), started=0.0)
+    todo = deque()
+    receive = local_backend._Pool._receive
+    fake = SimpleNamespace(frozen=pool.frozen, thawed=pool.thawed, note=pool.notes.append, finish=pool.finished.append)
+    assert receive(fake, worker, 1.0, todo) is None and list(todo) == [0] and not pool.finished
+    worker.assigned.append(0)
+    assert receive(fake, worker, 2.0, todo) is None and pool.finished == [record]
+    assert list(todo) == [0] and len(pool.notes) == 1
+
+
 class _DrainAnsweredLate:
     """The Ray driver's start clock and ``ray`` as the driver sees them: the drain is
     answered ``wait_s`` after the driver starts waiting for it, and a game's start mark

@@ -403,6 +403,11 @@ class _Pool:
         # Getting ready includes the untimed warm-up (an unpicklable player also prepares).
         self.ready_limit = (spec.prep_time if blob is None else 0.0) + WARM_UP_LIMIT_S
         self.replayed: set[int] = set()  # games played again after their process was killed
+        # Games in flight while the watch did not run (everything frozen: a paused
+        # container or virtual machine), and those of them played again for it.
+        self.frozen: set[int] = set()
+        self.thawed: set[int] = set()
+        self.looked = time.monotonic()
 
     def penalty(self, index: int, reason: str, placements: list | None = None, used: float = 0.0) -> None:
         self.finish(GameRecord(index, self.spec.seed + index, self.spec.point_system.penalty, placements or [],
@@ -416,8 +421,11 @@ class _Pool:
             self._assign(todo)
             ready = wait([w.conn for w in self.workers], timeout=_POLL_S)
             now = time.monotonic()
+            if now - self.looked > _POLL_S + _STALL_S:
+                self._stalled(now - self.looked - _POLL_S)
+            self.looked = now
             for w in list(self.workers):
-                reason = self._receive(w, now) if w.conn in ready else None
+                reason = self._receive(w, now, todo) if w.conn in ready else None
                 if reason is None:
                     reason = self._watch(w, now)
                 if reason is not None:
@@ -437,7 +445,19 @@ class _Pool:
                 except OSError:  # it died meanwhile: the watch scores its game, requeues the rest
                     break
 
-    def _receive(self, w: _Worker, now: float) -> str | None:
+    def _stalled(self, seconds: float) -> None:
+        """The watch did not run for ``seconds``: the run's process was stopped, or the
+        whole machine (the monotonic clock counts a paused container or virtual machine).
+        That time is not held against the workers by the watch, and a game then in
+        flight that its own clock scores as a timeout is played again, once: it most
+        likely froze with everything else (a game's clock cannot tell a freeze from a
+        slow move)."""
+        for w in self.workers:
+            w.started += seconds
+            if w.assigned:
+                self.frozen.add(w.assigned[0])
+
+    def _receive(self, w: _Worker, now: float, todo: deque[int]) -> str | None:
         """Handle one message of ``w``; the reason to stop it, if any."""
         try:
             msg = w.conn.recv()
@@ -454,9 +474,17 @@ class _Pool:
         elif msg[0] == "ready":
             w.ready, w.started = True, now
         elif msg[0] == "result":
-            w.assigned.popleft()
+            index = w.assigned.popleft()
             w.started = now
-            self.finish(msg[1])
+            record = msg[1]
+            if index in self.frozen and index not in self.thawed and (record.penalty or "").startswith("timeout"):
+                self.thawed.add(index)
+                self.note(f"game {index}'s clock ran while the run did not ({record.penalty}): a frozen machine, "
+                          "most likely; it is played again")
+                todo.appendleft(index)
+                return None
+            self.frozen.discard(index)
+            self.finish(record)
         elif msg[0] == "prep-error":
             return f"preparation failed: {msg[1]}"
         return None
