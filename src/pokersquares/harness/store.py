@@ -188,9 +188,16 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     and -shm files, as the writers' do. A ``mode=ro`` connection cannot, and would leave
     them beside the store after every read; it is used only where the file or its folder
     is read-only, and reads a private copy where SQLite cannot read the file itself
-    safely (:func:`_connect_read_only`)."""
+    safely (:func:`_connect_read_only`).
+
+    On a disk with no room (:func:`no_room`) an ordinary connection to a store in WAL
+    mode cannot make its -shm: its first read fails ("disk I/O error"), and leaves an
+    empty -wal and a cut -shm beside the store. Such a store is read as on a read-only
+    disk instead (:func:`_read_without_room`)."""
     folder = path.parent if str(path.parent) else Path(".")
     if os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK):
+        if _in_wal_mode(path) and no_room(path) is not None:
+            return _read_without_room(path)
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.execute("PRAGMA query_only = ON")
         return conn
@@ -200,9 +207,10 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
 def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connection:
     """A ``mode=ro`` connection to ``path``.
 
-    A file in WAL mode with no -wal file beside it holds everything in itself, but a
-    read-only connection would still create the -wal and -shm files, and fails where it
-    cannot (a folder this user may not write). Such a file is read as immutable, which
+    A file in WAL mode with no -wal file beside it (or an empty one, :func:`_holds_log`)
+    holds everything in itself, but a read-only connection would still create the -wal
+    and -shm files, and fails where it cannot (a folder this user may not write, a full
+    disk: :func:`_read_without_room`). Such a file is read as immutable, which
     SQLite trusts never to change: it takes no lock and keeps what it has read. A writer
     starting meanwhile (another user's run adding games) checkpoints into the file under
     it, and pages read before and after mix: an export repeated or dropped rows, or
@@ -213,11 +221,12 @@ def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connect
     A file with its -wal is read as it is (SQLite's locks hold writers' checkpoints off
     what it reads); a log folded in and removed between the look and the read (its
     writer closing) is looked at again. A -wal that SQLite cannot read here (no -shm
-    beside it, and a folder this user cannot create one in) is a StoreError that says so."""
+    beside it, and a folder this user cannot create one in, or no room to) is a StoreError
+    that says so."""
     deadline = time.monotonic() + 30
     patience = time.monotonic() + 0.5  # a writer creates its -shm just after its -wal
     while True:
-        wal, log = _in_wal_mode(path), Path(f"{path}-wal").exists()
+        wal, log = _in_wal_mode(path), _holds_log(path)
         if wal and not log:
             if not snapshot:
                 return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, timeout=30,
@@ -232,10 +241,13 @@ def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connect
             try:
                 conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
                 return conn
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as e:
                 conn.close()
                 problem = _log_problem(path)
-                if problem is None and Path(f"{path}-wal").exists():
+                if problem is None and _holds_log(path):
+                    full = _log_without_room(path, e)
+                    if full is not None:
+                        raise StoreError(full) from None
                     raise
                 if problem is not None and time.monotonic() > patience:
                     raise StoreError(problem) from None
@@ -244,6 +256,95 @@ def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connect
                              "is read from a copy, and the store changed while every copy was made; try again "
                              "when the runs writing to it stop")
         time.sleep(0.01 + random.random() * 0.05)
+
+
+def _read_without_room(path: Path) -> sqlite3.Connection:
+    """A connection that reads the store ``path`` (in WAL mode, in a folder this user may
+    write) on a disk with no room for the -shm an ordinary connection makes.
+
+    With nothing in a log beside it (:func:`_holds_log`) all of it is in the file, which
+    is read from a private copy as on a read-only disk (:func:`_snapshot`), or in memory
+    where the temporary folder has no room either (:func:`_copy_in_memory`): from one
+    state of the store, and nothing is made beside it. A writer cannot start meanwhile
+    (it needs an -shm too, and room for its log); one that does once room is freed
+    changes the file or fills a log, and the copy is made again or the store read with
+    its log. A log holds the last games, which SQLite reads only through an -shm: an
+    ordinary connection reads them where one of full size is there already (a writer
+    is running), else a StoreError says in one line that the disk is full and where
+    those games are."""
+    deadline = time.monotonic() + 30
+    while True:
+        if not _holds_log(path):
+            try:
+                conn = _snapshot(path)
+            except StoreError:  # the temporary folder has no room either
+                conn = _copy_in_memory(path)
+            if conn is not None:
+                return conn
+        else:
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            try:
+                conn.execute("PRAGMA query_only = ON")
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
+                return conn
+            except sqlite3.OperationalError as e:
+                conn.close()
+                full = _log_without_room(path, e)
+                if full is None:
+                    raise
+                raise StoreError(full) from None
+        if time.monotonic() > deadline:
+            raise StoreError(f"cannot read the result store {path}: there is no room beside it for the files "
+                             "SQLite reads it with, so it is read from a copy, and the store changed while every "
+                             "copy was made; try again when the runs writing to it stop")
+        time.sleep(0.01 + random.random() * 0.05)
+
+
+def _log_without_room(path: Path, e: sqlite3.OperationalError) -> str | None:
+    """Why SQLite cannot read the log beside the store ``path`` (the error ``e``), if it
+    is that the disk has no room for the -shm it reads a log through."""
+    room = no_room(path)
+    if room is None or "locked" in str(e):
+        return None
+    return (f"cannot read the result store {path}: {room[0]}, and its last games are in its write-ahead log "
+            f"{path.name}-wal, which SQLite reads only through {path.name}-shm beside it, and that cannot be made "
+            f"({e}); the store and its log were left as they are: {room[1]} and try again")
+
+
+def _copy_in_memory(path: Path) -> sqlite3.Connection | None:
+    """A connection to a copy in memory of the store ``path`` (in WAL mode, nothing in a
+    log, so all of it is in the file), or None if the file changed while it was copied.
+    For a store on a full disk whose temporary folder has no room either: it takes as
+    much memory as the file's size."""
+    before = _signature(path)
+    if before[-1]:
+        return None  # a writer has written to a log: the store is read with it instead
+    source = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, isolation_level=None)
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        source.backup(conn)
+    except BaseException:
+        conn.close()
+        raise
+    finally:
+        source.close()
+    if _signature(path) != before:
+        conn.close()
+        return None
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _holds_log(path: Path) -> bool:
+    """Whether a -wal beside the store ``path`` may hold games its file does not. An empty
+    one holds none: a writer's log emptied by a checkpoint (into the file), or one left
+    by a connection that could not make its -shm on a full disk."""
+    try:
+        return os.stat(f"{path}-wal").st_size > 0
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def _in_wal_mode(path: Path) -> bool:
@@ -275,9 +376,10 @@ def _signature(path: Path) -> tuple:
     """What changes when anything writes the file ``path``, or a writer starts on it: only
     a checkpoint writes a store in WAL mode, and one needs a -wal (the file's times are
     fine-grained once read on Linux 6.13 and later; where they are coarse, a write in the
-    clock tick of the one before the look can go unseen)."""
+    clock tick of the one before the look can go unseen). A log with nothing in it yet
+    holds nothing a checkpoint could write (:func:`_holds_log`)."""
     st = os.stat(path)
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, Path(f"{path}-wal").exists()
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, _holds_log(path)
 
 
 class _Snapshot(sqlite3.Connection):
