@@ -23,6 +23,7 @@ from pokersquares import AMERICAN, progress
 from pokersquares.harness import ray_backend, spec as spec_module
 from pokersquares.harness.game_play import play_game
 from pokersquares.harness.runner import RunSpec, run_games
+from pokersquares.harness.runner import RunnerWarning
 from pokersquares.harness.spec import HANG_GRACE_S
 from pokersquares.optimum import exact
 from pokersquares.players.move_clock import MoveClock
@@ -347,3 +348,27 @@ def test_a_ray_preparation_frozen_with_the_driver_past_its_limit_is_not_stopped_
     driver.watch()
     assert driver.flying == {"ref": task} and driver.runs[0].results == {}
     assert time.monotonic() - task.since < ray_backend.prep_limit_s(1.0)
+
+
+def test_a_ray_game_frozen_with_the_driver_is_played_again_once_not_penalised():
+    """As the local runner: the answer read on thawing, a timeout by the game's own clock,
+    sends the game again; a second timeout is the player's and is recorded."""
+    driver = object.__new__(ray_backend._Driver)
+    now = time.monotonic()
+    task = ray_backend._Task(0, 3, 0, since=now - 10.5, phase="play")
+    late = SimpleNamespace(game_index=3, penalty="timeout: 10.60 s of decision time, limit 1 s")
+    fake = SimpleNamespace(wait=lambda refs, num_returns=1, timeout=None: (list(refs), []),
+                           get=lambda ref: ("result", late), exceptions=SimpleNamespace(RayTaskError=KeyError,
+                                                                                       RayError=LookupError))
+    sent, finished = [], []
+    driver.ray, driver.flying, driver.drained = fake, {"ref": task}, now - 10.0
+    driver.frozen, driver.thawed = set(), set()
+    driver.runs = [SimpleNamespace(spec=None, todo=deque(), results={})]
+    driver.submit = lambda k, index, attempt=0: sent.append((k, index, attempt))
+    driver.finish = lambda k, record: finished.append(record)
+    with pytest.warns(RunnerWarning, match="game 3's clock ran while the driver did not"):
+        driver.collect()
+    assert sent == [(0, 3, 1)] and finished == [] and driver.drained > now
+    driver.flying = {"again": ray_backend._Task(0, 3, 1, since=time.monotonic(), phase="play")}
+    driver.collect()  # the driver ran on: no stall, and the game's second timeout is its own
+    assert sent == [(0, 3, 1)] and finished == [late]

@@ -536,6 +536,10 @@ class _Driver:
         self.limit_games, self.limit_checked = self.budget(), time.monotonic()
         self.drained = 0.0
         self.draining = None  # the clock's drain asked for and not answered yet
+        # Games in flight while the driver did not run (everything frozen), and those of
+        # them played again for it (:meth:`skip_stall`).
+        self.frozen: set[tuple[int, int]] = set()
+        self.thawed: set[tuple[int, int]] = set()
 
     # -- outcomes ---------------------------------------------------------------------------
     def finish(self, k: int, rec: GameRecord) -> None:
@@ -606,6 +610,9 @@ class _Driver:
         ready, _ = self.ray.wait(waiting, num_returns=1, timeout=_POLL_S)
         if ready:
             ready, _ = self.ray.wait(waiting, num_returns=len(waiting), timeout=0)
+        now = time.monotonic()
+        if self.skip_stall(now):  # before the answers that came on thawing are read
+            self.drained = now
         for ref in ready:
             task = self.flying.pop(ref)
             try:
@@ -634,7 +641,15 @@ class _Driver:
                                   "worker prepares its own copy: its games then depend on the number of "
                                   "workers", RunnerWarning, stacklevel=2)
         elif answer[0] == "result":
-            self.finish(k, answer[1])
+            key, record = (k, task.index), answer[1]
+            if key in self.frozen and key not in self.thawed and (record.penalty or "").startswith("timeout"):
+                self.thawed.add(key)
+                warnings.warn(f"game {task.index}'s clock ran while the driver did not ({record.penalty}): a frozen "
+                              "machine, most likely; it is played again", RunnerWarning, stacklevel=2)
+                self.submit(k, task.index, task.attempt + 1)
+                return
+            self.frozen.discard(key)
+            self.finish(k, record)
         else:
             self.penalty(k, task.index, f"preparation failed: {answer[1]}")
 
@@ -645,18 +660,27 @@ class _Driver:
         now = time.monotonic()
         if now - self.drained < _POLL_S:
             return
-        if self.drained and now - self.drained > _POLL_S + _STALL_S:
-            # The tasks' clocks skip the time this watch did not run, as the local runner's
-            # preparation watch does: with everything frozen a minute (a paused container),
-            # the preparation that ends on thawing was stopped, and every game of its run
-            # scored the penalty. The players' own clocks still count that time.
-            for task in self.flying.values():
-                task.since += now - self.drained - _POLL_S
+        self.skip_stall(now)
         self.drained = now
         self.start_clocks()
         self.stop_overdue(time.monotonic())  # not ``now``: the drain may have been waited for
         if self.workers is None and now - self.limit_checked > 5.0:
             self.limit_games, self.limit_checked = self.budget(), now  # a cluster may grow or shrink
+
+    def skip_stall(self, now: float) -> bool:
+        """Whether the driver did not run for a while before ``now`` (frozen with
+        everything else, a paused container or virtual machine). Then the tasks' clocks
+        skip that time, as the local runner's watch does: the preparation that ended on
+        thawing was stopped, and every game of its run scored the penalty. The players'
+        own clocks still count it: a game then in flight that its clock scores as a
+        timeout is played again, once (:meth:`handle`)."""
+        if not self.drained or now - self.drained <= _POLL_S + _STALL_S:
+            return False
+        for task in self.flying.values():
+            task.since += now - self.drained - _POLL_S
+            if task.index is not None:
+                self.frozen.add((task.run_no, task.index))
+        return True
 
     def start_clocks(self, now: float | None = None) -> None:
         """Start the clock of each task whose mark the start clock drained, at ``now``:
