@@ -936,20 +936,51 @@ class ResultStore:
                                  (run_id,)).fetchone()
 
     # -- reading -------------------------------------------------------------------------
-    def runs(self, tournament_id: int | None = None) -> list[RunInfo]:
+    def runs(self, tournament_id: int | None = None, *, before: int | None = None,
+             limit: int | None = None) -> list[RunInfo]:
+        """The runs (of the tournament ``tournament_id``) in the order made, each with its
+        games finished, their mean, fallback moves and penalties. ``before``: only runs
+        with smaller ids; ``limit``: only the newest that many of those. A page costs the
+        same in a store of any size: its runs are picked by their key, and each one's
+        games found by theirs."""
+        for name, value in (("before", before), ("limit", limit)):
+            if value is not None and (not is_integer(value) or value < 0):
+                raise StoreError(f"a page of runs takes a {name} of 0 or more, got {value!r}")
         sql = ("SELECT r.run_id, player, player_name, system_name, points, r.seed, r.games, time_per_game,"
                " prep_time, tournament_id, created, COUNT(g.game_index), AVG(g.score),"
                f" COALESCE(SUM({'g.' if self._fallback != '0' else ''}{self._fallback}), 0), COUNT(g.penalty),"
                f" {'r.version' if self._has_version else 'NULL'}"
                " FROM runs r LEFT JOIN games g ON g.run_id = r.run_id")
-        args: tuple = ()
+        picked: list[str] = []
+        args: list = []
         if tournament_id is not None:
-            sql += " WHERE tournament_id = ?"
-            args = (tournament_id,)
+            picked.append("tournament_id = ?")
+            args.append(tournament_id)
+        if before is not None:
+            picked.append("run_id < ?")
+            args.append(int(before))
+        if picked or limit is not None:
+            where = " WHERE " + " AND ".join(picked) if picked else ""
+            sql += f" WHERE r.run_id IN (SELECT run_id FROM runs{where} ORDER BY run_id DESC LIMIT ?)"
+            args.append(-1 if limit is None else int(limit))  # SQLite's LIMIT -1: no limit
         sql += " GROUP BY r.run_id ORDER BY r.run_id"
         return [RunInfo(a, b, c, d, self._run_points(a, e), f, g, self._run_seconds(a, "time per game", h),
                         self._run_seconds(a, "preparation time", i), j, k, n, m, fb, p, v)
                 for a, b, c, d, e, f, g, h, i, j, k, n, m, fb, p, v in self.conn.execute(sql, args)]
+
+    def count_runs(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+    def scores_by_system(self, player: str) -> list[dict]:
+        """The games of the runs of ``player`` (the spec as given) per point system name,
+        in the order the systems were first played: ``system_name``, ``games``, their
+        ``mean`` and ``best`` score. The player's runs are found by scanning the runs
+        (CROSS JOIN keeps that order: SQLite otherwise scans every game of every run)."""
+        rows = self.conn.execute(
+            "SELECT r.system_name, COUNT(g.score), AVG(g.score), MAX(g.score)"
+            " FROM runs r CROSS JOIN games g ON g.run_id = r.run_id WHERE r.player = ?"
+            " GROUP BY r.system_name ORDER BY MIN(r.run_id)", (player,))
+        return [{"system_name": s, "games": n, "mean": mean, "best": best} for s, n, mean, best in rows]
 
     def _run_points(self, run_id: int, text) -> list[int]:
         """A run's points (ten integers), else a StoreError naming the run (edited by hand)."""

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Path as PathParam, Query, Request
 from fastapi.responses import StreamingResponse
 
 from ..errors import PokerSquaresError
-from .results import ResultNotFoundError, export_csv, results_index, run_detail, tournament_detail
+from .results import (RUNS_PAGE, RUNS_PAGE_MAX, ResultNotFoundError, export_csv, results_index, run_detail,
+                      tournament_detail)
 
 __all__ = ["router"]
 
@@ -29,8 +30,14 @@ def _store_path(request: Request) -> Path:
 
 
 @router.get("")
-def results(request: Request) -> dict:
-    return results_index(request.app.state.store_path, request.app.state.record_path is not None)
+def results(request: Request,
+            limit: int = Query(RUNS_PAGE, ge=1, le=RUNS_PAGE_MAX, description="runs in the page: the newest of those asked for"),
+            before: int | None = Query(None, ge=1, le=ROW_ID_MAX,
+                                       description="only runs with smaller ids (the last page's next_before)")) -> dict:
+    """A page of runs (the newest when ``before`` is absent, oldest first within it), the
+    person's games per point system, and the newest tournaments."""
+    return results_index(request.app.state.store_path, request.app.state.record_path is not None,
+                         limit=limit, before=before)
 
 
 @router.get("/runs/{run_id}")

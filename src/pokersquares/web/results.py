@@ -27,12 +27,19 @@ from ..harness.tournament import table_from_store
 from ..points import PointSystem
 from .sessions import WebGame, grid_view, point_system_view
 
-__all__ = ["ResultNotFoundError", "HUMAN", "results_index", "run_detail", "tournament_detail", "summary",
-           "record_human_game", "export_csv", "holds_nothing"]
+__all__ = ["ResultNotFoundError", "HUMAN", "RUNS_PAGE", "RUNS_PAGE_MAX", "TOURNAMENTS_SHOWN", "results_index",
+           "run_detail", "tournament_detail", "summary", "record_human_game", "export_csv", "holds_nothing"]
 
 HUMAN = "human"  # the player name of games people play in the browser
 GRID_CHUNK = 4096  # a run's games whose grids are classified at once
 SPOOL_BYTES = 1 << 20  # an export held in memory up to this size, then in a temporary file
+# The runs the index gives at once, unless asked for fewer or more (up to the most): a
+# person's every game is a run of its own, and all of 20,000 made 6.7 MB to send and show.
+RUNS_PAGE = 200
+RUNS_PAGE_MAX = 1000
+# The newest tournaments the index gives; the others open by their id. Each is a
+# ``pokersquares tournament`` command, never a game in the browser: they stay few.
+TOURNAMENTS_SHOWN = 500
 
 
 class ResultNotFoundError(PokerSquaresError):
@@ -74,9 +81,19 @@ def holds_nothing(path: Path) -> bool:
         return False
 
 
-def results_index(path: Path | None, records_games: bool = False) -> dict:
-    """Every run and tournament, or why there are none (``records_games``: the server
-    records games played in the browser there)."""
+def results_index(path: Path | None, records_games: bool = False, *, limit: int = RUNS_PAGE,
+                  before: int | None = None) -> dict:
+    """A page of runs, the newest tournaments and the person's games per point system,
+    or why there are none (``records_games``: the server records games played in the
+    browser there).
+
+    ``runs``: the newest ``limit`` runs with ids below ``before`` (all when None), oldest
+    first; ``next_before``: the ``before`` of the next older page, None after the
+    oldest; ``runs_total``: every run of the store. ``humans``: the games of player
+    ``human`` per system (``system_name``, ``games``, ``mean``, ``best``), all of them.
+    ``tournaments``: the newest :data:`TOURNAMENTS_SHOWN` of ``tournaments_total``."""
+    if not 1 <= limit <= RUNS_PAGE_MAX:
+        raise PokerSquaresError(f"a page holds 1 to {RUNS_PAGE_MAX} runs, got {limit}")
     if path is None:
         return {"available": False, "path": None, "detail": "this server was started without a result store"}
     if not path.is_file() or holds_nothing(path):
@@ -86,11 +103,19 @@ def results_index(path: Path | None, records_games: bool = False) -> dict:
                           + "record some games with 'pokersquares run' or 'pokersquares tournament', "
                           "or start the server with --db FILE"}
     with _open(path) as store:
-        runs = [r.to_json() for r in store.runs()]
+        runs = store.runs(before=before, limit=limit + 1)  # one more: is there an older page?
+        runs_total = store.count_runs()
+        humans = store.scores_by_system(HUMAN)
         tournaments = store.tournaments()
+    older = len(runs) > limit
+    runs = runs[1:] if older else runs
+    tournaments_total = len(tournaments)
+    tournaments = tournaments[-TOURNAMENTS_SHOWN:]
     for t in tournaments:
         t["system_names"] = [s["name"] for s in t.pop("systems")]
-    return {"available": True, "path": str(path), "runs": runs, "tournaments": tournaments}
+    return {"available": True, "path": str(path), "runs": [r.to_json() for r in runs], "runs_total": runs_total,
+            "next_before": runs[0].run_id if older else None, "humans": humans,
+            "tournaments": tournaments, "tournaments_total": tournaments_total}
 
 
 def _final_cells(record: GameRecord) -> list[int]:
@@ -143,10 +168,10 @@ class _RunGames:
 def run_detail(path: Path, run_id: int) -> dict:
     """A run's settings, its scores, their summary and its best game."""
     with _open(path) as store:
-        runs = {r.run_id: r for r in store.runs()}
-        if run_id not in runs:
+        found = store.runs(before=run_id + 1, limit=1)  # by its key, not every run's summary
+        if not found or found[0].run_id != run_id:
             raise ResultNotFoundError(f"no run {run_id} in {path}")
-        run = runs[run_id]
+        run = found[0]
         games = _RunGames(run.player, run.points, store.iter_games(run_id))
     system = PointSystem(tuple(run.points), run.system_name)
     best = games.best

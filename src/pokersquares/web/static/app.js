@@ -1161,20 +1161,19 @@ function dateText(epoch) {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-// Games played in the browser (player "human"), per point system, beside the agents' runs.
-function humanSummary(runs) {
-  const by = {};
-  for (const r of runs) {
-    if (r.player !== "human" || r.mean === null) continue;
-    (by[r.system_name] = by[r.system_name] || []).push(r.mean);
-  }
-  const systems = Object.keys(by);
-  if (!systems.length) return el("p", { class: "note", text: "Games you finish on the Play tab are recorded here as player human." });
+// A count with its thousands marked: Runs (20,000).
+const count = (n) => Number(n).toLocaleString("en-US");
+
+// Games played in the browser (player "human") per point system, beside the agents' runs:
+// the server sums up every one of them ({system_name, games, mean, best}), not only the
+// runs of the page.
+function humanSummary(humans) {
+  if (!humans.length) return el("p", { class: "note", text: "Games you finish on the Play tab are recorded here as player human." });
   return el("div", { "data-humans": "" }, el("h2", { text: "Your games" }),
     el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "system" }), el("th", { class: "num", scope: "col", text: "games" }),
       el("th", { class: "num", scope: "col", text: "mean" }), el("th", { class: "num", scope: "col", text: "best" }))),
-    el("tbody", {}, systems.map((sys) => el("tr", {}, el("td", { text: sys }), el("td", { class: "num", text: by[sys].length }),
-      el("td", { class: "num", text: fmt(by[sys].reduce((a, b) => a + b, 0) / by[sys].length, 1) }), el("td", { class: "num", text: Math.max(...by[sys]) }))))));
+    el("tbody", {}, humans.map((h) => el("tr", {}, el("td", { text: h.system_name }), el("td", { class: "num", text: count(h.games) }),
+      el("td", { class: "num", text: fmt(h.mean, 1) }), el("td", { class: "num", text: h.best }))))));
 }
 
 function legend(players) {
@@ -1184,6 +1183,8 @@ function legend(players) {
 // ---------------------------------------------------------------------------------
 // Results
 // ---------------------------------------------------------------------------------
+// The server gives the runs a page at a time (the newest first; every game a person
+// finishes is a run): "Show older runs" adds the next page to the table.
 const results = {
   index: null, selected: null,
 
@@ -1210,37 +1211,86 @@ const results = {
     const t = this.index.tournaments;
     if (kind === "tournament" || kind === "run") this.open(kind, Number(id));
     else if (t.length) this.open("tournament", t[t.length - 1].tournament_id);
-    else if (this.index.runs.length) this.open("run", this.index.runs[this.index.runs.length - 1].run_id);
+    else if (this.index.runs.length) this.open("run", this.index.runs[this.index.runs.length - 1].run_id);  // the newest
     else this.detail.replaceChildren(el("p", { class: "note", text: "The store holds no runs yet." }));
   },
 
-  renderList() {
-    const { runs, tournaments, path } = this.index;
-    const pick = (kind, id) => () => this.open(kind, id);
-    const opener = (kind, id) => el("button", { type: "button", class: "link", "aria-label": `open ${kind} ${id}`, onclick: (e) => { e.stopPropagation(); this.open(kind, id); } }, String(id));
-    const th = (text, num = false) => el("th", { class: num ? "num" : null, scope: "col", text });
-    const tRows = tournaments.slice().reverse().map((t) => el("tr", { class: "pick", "data-tournament": t.tournament_id, onclick: pick("tournament", t.tournament_id) },
-      el("td", { class: "num" }, opener("tournament", t.tournament_id)), el("td", { text: t.players.join(", ") }),
-      el("td", { class: "num", text: t.system_names.length }), el("td", { class: "num", text: t.games }), el("td", { class: "date", text: dateText(t.created) })));
-    const rRows = runs.slice().reverse().map((r) => el("tr", { class: `pick${r.player === "human" ? " human" : ""}`, "data-run": r.run_id, onclick: pick("run", r.run_id) },
-      el("td", { class: "num" }, opener("run", r.run_id)), el("td", { text: r.player }), el("td", { text: r.system_name }),
+  opener(kind, id) {
+    return el("button", { type: "button", class: "link", "aria-label": `open ${kind} ${id}`, onclick: (e) => { e.stopPropagation(); this.open(kind, id); } }, String(id));
+  },
+
+  // The rows of a page of runs (oldest first, as the server gives them), the newest on top.
+  runRows(runs) {
+    return runs.slice().reverse().map((r) => el("tr", { class: `pick${r.player === "human" ? " human" : ""}`, "data-run": r.run_id, onclick: () => this.open("run", r.run_id) },
+      el("td", { class: "num" }, this.opener("run", r.run_id)), el("td", { text: r.player }), el("td", { text: r.system_name }),
       el("td", { class: "num", text: `${r.finished}/${r.games}` }), el("td", { class: "num", text: r.mean === null ? "–" : fmt(r.mean, 2) }),
       el("td", { class: "date", text: dateText(r.created) })));
-    this.list.replaceChildren(
+  },
+
+  renderList() {
+    const { runs, runs_total, humans, tournaments, tournaments_total, path } = this.index;
+    const th = (text, num = false) => el("th", { class: num ? "num" : null, scope: "col", text });
+    const tRows = tournaments.slice().reverse().map((t) => el("tr", { class: "pick", "data-tournament": t.tournament_id, onclick: () => this.open("tournament", t.tournament_id) },
+      el("td", { class: "num" }, this.opener("tournament", t.tournament_id)), el("td", { text: t.players.join(", ") }),
+      el("td", { class: "num", text: t.system_names.length }), el("td", { class: "num", text: t.games }), el("td", { class: "date", text: dateText(t.created) })));
+    this.runBody = el("tbody", {}, this.runRows(runs));
+    this.olderButton = el("button", { type: "button", id: "results-older", onclick: () => this.showOlder() }, "Show older runs");
+    this.runsShown = el("p", { class: "note", id: "results-runs-shown", role: "status" });
+    this.runsHeading = el("h2", { id: "results-runs-heading" });
+    replaceChildren(this.list,
       el("p", { class: "note", text: `Store: ${path}` }),
       el("p", {}, el("a", { class: "button-link", href: "/api/results/export.csv", download: "pokersquares-games.csv" }, "Export every game (CSV)")),
-      humanSummary(runs),
-      el("h2", { text: `Tournaments (${tournaments.length})` }),
+      humanSummary(humans),
+      el("h2", { text: `Tournaments (${count(tournaments_total)})` }),
       tournaments.length ? el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournaments" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("#", true), th("players"), th("systems", true), th("games", true), th("date"))), el("tbody", {}, tRows)))
         : el("p", { class: "note", text: "none yet (pokersquares tournament …)" }),
-      el("h2", { text: `Runs (${runs.length})` }),
-      el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "runs" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("#", true), th("player"), th("system"), th("games", true), th("mean", true), th("date"))), el("tbody", {}, rRows))));
+      tournaments.length < tournaments_total ? el("p", { class: "note", text: `the newest ${count(tournaments.length)} shown` }) : null,
+      this.runsHeading,
+      el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "runs" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("#", true), th("player"), th("system"), th("games", true), th("mean", true), th("date"))), this.runBody)),
+      this.runsShown, this.olderButton);
+    this.nextBefore = this.index.next_before;
+    this.showCount(runs_total);
+  },
+
+  // How many runs the store holds and the table shows; the button stays while older ones are left.
+  showCount(total) {
+    const shown = this.runBody.children.length;
+    this.runsHeading.textContent = `Runs (${count(total)})`;
+    this.runsShown.textContent = this.nextBefore === null ? "" : `the newest ${count(shown)} of ${count(total)} shown`;
+    this.olderButton.hidden = this.nextBefore === null;
+  },
+
+  async showOlder() {
+    const button = this.olderButton, body = this.runBody;
+    if (button.getAttribute("aria-disabled") === "true") return;
+    setBusy(button, true);
+    try {
+      const { data } = await api("GET", `/api/results?before=${this.nextBefore}`);
+      if (body !== this.runBody) return;  // the list was shown afresh meanwhile
+      const rows = this.runRows(data.runs);
+      body.append(...rows);
+      this.nextBefore = data.next_before;
+      this.markSelected();
+      this.showCount(data.runs_total);
+      // The button goes with the last page: the keyboard's focus goes to the first run added.
+      if (this.nextBefore === null && rows.length) rows[0].querySelector("button").focus();
+    } catch (e) {
+      if (body === this.runBody) this.runsShown.textContent = `older runs could not be loaded: ${e.message}`;
+    } finally {
+      setBusy(button, false);
+    }
+  },
+
+  // The open run or tournament's row, where the table has it (an older run may not be on it yet).
+  markSelected() {
+    for (const tr of this.list.querySelectorAll("tr.selected")) tr.classList.remove("selected");
+    const row = this.selected && this.list.querySelector(`tr[data-${this.selected.kind}="${this.selected.id}"]`);
+    if (row) row.classList.add("selected");
   },
 
   async open(kind, id) {
-    for (const tr of this.list.querySelectorAll("tr.selected")) tr.classList.remove("selected");
-    const row = this.list.querySelector(`tr[data-${kind}="${id}"]`);
-    if (row) row.classList.add("selected");
+    this.selected = { kind, id };
+    this.markSelected();
     // Not if another tab was opened meanwhile: its address stays.
     if (document.body.dataset.view === "results") history.replaceState(null, "", `#results/${kind}/${id}`);
     this.detail.replaceChildren(el("p", { class: "note", text: "Loading…" }));
