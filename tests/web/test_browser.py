@@ -368,6 +368,10 @@ def test_results_show_a_tournament_and_a_run(context, server):
     titles = table.locator("tbody td[title]").evaluate_all("ts => ts.map(t => t.title)")
     assert any("first on this system" in t for t in titles)
     assert any("paired game by game" in t for t in titles)
+    # The gap to each system's first, on the page itself (a tooltip is no use on a phone).
+    gaps = {p: table.locator(f'tr[data-player="{p}"] small.gap').all_inner_texts() for p in ("greedy", "random")}
+    assert gaps["greedy"] == ["first", "first"], gaps
+    assert len(gaps["random"]) == 2 and all(re.fullmatch(r"−\d+(\.\d+)? ± \d+(\.\d+)? ✗", g) for g in gaps["random"]), gaps
     shot(page, "results-tournament")
     page.locator("tr[data-run]", has_text="greedy").first.click()
     expect(page.locator("#results-best")).to_be_visible()

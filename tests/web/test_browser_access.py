@@ -207,3 +207,24 @@ def test_the_section_tabs_answer_the_arrow_keys(new_context, server):
     expect(page.locator("#tab-play")).to_have_attribute("aria-controls", "view-play")
     assert page.get_attribute("#play-board .cell.cursor", "data-cell") == cursor
     assert not page.errors
+
+
+@pytest.mark.parametrize("view", ["play", "results"])
+def test_the_first_tab_stop_skips_the_header_to_the_tab_shown(new_context, server, view):
+    """A keyboard's first Tab shows the skip link; Enter takes the focus to the tab shown,
+    past the header and its tabs, and leaves the page's address as it was."""
+    page = open_page(new_context(viewport=PHONE), server + f"#{view}")
+    if view == "results":  # the last tournament opens, and its address with it
+        expect(page.locator("#tournament-table")).to_be_visible()
+    address = page.evaluate("location.hash")
+    page.keyboard.press("Tab")
+    link = page.locator("#skip-link")
+    expect(link).to_be_focused()
+    box = link.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["height"] > 0  # on screen while focused
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == f"view-{view}"
+    assert page.evaluate("location.hash") == address
+    assert page.locator(f"#view-{view}").is_visible()
+    page.keyboard.press("Tab")  # the next stop is inside the tab shown, not the header's tabs
+    assert page.evaluate(f"!!document.activeElement.closest('#view-{view}')")

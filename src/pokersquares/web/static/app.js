@@ -34,6 +34,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const TRANSIENT = [0, 429, 502, 503, 504];
 const PLACE_TRIES = 4;  // a card placed is asked for up to this many times
 const fmt = (v, d = 1) => (v === null || v === undefined ? "" : Number(v).toFixed(d).replace(/\.0+$/, ""));
+const signed = (v, d = 1) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${fmt(Math.abs(v), d)}`;  // −0.28, +1.5
 const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${fmt(s, 2)} s`);
 
 // Each tab is one client to the server, which bounds the work a client may ask for.
@@ -1353,14 +1354,20 @@ const results = {
         const behind = t.behind_first && t.behind_first[s];
         const gap = !behind || behind.first === null ? "" : behind.first === p ? "; first on this system"
           : `; ${fmt(behind.players[p].diff, 2)} ± ${fmt(behind.players[p].se, 2)} against ${behind.first}, paired game by game`;
+        // The gap to the first, on the page (a tooltip is out of reach on a phone or to a screen reader).
+        const mine = behind && behind.first !== null && behind.first !== p ? behind.players[p] : null;
+        const gapLine = !behind || behind.first === null || c.mean === null ? null
+          : behind.first === p ? el("small", { class: "gap first", text: "first" })
+          : el("small", { class: `gap${mine.close ? "" : " far"}`, text: `${signed(mine.diff, 2)} ± ${fmt(mine.se, 2)}${mine.close ? "" : " ✗"}` });
         return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)} ± ${fmt(c.stderr, 2)} over ${c.games} games (run ${c.run_id})${gap}` },
-          fmt(t.normalized[s][p], 3), el("br"), el("small", { class: "note", text: c.mean === null ? "–" : `μ ${fmt(c.mean, 1)}` }));
+          fmt(t.normalized[s][p], 3), el("br"), el("small", { class: "note", text: c.mean === null ? "–" : `μ ${fmt(c.mean, 1)}` }),
+          gapLine ? [el("br"), gapLine] : null);
       }),
       el("td", { class: "num best", text: fmt(t.scores[p], 3) })));
     const maxScore = Math.max(...Object.values(t.scores), 0);
     this.detail.replaceChildren(
       el("h2", { text: `Tournament ${t.tournament_id}${t.complete ? "" : " (incomplete)"}` }),
-      el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed_text}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum.` }),
+      el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed_text}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum. Below each mean: the player's mean minus the first's on that system, paired game by game, ± its standard error; ✗ where it is behind by more than one standard error.` }),
       el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournament table" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
       scrollable(rankingChart(ranking, t.scores, maxScore, players, t.score_se || {})),
       legend(players),
@@ -1433,8 +1440,19 @@ function keepRoomForTheHintBar() {
   document.addEventListener("focusin", (e) => keepAbove(e.target));
 }
 
+// The first stop of the keyboard: past the header and the tabs, to the tab shown (the
+// tab's own address stays: the link's is only for a page without its script).
+function skipToContent(e) {
+  e.preventDefault();
+  const view = document.querySelector(".view:not([hidden])");
+  if (!view) return;
+  view.setAttribute("tabindex", "-1");
+  view.focus();
+}
+
 async function start() {
   keepRoomForTheHintBar();
+  $("skip-link").addEventListener("click", skipToContent);
   window.addEventListener("hashchange", () => {
     const name = location.hash.slice(1).split("/")[0];
     if (name !== document.body.dataset.view) showView(name);
