@@ -27,7 +27,7 @@ import time
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..cards import is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
@@ -223,39 +223,47 @@ def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connect
     writer closing) is looked at again. A -wal that SQLite cannot read here (no -shm
     beside it, and a folder this user cannot create one in, or no room to) is a StoreError
     that says so."""
-    deadline = time.monotonic() + 30
     patience = time.monotonic() + 0.5  # a writer creates its -shm just after its -wal
-    while True:
+
+    def attempt() -> sqlite3.Connection | None:
         wal, log = _in_wal_mode(path), _holds_log(path)
         if wal and not log:
             if not snapshot:
                 return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, timeout=30,
                                        isolation_level=None)
-            conn = _snapshot(path)
-            if conn is not None:
-                return conn
-        else:
-            conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
-            if not wal:
-                return conn  # a rollback journal: SQLite's locks work on a read-only file
-            try:
-                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
-                return conn
-            except sqlite3.OperationalError as e:
-                conn.close()
-                problem = _log_problem(path)
-                if problem is None and _holds_log(path):
-                    full = _log_without_room(path, e)
-                    if full is not None:
-                        raise StoreError(full) from None
-                    raise
-                if problem is not None and time.monotonic() > patience:
-                    raise StoreError(problem) from None
+            return _snapshot(path)
+        conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
+        if not wal:
+            return conn  # a rollback journal: SQLite's locks work on a read-only file
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
+            return conn
+        except sqlite3.OperationalError as e:
+            conn.close()
+            problem = _log_problem(path)
+            if problem is None and _holds_log(path):
+                full = _log_without_room(path, e)
+                if full is not None:
+                    raise StoreError(full) from None
+                raise
+            if problem is not None and time.monotonic() > patience:
+                raise StoreError(problem) from None
+            return None
+
+    return _until_read(attempt, f"cannot read the result store {path}: this user cannot write its folder, so it "
+                                "is read from a copy, and the store changed while every copy was made; try again "
+                                "when the runs writing to it stop")
+
+
+def _until_read(attempt: Callable[[], sqlite3.Connection | None], why: str) -> sqlite3.Connection:
+    """``attempt()``'s connection, asked again while it gives None (the store changed
+    under it) for up to 30 s; then a StoreError saying ``why``."""
+    deadline = time.monotonic() + 30
+    while (conn := attempt()) is None:
         if time.monotonic() > deadline:
-            raise StoreError(f"cannot read the result store {path}: this user cannot write its folder, so it "
-                             "is read from a copy, and the store changed while every copy was made; try again "
-                             "when the runs writing to it stop")
+            raise StoreError(why)
         time.sleep(0.01 + random.random() * 0.05)
+    return conn
 
 
 def _read_without_room(path: Path) -> sqlite3.Connection:
@@ -272,32 +280,27 @@ def _read_without_room(path: Path) -> sqlite3.Connection:
     ordinary connection reads them where one of full size is there already (a writer
     is running), else a StoreError says in one line that the disk is full and where
     those games are."""
-    deadline = time.monotonic() + 30
-    while True:
+    def attempt() -> sqlite3.Connection | None:
         if not _holds_log(path):
             try:
-                conn = _snapshot(path)
+                return _snapshot(path)
             except StoreError:  # the temporary folder has no room either
-                conn = _copy_in_memory(path)
-            if conn is not None:
-                return conn
-        else:
-            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            try:
-                conn.execute("PRAGMA query_only = ON")
-                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
-                return conn
-            except sqlite3.OperationalError as e:
-                conn.close()
-                full = _log_without_room(path, e)
-                if full is None:
-                    raise
-                raise StoreError(full) from None
-        if time.monotonic() > deadline:
-            raise StoreError(f"cannot read the result store {path}: there is no room beside it for the files "
-                             "SQLite reads it with, so it is read from a copy, and the store changed while every "
-                             "copy was made; try again when the runs writing to it stop")
-        time.sleep(0.01 + random.random() * 0.05)
+                return _copy_in_memory(path)
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
+            return conn
+        except sqlite3.OperationalError as e:
+            conn.close()
+            full = _log_without_room(path, e)
+            if full is None:
+                raise
+            raise StoreError(full) from None
+
+    return _until_read(attempt, f"cannot read the result store {path}: there is no room beside it for the files "
+                                "SQLite reads it with, so it is read from a copy, and the store changed while every "
+                                "copy was made; try again when the runs writing to it stop")
 
 
 def _log_without_room(path: Path, e: sqlite3.OperationalError) -> str | None:
