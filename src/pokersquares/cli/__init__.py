@@ -388,7 +388,10 @@ def _commands(typer_app) -> dict:
 def _options(callback) -> dict[str, type | None]:
     """The options of a command's function by flag: ``int`` or ``float`` for those that
     take a number, ``bool`` for switches (no value), None for any other value."""
-    hints = typing.get_type_hints(callback)
+    try:
+        hints = typing.get_type_hints(callback)
+    except Exception:  # noqa: BLE001 - an annotation this cannot resolve: Typer alone reads the options
+        return {}
     flags = {}
     for name, parameter in inspect.signature(callback).parameters.items():
         if not isinstance(parameter.default, typer.models.OptionInfo):
