@@ -123,6 +123,19 @@ def test_a_game_keeps_its_own_checked_copy_of_the_deck():
         Game(AMERICAN, 5)
 
 
+def test_a_game_played_with_numpy_cells_records_plain_ints():
+    """A notebook's ``divmod(np.argmax(values), 5)`` gave placements of np.int64 that
+    json.dumps refused (and a cell column of numpy objects in a data frame)."""
+    import json
+
+    game = Game.from_seed(3, AMERICAN)
+    for k in range(25):
+        row, col = divmod(np.int64(k), 5)
+        game.play(row, col)
+    assert all(type(v) is int for move in game.placements for v in move)
+    assert json.loads(json.dumps(game.placements)) == [list(m) for m in game.placements]
+
+
 @pytest.mark.parametrize("cells", [set(range(25)), frozenset(range(25)), dict.fromkeys(range(25), 0),
                                    dict.fromkeys(range(25)).keys(), "-" * 25, 5, 1.5, np.int64(5)])
 def test_a_grid_is_25_cells_in_order_not_a_set_dict_text_or_number(cells):

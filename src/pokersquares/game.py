@@ -219,7 +219,9 @@ class Game:
             raise IllegalPlacementError("the game is over: all 25 cells are filled")
         c = self.deck[self.turn]
         self.grid.place(c, row, col)
-        self.placements.append((c, row, col))
+        # As plain ints: numpy's row and column (a notebook's argmax) made placements
+        # that json.dumps refused.
+        self.placements.append((c, int(row), int(col)))
 
     def score(self) -> int:
         return self.grid.score(self.point_system)

@@ -303,6 +303,11 @@ class Evaluator(ABC):
     # the learned policy against the greedy rule (players.greedy_guard).
     learns_within_budget: bool = False
 
+    def __repr__(self) -> str:
+        points = self.points
+        told = "no point system yet" if points is None else "points " + ",".join(map(str, points))
+        return f"<{type(self).__name__} {self.name!r}, {told}>"
+
     @property
     def points(self) -> np.ndarray | None:
         """The point system's ``int64[10]``: None until ``prepare`` or ``load`` gives it one

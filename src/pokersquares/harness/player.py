@@ -73,6 +73,11 @@ class Player(Protocol):
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]: ...
 
 
+def _prepared_for(player) -> str:
+    system = getattr(player, "point_system", None)
+    return f"point system {system.name}" if isinstance(system, PointSystem) else "no point system yet"
+
+
 class MalformedAnswerError(ValueError):
     """A player's answer that is not a cell: the game scores the penalty as a malformed answer."""
 
@@ -101,6 +106,15 @@ class BasePlayer:
         self.points = np.zeros(10, dtype=np.int64)
         self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
         self.seed = 0
+
+    def __repr__(self) -> str:
+        """Which player, and for which point system it is prepared (a notebook's cell
+        output; every player of a composition was ``<...SearchPlayer object at 0x...>``)."""
+        return f"<{type(self).__name__} {getattr(self, 'name', '?')!r}{self._repr_parts()}, {_prepared_for(self)}>"
+
+    def _repr_parts(self) -> str:
+        """What a subclass adds to its repr after the name (its evaluator and search)."""
+        return ""
 
     def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
         """Prepare for ``point_system``: everything, handing the prepared player over

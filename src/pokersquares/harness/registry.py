@@ -47,6 +47,10 @@ _REGISTRY: dict[str, PlayerInfo] = {}
 # Open-ended families of players named PREFIX:MEMBER (``java:MyPlayer``): prefix -> resolver.
 _FAMILIES: dict[str, Callable[[str], Any]] = {}
 _BUILTINS_LOADED = False
+# Held while the catalogue is read: a second thread waits for it, not reads an empty
+# registry ("unknown player 'greedy'"). Reentrant: the players' import may name a player.
+_BUILTINS_LOCK = threading.RLock()
+_BUILTINS_LOADING = False
 PLAYER_METHODS = ("set_point_system", "start_game", "get_play")  # the contest's protocol (harness.player.Player)
 
 
@@ -66,15 +70,31 @@ def register_player_family(prefix: str, resolve: Callable[[str], Any]) -> None:
 
 def _load_builtins() -> None:
     """Register the built-in players of :mod:`pokersquares.players`' catalogue (a name a
-    user's code registered first keeps its meaning)."""
-    global _BUILTINS_LOADED
-    if not _BUILTINS_LOADED:
-        _BUILTINS_LOADED = True
-        catalog = importlib.import_module("pokersquares.players").catalog
-        for name, factory, description, cores in catalog.ENTRIES:
-            _REGISTRY.setdefault(name, PlayerInfo(name, factory, description, cores))
-        for prefix, resolve in catalog.FAMILIES:
-            _FAMILIES.setdefault(prefix, resolve)
+    user's code registered first keeps its meaning). Marked loaded only once read whole:
+    an import stopped part way (Ctrl-C in a notebook) is tried again at the next call,
+    not left as an empty registry for the rest of the interpreter's life."""
+    global _BUILTINS_LOADED, _BUILTINS_LOADING
+    if _BUILTINS_LOADED:
+        return
+    with _BUILTINS_LOCK:
+        if _BUILTINS_LOADED or _BUILTINS_LOADING:  # read meanwhile, or asked again from within the import
+            return
+        _BUILTINS_LOADING = True
+        try:
+            importlib.import_module("pokersquares.players")  # each of its modules marks its players
+            # By its own name: after an import stopped part way the package is imported
+            # anew, and a submodule imported the first time is no attribute of the new one.
+            catalog = importlib.import_module("pokersquares.players.catalog")
+            # The last mark of a name: a module stopped part way marks its players again
+            # when imported anew, and its first marks belong to the module that failed.
+            entries = {name: (factory, description, cores) for name, factory, description, cores in catalog.ENTRIES}
+            for name, (factory, description, cores) in entries.items():
+                _REGISTRY.setdefault(name, PlayerInfo(name, factory, description, cores))
+            for prefix, resolve in catalog.FAMILIES:
+                _FAMILIES.setdefault(prefix, resolve)
+            _BUILTINS_LOADED = True
+        finally:
+            _BUILTINS_LOADING = False
 
 
 def list_players() -> list[PlayerInfo]:

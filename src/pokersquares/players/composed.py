@@ -69,6 +69,10 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         self.learn_in_game = learn_in_game
         self.games_learned_in_game = 0  # over every game this player played
 
+    def _repr_parts(self) -> str:
+        parts = (type(getattr(self, part, None)).__name__ for part in ("evaluator", "search"))
+        return " ({} + {})".format(*parts)
+
     def prepare(self, budget_s: float) -> None:
         """Learn through the evaluator; an evaluator that learns for as long as the budget
         allows then has its policy checked against the greedy rule (:mod:`.greedy_guard`),
@@ -113,8 +117,22 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
                 greedy_guard.check_against_greedy(evaluator, points, 0.0, 0, max_games=1)
                 greedy_guard.greedy_rule_move(early, 42, points)
 
+    def _check_evaluator_points(self) -> None:
+        """The evaluator's points are this player's: one evaluator object given to two
+        players (a notebook's loop over searches) was prepared by the second for its point
+        system, and the first then played its games with those values, silently (an
+        American game judged by British values scored 53 instead of 111)."""
+        points = self.evaluator.points
+        if points is not None and not np.array_equal(points, self.points):
+            raise PokerSquaresError(
+                f"{self.name}: its {self.evaluator.name} evaluator was prepared since for other points "
+                f"({', '.join(map(str, points))}, not this player's {', '.join(map(str, self.points))}): is it "
+                "shared with another player? Give each player its own evaluator, or call set_point_system again")
+
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         grid, card = self.checked_position(grid, card)
+        if not self.plays_greedy_rule:
+            self._check_evaluator_points()
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             if self.learn_in_game and not self.plays_greedy_rule:
@@ -159,5 +177,6 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         grid, card = self.checked_position(grid, card, "cell_values")
         if self.plays_greedy_rule:
             return greedy_guard.greedy_rule_values(grid, card, self.points, self.seed)
+        self._check_evaluator_points()
         _, values = self.search.choose(self.evaluator, grid, int(card), self.points, seconds, self.seed)
         return values

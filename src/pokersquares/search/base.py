@@ -67,6 +67,9 @@ class Search(ABC):
     #: and the console of ``benchmarks/web_first_advice.py --cold``.
     compile_s: float = 0.0
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
     def needs_clock(self) -> str | None:
         """Why this search cannot decide with no clock (``time_s=inf``), in a few words
         that say what would bound its work instead; ``None`` when its work per decision

@@ -1,0 +1,157 @@
+"""The library called from one long-lived interpreter, as a notebook calls it: the same
+call twice, a Ctrl-C part way, threads, numpy's numbers where Python's are expected.
+Each test names what went wrong before."""
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import types
+
+import pytest
+
+from pokersquares.harness import registry
+
+
+# -- the registry's first read of the players ----------------------------------------------
+def _unread_registry(monkeypatch, import_module):
+    """The registry as a fresh interpreter has it (nothing read yet), its imports made by
+    ``import_module``."""
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_FAMILIES", {})
+    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
+    monkeypatch.setattr(registry, "importlib", types.SimpleNamespace(import_module=import_module))
+
+
+def test_threads_naming_players_at_once_all_find_them(monkeypatch):
+    """Two threads' first player names at once (a notebook's worker threads): the second
+    saw the registry marked read while the first still imported the players, and got
+    "unknown player 'greedy'; known players: " (7 of 8 threads, every time)."""
+    import importlib
+
+    def slow_import(name):
+        time.sleep(0.2)  # the players' import takes seconds in a fresh interpreter
+        return importlib.import_module(name)
+
+    _unread_registry(monkeypatch, slow_import)
+    errors = []
+
+    def name_one():
+        try:
+            registry.parse_player_spec("greedy")
+        except Exception as e:  # noqa: BLE001 - what each thread got is the test
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=name_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_a_ctrl_c_in_the_first_read_of_the_players_is_not_for_ever(monkeypatch):
+    """Ctrl-C while the players were first imported left the registry marked read and
+    empty: every later make_player of that interpreter said "unknown player 'greedy'"
+    until it was restarted."""
+    import importlib
+
+    interrupted = []
+
+    def interrupt_once(name):
+        if not interrupted:
+            interrupted.append(name)
+            raise KeyboardInterrupt
+        return importlib.import_module(name)
+
+    _unread_registry(monkeypatch, interrupt_once)
+    with pytest.raises(KeyboardInterrupt):
+        registry.make_player("greedy")
+    assert registry.make_player("greedy").name == "greedy"
+    assert {"greedy", "champion", "tiger"} <= {p.name for p in registry.list_players()}
+
+
+def test_a_ctrl_c_part_way_through_the_players_import_reads_them_all_next_time():
+    """The package imported anew after a Ctrl-C part way has no ``catalog`` attribute (its
+    submodules were imported by the first try): the next call failed with AttributeError."""
+    code = textwrap.dedent("""
+        import sys
+        from pokersquares.harness.registry import list_players, make_player
+
+        class StopOnce:  # Ctrl-C while pokersquares.players.td is imported, once
+            done = False
+            def find_spec(self, name, path=None, target=None):
+                if name == "pokersquares.players.td" and not StopOnce.done:
+                    StopOnce.done = True
+                    raise KeyboardInterrupt
+                return None
+
+        sys.meta_path.insert(0, StopOnce())
+        try:
+            make_player("greedy")
+        except KeyboardInterrupt:
+            pass
+        assert StopOnce.done
+        print(make_player("greedy").name, make_player("td").name)
+        print(sorted(p.name for p in list_players()))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, names = out.stdout.splitlines()[-2:]
+    assert first.split() == ["greedy", "td-greedy"]
+    assert {"greedy", "td", "tiger", "champion", "beemo"} <= set(eval(names))
+
+
+# -- one evaluator object given to two players -----------------------------------------------
+def test_an_evaluator_shared_by_two_players_is_not_played_under_the_wrong_points():
+    """A notebook's loop over searches with one evaluator object: the second player's
+    preparation for British re-prepared the evaluator the first plays American with, and
+    the first then played its American games by British values without a word (seed 5:
+    111 alone, 53 after)."""
+    import numpy as np
+
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators import PossibilityEvaluator
+    from pokersquares.harness.game_play import play_game
+    from pokersquares.players import SearchPlayer
+    from pokersquares.points import AMERICAN, BRITISH
+    from pokersquares.search import Expectimax, GreedySearch
+
+    evaluator = PossibilityEvaluator()
+    first, second = SearchPlayer(evaluator, GreedySearch()), SearchPlayer(evaluator, Expectimax())
+    first.set_point_system(AMERICAN, 0.0)
+    alone = play_game(first, AMERICAN, 5, 30.0)
+    assert alone.penalty is None
+    second.set_point_system(BRITISH, 0.0)
+    first.start_game()
+    with pytest.raises(PokerSquaresError, match="shared with another player"):
+        first.get_play(0, 30.0)
+    grid = np.full(25, -1, dtype=np.int8)
+    with pytest.raises(PokerSquaresError, match="shared with another player"):
+        first.cell_values(grid, 0, 0.1)
+    # In a game it is the player's fault, said as such, never British values' score.
+    assert "shared with another player" in play_game(first, AMERICAN, 5, 30.0).penalty
+    first.set_point_system(AMERICAN, 0.0)  # prepared again: its own points, its own game
+    assert play_game(first, AMERICAN, 5, 30.0).score == alone.score
+
+
+# -- what a cell shows --------------------------------------------------------------------
+def test_players_evaluators_and_searches_say_what_they_are():
+    """Every player of a composition showed as ``<...SearchPlayer object at 0x7f...>``:
+    beemo, og, gettysburg and a hybrid could not be told apart in a notebook's output."""
+    from pokersquares.evaluators import NarlEvaluator
+    from pokersquares.players import GreedyPlayer, SearchPlayer
+    from pokersquares.points import BRITISH
+    from pokersquares.search import MCTS
+
+    evaluator, search = NarlEvaluator(), MCTS()
+    player = SearchPlayer(evaluator, search)
+    assert repr(player) == f"<SearchPlayer {player.name!r} (NarlEvaluator + MCTS), no point system yet>"
+    assert repr(evaluator) == "<NarlEvaluator 'narl', no point system yet>"
+    assert repr(search) == f"<MCTS {search.name!r}>"
+    greedy = GreedyPlayer()
+    greedy.set_point_system(BRITISH, 0.0)
+    assert repr(greedy) == "<GreedyPlayer 'greedy', point system British>"
+    beemo = registry.make_player("beemo")
+    assert repr(beemo).startswith("<SearchPlayer 'beemo' (PatternEvaluator + FlatMonteCarlo)")
