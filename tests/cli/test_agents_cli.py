@@ -107,3 +107,61 @@ def test_train_replaces_the_out_file_whole_even_with_a_users_save(cli, tmp_path,
     code, stdout, err = cli("train", "--player", "halfsaver:Whole", "--system", "american", "--prep-time", "0",
                             "--out", out, "--json")
     assert code == 0 and json.loads(stdout)["out"] == str(out) and out.read_text() == '{"whole": 1}'
+
+
+def test_train_of_pretrained_where_it_has_a_prior_asks_for_the_npz_it_writes(cli, tmp_path):
+    """``pretrained`` on American at 0 s plays its prior (a TD evaluator, ``.npz``): the
+    file's kind was checked against the small-budget evaluator's (``.json``), and an
+    ``.npz`` archive was written under the ``.json`` name."""
+    import zipfile
+
+    code, out, err = cli("train", "--player", "pretrained", "--system", "american", "--prep-time", "0",
+                         "--out", tmp_path / "p.json")
+    assert code == 2 and out == "" and "saves a .npz file" in err and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []
+    code, out, err = cli("train", "--player", "pretrained", "--system", "american", "--prep-time", "0",
+                         "--out", tmp_path / "p.npz", "--json")
+    assert code in (0, None), err
+    assert zipfile.is_zipfile(tmp_path / "p.npz")
+
+
+def test_train_refuses_zero_seconds_for_a_learner_of_its_budget_before_learning(cli, tmp_path, monkeypatch):
+    """A learner that learns for as long as its budget allows learns nothing in 0 s: the
+    file held an untrained table (beemo: 0 games), which ``load=`` then played at a
+    random player's strength. A learner of fixed work (``games=N``) still trains at 0 s."""
+    import pokersquares.cli.agents as agents
+
+    made = agents.make_player
+
+    def no_learning(spec):
+        p = made(spec)
+        if "games=" not in spec:
+            def learned(*args, **kwargs):
+                raise AssertionError("learning began")
+            p.set_point_system = p.warm_up = learned
+        return p
+
+    monkeypatch.setattr(agents, "make_player", no_learning)
+    for player, name in (("beemo", "b.json"), ("gettysburg", "g.npz"), ("champion:evaluator=td", "t.npz")):
+        code, out, err = cli("train", "--player", player, "--system", "american", "--prep-time", "0",
+                             "--out", tmp_path / name)
+        assert code == 2 and err.startswith("error: --prep-time 0:") and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []
+    code, out, err = cli("train", "--player", "gettysburg:games=200,threads=1", "--system", "american",
+                         "--prep-time", "0", "--out", tmp_path / "g.npz", "--json")
+    assert code in (0, None) and json.loads(out)["games_learned"] == 200, err
+
+
+def test_train_says_when_the_table_it_saves_lost_the_check_against_greedy(cli, tmp_path, monkeypatch):
+    """The guard found the learned table worse than the greedy rule: the trained player
+    would play the rule, but ``load=FILE`` plays the table. It was said only on the
+    progress line; now a warning, and the check is in the summary."""
+    from pokersquares.players import greedy_guard
+
+    lost = greedy_guard.GuardReport(games=250, learned_mean=3.2, greedy_mean=3.4, seconds=0.03, diff_se=0.06)
+    monkeypatch.setattr(greedy_guard, "check_against_greedy", lambda *args, **kwargs: lost)
+    code, out, err = cli("train", "--player", "og:learn_threads=1", "--system", "single:flush", "--prep-time", "0.5",
+                         "--out", tmp_path / "f.json", "--json")
+    assert code in (0, None), err
+    assert json.loads(out)["checked_against_greedy"]["plays_greedy_rule"] is True
+    assert "warning: the table saved in" in err and "scored below the greedy rule" in err, err

@@ -194,3 +194,16 @@ def test_an_unreachable_ray_cluster_is_said_before_the_store_is_made(cli, tmp_pa
                          "--db", db, "--backend", "ray", "--address", "127.0.0.1:1")
     assert code == 2 and out == "" and err.startswith("error: cannot reach the Ray cluster"), err
     assert not db.exists()
+
+
+def test_a_deal_read_back_from_the_store_is_said_to_be(cli, tmp_path):
+    """The same ``optimum --seed S --db`` twice: the second reads the stored optimum, and
+    printed the first solve's seconds as if it had just solved it."""
+    db = tmp_path / "o.sqlite"
+    args = ("optimum", "--seed", "2", "--system", "single:flush", "--time-limit", "5", "--db", db)
+    code, first, err = cli(*args)
+    assert code in (0, None) and "stored" not in first.splitlines()[0], err
+    code, again, err = cli(*args)
+    assert code in (0, None) and f"stored in {db} (solved in " in again.splitlines()[0], err
+    code, out, err = cli(*args, "--json")
+    assert json.loads(out)["stored"] is True

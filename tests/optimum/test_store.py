@@ -292,3 +292,25 @@ def test_reading_a_finished_store_back_leaves_its_file_as_it_was(small_store, tm
     assert json.loads(r.stdout)["deals"] == 3
     with OptimaStore(kept, readonly=True) as optima:
         assert sorted(optima.many([0, 1, 2], FLUSH.points)) == [0, 1, 2]
+
+
+def test_regret_lines_name_runs_and_systems_as_the_table_of_runs_does(tmp_path):
+    """Two sets of ten points are both "custom": the table of runs says ``custom`` and
+    ``custom (2)``, and the regret lines said ``greedy on custom`` twice."""
+    from pokersquares.harness.store import GameRecord, ResultStore
+    from pokersquares.cards import deal
+    from pokersquares.optimum.regret import regret_lines
+    from pokersquares.points import parse_point_system
+
+    db = tmp_path / "r.sqlite"
+    systems = [parse_point_system("0,0,0,0,0,0,0,0,0,1"), parse_point_system("0,0,0,0,0,0,0,0,0,2")]
+    with ResultStore(db) as store:
+        for ps in systems:
+            run = store.open_run("greedy", "greedy", ps, 0, 1, 1.0, 0.0)
+            store.add_games(run, [GameRecord(0, 0, 0, [], 0.0)])
+        runs = store.runs()
+    with OptimaStore(db) as optima:
+        for ps in systems:
+            optima.put(Optimum(0, ps.name, ps.points, 0, 0, True, [int(c) for c in deal(0)[:25]], 0.1, 0), 5.0)
+    lines = regret_lines(db, runs)
+    assert [line.split(":")[0] for line in lines] == ["run 1, greedy on custom", "run 2, greedy on custom (2)"]

@@ -101,6 +101,21 @@ def _saved_suffix(learner) -> str | None:
     return ".json" if isinstance(learner, PatternEvaluator) else None
 
 
+def _prior_for(player, points) -> object | None:
+    """The prior ``player`` plays for ``points`` instead of learning (``pretrained``'s
+    shipped or given TD evaluators), or None: known before any learning, so that the
+    file's kind (a TD evaluator's ``.npz``) is checked before, not after."""
+    priors = getattr(player, "priors", None)
+    return priors.get(tuple(int(x) for x in points)) if isinstance(priors, dict) else None
+
+
+def _learns_nothing_in(learner, prep_time: float) -> bool:
+    """Whether ``learner`` would save an untrained state: it learns for as long as its
+    budget allows (no fixed number of games), the budget is 0 and it loaded no saved state."""
+    return (prep_time == 0 and getattr(learner, "learns_within_budget", False) is True
+            and getattr(learner, "_file", None) is None and not getattr(learner, "_loaded", False))
+
+
 def _save(learner, path: Path, point_system_name: str) -> None:
     """``learner.save`` to a temporary file beside ``path`` that then replaces it
     (:func:`~pokersquares.files.replacing`), passing the point system's name where it is
@@ -142,7 +157,14 @@ def train_cmd(
     if _learner(p) is None:
         raise fail(f"player {player!r} has nothing to save (neither it nor its evaluator "
                    "has a save() method that writes what it learns)")
-    suffix = _saved_suffix(_learner(p))
+    prior = _prior_for(p, ps.points)
+    # A player with a prior for these points saves that prior (a TD evaluator), whatever
+    # the evaluator its budget would learn: `pretrained` at 0 s wrote an .npz archive
+    # under the name of the .json file checked for.
+    suffix = ".npz" if prior is not None else _saved_suffix(_learner(p))
+    if prior is None and _learns_nothing_in(_learner(p), prep_time):
+        raise fail(f"--prep-time 0: {player!r} learns for as long as its budget allows, so in 0 s it learns "
+                   "nothing and the file would hold an untrained table; give --prep-time (contest: 300)")
     check_output(out, "--out", example=f"learned{suffix or '.json'}")
     if suffix is not None and out.suffix.lower() != suffix:
         raise fail(f"--out {str(out)!r}: player {player!r} saves a {suffix} file; give a name ending in {suffix}, "
@@ -164,6 +186,9 @@ def train_cmd(
     progress.report("done", subject=subject, force=True)
     seconds = time.perf_counter() - t
     learner = _learner(p)
+    if suffix is not None and _saved_suffix(learner) not in (None, suffix):
+        raise fail(f"player {player!r} ended with a {_saved_suffix(learner)} file to save, not the {suffix} "
+                   f"file checked for; nothing was saved: {str(out)!r} is as it was")
     try:
         with contextlib.redirect_stdout(sys.stderr):
             _save(learner, out, ps.name)
@@ -184,6 +209,16 @@ def train_cmd(
     for key in ("patterns_seen", "shapes_seen"):
         if hasattr(learner, key):
             summary[key] = getattr(learner, key)
+    guard = getattr(p, "guard", None)
+    if hasattr(guard, "to_json"):
+        summary["checked_against_greedy"] = guard.to_json()
+        if guard.plays_greedy_rule:
+            # The player trained here plays the greedy rule; one that loads the file plays
+            # the table (a loaded state is not checked again), weaker than the rule.
+            typer.echo(f"warning: the table saved in {str(out)!r} scored below the greedy rule in the check "
+                       f"(learned {guard.learned_mean:.1f}, greedy {guard.greedy_mean:.1f} over {guard.games:,} games "
+                       f"a side), so this preparation would play the rule, but load={out} plays the table; "
+                       "give a longer --prep-time", err=True)
     if json_out:
         typer.echo(json.dumps(summary))
     else:

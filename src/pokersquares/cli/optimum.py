@@ -128,16 +128,20 @@ def optimum_cmd(
         if workers != 1 or backend != "local":  # one deal: one process solves it
             raise PokerSquaresError(f"{'--workers' if workers != 1 else '--backend'} goes with --seeds (one deal is "
                                     f"solved in this process)")
+        stored = []  # whether the optimum was read back from --db, not solved now
         if db is not None:
-            opt = solve_seeds([seed], ps, db=db, time_limit=time_limit)[seed]
+            opt = solve_seeds([seed], ps, db=db, time_limit=time_limit,
+                              on_result=lambda _, cached: stored.append(cached))[seed]
             _check_grid(opt, db)
         else:
             opt = solve_seed(seed, ps, time_limit=time_limit)
         if json_out:
-            typer.echo(json.dumps(opt.to_json()))
+            typer.echo(json.dumps({**opt.to_json(), **({"stored": stored[0]} if stored else {})}))
             return
         status = "proven optimal" if opt.proven else f"not proven (upper bound {opt.bound})"
-        typer.echo(f"deal {seed} under {ps.name}: best grid scores {opt.score}, {status}; {opt.seconds:.1f} s")
+        # A rerun reads the optimum back: its seconds are those of the solve that stored it.
+        took = f"stored in {db} (solved in {opt.seconds:.1f} s)" if stored and stored[0] else f"{opt.seconds:.1f} s"
+        typer.echo(f"deal {seed} under {ps.name}: best grid scores {opt.score}, {status}; {took}")
         _print_grid(opt.grid)
         return
     seed_list = parse_seeds(seeds)

@@ -103,7 +103,13 @@ def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
 
 
 def regret_lines(db, runs, optima_db=None) -> list[str]:
-    """One line per run with stored optima: ``player on system: <format_regret>``."""
+    """One line per run with stored optima: ``run N, player on system: <format_regret>``,
+    the system named as the table of runs names it (two sets of ten points are both
+    "custom": ``custom`` and ``custom (2)``), and the run's id: two runs of one player on
+    one system (two versions, two settings) had two lines alike."""
+    from ..harness.compare import system_labels
+    runs = list(runs)
     regrets = run_regrets(db, runs, optima_db)
-    return [f"{run.player} on {run.system_name}: {format_regret(regrets[run.run_id])}"
+    labels = system_labels(runs)
+    return [f"run {run.run_id}, {run.player} on {labels[tuple(run.points)]}: {format_regret(regrets[run.run_id])}"
             for run in runs if run.run_id in regrets]
