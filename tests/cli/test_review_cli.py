@@ -175,3 +175,55 @@ def test_pretrained_without_a_prior_for_the_system_is_not_told_to_use_pretrained
     assert code in (0, None), err
     note = [line for line in err.splitlines() if line.startswith("note: pretrained")]
     assert len(note) == 1 and "no prior for random:5" in note[0] and "--coach pretrained" not in note[0], err
+
+
+def test_a_coach_saved_for_other_points_is_refused_before_it_learns(cli, store, tmp_path, monkeypatch):
+    """A file trained for British given as the coach of an American run: the coach's
+    preparation dropped it ("learning anew", a warning) and at 0 s judged with an
+    untrained table, the review printed as the file's (greedy "gave away" 2.7 points)."""
+    from pokersquares import review
+
+    saved = tmp_path / "british.npz"
+    code, out, err = cli("train", "--player", "gettysburg:games=200,threads=1", "--system", "british",
+                         "--prep-time", "0", "--out", saved)
+    assert code in (0, None), err
+
+    def learning(*args, **kwargs):
+        raise AssertionError("the coach began learning")
+
+    monkeypatch.setattr(review, "prepare_coach", learning)
+    code, out, err = cli("review", store, "--run", "1", "--coach", f"gettysburg:load={saved}", "--prep-time", "0")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "learned for points 0, 1, 3, 6, 12, 5, 10, 16, 30, 30" in err and "American" in err, err
+
+
+def test_the_games_left_out_of_a_review_are_said(cli, tmp_path):
+    """A run with penalised games: the review judged the finished ones only, and its mean
+    score (of those) read as the run's, with nothing said of the rest."""
+    from pokersquares.cards import deal
+    from pokersquares.harness.store import GameRecord
+    from pokersquares.points import AMERICAN
+
+    db = tmp_path / "faults.sqlite"
+    with ResultStore(db) as store:
+        run = store.open_run("x", "x", AMERICAN, 0, 3, 1.0, 0.0)
+        games = []
+        for seed in range(3):
+            cards = deal(seed)[:25 if seed != 1 else 2]
+            placements = [(int(c), cell // 5, cell % 5) for cell, c in enumerate(cards)]
+            games.append(GameRecord(seed, seed, 0, placements, 0.0, "error: RuntimeError: boom" if seed == 1 else None))
+        store.add_games(run, games)
+    code, out, err = cli("review", db, "--run", str(run), "--coach", COACH, "--prep-time", "1")
+    assert code in (0, None), err
+    assert "not reviewed: 1 of the 3 games asked for, unfinished (1 penalised): seeds 1" in out, out
+    code, out, err = cli("review", db, "--run", str(run), "--coach", COACH, "--prep-time", "1", "--json")
+    data = json.loads(out)
+    assert data["summary"]["games"] == 2
+    assert data["not_reviewed"] == [{"seed": 1, "placed": 2, "score": 0, "penalty": "error: RuntimeError: boom"}]
+
+
+def test_a_coach_of_fixed_work_is_not_called_untrained_at_0_s(cli, store):
+    """``gettysburg:games=2000`` learns its 2,000 games whatever the budget: at 0 s it was
+    said to learn nothing and judge with an untrained evaluator's values."""
+    code, out, err = cli("review", store, "--run", "1", "--game", "10", "--coach", COACH, "--prep-time", "0")
+    assert code in (0, None) and "learns nothing" not in err, err

@@ -18,9 +18,9 @@ from ..cards import card_name, check_seed
 from ..errors import PokerSquaresError
 from ..files import replacing
 from ..game import Grid
-from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
+from ..harness.registry import factory_parameters, list_players, make_player, parse_player_spec, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
-from ..harness.spec import MAX_GAMES, MAX_SECRET, check_seconds
+from ..harness.spec import MAX_GAMES, MAX_SECRET, check_loaded_points, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..machine import usable_cores
@@ -178,6 +178,17 @@ def built_player(spec: str, option: str):
         raise fail(f"{option} {spec}: {e}") from None
 
 
+def check_saved_states(specs: list[str], systems: list) -> None:
+    """Each player that loads a saved state (``load=FILE``) checked against every point
+    system it is to play, before the store is touched: one learned for other points
+    would be dropped and an untrained table played under the file's name."""
+    for spec in specs:
+        if "load" in parse_player_spec(spec)[1]:
+            player = make_player(spec)
+            for system in systems:
+                check_loaded_points(spec, system, player)
+
+
 def check_system_list(systems: list, text: str, option: str = "--systems") -> list:
     """A tournament's point systems, checked before the store is touched: at least one, and
     no point values twice (one system given twice, or by its name and its ten integers,
@@ -278,6 +289,7 @@ def play_cmd(
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
+    check_saved_states([player], [ps])
     played = []
     with ResultStore(db) as store:
         run_id, records = record_run(spec, store, workers=1, on_result=played.append,
@@ -334,6 +346,7 @@ def run_cmd(
     spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     make_player(player)  # a bad spec fails here, before the store is touched
+    check_saved_states([player], [ps])
     warn_oversubscribed([player], workers, backend, games)
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games, f"{player} on {ps.name}", not (quiet or json_out))
@@ -471,6 +484,7 @@ def tournament_cmd(
     check_backend(backend, address)
     warn_oversubscribed(names, workers, backend)
     pss = check_system_list(point_systems(systems), systems)
+    check_saved_states(names, pss)
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(games * len(names) * len(pss), "tournament", not (quiet or json_out))
         try:

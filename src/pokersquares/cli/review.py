@@ -68,7 +68,8 @@ def review_cmd(
     """Each move of recorded games judged by a coach: the value of the cell played against
     the coach's best (its estimate of the final score; exact over the last cards), the
     points each move gave away, and where in the game they went."""
-    from ..review import make_coach, prepare_coach, coach_values, review_record, run_summary
+    from ..harness.spec import loaded_points
+    from ..review import coach_values, make_coach, prepare_coach, review_record, run_summary
 
     check_seconds(prep_time, "--prep-time", zero_ok=True)
     if not store.exists():
@@ -96,17 +97,29 @@ def review_cmd(
         raise fail(f"run {run} has no finished game to review{unfinished}")
     # A deal played twice, as a person may in the web app, is reviewed twice.
     records = finished
+    # The run's penalised or unfinished games have no whole game to judge: said, so that
+    # the review's mean score is not taken for the run's (which counts their penalties).
+    skipped = [g for g in recorded if len(g.placements) != 25]
     for record in records:  # a damaged game is named before the coach learns, not after
         _check_record(run, record)
     from ..points import PointSystem
 
     system = PointSystem(tuple(info.points), info.system_name)
     player = make_coach(coach)  # a coach that cannot judge is refused before it learns
+    saved = loaded_points(player)
+    if saved is not None and saved != tuple(system.points):
+        # Its preparation would drop the file and learn anew (nothing in 0 s): the review
+        # would be an untrained coach's, under the name of the file given.
+        raise fail(f"--coach {coach}: its saved state was learned for points {', '.join(map(str, saved))}, not run "
+                   f"{run}'s {system.name} ({', '.join(map(str, system.points))}); train one for these points "
+                   f"(pokersquares train --system ...), or drop load= for a coach that learns in --prep-time")
     subject = f"preparing {coach} for {system.name}"
     with progress.listening(progress.with_subject(subject)):
         prepare_coach(player, system, prep_time)
     progress.report("done", subject=subject, force=True)  # the line ends before the review
-    if prep_time == 0 and "load=" not in coach and getattr(player, "prior", None) is None:
+    # A coach of fixed work (gettysburg:games=2000) learned its games whatever the budget.
+    learns_in_budget = getattr(getattr(player, "evaluator", None), "learns_within_budget", True) is not False
+    if prep_time == 0 and learns_in_budget and "load=" not in coach and getattr(player, "prior", None) is None:
         if hasattr(player, "priors"):  # pretrained, on a system it has no prior for: not told to try pretrained
             typer.echo(f"note: {coach} has no prior for {system.name} (the shipped ones are American and British) "
                        "and learns nothing in 0 s of preparation: its values are an untrained evaluator's "
@@ -121,10 +134,18 @@ def review_cmd(
     if json_out:
         typer.echo(json.dumps({"store": str(store), "run": run, "player": info.player, "system": system.name,
                                "coach": coach, "prep_time": prep_time, "exact_cells": exact_cells,
-                               "summary": summary, "games": [r.to_json() for r in reviews]}))
+                               "summary": summary, "games": [r.to_json() for r in reviews],
+                               "not_reviewed": [{"seed": g.seed, "placed": len(g.placements), "score": g.score,
+                                                 "penalty": g.penalty} for g in skipped]}))
         return
     typer.echo(f"run {run}: {info.player} on {system.name}, judged by {coach} ({prep_time:g} s of preparation; "
                f"exact with {exact_cells} empty cells or fewer)")
+    if skipped:
+        penalised = sum(1 for g in skipped if g.penalty)
+        typer.echo(f"not reviewed: {len(skipped)} of the {len(recorded)} games asked for, unfinished"
+                   + (f" ({penalised} penalised)" if penalised else "")
+                   + ": seeds " + ", ".join(str(g.seed) for g in skipped[:10])
+                   + (f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""))
     if len(reviews) == 1:
         r = reviews[0]
         typer.echo(f"deal {r.seed}: score {r.score}; {r.agreed} of 25 moves as the coach would; "

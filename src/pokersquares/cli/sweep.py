@@ -17,7 +17,7 @@ from . import app, check_output, fail, point_system, save_plot
 from .experiment import _json
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
                       SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, built_player, check_run_options,
-                      use_classpath, warn_oversubscribed)
+                      check_saved_states, use_classpath, warn_oversubscribed)
 
 
 @app.command("sweep")
@@ -68,6 +68,7 @@ def sweep_cmd(
     grid = settings(params, sample, seed if sample_seed is None else sample_seed)
     for setting in grid:
         built_player(setting_spec(player, setting), "--param")  # a parameter the player does not take fails here
+    check_saved_states([player], [ps])
     if plot is not None:  # plot_sweep writes PNG only
         check_output(plot, "--plot", db=db, suffixes=(".png",), example="sweep.png")
     with ResultStore(db) as store, backend_session(backend, address):

@@ -471,6 +471,14 @@ class Evaluator(ABC):
         """Treat the state as never loaded: ``prepare`` learns whatever the points."""
         self._loaded = False
 
+    def loaded_points(self) -> tuple[int, ...] | None:
+        """The points a state loaded with :meth:`load` was learned for, None when none
+        was loaded. ``prepare`` for other points drops that state and learns anew in its
+        budget (nothing in 0 s), so a command asks this first and refuses such a file."""
+        if not getattr(self, "_loaded", False) or self.points is None:
+            return None
+        return tuple(int(p) for p in self.points)
+
     # -- learned state ------------------------------------------------------------------
 
     def save(self, path, point_system_name: str = "custom") -> None:

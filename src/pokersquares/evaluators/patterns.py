@@ -251,6 +251,9 @@ class PatternEvaluator(Evaluator):
     def forget_loaded_state(self) -> None:
         self._file = None
 
+    def loaded_points(self) -> tuple[int, ...] | None:
+        return None if self._file is None else tuple(int(p) for p in self._file["points"])
+
     # -- learning ----------------------------------------------------------------
     def prepare(self, points: np.ndarray, budget_s: float, seed: int = 0) -> None:
         """Use the loaded utilities if they are of ``points``, else learn anew within

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import progress
-from ..cards import as_sequence, check_seed, is_integer
+from ..cards import as_sequence, check_seed, is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from ..points import PointSystem
@@ -90,8 +90,9 @@ class OutOfMemoryError(PokerSquaresError):
 
 def check_seconds(value: float, what: str, *, zero_ok: bool) -> float:
     """``value`` as seconds, or one line saying why not (inf, nan, negative, absurd)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_seconds(value) or not math.isfinite(value):  # numpy's numbers too (a notebook's)
         raise RunSpecError(f"{what} must be a finite number of seconds, got {value!r}")
+    value = float(value)
     if value < 0 or (value == 0 and not zero_ok):
         raise RunSpecError(f"{what} must be {'at least 0' if zero_ok else 'more than 0'} s, got {value:g}")
     if value > MAX_SECONDS:
@@ -154,16 +155,18 @@ class RunSpec:
         if not isinstance(self.point_system, PointSystem):
             raise RunSpecError(f"the point system must be a PointSystem (parse_point_system('american'), ...), "
                                f"got {self.point_system!r}")
-        if isinstance(self.games, bool) or not isinstance(self.games, int) or not 0 <= self.games <= MAX_GAMES:
+        if not is_integer(self.games) or not 0 <= self.games <= MAX_GAMES:
             raise RunSpecError(f"the number of games must be an integer from 0 to {MAX_GAMES:,}, got {self.games!r}")
+        object.__setattr__(self, "games", int(self.games))  # numpy's int64 too, kept as a plain int
         # A plain int: numpy's int64 would wrap past the last seed (seed + games - 1) unseen.
         object.__setattr__(self, "seed", check_seed(self.seed, "the first seed"))
         if self.games:
             check_seed(self.seed + self.games - 1, "the last game's seed (seed + games - 1)")
         object.__setattr__(self, "time_per_game", check_seconds(self.time_per_game, "the time per game", zero_ok=False))
         object.__setattr__(self, "prep_time", check_seconds(self.prep_time, "the preparation time", zero_ok=True))
-        if isinstance(self.memory_mb, bool) or not isinstance(self.memory_mb, int) or self.memory_mb < 0:
+        if not is_integer(self.memory_mb) or self.memory_mb < 0:
             raise RunSpecError(f"the memory limit must be a whole number of MB (0: none), got {self.memory_mb!r}")
+        object.__setattr__(self, "memory_mb", int(self.memory_mb))
         if self.secret is not None and not (isinstance(self.secret, str)
                                             and 0 < len(self.secret) <= MAX_SECRET and self.secret.isprintable()):
             raise RunSpecError(f"the run's secret is printable text of 1 to {MAX_SECRET} characters (or None: a "
@@ -179,6 +182,28 @@ class RunSpec:
     def player_seed(self, game_seed: int) -> int:
         """The player's seed in the game dealt by ``game_seed``."""
         return player_seed(self.secret, "game", game_seed)
+
+
+def loaded_points(player) -> tuple[int, ...] | None:
+    """The points the saved state ``player``'s evaluator loaded (``load=FILE``) was learned
+    for, or None when it loaded none
+    (:meth:`~pokersquares.evaluators.base.Evaluator.loaded_points`)."""
+    ask = getattr(getattr(player, "evaluator", None), "loaded_points", None)
+    return ask() if callable(ask) else None
+
+
+def check_loaded_points(spec: str, point_system: PointSystem, player=None) -> None:
+    """Refuse a player (built from ``spec`` unless given) whose saved state was learned for
+    other points than ``point_system``'s: its preparation would drop the file and learn
+    anew in its budget (nothing in 0 s), and the games would be recorded under the
+    file's name, played by an untrained table (a British file run under American: 78.5
+    a game, a warning inside the progress line, exit 0)."""
+    saved = loaded_points(make_player(spec) if player is None else player)
+    if saved is not None and saved != tuple(point_system.points):
+        raise RunSpecError(f"{spec}: its saved state was learned for points {', '.join(map(str, saved))}, not "
+                           f"{point_system.name}'s ({', '.join(map(str, point_system.points))}); train one for "
+                           "these points (pokersquares train --system ...), or drop load= for a player that "
+                           "learns in its preparation")
 
 
 def player_cores(spec: str) -> int:
