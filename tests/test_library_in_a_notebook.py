@@ -155,3 +155,90 @@ def test_players_evaluators_and_searches_say_what_they_are():
     assert repr(greedy) == "<GreedyPlayer 'greedy', point system British>"
     beemo = registry.make_player("beemo")
     assert repr(beemo).startswith("<SearchPlayer 'beemo' (PatternEvaluator + FlatMonteCarlo)")
+
+
+# -- numpy's numbers where Python's are expected -------------------------------------------
+def test_a_run_spec_takes_numpy_numbers_as_plain_ones():
+    """``RunSpec(..., games=np.int64(3), prep_time=np.int64(0))`` was refused ("must be an
+    integer ... got np.int64(3)", "must be a finite number of seconds"), though each is
+    a number a notebook's arithmetic gives."""
+    import numpy as np
+
+    from pokersquares import AMERICAN
+    from pokersquares.harness.runner import RunSpec, RunSpecError
+
+    spec = RunSpec("greedy", AMERICAN, games=np.int64(3), seed=np.int64(5), time_per_game=np.float32(1),
+                   prep_time=np.int64(0), memory_mb=np.int64(500))
+    assert (spec.games, spec.time_per_game, spec.prep_time, spec.memory_mb) == (3, 1.0, 0.0, 500)
+    assert all(type(v) is t for v, t in ((spec.games, int), (spec.time_per_game, float), (spec.prep_time, float),
+                                         (spec.memory_mb, int)))
+    for bad in (dict(games=True), dict(games=np.float64(3)), dict(time_per_game=np.float64("nan")),
+                dict(prep_time=np.bool_(True)), dict(memory_mb=2.0)):
+        with pytest.raises(RunSpecError):
+            RunSpec("greedy", AMERICAN, **{"games": 2, **bad})
+
+
+def test_a_store_asked_for_a_run_by_a_numpy_id_answers_as_for_an_int(tmp_path):
+    """SQLite binds numpy's int64 as bytes, which match no row: ``games(np.int64(1))``
+    answered ``[]`` for a run of 300 games, silently."""
+    import numpy as np
+
+    from pokersquares import AMERICAN
+    from pokersquares.harness.runner import RunSpec, record_run
+    from pokersquares.harness.store import ResultStore, StoreError
+
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        tid = store.open_tournament(["random"], [AMERICAN], 4, 0, 1.0, 0.0)
+        run_id, _ = record_run(RunSpec("random", AMERICAN, games=4, time_per_game=1, prep_time=0), store, workers=1,
+                               tournament_id=tid)
+        n = np.int64(run_id)
+        assert len(store.games(n)) == 4 and store.games(n) == store.games(run_id)
+        assert store.seed_scores(n) == store.seed_scores(run_id) and store.seeds_played(n)[0] == 4
+        assert [g.seed for g in store.games(run_id, seeds=np.arange(2))] == [0, 1]
+        assert store.moves_as_stored(n) == store.moves_as_stored(run_id)
+        with pytest.raises(StoreError, match="a run id is an integer"):
+            store.games("1")
+        assert store.runs(tournament_id=np.int64(tid)) == store.runs(tournament_id=tid) != []
+
+
+# -- games forked from a process that learned ---------------------------------------------
+_LEARN_THEN_PLAY = """
+import sys, numpy as np, numba
+from pokersquares import BRITISH
+from pokersquares.evaluators.patterns import PatternEvaluator
+from pokersquares.harness.local_backend import ForkedOpenMPError
+from pokersquares.harness.runner import RunSpec, run_games
+e = PatternEvaluator()
+e.prepare(np.array(BRITISH.points), 0.3)  # learns here, on numba's parallel kernels
+e.save(sys.argv[1], "British")
+print("layer", numba.threading_layer(), flush=True)
+try:
+    records = run_games(RunSpec("beemo:load=" + sys.argv[1], BRITISH, games=2, time_per_game=1, prep_time=0),
+                        range(2), workers=1)
+    print("scores", [r.score for r in records], [r.penalty for r in records])
+except ForkedOpenMPError as err:
+    print("refused", err)
+except KeyboardInterrupt as err:
+    print("interrupted", err)
+"""
+
+
+def test_games_forked_after_learning_here_under_gnu_openmp_say_why_they_stopped(tmp_path):
+    """Learning in the notebook's process (numba's ``omp`` layer, GNU OpenMP), then games:
+    each game's process was stopped by numba at its first parallel kernel (SIGTERM), and
+    the run said it was "stopped from outside", a Ctrl-C, which nobody pressed. It says
+    why, and what to do; under the fork-safe ``workqueue`` layer the games are played."""
+    script = tmp_path / "learn_then_play.py"
+    script.write_text(_LEARN_THEN_PLAY)
+
+    def run(**env):
+        return subprocess.run([sys.executable, str(script), str(tmp_path / "u.json")], capture_output=True,
+                              text=True, timeout=300, env={**__import__("os").environ, **env}).stdout
+
+    out = run()
+    if "layer omp" not in out:
+        pytest.skip(f"numba's omp threading layer is not the one used here ({out.splitlines()[:1]})")
+    assert "refused a game's process was stopped at its first parallel kernel" in out, out
+    assert "NUMBA_THREADING_LAYER=workqueue" in out and "interrupted" not in out
+    out = run(NUMBA_THREADING_LAYER="workqueue")
+    assert "layer workqueue" in out and "scores [" in out and "[None, None]" in out, out

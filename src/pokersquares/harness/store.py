@@ -490,7 +490,16 @@ def seeds_to_read(seeds) -> list:
     for seed in seeds:
         if not is_integer(seed):
             raise InvalidSeedError(f"the seeds to read are integers, got {seed!r}")
-    return seeds
+    return [int(seed) for seed in seeds]  # SQLite binds numpy's int64 as bytes, which match no game
+
+
+def _row_id(value, what: str) -> int:
+    """A run's or tournament's id as SQLite matches it: numpy's integers (a notebook's)
+    are bound as bytes, which matched no row, and the store answered that the run held
+    no games; anything else is a StoreError."""
+    if not is_integer(value):
+        raise StoreError(f"a {what} id is an integer, got {value!r:.60}")
+    return int(value)
 
 
 class _ClosedConnection:
@@ -885,6 +894,7 @@ class ResultStore:
         """:meth:`games` one at a time: a run of a million games is never held whole.
         ``moves=False``: the records without their placements (not even read), for what
         needs only scores, times and penalties."""
+        run_id = _row_id(run_id, "run")
         if seeds is not None:
             seeds = seeds_to_read(seeds)  # checked before the first record is read
         placements = "placements" if moves else "NULL"
@@ -925,18 +935,18 @@ class ResultStore:
     def moves_as_stored(self, run_id: int) -> dict[int, str]:
         """Each game's placements as the store holds them (JSON text), by deal seed: two
         copies of one run hold the same text."""
-        return dict(self.conn.execute("SELECT seed, placements FROM games WHERE run_id = ?", (run_id,)))
+        return dict(self.conn.execute("SELECT seed, placements FROM games WHERE run_id = ?", (_row_id(run_id, "run"),)))
 
     def seed_scores(self, run_id: int) -> list[tuple[int, int]]:
         """``(seed, score)`` of each of the run's games in the order played, without their
         moves (the regret needs no more)."""
         return self.conn.execute("SELECT seed, score FROM games WHERE run_id = ? ORDER BY game_index",
-                                 (run_id,)).fetchall()
+                                 (_row_id(run_id, "run"),)).fetchall()
 
     def seeds_played(self, run_id: int) -> tuple[int, int | None, int | None]:
         """How many games the run holds, and its smallest and largest deal seed."""
         return self.conn.execute("SELECT COUNT(*), MIN(seed), MAX(seed) FROM games WHERE run_id = ?",
-                                 (run_id,)).fetchone()
+                                 (_row_id(run_id, "run"),)).fetchone()
 
     # -- reading -------------------------------------------------------------------------
     def runs(self, tournament_id: int | None = None, *, before: int | None = None,
@@ -958,7 +968,7 @@ class ResultStore:
         args: list = []
         if tournament_id is not None:
             picked.append("tournament_id = ?")
-            args.append(tournament_id)
+            args.append(_row_id(tournament_id, "tournament"))
         if before is not None:
             picked.append("run_id < ?")
             args.append(int(before))
