@@ -212,7 +212,11 @@ def train_cmd(
     guard = getattr(p, "guard", None)
     if hasattr(guard, "to_json"):
         summary["checked_against_greedy"] = guard.to_json()
-        if guard.plays_greedy_rule:
+        if guard.plays_greedy_rule and guard.no_time:
+            typer.echo(f"warning: {prep_time:g} s is too little to learn and check against the greedy rule, so this "
+                       f"preparation would play the rule, but load={out} plays the table saved; give a longer "
+                       "--prep-time", err=True)
+        elif guard.plays_greedy_rule:
             # The player trained here plays the greedy rule; one that loads the file plays
             # the table (a loaded state is not checked again), weaker than the rule.
             typer.echo(f"warning: the table saved in {str(out)!r} scored below the greedy rule in the check "

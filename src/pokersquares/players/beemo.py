@@ -47,7 +47,7 @@ def beemo(load: str | None = None, playouts: int | None = None, time_per_game: f
                         name="beemo", time_per_game=time_per_game)
 
 
-beemo.version = "4"  # 4: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 3: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
+beemo.version = "5"  # 5: below 0.2 s of preparation the greedy rule (no time to learn and check); 4: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 3: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
 
 
 @register_player("og", "BeeMo's optimized greedy on learned hand patterns, no search; og:load=FILE "
@@ -61,7 +61,7 @@ def og(load: str | None = None, train_games: int | None = None, eval_games: int 
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
-og.version = "5"  # 5: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 4: the shared MoveClock; 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
+og.version = "6"  # 6: below 0.2 s of preparation the greedy rule (no time to learn and check); 5: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 4: the shared MoveClock; 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
 
 
 _BENCH_UTILITIES: np.ndarray | None = None

@@ -81,7 +81,14 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         check_s = greedy_guard.check_budget_s(budget_s) if self.evaluator.learns_within_budget else 0.0
         self.evaluator.prepare(self.points, budget_s - check_s, self.seed)
         self.guard = None
-        if check_s > 0:
+        kept = self.evaluator.loaded_points() == tuple(int(p) for p in self.points)  # a saved state played
+        if self.evaluator.learns_within_budget and budget_s < greedy_guard.MIN_BUDGET_S and not kept:
+            # Too little to learn anything worth playing, or to check it: a learner of 0 s
+            # played at random's level (American 14.3), the greedy rule plays 80 to 87.
+            self.guard = greedy_guard.GuardReport.too_little_time()
+            progress.report(f"{budget_s:g} s of preparation is too little to learn and check against the greedy "
+                            "rule: playing the greedy rule", force=True)
+        elif check_s > 0:
             left = budget_s - (time.perf_counter() - start)
             self.guard = greedy_guard.check_against_greedy(self.evaluator, self.points, min(check_s, 0.8 * left),
                                                            self.seed)
