@@ -170,3 +170,15 @@ def test_load_takes_ten_integers_and_refuses_anything_else_in_one_line():
     for bad in (None, 5, [1] * 9):
         with pytest.raises(InvalidPointSystemError):
             load(bad)
+
+
+def test_a_named_point_system_keeps_its_name():
+    """``load(AMERICAN)`` made the game of ``"0 2 5 ..."``, a system named "custom"."""
+    from pokersquares import AMERICAN, BRITISH, PointSystem
+
+    assert load(AMERICAN).get_parameters() == {"point_system": "American"}
+    assert load(BRITISH).get_parameters() == {"point_system": "British"}
+    # A name that does not say these points (or cannot be a game's parameter) gives the integers.
+    assert load(PointSystem((1,) * 10, "American")).get_parameters() == {"point_system": " ".join(["1"] * 10)}
+    three = PointSystem((0, 0, 0, 1, 0, 0, 0, 0, 0, 0), "Three Of A Kind")
+    assert load(three).get_parameters() == {"point_system": "0 0 0 1 0 0 0 0 0 0"}

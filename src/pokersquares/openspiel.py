@@ -211,8 +211,20 @@ def load(point_system: PointSystem | str = "american") -> PokerSquaresGame:
     integers, as the environment takes; anything else is one InvalidPointSystemError)."""
     if not isinstance(point_system, (str, PointSystem)):
         point_system = PointSystem(point_system)  # checks: ten integers, else InvalidPointSystemError
-    spec = point_system if isinstance(point_system, str) else " ".join(map(str, point_system.points))
+    spec = point_system if isinstance(point_system, str) else _spec_of(point_system)
     return pyspiel.load_game(GAME_NAME, {"point_system": spec})
+
+
+def _spec_of(point_system: PointSystem) -> str:
+    """The game's parameter for ``point_system``: its name where the name says these very
+    points (``AMERICAN`` is "American", not "custom"), else its ten integers."""
+    try:
+        name = point_system.name
+        if name.split() == [name] and "," not in name and parse_point_system(name).points == point_system.points:
+            return name
+    except PokerSquaresError:
+        pass
+    return " ".join(map(str, point_system.points))
 
 
 def grid_of(state: PokerSquaresState) -> np.ndarray:

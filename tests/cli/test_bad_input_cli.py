@@ -57,6 +57,9 @@ BAD = {
     # Options that were taken and ignored:
     "optimum workers for one deal": (["optimum", "--seed", "3", "--workers", "2"], "--workers goes with --seeds"),
     "results json with an export": (["results", "--export", "csv", "--json"], "--json goes with the listings"),
+    # CSV written into x.json, silently: whatever reads the name fails on it.
+    "an export named for the other format": (["results", "--export", "csv", "--out", "games.json"],
+                                             "ends in .json, but --export csv writes CSV"),
     "gettysburg learn seconds with learn games": (["experiment", "gettysburg", "--learn-seconds", "5"],
                                                   "--learn-seconds goes with --learn-games 0"),
     "demo games past the limit": (["demo", "--games", "10000001"], "--games must be from 1 to 10,000,000"),

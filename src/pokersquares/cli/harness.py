@@ -537,6 +537,10 @@ def results_cmd(
         raise fail("--out goes with --export csv|json (it is where the export is written)")
     if export is not None and export not in ("csv", "json"):
         raise fail(f"--export takes csv or json, got {export!r}")
+    other = {"csv": ".json", "json": ".csv"}.get(export)
+    if out is not None and other is not None and out.suffix.lower() == other:  # CSV in x.json: its readers fail
+        raise fail(f"--out {str(out)!r} ends in {other}, but --export {export} writes {export.upper()}; "
+                   f"give a name ending in .{export}, or --export {other.lstrip('.')}")
     if export is not None and (optima or json_out):  # the export's format is --export's; it holds no optima
         raise fail(f"{'--optima' if optima else '--json'} goes with the listings, not --export "
                    f"(the export is {export}, the games as stored)")

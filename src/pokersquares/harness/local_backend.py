@@ -5,8 +5,8 @@ The player is prepared once per point system in a watched process, then copied
 finishes. The parent only watches: a worker that overruns a game's time, goes over
 its memory limit or dies is stopped and replaced, and the game it was playing scores
 the penalty with its reason. Game ``i`` is dealt with seed ``seed + i`` and the
-player is seeded with the same number, so results do not depend on the number of
-workers.
+player is seeded with a keyed hash of that number (``RunSpec.player_seed``), so
+results do not depend on the number of workers.
 
 No process outlives the run. Each worker leads its own process group, so stopping
 it stops every process its player started; on Linux the kernel kills a worker when
