@@ -242,3 +242,4 @@ def test_games_forked_after_learning_here_under_gnu_openmp_say_why_they_stopped(
     assert "NUMBA_THREADING_LAYER=workqueue" in out and "interrupted" not in out
     out = run(NUMBA_THREADING_LAYER="workqueue")
     assert "layer workqueue" in out and "scores [" in out and "[None, None]" in out, out
+

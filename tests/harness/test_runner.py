@@ -386,3 +386,22 @@ def test_a_runspecs_secret_keys_its_run_and_a_run_keyed_otherwise_is_refused_bef
         assert len(a.runs()) == 1 and len(a.games(run_a)) == 4  # nothing of the call played or recorded
         with pytest.raises(RunSpecError, match="printable text"):
             RunSpec("random", AMERICAN, 4, secret="a\nb")
+
+
+def test_a_runs_warnings_are_shown_at_every_run_and_point_at_the_caller():
+    """A RunnerWarning was raised inside the backend, so Python's default filter showed a
+    message once per place: a notebook's second run of the same player said nothing."""
+    import warnings as w
+
+    from pokersquares import AMERICAN
+    from pokersquares.harness.runner import RunnerWarning, RunSpec, run_games
+
+    spec = RunSpec("fault_players:Unpicklable", AMERICAN, games=1, time_per_game=1, prep_time=0)
+    shown = []
+    for _ in range(2):
+        with w.catch_warnings(record=True) as caught:
+            w.simplefilter("default")  # Python's own filter, as a notebook has it
+            run_games(spec, range(1), workers=1)
+        shown.append([c for c in caught if issubclass(c.category, RunnerWarning)])
+    assert all(len(s) == 1 and "cannot be pickled" in str(s[0].message) for s in shown), shown
+    assert shown[1][0].filename == __file__  # the line that ran the games, not the backend's

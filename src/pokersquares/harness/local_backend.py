@@ -565,8 +565,16 @@ class _Pool:
         self.workers.clear()
 
 
-def _warn(message: str) -> None:
-    warnings.warn(message, RunnerWarning, stacklevel=3)
+def _warner(caller) -> Callable[[str], None]:
+    """Each message as a RunnerWarning at the line that called :func:`run_games`
+    (``caller``, its frame), every run: Python's default filter shows a message once per
+    place it is raised, and a notebook's second run of the same player said nothing."""
+    where = (caller.f_code.co_filename, caller.f_lineno, caller.f_globals.get("__name__"))
+
+    def warn(message: str) -> None:
+        filename, lineno, module = where
+        warnings.warn_explicit(message, RunnerWarning, filename, lineno, module=module, registry={})
+    return warn
 
 
 def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = None,
@@ -592,10 +600,12 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     results: dict[int, GameRecord] = {}
     said: set[str] = set()
 
+    warn = on_note or _warner(sys._getframe(1))
+
     def note(message: str) -> None:
         if message not in said:
             said.add(message)
-            (on_note or _warn)(message)
+            warn(message)
 
     def finish(rec: GameRecord) -> None:
         results[rec.game_index] = rec
