@@ -1005,6 +1005,35 @@ def test_games_people_finish_are_recorded_as_human(tmp_path):
         assert len(store.runs()) == 2
 
 
+def test_a_class_tells_its_students_apart_by_the_names_they_give(tmp_path, cli):
+    """Every browser game was player ``human``, one run each: thirty students' games in
+    a class could not be told apart. A name given with a new game is recorded with it
+    (the run's player name), summed per name on the Results page and listed by
+    ``pokersquares results``; a game without one stays ``human``."""
+    from pokersquares.harness.store import ResultStore
+
+    path = tmp_path / "class.sqlite"
+    with local_client(create_app(store_path=path)) as c:
+        for name, seed in (("  Ada   Lovelace ", 3), ("Ada Lovelace", 4), ("Alan", 3), (None, 5), ("   ", 6)):
+            view = new_game(c, seed=seed, **({} if name is None else {"name": name}))
+            for cell in range(25):
+                view = place(c, view, cell)
+        for bad in ("bell\x07", "x" * 41, 7):
+            r = c.post("/api/games", json={"system": "american", "seed": 1, "name": bad})
+            assert r.status_code in (400, 422) and "name" in r.text, (bad, r.text)
+        index = c.get("/api/results").json()
+    with ResultStore(path, readonly=True) as store:
+        runs = store.runs()
+    assert [(r.player, r.player_name) for r in runs] == [("human", "Ada Lovelace"), ("human", "Ada Lovelace"),
+                                                         ("human", "Alan"), ("human", "human"), ("human", "human")]
+    assert [r["player_name"] for r in index["runs"]] == [r.player_name for r in runs]
+    assert [(h["name"], h["system_name"], h["games"]) for h in index["people"]] == [
+        ("Ada Lovelace", "American", 2), ("Alan", "American", 1)]
+    assert [h["games"] for h in index["humans"]] == [5]  # everyone's, as before
+    code, out, err = cli("results", "--db", path)
+    assert code == 0 and out.count("human (Ada Lovelace)") == 2 and out.count("human (Alan)") == 1, out
+
+
 def test_a_persons_game_timed_across_a_wall_clock_set_back_is_recorded_and_readable(tmp_path, monkeypatch):
     """The wall clock set back an hour while a person plays (by hand, or NTP): the game's
     time was the wall clock's difference, negative, and the record it made was one every

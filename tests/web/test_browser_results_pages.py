@@ -81,3 +81,26 @@ def test_a_run_off_the_first_page_opens_by_its_address(context, paged_server):  
     expect(page.locator("tr[data-run='3']")).to_have_class("pick human selected")  # marked once it is listed
     assert page.url.endswith("#results/run/3")
     assert not page.errors
+
+
+def test_a_name_given_on_the_play_tab_is_kept_and_its_games_are_told_apart(context, tmp_path):  # noqa: F811
+    """The name field's value stays in the browser, goes with each new game, and the
+    game finished is listed and summed under it on the Results tab."""
+    path = tmp_path / "named.sqlite"
+    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=path)) as url:
+        page = open_page(context, url)
+        page.fill("#play-name", "Ada")
+        page.locator("#play-name").dispatch_event("change")
+        page.click("#play-new")
+        for _ in range(25):  # the first empty cell each time
+            before = page.locator("#play-board .cell.filled").count()
+            page.locator("#play-board .cell:not(.filled)").first.click()
+            expect(page.locator("#play-board .cell.filled")).to_have_count(before + 1)
+        page.reload()
+        expect(page.locator("#play-name")).to_have_value("Ada")
+        page.goto(url + "#results")
+        expect(page.locator("tr[data-run] td").nth(1)).to_have_text("human (Ada)")
+        people = page.locator("[data-people] tbody tr")
+        expect(people).to_have_count(1)
+        expect(people.first.locator("td").first).to_have_text("Ada")
+        expect(people.first.locator("td").nth(2)).to_have_text("1")

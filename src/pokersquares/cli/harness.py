@@ -178,6 +178,14 @@ def built_player(spec: str, option: str):
         raise fail(f"{option} {spec}: {e}") from None
 
 
+def shown_player(run) -> str:
+    """A run's player as listed: a person's games in the browser with the name they gave
+    (``human (Ada)``), every other run by its spec."""
+    if run.player == "human" and run.player_name not in ("", "human"):
+        return f"human ({run.player_name})"
+    return run.player
+
+
 def check_saved_states(specs: list[str], systems: list) -> None:
     """Each player that loads a saved state (``load=FILE``) checked against every point
     system it is to play, before the store is touched: one learned for other points
@@ -592,7 +600,8 @@ def results_cmd(
                                "tournaments": tours}))
         return
     # Names in full: a cut player spec or system name ("Three Of A Kin") names nothing.
-    wp = max([20, *(len(r.player) for r in runs)])
+    who = {r.run_id: shown_player(r) for r in runs}
+    wp = max([20, *(len(w) for w in who.values())])
     # Two systems of one name ("custom": ten integers) told apart: custom, custom (2), ...
     from ..harness.compare import system_labels
 
@@ -604,7 +613,7 @@ def results_cmd(
                f"{'penalties':>9} {'limit s':>7} {'fallback':>8} {'tournament':>10} {'version':<{wv}}")
     for r in runs:
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
-        typer.echo(f"{r.run_id:>4} {r.player:<{wp}} {systems[tuple(r.points)]:<{wsys}} {r.seed:>{wseed}} "
+        typer.echo(f"{r.run_id:>4} {who[r.run_id]:<{wp}} {systems[tuple(r.points)]:<{wsys}} {r.seed:>{wseed}} "
                    f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.penalties:>9} {r.time_per_game:>7g} "
                    f"{r.fallback_moves:>8} {r.tournament_id or '':>10} {r.version or '-':<{wv}}")
     if any(r.fallback_moves for r in runs):

@@ -984,16 +984,20 @@ class ResultStore:
     def count_runs(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
-    def scores_by_system(self, player: str) -> list[dict]:
+    def scores_by_system(self, player: str, *, by_name: bool = False) -> list[dict]:
         """The games of the runs of ``player`` (the spec as given) per point system name,
         in the order the systems were first played: ``system_name``, ``games``, their
-        ``mean`` and ``best`` score. The player's runs are found by scanning the runs
-        (CROSS JOIN keeps that order: SQLite otherwise scans every game of every run)."""
+        ``mean`` and ``best`` score; ``by_name``: per the runs' player name too (``name``:
+        the name each person gave with their games in the browser). The player's runs are
+        found by scanning the runs (CROSS JOIN keeps that order: SQLite otherwise scans
+        every game of every run)."""
+        name = "r.player_name" if by_name else "NULL"
         rows = self.conn.execute(
-            "SELECT r.system_name, COUNT(g.score), AVG(g.score), MAX(g.score)"
+            f"SELECT {name}, r.system_name, COUNT(g.score), AVG(g.score), MAX(g.score)"
             " FROM runs r CROSS JOIN games g ON g.run_id = r.run_id WHERE r.player = ?"
-            " GROUP BY r.system_name ORDER BY MIN(r.run_id)", (player,))
-        return [{"system_name": s, "games": n, "mean": mean, "best": best} for s, n, mean, best in rows]
+            f" GROUP BY {name}, r.system_name ORDER BY MIN(r.run_id)", (player,))
+        return [{**({"name": who} if by_name else {}), "system_name": s, "games": n, "mean": mean, "best": best}
+                for who, s, n, mean, best in rows]
 
     def _run_points(self, run_id: int, text) -> list[int]:
         """A run's points (ten integers), else a StoreError naming the run (edited by hand)."""

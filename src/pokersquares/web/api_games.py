@@ -41,7 +41,7 @@ async def daily(request: Request) -> dict:
 
 @router.post("/games", status_code=201)
 async def new_game(body: NewGame, request: Request) -> dict:
-    return game_view(games_of(request).create(body.system, body.seed, body.moves, body.agent_played))
+    return game_view(games_of(request).create(body.system, body.seed, body.moves, body.agent_played, body.name))
 
 
 @router.get("/games/{game_id}")

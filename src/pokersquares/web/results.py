@@ -90,7 +90,8 @@ def results_index(path: Path | None, records_games: bool = False, *, limit: int 
     ``runs``: the newest ``limit`` runs with ids below ``before`` (all when None), oldest
     first; ``next_before``: the ``before`` of the next older page, None after the
     oldest; ``runs_total``: every run of the store. ``humans``: the games of player
-    ``human`` per system (``system_name``, ``games``, ``mean``, ``best``), all of them.
+    ``human`` per system (``system_name``, ``games``, ``mean``, ``best``), all of them;
+    ``people``: the same per the name each person gave too (``name``), for those who did.
     ``tournaments``: the newest :data:`TOURNAMENTS_SHOWN` of ``tournaments_total``."""
     if not 1 <= limit <= RUNS_PAGE_MAX:
         raise PokerSquaresError(f"a page holds 1 to {RUNS_PAGE_MAX} runs, got {limit}")
@@ -106,6 +107,8 @@ def results_index(path: Path | None, records_games: bool = False, *, limit: int 
         runs = store.runs(before=before, limit=limit + 1)  # one more: is there an older page?
         runs_total = store.count_runs()
         humans = store.scores_by_system(HUMAN)
+        # Per name, where people gave one (a class's students): none when nobody did.
+        people = [row for row in store.scores_by_system(HUMAN, by_name=True) if row["name"] != HUMAN]
         tournaments = store.tournaments()
     older = len(runs) > limit
     runs = runs[1:] if older else runs
@@ -114,7 +117,7 @@ def results_index(path: Path | None, records_games: bool = False, *, limit: int 
     for t in tournaments:
         t["system_names"] = [s["name"] for s in t.pop("systems")]
     return {"available": True, "path": str(path), "runs": [r.to_json() for r in runs], "runs_total": runs_total,
-            "next_before": runs[0].run_id if older else None, "humans": humans,
+            "next_before": runs[0].run_id if older else None, "humans": humans, "people": people,
             "tournaments": tournaments, "tournaments_total": tournaments_total}
 
 
@@ -219,15 +222,17 @@ def tournament_detail(path: Path, tournament_id: int) -> dict:
 
 def record_human_game(path: Path, web_game: WebGame) -> int:
     """Record a finished game a person played as a run of one game by player ``human``
-    (its own run: a person may play one deal many times); its run id."""
+    (its own run: a person may play one deal many times), under the name they gave
+    (the run's ``player_name``); its run id."""
     with web_game.lock:
         game = web_game.game
         record = GameRecord(0, game.seed, game.score(), [tuple(p) for p in game.placements],
                             web_game.seconds_played())
         system = game.point_system
+        name = web_game.name or HUMAN  # the person's own name, when they gave one
     try:
         with ResultStore(path) as store:
-            run = store.open_run(HUMAN, HUMAN, system, record.seed, 1, 0.0, 0.0, version=f"web:{web_game.id}")
+            run = store.open_run(HUMAN, name, system, record.seed, 1, 0.0, 0.0, version=f"web:{web_game.id}")
             store.add_games(run, [record])
     except (StoreError, sqlite3.Error, OSError) as e:  # the record is lost, never the game; the console says so
         logging.getLogger(__name__).warning("could not record a browser game: %s", e)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..game import NUM_CELLS
 from ..points import SPEC_HELP
 from .agents import AGENT_NAME_MAX, AGENT_NAME_PATTERN
-from .sessions import SEED_MAX, SEED_MIN
+from .sessions import NAME_MAX, SEED_MAX, SEED_MIN
 
 __all__ = ["NewGame", "Place", "Think", "Replay", "Cancel", "AgentName", "SEED_MESSAGE"]
 
@@ -30,6 +30,9 @@ class NewGame(_Body):
         default_factory=list, max_length=NUM_CELLS, description="cells already played (row*5+col), to rebuild a game")
     agent_played: bool = Field(False, description="an agent placed some of the moves (a watched game rebuilt): "
                                                   "the game is not recorded as a person's")
+    name: str | None = Field(None, max_length=4 * NAME_MAX,
+                             description=f"the person's name (printable, at most {NAME_MAX} characters), "
+                                         "recorded with the finished game")
 
 
 class Place(_Body):

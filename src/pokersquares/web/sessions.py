@@ -25,7 +25,7 @@ from ..points import PointSystem, integer_or_none, parse_point_system
 
 __all__ = [
     "GameNotFoundError", "GameConflictError", "PointsOutOfRangeError", "WebGame", "GameStore", "parse_system",
-    "SEED_MIN", "SEED_MAX", "random_seed", "point_system_view", "grid_view", "game_view",
+    "SEED_MIN", "SEED_MAX", "random_seed", "point_system_view", "grid_view", "game_view", "person_name", "NAME_MAX",
 ]
 
 POINTS_MIN, POINTS_MAX = -128, 127  # a contest point value is a Java byte
@@ -66,6 +66,25 @@ def random_seed() -> int:
     return secrets.randbelow(1_000_000_000)
 
 
+NAME_MAX = 40  # characters of a person's name
+
+
+def person_name(name: str | None) -> str | None:
+    """A person's name as recorded with their games: its runs of spaces made one and those
+    around it dropped, printable, 1 to :data:`NAME_MAX` characters; None (or only spaces)
+    for no name."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise PokerSquaresError(f"a name is text, got {name!r:.40}")
+    name = " ".join(name.split())
+    if not name:
+        return None
+    if len(name) > NAME_MAX or not name.isprintable():
+        raise PokerSquaresError(f"a name is printable text of at most {NAME_MAX} characters, got {name!r:.60}")
+    return name
+
+
 @dataclass
 class WebGame:
     id: str
@@ -77,6 +96,8 @@ class WebGame:
     dealt: float = field(default_factory=time.monotonic)
     agent_played: bool = False  # an agent placed a card of it (watching, not a person's game)
     recorded: bool = False
+    # The person's name, recorded with the finished game (a class's students told apart).
+    name: str | None = None
 
     def finished_by_person(self) -> bool:
         """True once, when a game a person played is over: the moment to record it."""
@@ -133,11 +154,12 @@ class GameStore:
         return len(self._games)
 
     def create(self, spec: str, seed: int | None = None, moves: Sequence[int] = (),
-               agent_played: bool = False) -> WebGame:
+               agent_played: bool = False, name: str | None = None) -> WebGame:
         """A new game of the point system ``spec`` dealt from ``seed`` (random when None),
         with ``moves`` (cells, in order) already played; ``agent_played``: an agent placed
         some of them (a watched game the page rebuilds after a restart), so the game is
-        never recorded as a person's."""
+        never recorded as a person's; ``name``: the person's, recorded with the game."""
+        name = person_name(name)
         point_system = parse_system(spec)
         if seed is None:
             seed = random_seed()
@@ -149,6 +171,7 @@ class GameStore:
         for cell in moves:
             game.place(cell)
         game.agent_played = bool(agent_played)
+        game.name = name
         with self._lock:
             self._games[game.id] = game
             while len(self._games) > self.max_games:

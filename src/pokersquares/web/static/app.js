@@ -540,7 +540,7 @@ const play = {
     if (last && last.system) {
       // The server forgot the game (restarted, or dropped it): rebuild it from its deal and moves.
       try {
-        const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: last.system, moves: last.moves || [] }, last.seed));
+        const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: last.system, moves: last.moves || [], name: playerName() }, last.seed));
         return this.setGame(data);
       } catch (e) { /* start afresh below */ }
     }
@@ -577,7 +577,7 @@ const play = {
     const system = deal ? deal.system : this.picker.spec();
     const asked = this.dealt = (this.dealt || 0) + 1;  // the last deal asked for is the one shown
     try {
-      const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system }, seed));
+      const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system, name: playerName() }, seed));
       if (asked !== this.dealt) return;
       this.replay = null;
       store("ps.daily.game", deal ? { id: data.id, date: deal.date } : null);
@@ -1162,19 +1162,41 @@ function dateText(epoch) {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+// The name the person gave (kept in this browser), sent with each new game and recorded
+// with it when it is finished: a class's students are told apart on the Results tab.
+function playerName() {
+  const name = $("play-name").value.trim();
+  return name ? name : undefined;
+}
+
+function keepPlayerName() {
+  const input = $("play-name");
+  input.value = load("ps.name", "");
+  input.addEventListener("change", () => store("ps.name", input.value.trim()));
+}
+
+// A run's player as listed: a person's games with the name they gave.
+const shownPlayer = (r) => (r.player === "human" && r.player_name && r.player_name !== "human" ? `human (${r.player_name})` : r.player);
+
 // A count with its thousands marked: Runs (20,000).
 const count = (n) => Number(n).toLocaleString("en-US");
 
 // Games played in the browser (player "human") per point system, beside the agents' runs:
 // the server sums up every one of them ({system_name, games, mean, best}), not only the
 // runs of the page.
-function humanSummary(humans) {
+function humanSummary(humans, people = []) {
   if (!humans.length) return el("p", { class: "note", text: "Games you finish on the Play tab are recorded here as player human." });
+  const th = (text, num = false) => el("th", { class: num ? "num" : null, scope: "col", text });
+  const cells = (h) => [el("td", { text: h.system_name }), el("td", { class: "num", text: count(h.games) }),
+    el("td", { class: "num", text: fmt(h.mean, 1) }), el("td", { class: "num", text: h.best })];
   return el("div", { "data-humans": "" }, el("h2", { text: "Your games" }),
-    el("table", { class: "data" }, el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "system" }), el("th", { class: "num", scope: "col", text: "games" }),
-      el("th", { class: "num", scope: "col", text: "mean" }), el("th", { class: "num", scope: "col", text: "best" }))),
-    el("tbody", {}, humans.map((h) => el("tr", {}, el("td", { text: h.system_name }), el("td", { class: "num", text: count(h.games) }),
-      el("td", { class: "num", text: fmt(h.mean, 1) }), el("td", { class: "num", text: h.best }))))));
+    el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("system"), th("games", true), th("mean", true), th("best", true))),
+      el("tbody", {}, humans.map((h) => el("tr", {}, cells(h))))),
+    people.length ? el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "games by name", "data-people": "" },
+      el("table", { class: "data" }, el("caption", { text: "By the name given" }),
+        el("thead", {}, el("tr", {}, th("name"), th("system"), th("games", true), th("mean", true), th("best", true))),
+        el("tbody", {}, people.map((h) => el("tr", {}, el("td", { text: h.name }), cells(h))))))
+      : null);
 }
 
 function legend(players) {
@@ -1223,13 +1245,13 @@ const results = {
   // The rows of a page of runs (oldest first, as the server gives them), the newest on top.
   runRows(runs) {
     return runs.slice().reverse().map((r) => el("tr", { class: `pick${r.player === "human" ? " human" : ""}`, "data-run": r.run_id, onclick: () => this.open("run", r.run_id) },
-      el("td", { class: "num" }, this.opener("run", r.run_id)), el("td", { text: r.player }), el("td", { text: r.system_name }),
+      el("td", { class: "num" }, this.opener("run", r.run_id)), el("td", { text: shownPlayer(r) }), el("td", { text: r.system_name }),
       el("td", { class: "num", text: `${r.finished}/${r.games}` }), el("td", { class: "num", text: r.mean === null ? "–" : fmt(r.mean, 2) }),
       el("td", { class: "date", text: dateText(r.created) })));
   },
 
   renderList() {
-    const { runs, runs_total, humans, tournaments, tournaments_total, path } = this.index;
+    const { runs, runs_total, humans, people, tournaments, tournaments_total, path } = this.index;
     const th = (text, num = false) => el("th", { class: num ? "num" : null, scope: "col", text });
     const tRows = tournaments.slice().reverse().map((t) => el("tr", { class: "pick", "data-tournament": t.tournament_id, onclick: () => this.open("tournament", t.tournament_id) },
       el("td", { class: "num" }, this.opener("tournament", t.tournament_id)), el("td", { text: t.players.join(", ") }),
@@ -1241,7 +1263,7 @@ const results = {
     replaceChildren(this.list,
       el("p", { class: "note", text: `Store: ${path}` }),
       el("p", {}, el("a", { class: "button-link", href: "/api/results/export.csv", download: "pokersquares-games.csv" }, "Export every game (CSV)")),
-      humanSummary(humans),
+      humanSummary(humans, people || []),
       el("h2", { text: `Tournaments (${count(tournaments_total)})` }),
       tournaments.length ? el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournaments" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("#", true), th("players"), th("systems", true), th("games", true), th("date"))), el("tbody", {}, tRows)))
         : el("p", { class: "note", text: "none yet (pokersquares tournament …)" }),
@@ -1452,6 +1474,7 @@ function skipToContent(e) {
 
 async function start() {
   keepRoomForTheHintBar();
+  keepPlayerName();
   $("skip-link").addEventListener("click", skipToContent);
   window.addEventListener("hashchange", () => {
     const name = location.hash.slice(1).split("/")[0];
