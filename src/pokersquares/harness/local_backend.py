@@ -43,7 +43,7 @@ from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_work
                    prep_limit_s, prep_overrun_note)
 from .store import GameRecord
 
-__all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker", "ForkedOpenMPError", "omp_in_use"]
+__all__ = ["run_games", "RunnerWarning", "WARM_UP_LIMIT_S", "become_worker", "omp_in_use"]
 
 _POLL_S = 0.2
 # A watch that looked at its clock this long after the last look (past its poll) did not
@@ -246,11 +246,6 @@ def _rss_mb(pid: int) -> float | None:
 _OUTSIDE_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
-class ForkedOpenMPError(PokerSquaresError):
-    """The games' processes cannot run numba's parallel kernels: this process ran them
-    under GNU OpenMP before, and a process forked from it is stopped at its first."""
-
-
 def omp_in_use() -> bool:
     """Whether this process has run numba's parallel kernels under its ``omp`` threading
     layer (GNU OpenMP on Linux), which is not fork safe: numba stops a forked child at its
@@ -267,17 +262,20 @@ def omp_in_use() -> bool:
 
 
 def _stopped_from_outside(proc) -> None:
-    """Raise KeyboardInterrupt if ``proc`` ended by a signal sent to stop it; the reason
-    (:class:`ForkedOpenMPError`) if it was numba that stopped it."""
+    """Raise KeyboardInterrupt if ``proc`` ended by a signal sent to stop it. Numba stops a
+    forked child with SIGTERM too, at its first parallel kernel, when this process ran
+    them under GNU OpenMP (:func:`omp_in_use`): which one it was cannot be told, so the
+    message then says both."""
     code = proc.exitcode
-    if code == -signal.SIGTERM and omp_in_use():
-        raise ForkedOpenMPError(
-            "a game's process was stopped at its first parallel kernel: this process ran numba's parallel "
-            "kernels under GNU OpenMP (threading layer 'omp') before (an evaluator prepared here), and GNU OpenMP "
-            "cannot run in a process forked from it. Play the games in a process of their own (pokersquares "
-            "run), run them before anything learns here, or start Python with NUMBA_THREADING_LAYER=workqueue")
     if code is not None and code < 0 and -code in _OUTSIDE_SIGNALS:
-        raise KeyboardInterrupt(f"a player's process was stopped from outside ({signal.Signals(-code).name})")
+        why = f"a player's process was stopped from outside ({signal.Signals(-code).name})"
+        if code == -signal.SIGTERM and omp_in_use():
+            why += (", or by numba at its first parallel kernel: this process ran numba's parallel kernels under "
+                    "GNU OpenMP (threading layer 'omp') before (an evaluator prepared here), and GNU OpenMP cannot "
+                    "run in a process forked from it; if nobody stopped it, play the games in a process of their "
+                    "own (pokersquares run), run them before anything learns here, or start Python with "
+                    "NUMBA_THREADING_LAYER=workqueue")
+        raise KeyboardInterrupt(why)
 
 
 def oom_kills() -> int | None:
