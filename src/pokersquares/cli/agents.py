@@ -112,8 +112,9 @@ def _prior_for(player, points) -> object | None:
 def _learns_nothing_in(learner, prep_time: float) -> bool:
     """Whether ``learner`` would save an untrained state: it learns for as long as its
     budget allows (no fixed number of games), the budget is 0 and it loaded no saved state."""
+    loaded = getattr(learner, "loaded_points", None)
     return (prep_time == 0 and getattr(learner, "learns_within_budget", False) is True
-            and getattr(learner, "_file", None) is None and not getattr(learner, "_loaded", False))
+            and (not callable(loaded) or loaded() is None))
 
 
 def _save(learner, path: Path, point_system_name: str) -> None:

@@ -18,9 +18,9 @@ from ..cards import card_name, check_seed
 from ..errors import PokerSquaresError
 from ..files import replacing
 from ..game import Grid
-from ..harness.registry import factory_parameters, list_players, make_player, parse_player_spec, split_player_list
+from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
-from ..harness.spec import MAX_GAMES, MAX_SECRET, check_loaded_points, check_seconds
+from ..harness.spec import MAX_GAMES, MAX_SECRET, check_saved_states, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..machine import usable_cores
@@ -184,17 +184,6 @@ def shown_player(run) -> str:
     if run.player == "human" and run.player_name not in ("", "human"):
         return f"human ({run.player_name})"
     return run.player
-
-
-def check_saved_states(specs: list[str], systems: list) -> None:
-    """Each player that loads a saved state (``load=FILE``) checked against every point
-    system it is to play, before the store is touched: one learned for other points
-    would be dropped and an untrained table played under the file's name."""
-    for spec in specs:
-        if "load" in parse_player_spec(spec)[1]:
-            player = make_player(spec)
-            for system in systems:
-                check_loaded_points(spec, system, player)
 
 
 def check_system_list(systems: list, text: str, option: str = "--systems") -> list:

@@ -68,7 +68,7 @@ def review_cmd(
     """Each move of recorded games judged by a coach: the value of the cell played against
     the coach's best (its estimate of the final score; exact over the last cards), the
     points each move gave away, and where in the game they went."""
-    from ..harness.spec import loaded_points
+    from ..harness.spec import check_loaded_points
     from ..review import coach_values, make_coach, prepare_coach, review_record, run_summary
 
     check_seconds(prep_time, "--prep-time", zero_ok=True)
@@ -106,13 +106,9 @@ def review_cmd(
 
     system = PointSystem(tuple(info.points), info.system_name)
     player = make_coach(coach)  # a coach that cannot judge is refused before it learns
-    saved = loaded_points(player)
-    if saved is not None and saved != tuple(system.points):
-        # Its preparation would drop the file and learn anew (nothing in 0 s): the review
-        # would be an untrained coach's, under the name of the file given.
-        raise fail(f"--coach {coach}: its saved state was learned for points {', '.join(map(str, saved))}, not run "
-                   f"{run}'s {system.name} ({', '.join(map(str, system.points))}); train one for these points "
-                   f"(pokersquares train --system ...), or drop load= for a coach that learns in --prep-time")
+    # A saved state of other points would be dropped and learned anew (nothing in 0 s): the
+    # review would be an untrained coach's, under the name of the file given.
+    check_loaded_points(coach, system, player)
     subject = f"preparing {coach} for {system.name}"
     with progress.listening(progress.with_subject(subject)):
         prepare_coach(player, system, prep_time)

@@ -11,13 +11,14 @@ import typer
 from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
 from ..harness.registry import make_player, parse_player_spec
 from ..harness.runner import backend_session, check_backend
+from ..harness.spec import check_saved_states
 from ..harness.store import ResultStore
 from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, save_plot
 from .experiment import _json
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
                       SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, built_player, check_run_options,
-                      check_saved_states, use_classpath, warn_oversubscribed)
+                      use_classpath, warn_oversubscribed)
 
 
 @app.command("sweep")

@@ -21,7 +21,7 @@ from ..errors import PokerSquaresError
 from .local_backend import RunnerWarning, run_games
 from .registry import make_player, parse_player_spec, resolve_factory
 from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
-                   RunSpecError, check_loaded_points, check_seconds, check_workers, default_workers, player_cores,
+                   RunSpecError, check_saved_states, check_seconds, check_workers, default_workers, player_cores,
                    prepare_for_handoff)
 from .store import GameRecord, ResultStore, StoreError
 
@@ -99,12 +99,8 @@ def _check_call(specs: list, store, workers, tournament_id, names: list) -> None
         if isinstance(tournament_id, bool) or not isinstance(tournament_id, int):
             raise RunSpecError(f"a tournament id is an integer, got {tournament_id!r}")
         store.tournament(tournament_id)  # one the store holds, else StoreError
-    built: dict[str, object] = {}
-    for spec in specs:  # a saved state (load=FILE) of other points would be dropped, unsaid: refused first
-        if "load" in parse_player_spec(spec.player)[1]:  # each such player built once (a tournament's twelve runs)
-            if spec.player not in built:
-                built[spec.player] = make_player(spec.player)
-            check_loaded_points(spec.player, spec.point_system, built[spec.player])
+    for player in dict.fromkeys(spec.player for spec in specs):  # a saved state of other points: refused first
+        check_saved_states([player], [spec.point_system for spec in specs if spec.player == player])
     for spec in specs:  # a run the store holds under another secret: said before any run is played
         if spec.secret is not None:
             held = store.secret_of(spec.player, spec.point_system, spec.seed, spec.time_per_game, spec.prep_time,

@@ -206,6 +206,16 @@ def check_loaded_points(spec: str, point_system: PointSystem, player=None) -> No
                            "learns in its preparation")
 
 
+def check_saved_states(specs: list[str], systems: list[PointSystem]) -> None:
+    """Each player that loads a saved state (``load=FILE``), built once, checked against
+    every point system it is to play (:func:`check_loaded_points`)."""
+    for spec in dict.fromkeys(specs):
+        if "load" in parse_player_spec(spec)[1]:
+            player = make_player(spec)
+            for system in systems:
+                check_loaded_points(spec, system, player)
+
+
 def player_cores(spec: str) -> int:
     """How many cores one game of this player keeps busy."""
     name, params = parse_player_spec(spec)
