@@ -507,3 +507,65 @@ def test_a_game_every_reader_would_refuse_is_not_written(tmp_path, field, value,
         assert store.add_games(run, [GameRecord(np.int64(2), np.int64(2), np.int32(40), [], np.float64(0.25))]) == 1
         (game,) = store.games(run)
         assert (game.score, game.decision_s, type(game.score)) == (40, 0.25, int)
+
+
+def test_a_store_opened_in_one_thread_is_used_from_others(tmp_path):
+    """A notebook's worker threads, or a server's, sharing one store: runs opened and
+    games recorded from eight threads at once all land; a read-only store and an optima
+    store are read from another thread. Before: SQLite's own ProgrammingError ("SQLite
+    objects created in a thread can only be used in that same thread")."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pokersquares.optimum import Optimum
+    from pokersquares.optimum.store import OptimaStore
+
+    path = tmp_path / "threads.sqlite"
+    store = ResultStore(path)
+
+    def play(k):
+        run_id = store.open_run(f"greedy:flush_weight={k}", "greedy", AMERICAN, 0, 20, 1.0, 0.0)
+        for i in range(20):
+            store.add_games(run_id, [GameRecord(i, i, 50 + k)])
+        return [g.score for g in store.games(run_id)]
+
+    with ThreadPoolExecutor(8) as pool:
+        scores = list(pool.map(play, range(8)))
+    assert scores == [[50 + k] * 20 for k in range(8)]
+    assert len(store.runs()) == 8
+    store.close()
+    with ResultStore(path, readonly=True) as reader, ThreadPoolExecutor(1) as pool:
+        assert pool.submit(lambda: sum(r.finished for r in reader.runs())).result() == 160
+    with OptimaStore(path) as optima, ThreadPoolExecutor(1) as pool:
+        pool.submit(optima.put, Optimum(3, "American", AMERICAN.points, 150, 150, True, list(range(25)), 1.0, 150),
+                    5.0).result()
+    with OptimaStore(path, readonly=True) as optima, ThreadPoolExecutor(1) as pool:
+        assert pool.submit(lambda: optima.get(3, AMERICAN.points).score).result() == 150
+
+
+def test_a_thread_never_reads_or_writes_inside_another_threads_transaction(tmp_path):
+    """Threads share the store's one connection, so a statement of one thread run while
+    another's transaction is open would be part of it: a read seeing rows the rollback
+    then takes away, a write rolled back with the other's. It waits for the end."""
+    import threading
+
+    store = ResultStore(tmp_path / "tx.sqlite")
+    inside, seen, done = threading.Event(), [], threading.Event()
+
+    def other_thread():
+        inside.wait(10)
+        seen.append(store.conn.execute("SELECT COUNT(*) FROM meta WHERE key = 'draft'").fetchone()[0])
+        store.conn.execute("INSERT INTO meta VALUES ('kept', '1')")  # its own write, after the rollback
+        done.set()
+
+    t = threading.Thread(target=other_thread)
+    t.start()
+    with pytest.raises(RuntimeError, match="changed my mind"):
+        with store.transaction():
+            store.conn.execute("INSERT INTO meta VALUES ('draft', '1')")
+            inside.set()
+            assert not done.wait(0.5)  # the other thread waits for this transaction
+            raise RuntimeError("changed my mind")
+    t.join(10)
+    assert seen == [0]
+    assert store.conn.execute("SELECT key FROM meta WHERE key IN ('draft', 'kept')").fetchall() == [("kept",)]
+    store.close()

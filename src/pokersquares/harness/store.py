@@ -23,6 +23,7 @@ import random
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
@@ -198,7 +199,7 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     if os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK):
         if _in_wal_mode(path) and no_room(path) is not None:
             return _read_without_room(path)
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        conn = _sqlite_connect(path, timeout=30, isolation_level=None)
         conn.execute("PRAGMA query_only = ON")
         return conn
     return _connect_read_only(path, snapshot=True)
@@ -229,10 +230,10 @@ def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connect
         wal, log = _in_wal_mode(path), _holds_log(path)
         if wal and not log:
             if not snapshot:
-                return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, timeout=30,
+                return _sqlite_connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, timeout=30,
                                        isolation_level=None)
             return _snapshot(path)
-        conn = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
+        conn = _sqlite_connect(f"file:{_uri_path(path)}?mode=ro", uri=True, timeout=30, isolation_level=None)
         if not wal:
             return conn  # a rollback journal: SQLite's locks work on a read-only file
         try:
@@ -286,7 +287,7 @@ def _read_without_room(path: Path) -> sqlite3.Connection:
                 return _snapshot(path)
             except StoreError:  # the temporary folder has no room either
                 return _copy_in_memory(path)
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        conn = _sqlite_connect(path, timeout=30, isolation_level=None)
         try:
             conn.execute("PRAGMA query_only = ON")
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the -wal and -shm now
@@ -322,8 +323,8 @@ def _copy_in_memory(path: Path) -> sqlite3.Connection | None:
     before = _signature(path)
     if before[-1]:
         return None  # a writer has written to a log: the store is read with it instead
-    source = sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, isolation_level=None)
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+    source = _sqlite_connect(f"file:{_uri_path(path)}?mode=ro&immutable=1", uri=True, isolation_level=None)
+    conn = _sqlite_connect(":memory:", isolation_level=None)
     try:
         source.backup(conn)
     except BaseException:
@@ -415,7 +416,7 @@ def _snapshot(path: Path) -> sqlite3.Connection | None:
             shutil.copyfileobj(src, out, 1 << 20)
         conn = None
         if _signature(path) == before:
-            conn = sqlite3.connect(f"file:{_uri_path(Path(copy))}?mode=ro&immutable=1", uri=True, timeout=30,
+            conn = _sqlite_connect(f"file:{_uri_path(Path(copy))}?mode=ro&immutable=1", uri=True, timeout=30,
                                    isolation_level=None, factory=_Snapshot)
     except BaseException as e:
         with suppress(OSError):
@@ -502,6 +503,58 @@ def _row_id(value, what: str) -> int:
     return int(value)
 
 
+def _sqlite_connect(database, **options) -> sqlite3.Connection:
+    """An SQLite connection any thread may use (a store opened in one thread and used in
+    another, as a notebook's worker threads or a web server's do). The module and SQLite
+    here are serialized (``sqlite3.threadsafety`` 3): the calls are safe; what runs
+    together is the store's business (:class:`_SharedConnection`)."""
+    return sqlite3.connect(database, check_same_thread=False, **options)
+
+
+class _SharedConnection:
+    """A store's connection as its threads use it: each statement, and each transaction
+    (:meth:`ResultStore.transaction`, which holds the same lock), runs alone, so one
+    thread's statement never runs inside another's transaction (a read seeing rows a
+    rollback then takes away, a write committed or rolled back with someone else's).
+    Rows are read as asked (a run's million games stay a stream)."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._conn, self._lock = conn, lock
+
+    def execute(self, sql: str, args: Sequence = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._conn.execute(sql, args)
+
+    def executemany(self, sql: str, rows: Iterable) -> sqlite3.Cursor:
+        with self._lock:
+            return self._conn.executemany(sql, rows)
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()  # held to the block's end: its statements are one transaction
+        try:
+            return self._conn.__enter__()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def __exit__(self, *exc):
+        try:
+            return self._conn.__exit__(*exc)
+        finally:
+            self._lock.release()
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __getattr__(self, name: str):
+        return getattr(self._conn, name)
+
+
 class _ClosedConnection:
     """What a closed store's connection becomes: every use is one line saying so (not
     sqlite3's ProgrammingError from deep inside a read)."""
@@ -522,9 +575,12 @@ class _ClosedConnection:
 
 
 class ResultStore:
-    """An SQLite file of runs, games and tournaments."""
+    """An SQLite file of runs, games and tournaments. One store may be used from several
+    threads (a notebook's workers, a server's): their statements and transactions take
+    turns. Processes each open their own."""
 
     def __init__(self, path: str | Path = DEFAULT_DB, *, readonly: bool = False) -> None:
+        self._lock = threading.RLock()  # one statement or transaction at a time (_SharedConnection)
         if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
             raise StoreError(f"a result store is a file's path (text or a Path), got {path!r}")
         self.path = Path(path)
@@ -596,8 +652,17 @@ class ResultStore:
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
 
+    @property
+    def conn(self) -> _SharedConnection | _ClosedConnection:
+        """The store's SQLite connection, which any thread may use (:class:`_SharedConnection`)."""
+        return self._conn
+
+    @conn.setter
+    def conn(self, value: sqlite3.Connection | _ClosedConnection) -> None:
+        self._conn = value if isinstance(value, _ClosedConnection) else _SharedConnection(value, self._lock)
+
     def _connect(self) -> None:
-        self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.conn = _sqlite_connect(self.path, timeout=30, isolation_level=None)
         self.conn.execute("PRAGMA busy_timeout = 30000")
 
     def _set_wal(self) -> None:
@@ -635,24 +700,26 @@ class ResultStore:
     @contextmanager
     def transaction(self):
         """One write transaction, taken at once (BEGIN IMMEDIATE), so a look-up and the
-        write that depends on it see no other writer in between."""
-        self._check_same_file()
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as e:
-            raise StoreError(self._cannot_write(e)) from None
-        try:
-            yield
-        except BaseException as e:
-            self._roll_back()
-            if isinstance(e, sqlite3.OperationalError):  # a write of the block (a full disk), said as ours are
+        write that depends on it see no other writer in between. Another thread of this
+        store waits for its end (its statements would be part of it)."""
+        with self._lock:
+            self._check_same_file()
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:
                 raise StoreError(self._cannot_write(e)) from None
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except sqlite3.OperationalError as e:
-            self._roll_back()
-            raise StoreError(self._cannot_write(e)) from None
+            try:
+                yield
+            except BaseException as e:
+                self._roll_back()
+                if isinstance(e, sqlite3.OperationalError):  # a write of the block (a full disk), said as ours are
+                    raise StoreError(self._cannot_write(e)) from None
+                raise
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.OperationalError as e:
+                self._roll_back()
+                raise StoreError(self._cannot_write(e)) from None
 
     def _roll_back(self) -> None:
         """End a failed transaction. SQLite rolls one back itself after some errors (a full
@@ -672,15 +739,16 @@ class ResultStore:
                 f"kept: {room[1]} and run it again to go on")
 
     def close(self) -> None:
-        if isinstance(self.conn, _ClosedConnection):
-            return  # closed already
-        try:
-            self._save_lost_log()
-        except sqlite3.Error:
-            pass
-        finally:
-            self.conn.close()
-            self.conn = _ClosedConnection(self.path)
+        with self._lock:  # after another thread's transaction, not in it
+            if isinstance(self.conn, _ClosedConnection):
+                return  # closed already
+            try:
+                self._save_lost_log()
+            except sqlite3.Error:
+                pass
+            finally:
+                self.conn.close()
+                self.conn = _ClosedConnection(self.path)
 
     def _file_identity(self, path: str | Path | None = None) -> tuple[int, int] | None:
         try:
@@ -871,19 +939,20 @@ class ResultStore:
                  r.penalty, time.time(), int(r.fallback_moves)) for r in records]
         if not rows:
             return 0
-        self._check_same_file()
-        # Games of no run would be kept for ever under an id a later run may take.
-        if self.conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
-            raise StoreError(f"no run {run_id!r} in {self.path}: its games are not recorded")
-        try:
-            with self.conn:
-                self.conn.execute("BEGIN")
-                return self.conn.executemany(
-                    "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
-                    " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows).rowcount
-        except sqlite3.OperationalError as e:
-            self._roll_back()  # a COMMIT that failed may leave its transaction open
-            raise StoreError(self._cannot_write(e)) from None
+        with self._lock:  # the checks and the write, with no other thread's statement between
+            self._check_same_file()
+            # Games of no run would be kept for ever under an id a later run may take.
+            if self.conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+                raise StoreError(f"no run {run_id!r} in {self.path}: its games are not recorded")
+            try:
+                with self.conn:
+                    self.conn.execute("BEGIN")
+                    return self.conn.executemany(
+                        "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
+                        " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows).rowcount
+            except sqlite3.OperationalError as e:
+                self._roll_back()  # a COMMIT that failed may leave its transaction open
+                raise StoreError(self._cannot_write(e)) from None
 
     def games(self, run_id: int, seeds: Iterable[int] | None = None) -> list[GameRecord]:
         """The run's games in the order played; ``seeds``: only those dealt with these."""

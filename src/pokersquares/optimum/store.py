@@ -58,7 +58,7 @@ class OptimaStore:
     """The ``optima`` table of a result store file (created if missing)."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        from ..harness.store import StoreError, no_room, open_for_reading, probe
+        from ..harness.store import StoreError, _sqlite_connect, no_room, open_for_reading, probe
         self.path = Path(path)
         try:
             if readonly:
@@ -74,7 +74,7 @@ class OptimaStore:
                 except sqlite3.DatabaseError:
                     kind = "unreadable"
                 if kind == "new":
-                    self.conn = sqlite3.connect(":memory:")
+                    self.conn = _sqlite_connect(":memory:")  # any thread may read it
                 else:
                     self.conn = open_for_reading(self.path)
                     if no_room(self.path) is not None:  # read now: SQLite may not size the -shm it needs
