@@ -17,8 +17,10 @@ from pokersquares.openspiel import GAME_NAME, load, play_deal  # noqa: E402
 NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
 
 
-@pytest.mark.parametrize("spec", ["american", "-3,2,5,10,15,20,25,50,75,100", "hypercorner:1"])
+@pytest.mark.parametrize("spec", ["american", "-3,2,5,10,15,20,25,50,75,100", "hypercorner:1",
+                                  "5,5,5,5,5,5,5,5,5,5", "0,0,0,0,0,0,0,0,0,0"])
 def test_random_sim_test_and_openspiel_api_checks(spec):
+    """Ten equal values too: one outcome, but OpenSpiel checks MinUtility < MaxUtility."""
     game = pyspiel.load_game(GAME_NAME, {"point_system": spec})
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
     from open_spiel.python.tests.games_sim_test import GamesSimTest

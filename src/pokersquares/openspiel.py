@@ -68,15 +68,19 @@ class PokerSquaresGame(pyspiel.Game):
         params["point_system"] = " ".join(words)
         point_system = parse_point_system(spec)
         self._point_system: PointSystem | None = point_system
+        # Ten hands, each scoring between the lowest and the highest points: bounds, not
+        # always reached. A system of ten equal values has one outcome, but OpenSpiel asks
+        # for MinUtility < MaxUtility (its checks, and algorithms that divide by the range).
+        low, high = 10 * min(point_system.points), 10 * max(point_system.points)
+        high = max(high, low + 1)
         super().__init__(
             _GAME_TYPE,
             pyspiel.GameInfo(
                 num_distinct_actions=NUM_CELLS,
                 max_chance_outcomes=NUM_CARDS,
                 num_players=1,
-                # ten hands, each scoring between the lowest and the highest points
-                min_utility=float(10 * min(point_system.points)),
-                max_utility=float(10 * max(point_system.points)),
+                min_utility=float(low),
+                max_utility=float(high),
                 max_game_length=NUM_CELLS,
             ),
             params,
