@@ -103,3 +103,64 @@ def test_the_search_runs_without_the_cyclic_collector_and_frees_its_tree_before_
     assert seen == [False] and gc.isenabled()
     assert player.simulations > 0          # it searched a tree...
     assert alive_at_enable == [0]          # ...and none of it was alive when the collector came back
+
+
+def test_a_leafs_random_rollouts_stop_at_the_moves_deadline(monkeypatch):
+    # rollouts=1000 ran every leaf whole (about a second from the empty grid) past a move's
+    # budget: `run --player openspiel:mcts:rollouts=1000 --time-per-game 1` scored 2 of its
+    # 3 games the timeout penalty (1.21 s of decision time).
+    import time
+
+    import numpy as np
+
+    from pokersquares import openspiel as pso
+    from pokersquares.game import EMPTY
+    player = make_player("openspiel:mcts:rollouts=1000")
+    player.set_point_system(AMERICAN, 0.0)
+    rollouts = []
+    returns = pso.PokerSquaresState.returns
+
+    def counted(state):
+        rollouts.append(1)
+        return returns(state)
+
+    monkeypatch.setattr(pso.PokerSquaresState, "returns", counted)
+    player.start_game()
+    t = time.perf_counter()
+    cell = player.choose(np.full(25, EMPTY, dtype=np.int8), 0, 0.5)  # a move's budget of about 20 ms
+    took = time.perf_counter() - t
+    assert 0 <= cell < 25 and player.simulations >= 1
+    assert 1 <= len(rollouts) < 1000, (len(rollouts), took)  # the first leaf stopped at the deadline
+
+
+def test_a_move_proven_to_score_less_is_not_played_over_a_better_unproven_one():
+    # OpenSpiel's MCTS-Solver ranks a proven child by its score and an unproven one as 0 (it
+    # is made for wins and losses): a move whose next card cannot change the score (here the
+    # last cell, 24, between four aces and four kings) was proven at 110 and played over
+    # the move expected to score 115.18 (the 2S to cell 24, any card to cell 18).
+    import numpy as np
+
+    from pokersquares.cards import parse_card
+    from pokersquares.game import Grid
+    cells = {20: "AS", 21: "AH", 22: "AD", 23: "AC", 4: "KS", 9: "KD", 14: "KC", 19: "KH", 15: "2H", 16: "5H",
+             17: "9H", 0: "3S", 1: "4D", 2: "6C", 3: "7S", 5: "8D", 6: "TC", 7: "JS", 8: "QD", 10: "3C", 11: "4S",
+             12: "6D", 13: "7C"}
+    grid = np.full(25, -1, dtype=np.int8)
+    for cell, name in cells.items():
+        grid[cell] = parse_card(name)
+    card = parse_card("2S")
+
+    def expected(cell, last):
+        scores = []
+        for c in set(range(52)) - set(int(x) for x in grid if x >= 0) - {card}:
+            g = [int(x) for x in grid]
+            g[cell], g[last] = card, c
+            scores.append(Grid(g).score(AMERICAN))
+        return np.mean(scores), np.ptp(scores)
+    assert expected(18, 24) == (110.0, 0) and expected(24, 18)[0] > 115
+    player = make_player("openspiel:mcts:uct_c=50")  # explores the worse move enough to prove it
+    player.set_point_system(AMERICAN, 0.0)
+    for seed in (0, 1):
+        player.set_seed(seed)
+        player.start_game()
+        assert player.choose(grid, card, 0.5) == 24

@@ -7,7 +7,7 @@ playouts of one of this toolkit's evaluators wrapped as an OpenSpiel evaluator
 (``evaluator=possibility|narl|patterns``): both return final scores, the scale of the
 game's returns. Each move's time is given by the :class:`~.move_clock.MoveClock`
 every player shares its game's clock with; the search stops at that deadline
-(checked before every simulation).
+(checked before every simulation, and between a leaf's random rollouts).
 
 Needs the ``openspiel`` extra (``pip install 'pokersquares[openspiel]'``).
 """
@@ -31,9 +31,10 @@ from .move_clock import MoveClock
 __all__ = ["OpenSpielMCTSPlayer"]
 
 AVAILABLE = importlib.util.find_spec("pyspiel") is not None
-# A leaf's rollouts run whole (the search looks at its deadline between simulations only):
-# 1,000 random rollouts from the empty grid take about a second. rollouts=2**62 never
-# returned from the first leaf, and evaluator=narl asked for an array that size, in every game.
+# 1,000 random rollouts from the empty grid take about a second, so a leaf's random
+# rollouts stop at the move's deadline (after the first): run whole, rollouts=1000 took
+# 1.2 s of a 1 s game (a timeout's penalty). rollouts=2**62 never returned from the first
+# leaf, and evaluator=narl asked for an array that size, in every game.
 MAX_ROLLOUTS = 1000
 DESCRIPTION = ("OpenSpiel's MCTSBot on python_poker_squares, leaves judged by random rollouts "
                "(evaluator=random) or a toolkit evaluator's greedy playouts (evaluator=possibility|narl|patterns)")
@@ -58,8 +59,41 @@ def _make_bot(game, uct_c: float, evaluator, seed: int):
                 raise _TimeUp
             return super()._apply_tree_policy(root, state)
 
-    return TimedMCTSBot(game, uct_c, max_simulations=10**9, evaluator=evaluator,
+    # solve=False: MCTS-Solver is for wins and losses. Its best child ranks a proven one
+    # by its score and an unproven one as 0, so a move proven to score 110 was played
+    # over one expected to score 115 (a chance node is proven when every card dealt
+    # next scores the same).
+    return TimedMCTSBot(game, uct_c, max_simulations=10**9, evaluator=evaluator, solve=False,
                         random_state=np.random.RandomState(seed))
+
+
+def _random_rollouts(rollouts: int, seed: int):
+    """OpenSpiel's ``RandomRolloutEvaluator`` whose leaf stops its rollouts at
+    ``deadline`` (after the first), its value the mean of those it played."""
+    from open_spiel.python.algorithms import mcts
+
+    class TimedRolloutEvaluator(mcts.RandomRolloutEvaluator):
+        deadline = math.inf
+
+        def evaluate(self, state):
+            total, played = None, 0
+            for _ in range(self.n_rollouts):
+                working_state = state.clone()
+                while not working_state.is_terminal():
+                    if working_state.is_chance_node():
+                        actions, probs = zip(*working_state.chance_outcomes())
+                        action = self._random_state.choice(actions, p=probs)
+                    else:
+                        action = self._random_state.choice(working_state.legal_actions())
+                    working_state.apply_action(action)
+                returns = np.array(working_state.returns())
+                total = returns if total is None else total + returns
+                played += 1
+                if time.perf_counter() >= self.deadline:
+                    break
+            return total / played
+
+    return TimedRolloutEvaluator(rollouts, np.random.RandomState(seed))
 
 
 def _toolkit_evaluator(evaluator, rollouts: int):
@@ -99,7 +133,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
     (default: a fifth of the point system's largest absolute value, 20 for American)."""
 
     name = "openspiel:mcts"
-    version = "4"  # 4: the tree freed before the collector is back on; 3: no cyclic garbage collection during a search; 2: the shared MoveClock (was: 90% of an even share of the time left, less the largest overshoot)
+    version = "5"  # 5: a leaf's random rollouts stop at the move's deadline, no MCTS-Solver (a proven move outranked a better unproven one); 4: the tree freed before the collector is back on; 3: no cyclic garbage collection during a search; 2: the shared MoveClock (was: 90% of an even share of the time left, less the largest overshoot)
 
     def __init__(self, evaluator: str = "random", rollouts: int = 1, uct_c: float | None = None) -> None:
         super().__init__()
@@ -142,15 +176,13 @@ class OpenSpielMCTSPlayer(BasePlayer):
             ev.greedy_cell(np.full(25, EMPTY, dtype=np.int8), 0)
 
     def prepare(self, budget_s: float) -> None:
-        from open_spiel.python.algorithms import mcts
-
         from ..openspiel import load
         self.game = load(self.point_system)
         if self._toolkit is not None:
             self._toolkit.prepare(self.points, budget_s, self.seed)
             leaf = _toolkit_evaluator(self._toolkit, self.rollouts)
         else:
-            leaf = mcts.RandomRolloutEvaluator(self.rollouts, np.random.RandomState(self.seed))
+            leaf = _random_rollouts(self.rollouts, self.seed)
         uct_c = self.uct_c if self.uct_c is not None else max(0.2, 0.2 * float(np.abs(self.points).max()))
         self._bot = _make_bot(self.game, float(uct_c), leaf, self.seed)
 
@@ -184,7 +216,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
         self.simulations = 0
         if budget > 0.0:
             bot = self._bot
-            bot.deadline = time.perf_counter() + budget
+            bot.deadline = bot.evaluator.deadline = time.perf_counter() + budget
             # The search allocates a Python object per node and state. With the cyclic
             # collector on, a process with a large heap (a long test session, the web app)
             # can run a full collection in the middle of a move. It is off during the
