@@ -134,8 +134,8 @@ def test_a_leafs_random_rollouts_stop_at_the_moves_deadline(monkeypatch):
 
 
 def test_a_move_proven_to_score_less_is_not_played_over_a_better_unproven_one():
-    # OpenSpiel's MCTS-Solver ranks a proven child by its score and an unproven one as 0 (it
-    # is made for wins and losses): a move whose next card cannot change the score (here the
+    # OpenSpiel's MCTS-Solver chooses a proven child by its score over an unproven one as 0
+    # (it is made for wins and losses): a move whose next card cannot change the score (here the
     # last cell, 24, between four aces and four kings) was proven at 110 and played over
     # the move expected to score 115.18 (the 2S to cell 24, any card to cell 18).
     import numpy as np
