@@ -119,7 +119,7 @@ def _recording(db: Path, workers: Optional[int], backend: str, address: Optional
         progress = _Progress(total, desc, show_progress)
         try:
             yield store, dict(workers=workers, backend=backend, address=address,
-                              on_result=lambda rec: progress.update(rec.score))
+                              on_result=lambda rec: progress.update(rec.score), on_held=progress.held)
         finally:
             progress.close()
 

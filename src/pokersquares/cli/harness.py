@@ -88,7 +88,8 @@ def _say_penalties(records, what: str) -> None:
 
 
 class _Progress:
-    """A tqdm bar with games done, running mean and time left."""
+    """A tqdm bar with games done, running mean and time left; a resumed run's games
+    that the store already holds (:meth:`held`) count as done, not as played just now."""
 
     def __init__(self, total: int, desc: str, enabled: bool) -> None:
         self.bar = None
@@ -98,6 +99,21 @@ class _Progress:
         if enabled and total > 0:
             from tqdm import tqdm
             self.bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+
+    def held(self, records) -> None:
+        """Games the store holds, read back instead of played: done, in the mean, but not
+        in the rate (the time left is that of the games still to play)."""
+        k = len(records)
+        if not k:
+            return
+        self.sum += sum(r.score for r in records)
+        self.n += k
+        if self.bar is not None:
+            self.bar.n += k
+            self.bar.last_print_n += k
+            self.bar.initial += k
+            self.bar.set_postfix(mean=f"{self.sum / self.n:.2f}", refresh=False)
+            self.bar.refresh()
 
     def update(self, score: float) -> None:
         self.sum += score
@@ -350,7 +366,8 @@ def run_cmd(
         t = time.monotonic()
         try:
             run_id, records = record_run(spec, store, workers=workers, on_result=lambda r: progress.update(r.score),
-                                         backend=backend, address=address, retry_penalties=retry_penalties)
+                                         backend=backend, address=address, retry_penalties=retry_penalties,
+                                         on_held=progress.held)
         finally:
             progress.close()
         wall = time.monotonic() - t
@@ -489,7 +506,8 @@ def tournament_cmd(
                                    prep_time=prep_time, workers=workers,
                                    on_result=lambda s, p, r: progress.update(r.score),
                                    backend=backend, address=address, memory_mb=memory_limit,
-                                   retry_penalties=retry_penalties, secret=secret)
+                                   retry_penalties=retry_penalties, secret=secret,
+                                   on_held=lambda s, p, recs: progress.held(recs))
         finally:
             progress.close()
     with ResultStore(db, readonly=True) as store:

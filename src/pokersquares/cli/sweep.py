@@ -77,7 +77,8 @@ def sweep_cmd(
         try:
             rows = run_sweep(player, grid, ps, games, seed, store, time_per_game=time_per_game,
                              prep_time=prep_time, workers=workers, backend=backend, address=address,
-                             on_result=lambda k, r: progress.update(r.score), memory_mb=memory_limit)
+                             on_result=lambda k, r: progress.update(r.score), memory_mb=memory_limit,
+                             on_held=lambda k, recs: progress.held(recs))
         finally:
             progress.close()
     if plot is not None:  # written beside it and moved over it: an interrupted plot leaves the old one whole

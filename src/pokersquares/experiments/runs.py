@@ -54,13 +54,16 @@ def score_stats(scores: Sequence[float]) -> tuple[float, float]:
 
 def play_runs(specs: Sequence[RunSpec], store: ResultStore, *, workers: int | None = None,
               backend: str = "local", address: str | None = None,
-              on_result: Callable[[GameRecord], None] | None = None) -> dict[RunSpec, tuple[int, list[GameRecord]]]:
-    """Record every distinct run (resuming what ``store`` holds): run id and records per spec."""
+              on_result: Callable[[GameRecord], None] | None = None,
+              on_held: Callable[[list[GameRecord]], None] | None = None) -> dict[RunSpec, tuple[int, list[GameRecord]]]:
+    """Record every distinct run (resuming what ``store`` holds): run id and records per spec.
+    ``on_held`` is told each run's games the store already holds (not played again)."""
     unique = list(dict.fromkeys(specs))
     for player in dict.fromkeys(s.player for s in unique):
         make_player(player)  # a parameter the player does not take fails here, before anything runs
     results = record_runs(unique, store, workers=workers, backend=backend, address=address,
-                          on_result=None if on_result is None else (lambda _k, rec: on_result(rec)))
+                          on_result=None if on_result is None else (lambda _k, rec: on_result(rec)),
+                          on_held=None if on_held is None else (lambda _k, recs: on_held(recs)))
     return dict(zip(unique, results))
 
 

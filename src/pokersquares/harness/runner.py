@@ -135,21 +135,28 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                tournament_id: int | None = None,
                on_result: Callable[[GameRecord], None] | None = None,
                player_name: str | None = None, backend: str = "local",
-               address: str | None = None, retry_penalties: bool = False) -> tuple[int, list[GameRecord]]:
+               address: str | None = None, retry_penalties: bool = False,
+               on_held: Callable[[list[GameRecord]], None] | None = None) -> tuple[int, list[GameRecord]]:
     """Play the games of ``spec`` that ``store`` does not hold yet, recording each as it
     finishes; return the run id and all its records (old and new) in game order.
-    ``retry_penalties`` plays the run's penalised games again (a fault since fixed)."""
+    ``retry_penalties`` plays the run's penalised games again (a fault since fixed).
+    ``on_held`` is told the games the store already holds (not played again) before any
+    game is played, so that a resumed run's progress counts them."""
     check_backend(backend, address)
     _check_call([spec], store, workers, tournament_id, [player_name])
     if backend != "local":
         cb = None if on_result is None else (lambda _k, rec: on_result(rec))
         return record_runs([spec], store, workers=workers, tournament_id=tournament_id, on_result=cb,
                            player_names=None if player_name is None else [player_name],
-                           backend=backend, address=address, retry_penalties=retry_penalties)[0]
+                           backend=backend, address=address, retry_penalties=retry_penalties,
+                           on_held=None if on_held is None else (lambda _k, recs: on_held(recs)))[0]
     make_player(spec.player)  # a bad spec fails here, before the store holds an empty run
     run_id = _open_run(store, spec, player_name, tournament_id, retry_penalties)
     spec = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
-    done = {g.game_index for g in store.games(run_id) if g.game_index < spec.games}
+    held = [g for g in store.games(run_id) if g.game_index < spec.games]
+    done = {g.game_index for g in held}
+    if on_held is not None:
+        on_held(held)
     recorder = _Recorder(store, [run_id], None if on_result is None else (lambda _k, rec: on_result(rec)))
     try:
         todo = [i for i in range(spec.games) if i not in done]
@@ -211,9 +218,10 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
                 tournament_id: int | None = None,
                 on_result: Callable[[int, GameRecord], None] | None = None,
                 player_names: list[str] | None = None, backend: str = "local",
-                address: str | None = None, retry_penalties: bool = False) -> list[tuple[int, list[GameRecord]]]:
-    """:func:`record_run` for several runs; ``on_result(k, record)`` names the run by its
-    place in ``specs``. The local backend plays them one after the other; Ray plays
+                address: str | None = None, retry_penalties: bool = False,
+                on_held: Callable[[int, list[GameRecord]], None] | None = None) -> list[tuple[int, list[GameRecord]]]:
+    """:func:`record_run` for several runs; ``on_result(k, record)`` and ``on_held(k, records)``
+    name the run by its place in ``specs``. The local backend plays them one after the other; Ray plays
     them all at once (preparations included), so a cluster never waits for one run.
     Every spec is checked (its player built) before any game is played."""
     check_backend(backend, address)
@@ -226,7 +234,8 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
     if backend == "local":
         return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
                            on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)),
-                           retry_penalties=retry_penalties)
+                           retry_penalties=retry_penalties,
+                           on_held=None if on_held is None else (lambda recs, k=k: on_held(k, recs)))
                 for k, (spec, name) in enumerate(zip(specs, names))]
     from . import ray_backend
     specs = list(specs)
@@ -235,7 +244,10 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
         run_id = _open_run(store, spec, pname, tournament_id, retry_penalties)
         specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
         run_ids.append(run_id)
-        done.append({g.game_index for g in store.games(run_id) if g.game_index < spec.games})
+        held = [g for g in store.games(run_id) if g.game_index < spec.games]
+        done.append({g.game_index for g in held})
+        if on_held is not None:
+            on_held(k, held)
     recorder = _Recorder(store, run_ids, on_result)
     jobs = [(spec, [i for i in range(spec.games) if i not in done[k]]) for k, spec in enumerate(specs)]
     try:

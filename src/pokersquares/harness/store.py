@@ -907,16 +907,34 @@ class ResultStore:
 
     def open_tournament(self, players: list[str], systems: list[PointSystem], games: int, seed: int,
                         time_per_game: float, prep_time: float) -> int:
+        """The id of the tournament with these settings, created if new. As for a run, the
+        game count is not part of it: the same tournament with more games goes on from the
+        games it holds (its runs grow), with fewer it reads the first of them."""
         sys_json = [s.to_json() for s in systems]
-        key = _key(players, sys_json, games, seed, time_per_game, prep_time)
+        key = _key(players, sys_json, seed, time_per_game, prep_time)
         with self.transaction():
-            row = self.conn.execute("SELECT tournament_id FROM tournaments WHERE key = ?", (key,)).fetchone()
+            row = (self.conn.execute("SELECT tournament_id, games FROM tournaments WHERE key = ?", (key,)).fetchone()
+                   or self._tournament_keyed_with_games(players, sys_json, seed, time_per_game, prep_time))
             if row:
+                self._write("UPDATE tournaments SET key = ?, games = MAX(games, ?) WHERE tournament_id = ?",
+                            (key, games, row[0]))
                 return row[0]
             cur = self._write(
                 "INSERT INTO tournaments (key, players, systems, games, seed, created) VALUES (?,?,?,?,?,?)",
                 (key, json.dumps(players), json.dumps(sys_json), games, seed, time.time()))
             return int(cur.lastrowid)
+
+    def _tournament_keyed_with_games(self, players, sys_json, seed, time_per_game, prep_time):
+        """``(tournament_id, games)`` of a tournament of these settings recorded before its
+        key left out the game count (session 63: another --games was another tournament,
+        all its games played again), the one of most games; None if there is none."""
+        rows = self.conn.execute(
+            "SELECT tournament_id, games, key FROM tournaments WHERE players = ? AND systems = ? AND seed = ?"
+            " ORDER BY games DESC, tournament_id", (json.dumps(players), json.dumps(sys_json), seed)).fetchall()
+        for tid, held, old in rows:
+            if _key(players, sys_json, held, seed, time_per_game, prep_time) == old:
+                return tid, held
+        return None
 
     def forget_penalised(self, run_id: int) -> int:
         """Delete the run's penalised games, so that resuming plays them again; their number."""

@@ -142,9 +142,12 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
                    *, time_per_game: float = 30.0, prep_time: float = 300.0, workers: int | None = None,
                    on_result: Callable[[str, str, GameRecord], None] | None = None,
                    backend: str = "local", address: str | None = None, memory_mb: int = DEFAULT_MEMORY_MB,
-                   retry_penalties: bool = False, secret: str | None = None) -> dict:
+                   retry_penalties: bool = False, secret: str | None = None,
+                   on_held: Callable[[str, str, list[GameRecord]], None] | None = None) -> dict:
     """Play every player on every system (resuming what the store holds) and return the table.
     ``secret``: the key of every run's player seeds (:class:`RunSpec`), else one each.
+    ``on_held(system, player, records)``: a run's games the store already holds (not
+    played again), told before any game is played.
 
     Every player is built and every run checked before the tournament is recorded or
     a game played. The local backend plays the runs one after the other; Ray plays
@@ -180,8 +183,9 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
         make_player(player)
     tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
     cb = None if on_result is None else (lambda k, rec: on_result(cells[k][0], cells[k][1], rec))
+    held = None if on_held is None else (lambda k, recs: on_held(cells[k][0], cells[k][1], recs))
     results = record_runs(specs, store, workers=workers, tournament_id=tid, on_result=cb, backend=backend,
-                          address=address, retry_penalties=retry_penalties)
+                          address=address, retry_penalties=retry_penalties, on_held=held)
     scores: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
     penalties: dict[str, dict[str, int]] = {sname: {} for sname in names}
     for (sname, player), (_, records) in zip(cells, results):
