@@ -147,13 +147,14 @@ def run_strength(names: list[str] | None = None, progress: Callable[[str], None]
             preparation.report("done", subject=subject, force=True)
         ev, search = evaluators[agent.evaluator], agent.search()
         scores = np.array([play(ev, search, points, seed) for seed in range(agent.games)])
-        out[agent.name] = {"mean": round(float(scores.mean()), 3),
-                           "se": round(float(scores.std(ddof=1) / np.sqrt(len(scores))), 3),
+        mean, se = float(scores.mean()), float(scores.std(ddof=1) / np.sqrt(len(scores)))
+        out[agent.name] = {"mean": round(mean, 3), "se": round(se, 3),
                            "games": agent.games, "seconds": round(time.perf_counter() - t, 1)}
         if agent.games > COMMON_DEALS:  # on the deals every agent plays, to compare agents paired
             out[agent.name]["mean_first_100"] = round(float(scores[:COMMON_DEALS].mean()), 3)
         if progress:
-            progress(f"{agent.name}: {out[agent.name]['mean']:.2f} ± {out[agent.name]['se']:.2f} "
+            # From the figures, not from their three decimals: 115.0055 is 115.01, not 115.00.
+            progress(f"{agent.name}: {mean:.2f} ± {se:.2f} "
                      f"({agent.games} games, {out[agent.name]['seconds']} s)")
     return out
 

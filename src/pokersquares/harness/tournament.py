@@ -40,13 +40,20 @@ def normalize(totals: dict[str, float]) -> dict[str, float]:
 
 def tournament_table(players: list[str], systems: list[str], games: int,
                      scores: dict[str, dict[str, list[int]]], resamples: int = 1000,
-                     penalties: dict[str, dict[str, int]] | None = None) -> dict:
+                     penalties: dict[str, dict[str, int]] | None = None,
+                     seeds: dict[str, dict[str, list[int]]] | None = None) -> dict:
     """The contest's table from each player's game scores per system (game ``i`` of every
-    player is the same deal): totals, normalised scores, sums and ranking, plus
-    per-system means with standard errors and :func:`bootstrap_errors` of the sums,
-    and each cell's count of penalised games (``penalties``, zeros if not given).
+    player is the same deal, unless ``seeds`` gives each score's deal seed): totals,
+    normalised scores, sums and ranking, plus per-system means with standard errors,
+    each player's paired gap to the first (:func:`behind_first`) and
+    :func:`bootstrap_errors` of the sums, and each cell's count of penalised games
+    (``penalties``, zeros if not given). With ``seeds`` (a tournament the store holds in
+    part: game 6 may be recorded before game 5) the pairings are on the deals every
+    player of the system holds, matched by seed, not by position.
     Raises :class:`TournamentError` when a cell's scores are missing or not numbers."""
     _check_scores(players, systems, scores)
+    # Totals and means over every game held; the pairings over the deals all players share.
+    paired = scores if seeds is None else {s: _on_common_deals(players, scores[s], seeds.get(s)) for s in systems}
     totals = {s: {p: float(sum(scores[s][p])) for p in players} for s in systems}
     normalized = {s: normalize(totals[s]) for s in systems}
     sums = {p: sum(normalized[s][p] for s in systems) for p in players}
@@ -57,8 +64,26 @@ def tournament_table(players: list[str], systems: list[str], games: int,
             "means": {s: {p: m for p, (m, _) in row.items()} for s, row in means.items()},
             "mean_se": {s: {p: se for p, (_, se) in row.items()} for s, row in means.items()},
             "penalties": {s: {p: (penalties or {}).get(s, {}).get(p, 0) for p in players} for s in systems},
-            "behind_first": {s: behind_first(players, scores[s]) for s in systems},
-            **bootstrap_errors(players, systems, scores, ranking[0] if players else None, resamples)}
+            "behind_first": {s: behind_first(players, paired[s], _first(players, scores[s])) for s in systems},
+            **bootstrap_errors(players, systems, paired, ranking[0] if players else None, resamples)}
+
+
+def _on_common_deals(players: list[str], row: dict, seeds: dict) -> dict:
+    """Per player of one system, its scores on the deals every player holds, in seed order
+    (``seeds``: each player's deal seed of each score)."""
+    by_seed = {}
+    for p in players:
+        held = seeds.get(p) if isinstance(seeds, dict) else None
+        if held is None or len(held) != len(row[p]):
+            raise TournamentError(f"the seeds of {p!r} are one deal seed per score")
+        by_seed[p] = dict(zip((int(x) for x in held), row[p]))
+    common = sorted(set.intersection(*(set(d) for d in by_seed.values()))) if players else []
+    return {p: [by_seed[p][k] for k in common] for p in players}
+
+
+def _first(players: list[str], scores: dict[str, list[int]]) -> str | None:
+    """The system's first: the highest total (a tie goes to the player listed first)."""
+    return max(players, key=lambda p: (sum(scores[p]), -players.index(p))) if players else None
 
 
 def _check_scores(players: list[str], systems: list[str], scores) -> None:
@@ -81,18 +106,20 @@ def _check_scores(players: list[str], systems: list[str], scores) -> None:
                 raise TournamentError(f"the scores of {p!r} on {s!r} are a list of finite numbers, got {cell!r:.60}")
 
 
-def behind_first(players: list[str], scores: dict[str, list[int]]) -> dict:
+def behind_first(players: list[str], scores: dict[str, list[int]], first: str | None = None) -> dict:
     """One system's first (the highest total; a tie goes to the player listed first) and,
     for every player, its mean minus the first's and the standard error of that paired
     difference (game ``i`` of every player is the same deal, so the differences are taken
     game by game), and ``close``: whether it is the first, level with it or behind it by
     at most one paired standard error (issue 16's tournament target). A player's entry
     is None when the players have not all played the same number of games (at least
-    two) on the system."""
+    two) on the system. ``first``: the first by the totals of every game held (a table
+    whose ``scores`` here are those of the deals all players share), else by these."""
     lengths = {len(scores[p]) for p in players}
     if not players or len(lengths) != 1 or lengths.pop() < 2:
         return {"first": None, "players": {p: None for p in players}}
-    first = max(players, key=lambda p: (sum(scores[p]), -players.index(p)))
+    if first is None:
+        first = _first(players, scores)
     out = {}
     for p in players:
         d = np.asarray(scores[p], dtype=np.float64) - np.asarray(scores[first], dtype=np.float64)
@@ -188,10 +215,12 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
                           address=address, retry_penalties=retry_penalties, on_held=held)
     scores: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
     penalties: dict[str, dict[str, int]] = {sname: {} for sname in names}
+    seeds: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
     for (sname, player), (_, records) in zip(cells, results):
         scores[sname][player] = [r.score for r in records]
+        seeds[sname][player] = [r.seed for r in records]
         penalties[sname][player] = sum(1 for r in records if r.penalty)
-    table = tournament_table(players, names, games, scores, penalties=penalties)
+    table = tournament_table(players, names, games, scores, penalties=penalties, seeds=seeds)
     table["tournament_id"] = tid
     return table
 
@@ -204,16 +233,18 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
     by_key = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
     scores: dict[str, dict[str, list[int]]] = {}
     penalties: dict[str, dict[str, int]] = {}
+    seeds: dict[str, dict[str, list[int]]] = {}
     finished = 0
     for system, sname in zip(systems, names):
-        scores[sname], penalties[sname] = {}, {}
+        scores[sname], penalties[sname], seeds[sname] = {}, {}, {}
         for player in t["players"]:
             run = by_key.get((tuple(system.points), player))
             records = store.games(run.run_id) if run else []
             finished += len(records)
             scores[sname][player] = [r.score for r in records]
+            seeds[sname][player] = [r.seed for r in records]
             penalties[sname][player] = sum(1 for r in records if r.penalty)
-    table = tournament_table(t["players"], names, t["games"], scores, penalties=penalties)
+    table = tournament_table(t["players"], names, t["games"], scores, penalties=penalties, seeds=seeds)
     table["tournament_id"] = tournament_id
     table["complete"] = finished == t["games"] * len(systems) * len(t["players"])
     return table
