@@ -53,3 +53,37 @@ def test_bench_strengths_line_rounds_the_mean_once(monkeypatch):
     assert np.mean(scores) == pytest.approx(115.0055)
     assert lines[0].startswith(f"fake: 115.01 ± {se:.2f} (2000 games")
     assert out["fake"]["games"] == 2000 and out["fake"]["se"] == round(se, 3)
+
+
+def test_one_game_has_no_standard_error_rather_than_plus_or_minus_zero(cli, tmp_path):
+    """`run --games 1` printed `mean 82.00 ± 0.00 (stderr) ... sd 0.00` and its JSON
+    `"stderr": 0.0`, where `compare` says "-" and null: one game tells no spread."""
+    import json
+    db = tmp_path / "one.sqlite"
+    code, out, err = cli("run", "-p", "greedy", "--games", "1", "--prep-time", "0", "--time-per-game", "1",
+                         "--db", db, "-q")
+    assert code == 0, err
+    assert "(one game: no stderr, no sd)" in out and "±" not in out
+    code, out, err = cli("run", "-p", "greedy", "--games", "1", "--prep-time", "0", "--time-per-game", "1",
+                         "--db", db, "-q", "--json")
+    summary = json.loads(out)
+    assert summary["stderr"] is None and summary["stdev"] is None and summary["games"] == 1
+    code, out, err = cli("run", "-p", "greedy", "--games", "3", "--prep-time", "0", "--time-per-game", "1",
+                         "--db", db, "-q", "--json")
+    summary = json.loads(out)
+    assert summary["stderr"] == pytest.approx(np.std(summary["scores"], ddof=1) / np.sqrt(3))
+
+
+def test_a_regret_over_one_deal_has_no_standard_error():
+    """`results --optima` on a run of one deal printed `0.406 ± 0.000 of the optimum,
+    regret 120.00 ± 0.00`."""
+    from pokersquares.optimum import Optimum
+    from pokersquares.optimum.regret import format_regret, regret_summary
+    from pokersquares.points import AMERICAN
+    optima = {s: Optimum(s, "x", AMERICAN.points, o, o, True, [], 0.0, o) for s, o in [(0, 200), (1, 100)]}
+    one = regret_summary([(0, 80)], optima)
+    assert one["regret"] == 120 and one["regret_stderr"] is None and one["fraction_stderr"] is None
+    assert "±" not in format_regret(one) and "regret 120.00 (optimum 200.00 on 1 deals" in format_regret(one)
+    two = regret_summary([(0, 80), (1, 60)], optima)
+    assert two["regret_stderr"] == pytest.approx(np.std([120, 40], ddof=1) / np.sqrt(2))
+    assert "regret 80.00 ± 40.00" in format_regret(two)

@@ -35,9 +35,22 @@ def test_means_and_bootstrap_errors():
     flip = {"S": {"a": [10, 0, 10, 0], "b": [0, 10, 0, 10]}}
     t = tournament_table(["a", "b"], ["S"], 4, flip)
     assert t["gap_se"]["b"] > 0.5 and t["gap_se"]["a"] == 0.0 and t["resamples"] == 1000
-    # A player short of games on a system leaves that system out of the bootstrap.
+    # A player short of games on a system leaves that system out of the bootstrap; with no
+    # system left (or one game a system) there is no standard error, not "± 0.000".
     short = {"S": {"a": [10, 0, 10, 0], "b": [0, 10]}}
-    assert tournament_table(["a", "b"], ["S"], 4, short)["gap_se"] == {"a": 0.0, "b": 0.0}
+    assert tournament_table(["a", "b"], ["S"], 4, short)["gap_se"] == {}
+    one = {"S": {"a": [10], "b": [0]}, "T": {"a": [3], "b": [4]}}
+    assert tournament_table(["a", "b"], ["S", "T"], 1, one)["score_se"] == {}
+    assert tournament_table(["a", "b"], ["S", "T"], 4, {**short, "T": flip["S"]})["gap_se"]["b"] > 0.5
+
+
+def test_the_bootstrap_draws_one_set_of_deals_for_every_system():
+    """Game i is one deal on every system. Here a deal "a" wins on S it loses on T, so
+    whatever deals are drawn the two players' sums are level: the gap's spread is 0.
+    Drawn apart for each system, "a" could win both (a spread near 0.7)."""
+    scores = {"S": {"a": [10, 10, 0, 0], "b": [0, 0, 10, 10]}, "T": {"a": [0, 0, 10, 10], "b": [10, 10, 0, 0]}}
+    t = tournament_table(["a", "b"], ["S", "T"], 4, scores)
+    assert t["gap_se"] == {"a": 0.0, "b": 0.0} and t["score_se"]["a"] > 0  # sums of 2 (ties) or 1
 
 
 def test_each_system_names_its_first_and_every_players_paired_difference_to_it():

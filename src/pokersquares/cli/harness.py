@@ -63,9 +63,9 @@ ADDRESS_OPT = typer.Option(None, "--address", help="With --backend ray: the Ray 
 def _summary(records) -> dict:
     scores = [r.score for r in records]
     n = len(scores)
-    sd = statistics.stdev(scores) if n > 1 else 0.0
+    sd = statistics.stdev(scores) if n > 1 else None  # one game has no spread to tell (not "± 0.00")
     return {"games": n, "mean": statistics.fmean(scores) if n else math.nan, "stdev": sd,
-            "stderr": sd / math.sqrt(n) if n else math.nan, "min": min(scores, default=None),
+            "stderr": None if sd is None else sd / math.sqrt(n), "min": min(scores, default=None),
             "max": max(scores, default=None),
             "seconds_per_game": statistics.fmean(r.decision_s for r in records) if n else math.nan,
             "penalties": sum(1 for r in records if r.penalty)}
@@ -381,8 +381,9 @@ def run_cmd(
                                "run_id": run_id, "wall_s": round(wall, 3),
                                "scores": [r.score for r in records], "optimum": optimum}))
         return
-    typer.echo(f"{player} on {ps.name}: mean {summary['mean']:.2f} ± {summary['stderr']:.2f} (stderr) "
-               f"over {summary['games']} games, sd {summary['stdev']:.2f}, min {summary['min']}, max {summary['max']}, "
+    spread = ("(one game: no stderr, no sd)," if summary["stderr"] is None else
+              f"± {summary['stderr']:.2f} (stderr) over {summary['games']} games, sd {summary['stdev']:.2f},")
+    typer.echo(f"{player} on {ps.name}: mean {summary['mean']:.2f} {spread} min {summary['min']}, max {summary['max']}, "
                f"{summary['seconds_per_game']:.3f} s/game, {summary['penalties']} penalties; run {run_id} in {db}")
     if optimum:
         typer.echo(f"  against the deals' optima: {format_regret(optimum)}")
@@ -765,7 +766,7 @@ def compare_cmd(
     if not result["paired"]:
         typer.echo("no two runs of one point system share two deals")
         return
-    typer.echo("paired, game by game on the deals both played (95% interval):")
+    typer.echo("paired, game by game on the deals both played (95% interval, normal: ± 1.96 SE; wider in truth on a few dozen deals or fewer):")
     for d in result["paired"]:
         lo, hi = d["ci95"]
         typer.echo(f"  {d['system']}: {d['a']} ({run_label(*d['a_run'])}) − {d['b']} ({run_label(*d['b_run'])}): "

@@ -137,25 +137,34 @@ def _mean_se(scores: list[int]) -> tuple[float | None, float | None]:
 
 def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, dict[str, list[int]]],
                      leader: str | None, resamples: int = 1000, seed: int = 0) -> dict:
-    """Standard errors of the tournament scores by the bootstrap: each system's games
-    are resampled with replacement, whole deals at a time (every player played the
-    same deals, so the comparison stays paired), and the table is scored again.
-    ``score_se[p]`` is the spread of ``p``'s sum; ``gap_se[p]`` that of the leader's
-    sum minus ``p``'s, the figure to judge whether ``p`` is really behind. Systems on
-    which the players have not all played the same number of games are left out."""
+    """Standard errors of the tournament scores by the bootstrap: the deals are
+    resampled with replacement, whole deals at a time (every player played the same
+    deals, so the comparison stays paired), and the table is scored again. Game ``i``
+    is one deal on every system, so where every system holds the same number of games
+    one draw of deals serves them all (a deal good for a player on one system is
+    likely good on another: drawn apart, that was lost). ``score_se[p]`` is the spread
+    of ``p``'s sum; ``gap_se[p]`` that of the leader's sum minus ``p``'s, the figure to
+    judge whether ``p`` is really behind. Systems on which the players have not all
+    played the same number of games, at least two, are left out; with none left there
+    are no standard errors (not ± 0)."""
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples > MAX_RESAMPLES:
         raise TournamentError(f"resamples is a whole number up to {MAX_RESAMPLES:,}, got {resamples!r}")
-    if not players or resamples < 2:
-        return {"score_se": {}, "gap_se": {}, "resamples": 0}
-    rng = np.random.default_rng(seed)
-    sums = np.zeros((len(players), resamples))
+    kept = []
     for s in systems:
         lengths = {len(scores[s][p]) for p in players}
-        n = lengths.pop()
-        if lengths or n == 0:
-            continue
+        n = lengths.pop() if lengths else 0
+        if not lengths and n >= 2:
+            kept.append((s, n))
+    if not players or resamples < 2 or not kept:
+        return {"score_se": {}, "gap_se": {}, "resamples": 0}
+    rng = np.random.default_rng(seed)
+    shared = len({n for _, n in kept}) == 1
+    draw = rng.integers(kept[0][1], size=(resamples, kept[0][1])) if shared else None
+    sums = np.zeros((len(players), resamples))
+    for s, n in kept:
         matrix = np.array([scores[s][p] for p in players], dtype=np.float64)  # players x games
-        totals = matrix[:, rng.integers(n, size=(resamples, n))].sum(axis=2)  # players x resamples
+        deals = draw if shared else rng.integers(n, size=(resamples, n))
+        totals = matrix[:, deals].sum(axis=2)  # players x resamples
         lo, hi = totals.min(axis=0), totals.max(axis=0)
         span = np.where(hi > lo, hi - lo, 1.0)
         sums += np.where(hi > lo, (totals - lo) / span, 1.0)

@@ -41,7 +41,7 @@ def regret_summary(scores: Iterable[tuple[int, float]], optima: Mapping[int, Opt
 
     def stderr(values, mean):
         if n < 2:
-            return 0.0
+            return None  # one deal has no spread to tell (not "± 0.00")
         return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
 
     out = {"deals": n, "proven": sum(p for _, _, p in pairs), "mean_optimum": mean_opt,
@@ -52,15 +52,18 @@ def regret_summary(scores: Iterable[tuple[int, float]], optima: Mapping[int, Opt
         ratio = mean_score / mean_opt
         residuals = [s - ratio * o for s, o, _ in pairs]
         out["fraction"] = ratio
-        out["fraction_stderr"] = stderr(residuals, 0.0) / mean_opt if n > 1 else 0.0
+        out["fraction_stderr"] = stderr(residuals, 0.0) / mean_opt if n > 1 else None
     return out
 
 
 def format_regret(summary: dict) -> str:
     """One line: ``fraction 0.62 ± 0.02 of the optimum, regret 71.3 ± 4.1 (40 deals, 12 proven)``."""
-    frac = (f"{summary['fraction']:.3f} ± {summary['fraction_stderr']:.3f} of the optimum, "
+    def se(key: str, digits: int) -> str:
+        return "" if summary.get(key) is None else f" ± {summary[key]:.{digits}f}"  # None: one deal
+
+    frac = (f"{summary['fraction']:.3f}{se('fraction_stderr', 3)} of the optimum, "
             if summary["fraction"] is not None else "")
-    return (f"{frac}regret {summary['regret']:.2f} ± {summary['regret_stderr']:.2f} "
+    return (f"{frac}regret {summary['regret']:.2f}{se('regret_stderr', 2)} "
             f"(optimum {summary['mean_optimum']:.2f} on {summary['deals']} deals, {summary['proven']} proven)")
 
 
