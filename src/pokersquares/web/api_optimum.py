@@ -238,5 +238,6 @@ def regret(request: Request) -> dict:
     with ResultStore(path, readonly=True) as store:
         runs = store.runs()
     regrets = run_regrets(path, runs)
-    return {"runs": [{"run_id": r.run_id, "player": r.player, "system": r.system_name, **regrets[r.run_id]}
+    return {"runs": [{"run_id": r.run_id, "player": r.player, "player_name": r.player_name, "system": r.system_name,
+                      **regrets[r.run_id]}
                      for r in runs if r.run_id in regrets]}

@@ -595,6 +595,7 @@ const play = {
       $("review-moves").hidden = true;
       $("review-move").hidden = true;
       this.review = null;
+      this.hint = null;  // advice on another game's card (a new deal is at turn 0 too)
     }
     const said = playAnnouncement(this.game, view);
     if (said) $("play-said").textContent = said;
@@ -791,7 +792,9 @@ const play = {
       const r = await untilReady(() => api("POST", `/api/games/${id}/review`, { agent }), (p) => { status.textContent = preparingText(p); });
       if (!this.game || this.game.id !== id) return;
       const costly = r.moves.filter((m) => m.loss > 0).sort((a, b) => b.loss - a.loss || a.turn - b.turn);
-      status.textContent = `${agent} would have played ${r.agreed} of your 25 cards where you did` +
+      // The review judges by the agent's evaluation alone; its hints search further, so a
+      // hint followed can still count here as a move given away: said, not hidden.
+      status.textContent = `By its evaluation alone (no search, so its hints can differ), ${agent} would have played ${r.agreed} of your 25 cards where you did` +
         (costly.length ? `; by its estimates of the final score the others gave away ${r.loss.toFixed(1)} points. The costliest:` : ".");
       this.review = r;
       list.replaceChildren(...costly.slice(0, 5).map((m) => el("li", { "data-turn": m.turn },
@@ -816,7 +819,8 @@ const play = {
     $("review-move").hidden = false;
     this.reviewBoard.render(r.steps[turn - 1], { heat: { values: m.values, choice: m.best }, otherChoice: m.cell });
     $("review-caption").textContent = `card ${turn}, ${cardLabel(m.card_name)}: you played ${cellLabel(m.cell)} (dashed), ` +
-      `${r.agent} would play ${cellLabel(m.best)} (★), ${m.exact ? "exactly" : "by its estimate"} ${m.loss.toFixed(1)} points better`;
+      (m.exact ? `best play is ${cellLabel(m.best)} (★), exactly ${m.loss.toFixed(1)} points better`
+        : `${r.agent}'s evaluation alone prefers ${cellLabel(m.best)} (★), by its estimate ${m.loss.toFixed(1)} points better`);
     renderLegend($("review-legend"), { values: m.values, choice: m.best }, r.agent, m.exact ? "(exact expected final scores)" : "");
   },
 

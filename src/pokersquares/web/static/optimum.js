@@ -136,10 +136,14 @@
     table.append(node("tr", {}, ...["run", "player", "system", "deals (proven)", "mean optimum", "mean score",
       "fraction of optimum", "regret"].map((h) => node("th", { scope: "col", text: h }))));
     for (const r of data.runs) {
-      const frac = r.fraction === null ? "–" : `${r.fraction.toFixed(3)} ± ${r.fraction_stderr.toFixed(3)}`;
-      table.append(node("tr", { "data-run": String(r.run_id) }, ...[String(r.run_id), r.player, r.system,
+      // One deal has no standard error (it is not 0: nothing says how far another deal would fall).
+      const se = (x, d) => (r.deals > 1 ? ` ± ${x.toFixed(d)}` : "");
+      const frac = r.fraction === null ? "–" : `${r.fraction.toFixed(3)}${se(r.fraction_stderr, 3)}`;
+      // A person's games under the name they gave, as the table of runs shows them.
+      const player = r.player === "human" && r.player_name && r.player_name !== "human" ? `human (${r.player_name})` : r.player;
+      table.append(node("tr", { "data-run": String(r.run_id) }, ...[String(r.run_id), player, r.system,
         `${r.deals} (${r.proven})`, r.mean_optimum.toFixed(2), r.mean_score.toFixed(2), frac,
-        `${r.regret.toFixed(2)} ± ${r.regret_stderr.toFixed(2)}`].map((t) => node("td", { text: t }))));
+        `${r.regret.toFixed(2)}${se(r.regret_stderr, 2)}`].map((t) => node("td", { text: t }))));
     }
     box.replaceChildren(node("h2", { text: "Against the deals' perfect-information optima" }),
       node("p", { class: "note", text: "The optimum of a deal is the best grid its 25 cards allow if all are known "

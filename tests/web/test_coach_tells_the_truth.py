@@ -1,0 +1,119 @@
+"""What a student playing with a coach is told, checked against what is true: advice is
+about the game on the board, and the review says what its numbers are (the coach's
+evaluation alone, which its searched hints can disagree with)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.web.test_browser import ARGS, CHROMIUM, deal, open_page, place  # noqa: F401
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from pokersquares.web import create_app  # noqa: E402
+
+from .conftest import serving  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(result_store, tmp_path_factory):
+    store = tmp_path_factory.mktemp("coach-truth") / "results.sqlite"
+    shutil.copyfile(result_store, store)
+    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=10.0, store_path=store)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def context():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        ctx = b.new_context(viewport={"width": 1360, "height": 940})
+        yield ctx
+        b.close()
+
+
+def test_a_hint_is_not_shown_on_the_next_deal(context, server):
+    # A hint on the first card, then a new deal (also at its first card, of another
+    # point system): the old values and star stayed on the new board, about another card.
+    page = open_page(context, server)
+    deal(page, 3)
+    page.select_option("#play-agent", "greedy")
+    page.click("#play-hint")
+    expect(page.locator("#play-hint-status")).to_contain_text("would place", timeout=120_000)
+    expect(page.locator("#play-board .cell.heat")).to_have_count(25)
+    deal(page, 4, system="british")
+    expect(page.locator("#play-info")).to_contain_text("British")
+    expect(page.locator("#play-board .cell.heat")).to_have_count(0)
+    expect(page.locator("#play-board .cell.choice")).to_have_count(0)
+    expect(page.locator("#play-legend")).to_be_hidden()
+    assert page.errors == []
+
+
+def test_the_review_says_its_best_cells_are_the_evaluations_not_the_searched_hints(context, server):
+    # The review ranks cells by the coach's evaluation alone, while its hints search: a
+    # student who followed every hint was told the coach "would have played" other cells
+    # and "would play" them, points better. The page says what the review's best is.
+    page = open_page(context, server)
+    deal(page, 8)
+    for cell in range(25):
+        place(page, cell)
+    expect(page.locator("#play-over")).to_be_visible()
+    page.select_option("#review-agent", "champion")
+    page.click("#review-go")
+    status = page.locator("#review-status")
+    expect(status).to_contain_text("champion would have played", timeout=120_000)
+    expect(status).to_contain_text("By its evaluation alone (no search, so its hints can differ)")
+    items = page.locator("#review-moves li")
+    expect(items.first).to_be_visible()
+    texts = items.all_inner_texts()
+    searched = [i for i, t in enumerate(texts) if ", exact)" not in t]
+    exact = [i for i, t in enumerate(texts) if ", exact)" in t]
+    caption = page.locator("#review-caption")
+    if searched:
+        items.nth(searched[0]).locator("button").click()
+        expect(caption).to_contain_text("champion's evaluation alone prefers")
+        expect(caption).not_to_contain_text("champion would play")
+    if exact:
+        items.nth(exact[0]).locator("button").click()
+        expect(caption).to_contain_text("best play is")
+    assert searched or exact
+    assert page.errors == []
+
+
+def test_a_persons_game_against_its_optimum_is_listed_under_their_name_without_a_made_up_error(context, server):
+    # One deal has no standard error: the Results page showed "± 0.00" beside its regret
+    # and fraction, and listed the game as "human" where the table of runs says whose it is.
+    page = open_page(context, server)
+    page.fill("#play-name", "Ada")
+    page.dispatch_event("#play-name", "change")
+    page.select_option("#play-system [data-role=kind]", "single")
+    page.select_option("#play-system [data-role=hand]", "flush")
+    deal(page, 2, system="single")
+    for cell in range(25):
+        place(page, cell)
+    score = int(page.text_content("#play-final"))
+    expect(page.locator("#optimum-panel [data-role=optimum-score]")).to_have_text("3", timeout=90_000)
+    page.click("#tab-results")
+    row = page.locator("#optimum-results tr[data-run]", has_text="human (Ada)")
+    expect(row).to_have_count(1, timeout=30_000)
+    cells = row.locator("td").all_inner_texts()
+    assert cells[1] == "human (Ada)" and cells[3] == "1 (1)"
+    assert cells[-1] == f"{3 - score:.2f}" and "±" not in cells[-2]
+    assert page.errors == []
+
+
+def test_the_regret_route_names_whose_game_it_is(server):
+    import requests
+
+    headers = {"X-Client": "regret-route"}
+    game = requests.post(server + "api/games", json={"system": "single:flush", "seed": 2, "name": "Bo"},
+                         headers=headers, timeout=30).json()
+    for turn in range(25):
+        game = requests.post(server + f"api/games/{game['id']}/place", json={"cell": turn, "turn": turn},
+                             headers=headers, timeout=30).json()
+    assert requests.get(server + "api/optimum?seed=2&system=single:flush", headers=headers, timeout=120).json()["proven"]
+    rows = requests.get(server + "api/optimum/regret", timeout=30).json()["runs"]
+    mine = [r for r in rows if r["player"] == "human" and r["player_name"] == "Bo"]
+    assert len(mine) == 1 and mine[0]["regret"] == 3 - game["score"]
