@@ -208,3 +208,22 @@ def test_a_search_only_its_clock_stops_refuses_no_clock_in_one_line(search):
     with pytest.raises(SearchOptionError, match=r"time_s must be a finite number of seconds >= 0 for .*, got inf: "
                                                 r".*give it \w+=N"):
         _clocked_searches()[search]().choose(_prepared_possibility(), grid.copy(), in_hand, POINTS, math.inf, 11)
+
+
+@pytest.mark.parametrize("search", _checked_searches())
+def test_every_search_values_the_last_card_at_the_final_score(prepared_evaluators, search):
+    """With one empty cell a search's value there is the grid's final score, what the web
+    coach shows as "estimate of the final score": `flat_mc` (BeeMo) and `halving` (the
+    champion) said 0 for the last card while the others said the score."""
+    from pokersquares.game import Grid
+
+    grid = np.array([c(t) for t in ["AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC", "QS", "QH", "QD", "QC",
+                                    "JS", "JH", "JD", "JC", "TS", "TH", "TD", "TC", "9S", "9H", "9D", "9C"]]
+                    + [-1], dtype=np.int8)
+    card = c("2S")
+    final = Grid([int(x) for x in grid[:24]] + [card]).score(AMERICAN)
+    assert final > 0
+    cell, values = _checked_searches()[search]().choose(prepared_evaluators["possibility"], grid.copy(), card,
+                                                        POINTS, 30.0, 11)
+    assert cell == 24 and values[24] == pytest.approx(final)
+    assert np.all(np.isneginf(values[:24]))

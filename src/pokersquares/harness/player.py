@@ -205,3 +205,10 @@ class BasePlayer:
         """Estimated final score for placing ``card`` in each cell (NaN where occupied),
         or None when the player cannot say. Used for advice in the web app."""
         return None
+
+    def advice(self, grid: np.ndarray, card: Card, seconds: float) -> tuple[int | None, np.ndarray | None]:
+        """The cell the player would play here, if it can say from the same thinking, and
+        its :meth:`cell_values`. A searcher's move need not be the best of its values
+        (sequential halving keeps a cell it dropped early at the mean of fewer
+        playouts): the web app's coach advises the move, not the best number."""
+        return None, self.cell_values(grid, card, seconds)

@@ -181,9 +181,12 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         return cell
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:
+        return self.advice(grid, card, seconds)[1]
+
+    def advice(self, grid: np.ndarray, card: Card, seconds: float) -> tuple[int | None, np.ndarray]:
         grid, card = self.checked_position(grid, card, "cell_values")
         if self.plays_greedy_rule:
-            return greedy_guard.greedy_rule_values(grid, card, self.points, self.seed)
+            return None, greedy_guard.greedy_rule_values(grid, card, self.points, self.seed)
         self._check_evaluator_points()
-        _, values = self.search.choose(self.evaluator, grid, int(card), self.points, seconds, self.seed)
-        return values
+        cell, values = self.search.choose(self.evaluator, grid, int(card), self.points, seconds, self.seed)
+        return int(cell), values

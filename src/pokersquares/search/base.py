@@ -9,6 +9,7 @@ import numpy as np
 
 from ..cards import is_seconds
 from ..errors import PokerSquaresError
+from ..game import EMPTY
 from ..evaluators.base import Evaluator, _brief, checked_points, checked_position, checked_seed
 
 __all__ = ["Search", "GreedySearch", "SearchOptionError", "round_seed", "checked_decision"]
@@ -17,6 +18,19 @@ __all__ = ["Search", "GreedySearch", "SearchOptionError", "round_seed", "checked
 class SearchOptionError(PokerSquaresError, ValueError):
     """A search built with an option it cannot take, or asked to decide in a time it
     cannot take (a user error: one line, exit 2)."""
+
+
+def last_cell_values(grid: np.ndarray, card: int, points: np.ndarray) -> tuple[int, np.ndarray]:
+    """The one empty cell of ``grid`` and the values of a search's answer there: the final
+    score of the grid with ``card`` in it (a coach's "estimate of the final score"
+    shown for the last card was 0), ``-inf`` elsewhere."""
+    from ..kernels.core import score_grid
+    cell = int(np.flatnonzero(grid == EMPTY)[0])
+    full = grid.copy()
+    full[cell] = card
+    values = np.full(25, -np.inf)
+    values[cell] = float(score_grid(full, points))
+    return cell, values
 
 
 def round_seed(seed: int, round_: int, thread: int) -> int:

@@ -20,7 +20,7 @@ import numpy as np
 from ..cards import is_integer, is_seconds
 from ..evaluators.base import MAX_THREADS, Evaluator, _brief
 from ..game import EMPTY
-from .base import Search, SearchOptionError, checked_decision
+from .base import Search, SearchOptionError, checked_decision, last_cell_values
 
 __all__ = ["FlatMonteCarlo"]
 
@@ -88,8 +88,7 @@ class FlatMonteCarlo(Search):
         if len(cells) == 0:
             raise ValueError("the grid is full")
         if len(cells) == 1:
-            values[cells[0]] = 0.0
-            return int(cells[0]), values
+            return last_cell_values(grid, card, points)
         totals = np.zeros(len(cells))
         work = len(cells) * (len(cells) - 1)  # cell-playouts x cards dealt, per playout per cell
         done = 0

@@ -40,7 +40,7 @@ from ..cards import is_integer, is_seconds
 from ..evaluators.base import MAX_THREADS, Evaluator
 from ..game import EMPTY
 from ..symmetry import alike_values, cell_classes, distinct_cells
-from .base import Search, SearchOptionError, checked_decision, round_seed
+from .base import Search, SearchOptionError, checked_decision, last_cell_values, round_seed
 from .endgame import exact_cost, exact_values
 
 __all__ = ["CrnHalving"]
@@ -164,9 +164,7 @@ class CrnHalving(Search):
         self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False, "stopped_early": False,
                      "choices": len(cells)}
         if len(cells) == 1:
-            values = np.full(25, -np.inf)
-            values[cells[0]] = 0.0
-            return int(cells[0]), values
+            return last_cell_values(grid, card, points)
         deadline = start + self.time_fraction * time_s
         if self.exact:
             cost = exact_cost(grid)

@@ -679,8 +679,10 @@ class AgentPool:
         def think() -> Advice:
             start = time.monotonic()
             player = prep.player
-            values = None
-            if hasattr(player, "cell_values"):
+            values = searched = None
+            if hasattr(player, "advice"):  # the move of the same search as the values
+                searched, values = player.advice(grid.copy(), int(card), seconds)
+            elif hasattr(player, "cell_values"):
                 values = player.cell_values(grid.copy(), int(card), seconds)
             empty = grid == EMPTY
             if values is not None:
@@ -695,6 +697,8 @@ class AgentPool:
                 # A player whose numbers do not rank cells as it plays (greedy: its numbers
                 # look ahead, its rule is one ply) says its own move.
                 choice = int(player.advised_cell(grid.copy(), int(card)))
+            elif searched is not None:
+                choice = int(searched)
             elif values is not None:
                 # The choice is the best cell by the values shown (first in reading order on ties).
                 choice = int(np.flatnonzero(ok)[np.argmax(values[ok])])
