@@ -87,3 +87,21 @@ def test_a_regret_over_one_deal_has_no_standard_error():
     two = regret_summary([(0, 80), (1, 60)], optima)
     assert two["regret_stderr"] == pytest.approx(np.std([120, 40], ddof=1) / np.sqrt(2))
     assert "regret 80.00 ± 40.00" in format_regret(two)
+
+
+def test_hands_made_by_one_grid_have_no_standard_error(tmp_path):
+    """`compare --hands` (and the Results page's table) gave a one-game run per-hand SEs
+    of 0.0 while its total's was null; the page read them with toFixed."""
+    from pokersquares.harness.compare import load_runs
+    from pokersquares.harness.hands_made import compare_hands
+    from pokersquares.harness.runner import RunSpec, record_run
+    from pokersquares.points import AMERICAN
+    db = tmp_path / "one.sqlite"
+    with ResultStore(db) as store:
+        record_run(RunSpec("greedy", AMERICAN, 1, 0, 1.0, 0.0), store, workers=1)
+        record_run(RunSpec("random", AMERICAN, 3, 0, 1.0, 0.0), store, workers=1)
+    mixes = compare_hands(load_runs([db]))
+    one, three = sorted(mixes[0]["runs"], key=lambda r: r["games"])
+    assert one["games"] == 1 and one["stderr"] is None
+    assert all(h["lines_stderr"] is None and h["points_stderr"] is None for h in one["hands"])
+    assert three["games"] == 3 and all(h["points_stderr"] is not None for h in three["hands"])

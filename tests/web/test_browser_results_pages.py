@@ -75,6 +75,9 @@ def test_the_newest_runs_come_first_and_the_button_adds_the_older(context, paged
 def test_a_run_off_the_first_page_opens_by_its_address(context, paged_server):  # noqa: F811
     page = open_page(context, paged_server + "#results/run/3")
     expect(page.locator(".results-detail h2").first).to_contain_text("Run 3: human on American")
+    # A person's game is a run of one: no standard error, where it said "± 0"
+    expect(page.locator(".results-detail")).to_contain_text("(one game: no standard error)")
+    expect(page.locator(".results-detail")).not_to_contain_text("± 0 (standard error)")
     expect(page.locator("tr[data-run]")).to_have_count(RUNS_PAGE)
     expect(page.locator("tr[data-run='3']")).to_have_count(0)
     page.click("#results-older")

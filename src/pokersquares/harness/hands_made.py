@@ -156,12 +156,15 @@ def mix_summary(gs: GridSet) -> dict:
     def held(x) -> float | None:  # no grid: no figure, rather than a measured 0
         return float(x) if len(gs.seeds) else None
 
+    def spread(x) -> float | None:  # one grid: no standard error, rather than 0
+        return float(x) if len(gs.seeds) > 1 else None
+
     return {"label": gs.label, "games": int(len(gs.seeds)), "left_out": gs.left_out, "score_mismatches": mismatched,
             "mean": float(score[0]) if len(gs.seeds) else None,
             "stderr": float(score_se[0]) if len(gs.seeds) > 1 else None, "unproven": gs.unproven,
             "hands": [{"hand": HAND_NAMES[h], "points": int(gs.points[h]), "lines_per_game": held(lines[h]),
-                       "lines_stderr": held(lines_se[h]), "points_per_game": held(points[h]),
-                       "points_stderr": held(points_se[h])} for h in range(NUM_HANDS)]}
+                       "lines_stderr": spread(lines_se[h]), "points_per_game": held(points[h]),
+                       "points_stderr": spread(points_se[h])} for h in range(NUM_HANDS)]}
 
 
 def mix_difference(a: GridSet, b: GridSet) -> dict | None:

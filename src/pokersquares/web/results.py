@@ -53,12 +53,12 @@ def summary(records: list[GameRecord]) -> dict:
 
 def _summary(scores: list[int], seconds: list[float], penalties: int) -> dict:
     n = len(scores)
-    sd = statistics.stdev(scores) if n > 1 else 0.0
+    sd = statistics.stdev(scores) if n > 1 else None  # one game tells no spread (not "± 0")
     return {
         "games": n,
         "mean": statistics.fmean(scores) if n else None,
         "stdev": sd,
-        "stderr": sd / math.sqrt(n) if n else None,
+        "stderr": None if sd is None else sd / math.sqrt(n),
         "min": min(scores, default=None),
         "max": max(scores, default=None),
         "seconds_per_game": statistics.fmean(seconds) if n else None,

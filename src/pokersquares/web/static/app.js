@@ -35,6 +35,7 @@ const TRANSIENT = [0, 429, 502, 503, 504];
 const PLACE_TRIES = 4;  // a card placed is asked for up to this many times
 const fmt = (v, d = 1) => (v === null || v === undefined ? "" : Number(v).toFixed(d).replace(/\.0+$/, ""));
 const signed = (v, d = 1) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${fmt(Math.abs(v), d)}`;  // −0.28, +1.5
+const seTitle = (se, d) => (se === null ? "one game: no standard error" : `± ${se.toFixed(d)} (standard error)`);
 const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${fmt(s, 2)} s`);
 
 // Each tab is one client to the server, which bounds the work a client may ask for.
@@ -1338,8 +1339,8 @@ const results = {
     const parts = [
       el("h2", { text: `Run ${r.run_id}: ${r.player} on ${r.system_name}` }),
       kv([["player", r.player], ["point system", `${r.system_name}: ${r.points.join(", ")}`], ["seeds", `${r.seed_text} … ${r.last_seed_text}`],
-        ["games", `${r.finished} of ${r.games}`], ["mean", s.mean === null ? "–" : `${fmt(s.mean, 2)} ± ${fmt(s.stderr, 2)} (standard error)`],
-        ["sd, min, max", s.mean === null ? "–" : `${fmt(s.stdev, 2)}, ${s.min}, ${s.max}`],
+        ["games", `${r.finished} of ${r.games}`], ["mean", s.mean === null ? "–" : `${fmt(s.mean, 2)}${s.stderr === null ? " (one game: no standard error)" : ` ± ${fmt(s.stderr, 2)} (standard error)`}`],
+        ["sd, min, max", s.mean === null ? "–" : `${s.stdev === null ? "–" : fmt(s.stdev, 2)}, ${s.min}, ${s.max}`],
         ["time", `${fmt(r.time_per_game, 2)} s per game allowed, ${s.seconds_per_game === null ? "–" : fmt(s.seconds_per_game, 3)} s used; ${fmt(r.prep_time, 1)} s preparation`],
         ["penalties", s.penalties], ["tournament", r.tournament_id === null ? "–" : r.tournament_id], ["recorded", dateText(r.created)]]),
       el("p", {}, el("a", { class: "button-link", href: `/api/results/export.csv?run=${r.run_id}`, download: `pokersquares-run-${r.run_id}.csv` }, "Export this run (CSV)")),
@@ -1353,8 +1354,8 @@ const results = {
           el("thead", {}, el("tr", {}, th("hand"), th("worth"), th("lines per game"), th("points per game"))),
           el("tbody", {}, h.hands.map((x) => el("tr", {},
             el("td", { text: x.hand }), el("td", { text: x.points }),
-            el("td", { text: x.lines_per_game.toFixed(3), title: `± ${x.lines_stderr.toFixed(3)} (standard error)` }),
-            el("td", { text: x.points_per_game.toFixed(2), title: `± ${x.points_stderr.toFixed(2)} (standard error)` })))),
+            el("td", { text: x.lines_per_game.toFixed(3), title: seTitle(x.lines_stderr, 3) }),
+            el("td", { text: x.points_per_game.toFixed(2), title: seTitle(x.points_stderr, 2) })))),
           el("tfoot", {}, el("tr", {}, el("td", { text: "all ten lines" }), el("td"), el("td", { text: "10" }),
             el("td", { text: h.mean.toFixed(2) })))));
     }
@@ -1385,7 +1386,7 @@ const results = {
         const gapLine = !behind || behind.first === null || c.mean === null ? null
           : behind.first === p ? el("small", { class: "gap first", text: "first" })
           : el("small", { class: `gap${mine.close ? "" : " far"}`, text: `${signed(mine.diff, 2)} ± ${fmt(mine.se, 2)}${mine.close ? "" : " ✗"}` });
-        return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)} ± ${fmt(c.stderr, 2)} over ${c.games} games (run ${c.run_id})${gap}` },
+        return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)}${c.stderr === null || c.stderr === undefined ? "" : ` ± ${fmt(c.stderr, 2)}`} over ${c.games} games (run ${c.run_id})${gap}` },
           fmt(t.normalized[s][p], 3), el("br"), el("small", { class: "note", text: c.mean === null ? "–" : `μ ${fmt(c.mean, 1)}` }),
           gapLine ? [el("br"), gapLine] : null);
       }),
