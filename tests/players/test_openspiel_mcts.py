@@ -57,6 +57,13 @@ def test_through_the_harness_workers():
     assert all(len(r.placements) == 25 and r.decision_s <= 5.0 for r in recs)
 
 
+def _prepared(spec: str):
+    """The player of ``spec``, prepared for American with no learning time."""
+    player = make_player(spec)
+    player.set_point_system(AMERICAN, 0.0)
+    return player
+
+
 def test_bad_parameters_are_one_line_errors():
     with pytest.raises(PokerSquaresError, match="unknown evaluator"):
         make_player("openspiel:mcts:evaluator=nope")
@@ -76,8 +83,7 @@ def test_the_search_runs_without_the_cyclic_collector_and_frees_its_tree_before_
 
     from pokersquares.game import EMPTY
     from pokersquares.players import openspiel_mcts
-    player = make_player("openspiel:mcts")
-    player.set_point_system(AMERICAN, 0.0)
+    player = _prepared("openspiel:mcts")
     seen = []
     search = player._bot.mcts_search
 
@@ -115,8 +121,7 @@ def test_a_leafs_random_rollouts_stop_at_the_moves_deadline(monkeypatch):
 
     from pokersquares import openspiel as pso
     from pokersquares.game import EMPTY
-    player = make_player("openspiel:mcts:rollouts=1000")
-    player.set_point_system(AMERICAN, 0.0)
+    player = _prepared("openspiel:mcts:rollouts=1000")
     rollouts = []
     returns = pso.PokerSquaresState.returns
 
@@ -158,8 +163,7 @@ def test_a_move_proven_to_score_less_is_not_played_over_a_better_unproven_one():
             scores.append(Grid(g).score(AMERICAN))
         return np.mean(scores), np.ptp(scores)
     assert expected(18, 24) == (110.0, 0) and expected(24, 18)[0] > 115
-    player = make_player("openspiel:mcts:uct_c=50")  # explores the worse move enough to prove it
-    player.set_point_system(AMERICAN, 0.0)
+    player = _prepared("openspiel:mcts:uct_c=50")  # explores the worse move enough to prove it
     for seed in (0, 1):
         player.set_seed(seed)
         player.start_game()

@@ -8,6 +8,7 @@ README's images in ``docs/images/`` are refreshed too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -41,21 +42,37 @@ from pokersquares.web import create_app  # noqa: E402
 from .conftest import serving  # noqa: E402
 
 
+@contextlib.contextmanager
+def serving_a_copy(result_store, tmp_path_factory, folder: str, **app_options):
+    """The web app over a copy of the test store (games played are recorded in it),
+    ``create_app(prep_s=1.0, think_s=1.0, **app_options)``, served; yields its URL."""
+    store = tmp_path_factory.mktemp(folder) / "results.sqlite"
+    shutil.copyfile(result_store, store)
+    with serving(create_app(prep_s=1.0, think_s=1.0, store_path=store, **app_options)) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def chromium(viewport: dict | None = None):
+    """Debian's Chromium through Playwright: the browser, or with ``viewport`` a context of it."""
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b if viewport is None else b.new_context(viewport=viewport)
+        finally:
+            b.close()
+
+
 @pytest.fixture(scope="module")
 def server(result_store, tmp_path_factory):
-    # A copy of the store: games played here are recorded in it.
-    store = tmp_path_factory.mktemp("browser-store") / "results.sqlite"
-    shutil.copyfile(result_store, store)
-    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=store)) as url:
+    with serving_a_copy(result_store, tmp_path_factory, "browser-store", game_s=5.0) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

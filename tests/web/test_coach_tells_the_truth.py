@@ -4,35 +4,9 @@ evaluation alone, which its searched hints can disagree with)."""
 
 from __future__ import annotations
 
-import shutil
+from tests.web.test_browser import browser, context, deal, open_page, place, server  # noqa: F401
 
-import numpy as np
-import pytest
-
-from tests.web.test_browser import ARGS, CHROMIUM, deal, open_page, place  # noqa: F401
-
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
-
-from pokersquares.web import create_app  # noqa: E402
-
-from .conftest import serving  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server(result_store, tmp_path_factory):
-    store = tmp_path_factory.mktemp("coach-truth") / "results.sqlite"
-    shutil.copyfile(result_store, store)
-    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=10.0, store_path=store)) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def context():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        ctx = b.new_context(viewport={"width": 1360, "height": 940})
-        yield ctx
-        b.close()
+from playwright.sync_api import expect  # noqa: E402
 
 
 def test_a_hint_is_not_shown_on_the_next_deal(context, server):
@@ -119,45 +93,3 @@ def test_the_regret_route_names_whose_game_it_is(server):
     mine = [r for r in rows if r["player"] == "human" and r["player_name"] == "Bo"]
     assert len(mine) == 1 and mine[0]["regret"] == 3 - game["score"]
 
-
-class _SearchWhoseMoveIsNotItsBestValue:
-    """A search like sequential halving, whose move need not be the best of the values it
-    returns (a cell dropped early keeps the mean of fewer playouts): here always the
-    empty cell of highest index, with values that rank the first empty cell best."""
-
-    def choose(self, evaluator, grid, card, points, time_s, seed):
-        empty = np.flatnonzero(grid == -1)
-        values = np.full(25, -np.inf)
-        values[empty] = 100.0 - np.arange(len(empty))
-        return int(empty[-1]), values
-
-
-def _player_of_that_search():
-    from pokersquares.evaluators.possibility import PossibilityEvaluator
-    from pokersquares.players.composed import SearchPlayer
-    from pokersquares.search.base import GreedySearch
-
-    class Halving(GreedySearch):
-        choose = _SearchWhoseMoveIsNotItsBestValue.choose
-
-    return SearchPlayer(PossibilityEvaluator(), Halving(), name="halving-like")
-
-
-def test_the_coach_advises_its_searchs_move_not_the_best_of_its_values():
-    """The hint's cell was the best of the values shown, which for the champion's
-    sequential halving was now and then not the cell it plays (1 position in 264 at
-    0.1 s): the coach advised a move it would not make."""
-    import asyncio
-
-    from pokersquares import AMERICAN
-    from pokersquares.web.agents import AgentPool, AgentSpec
-
-    pool = AgentPool({"coach": AgentSpec(_player_of_that_search, "a searcher")}, prep_s=0.0)
-    grid = np.full(25, -1, dtype=np.int8)
-    grid[:3] = [0, 1, 2]
-    try:
-        advice = asyncio.run(pool.advise("coach", AMERICAN, grid, 7, 0.3))
-    finally:
-        pool.close()
-    assert advice.choice == 24  # the search's move
-    assert max(range(25), key=lambda c: -1e9 if advice.values[c] is None else advice.values[c]) == 3

@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from tests.web.test_browser import ARGS, CHROMIUM, deal, open_page, place  # noqa: F401
+from tests.web.test_browser import chromium, deal, open_page, place  # noqa: F401
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 from pokersquares.cards import deal as deal_cards  # noqa: E402
 from pokersquares.optimum import Optimum  # noqa: E402
@@ -40,11 +40,8 @@ def optimum_server(result_store, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page_context():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        ctx = b.new_context(viewport={"width": 1360, "height": 940})
+    with chromium({"width": 1360, "height": 940}) as ctx:
         yield ctx
-        b.close()
 
 
 def test_after_a_game_the_panel_shows_the_optimum_and_its_grid(page_context, optimum_server):
