@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import math
 import os
-import statistics
 import sys
 import time
 from collections import Counter
@@ -18,6 +16,7 @@ from ..cards import card_name, check_seed
 from ..errors import PokerSquaresError
 from ..files import replacing
 from ..game import Grid
+from ..harness.compare import records_summary
 from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.spec import MAX_GAMES, MAX_SECRET, check_saved_states, check_seconds
@@ -58,17 +57,6 @@ CLASSPATH_OPT = typer.Option(None, "--classpath", help="For java:CLASS players (
                              "contest framework's classes and the player's, as PATH[:PATH...] (jars or directories).")
 ADDRESS_OPT = typer.Option(None, "--address", help="With --backend ray: the Ray cluster to use, as host:port "
                            "of its head, e.g. head:6379 (default: a private local Ray instance for this command).")
-
-
-def _summary(records) -> dict:
-    scores = [r.score for r in records]
-    n = len(scores)
-    sd = statistics.stdev(scores) if n > 1 else None  # one game has no spread to tell (not "± 0.00")
-    return {"games": n, "mean": statistics.fmean(scores) if n else math.nan, "stdev": sd,
-            "stderr": None if sd is None else sd / math.sqrt(n), "min": min(scores, default=None),
-            "max": max(scores, default=None),
-            "seconds_per_game": statistics.fmean(r.decision_s for r in records) if n else math.nan,
-            "penalties": sum(1 for r in records if r.penalty)}
 
 
 def _penalty_reasons(records) -> dict[str, int]:
@@ -371,7 +359,7 @@ def run_cmd(
         finally:
             progress.close()
         wall = time.monotonic() - t
-    summary = _summary(records)
+    summary = records_summary(records)
     with ResultStore(db, readonly=True) as store:
         optimum = run_regrets(db, [store.run(run_id)]).get(run_id)
     _say_penalties(records, f"{player} on {ps.name}")

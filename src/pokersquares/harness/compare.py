@@ -136,6 +136,24 @@ def _se(xs: Sequence[float]) -> float | None:
     return statistics.stdev(xs) / math.sqrt(n)
 
 
+def games_summary(scores: Sequence[float], seconds: Sequence[float], penalties: int) -> dict:
+    """Mean with its standard error, spread, extremes, time a game and penalties of some
+    games' ``scores`` and decision ``seconds``: what ``run`` prints and the Results page
+    shows. One game tells no spread: its ``stdev`` and ``stderr`` are None (not 0)."""
+    n = len(scores)
+    sd = statistics.stdev(scores) if n > 1 else None
+    return {"games": n, "mean": statistics.fmean(scores) if n else None, "stdev": sd,
+            "stderr": None if sd is None else sd / math.sqrt(n), "min": min(scores, default=None),
+            "max": max(scores, default=None), "seconds_per_game": statistics.fmean(seconds) if n else None,
+            "penalties": penalties}
+
+
+def records_summary(records: Sequence[GameRecord]) -> dict:
+    """:func:`games_summary` of recorded games."""
+    return games_summary([r.score for r in records], [r.decision_s for r in records],
+                         sum(1 for r in records if r.penalty))
+
+
 def _integer_se(n: int, total: int, squares: int) -> float:
     """The standard error of the mean of ``n >= 2`` integers from their exact sum and sum
     of squares."""

@@ -9,9 +9,7 @@ writing to.
 from __future__ import annotations
 
 import logging
-import math
 import sqlite3
-import statistics
 import tempfile
 from itertools import islice
 from pathlib import Path
@@ -21,6 +19,7 @@ import numpy as np
 
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
+from ..harness.compare import games_summary, records_summary
 from ..harness.hands_made import GridSet, grid_set, mix_summary
 from ..harness.store import GameRecord, ResultStore, StoreError, probe
 from ..harness.tournament import table_from_store
@@ -48,22 +47,7 @@ class ResultNotFoundError(PokerSquaresError):
 
 def summary(records: list[GameRecord]) -> dict:
     """Mean with its standard error, spread, extremes, time and penalties of some games."""
-    return _summary([r.score for r in records], [r.decision_s for r in records], sum(1 for r in records if r.penalty))
-
-
-def _summary(scores: list[int], seconds: list[float], penalties: int) -> dict:
-    n = len(scores)
-    sd = statistics.stdev(scores) if n > 1 else None  # one game tells no spread (not "± 0")
-    return {
-        "games": n,
-        "mean": statistics.fmean(scores) if n else None,
-        "stdev": sd,
-        "stderr": None if sd is None else sd / math.sqrt(n),
-        "min": min(scores, default=None),
-        "max": max(scores, default=None),
-        "seconds_per_game": statistics.fmean(seconds) if n else None,
-        "penalties": penalties,
-    }
+    return records_summary(records)
 
 
 def _open(path: Path) -> ResultStore:
@@ -165,7 +149,7 @@ class _RunGames:
         self.grid_set.counts = np.concatenate([p.counts for p in parts])  # classified above, chunk by chunk
 
     def summary(self) -> dict:
-        return _summary(self.scores, self.seconds, self.penalties)
+        return games_summary(self.scores, self.seconds, self.penalties)
 
 
 def run_detail(path: Path, run_id: int) -> dict:
