@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 SERVER = "server"  # the client name of the server's own warm-up
+DEALS_KEPT = 1024  # the deals played whole by agents that the pool keeps (:meth:`AgentPool.play_deal`)
 # A page waiting for a preparation asks again every second or so (a 202 answer after
 # ``wait_s``, then half a second); one not asked for this long is no longer waited for.
 WAITING_S = 5.0
@@ -345,6 +346,9 @@ class AgentPool:
         self._reviews: dict[str, bool] = {}
         # The (agent, points) the server warms at start: kept besides ``max_prepared``.
         self._warmed: set[tuple[str, tuple[int, ...]]] = set()
+        # The deals agents have played whole (:meth:`play_deal`), and those being played.
+        self._deals: OrderedDict[tuple, list[int]] = OrderedDict()
+        self._deals_playing: dict[tuple, asyncio.Future] = {}
         self._closed = False
 
     def close(self) -> None:
@@ -733,7 +737,46 @@ class AgentPool:
     async def play_deal(self, name: str, point_system: PointSystem, deck: Sequence[Card],
                         seed: int, client: str = SERVER) -> list[int]:
         """The cells the agent plays ``deck``'s first 25 cards into, on a ``game_s`` clock,
-        through the contest protocol (``start_game``, then ``get_play`` per card)."""
+        through the contest protocol (``start_game``, then ``get_play`` per card).
+
+        A deal the agent has played under the point system is played once for the
+        server's life (the last :data:`DEALS_KEPT` of them): asked again (the daily
+        deal's result for every student, a reload, Replay twice) it is the same game, not
+        one played anew (a search on a clock plays a deal a little differently each
+        time); asked while it is being played, the request waits for that game."""
+        key = (name, tuple(point_system.points), tuple(int(card) for card in deck[:NUM_CELLS]))
+        while True:
+            with self._lock:
+                if key in self._deals:
+                    self._deals.move_to_end(key)
+                    return list(self._deals[key])
+                playing = self._deals_playing.get(key)
+                if playing is None:
+                    mine = self._deals_playing[key] = asyncio.get_running_loop().create_future()
+                    break
+            try:  # another request is playing it: its game, or (if it failed) a try of this one's own
+                await asyncio.shield(playing)
+            except Exception:  # noqa: BLE001 - that request reports its own failure
+                pass
+        try:
+            moves = await self._play_deal(name, point_system, deck, seed, client)
+        except BaseException as e:
+            with self._lock:
+                del self._deals_playing[key]
+            mine.set_exception(e if isinstance(e, Exception) else AgentError(f"{name} was stopped"))
+            mine.exception()  # retrieved: nobody may be waiting
+            raise
+        with self._lock:
+            del self._deals_playing[key]
+            self._deals[key] = moves
+            while len(self._deals) > DEALS_KEPT:
+                self._deals.popitem(last=False)
+        mine.set_result(moves)
+        return list(moves)
+
+    async def _play_deal(self, name: str, point_system: PointSystem, deck: Sequence[Card],
+                         seed: int, client: str) -> list[int]:
+        """:meth:`play_deal`'s game, played."""
         prep = await self.ready(name, point_system, client)
 
         def play() -> list[int]:
