@@ -8,7 +8,7 @@ from pokersquares.cards import deal
 from pokersquares.game import EMPTY, Game
 from pokersquares.points import AMERICAN, BRITISH
 from pokersquares.errors import InvalidSeedError
-from pokersquares.review import (GameReview, ReviewError, STAGES, TRANSPOSE, coach_values, either_way_round,
+from pokersquares.review import (TIE, GameReview, ReviewError, STAGES, TRANSPOSE, coach_values, either_way_round,
                                  make_coach, prepare_coach, review_game, review_record, run_summary)
 from pokersquares.search.endgame import exact_values_reference
 
@@ -47,6 +47,35 @@ def test_the_coachs_own_moves_cost_nothing_and_others_cost_the_gap_to_its_best()
     assert [(m.turn, m.loss) for m in worst.worst(3)] == [(1, 24.0), (2, 23.0), (3, 22.0)]
 
 
+def corner_by_parity(grid, card):
+    """A coach that values the bottom-right cell above the rest: by 0.02 points for an
+    even card, by 0.003 for an odd one; the same either way round."""
+    v = np.zeros(25)
+    v[24] = 0.02 if card % 2 == 0 else 0.003
+    v[np.asarray(grid) != EMPTY] = -np.inf
+    return v
+
+
+def test_a_cell_valued_less_than_a_printed_hundredth_below_the_best_agrees():
+    # A move 0.003 points below the coach's best counted as not agreed, yet printed and
+    # sent to the web page as a loss of 0.0 (the page then listed none of them).
+    placements = played(9, lambda empty: empty[0])
+    r = review_game(corner_by_parity, AMERICAN.points, placements, exact_cells=0)
+    odd = [m.turn for m in r.moves[:24] if m.card % 2]
+    even = [m.turn for m in r.moves[:24] if m.card % 2 == 0]
+    assert odd and even
+    assert r.agreed == len(odd) + 1  # and the forced last move
+    for m in r.moves:
+        if m.turn in odd:
+            assert m.agrees and m.loss == 0 and m.best == m.cell
+        elif m.turn in even:
+            assert not m.agrees and m.loss == pytest.approx(0.02) and m.best == 24
+    moves = r.to_json()["moves"]
+    assert [m["agrees"] for m in moves] == [m.agrees for m in r.moves]
+    assert all(m["loss"] > 0 for m in moves if not m["agrees"])
+    assert sorted(m.turn for m in r.worst(25)) == even
+
+
 def test_a_cell_valued_as_high_as_the_best_is_the_best():
     def ties(grid, card):
         v = np.zeros(25)
@@ -71,7 +100,7 @@ def test_the_last_cards_are_judged_exactly(system):
             assert m.value == pytest.approx(ref[cell])
             assert m.best_value == pytest.approx(ref.max())
             assert m.loss == pytest.approx(ref.max() - ref[cell])
-            assert (m.best == cell) == (ref[cell] >= ref.max() - 1e-9)
+            assert (m.best == cell) == (ref[cell] >= ref.max() - TIE)
         grid[cell] = card
     # The forced last move is the final score itself.
     assert r.moves[-1].value == r.score

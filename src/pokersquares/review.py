@@ -3,7 +3,8 @@
 For each placement of a finished game the coach values every empty cell for the card
 in hand (its estimate of the final score if the card goes there and it plays on), and
 the move's *loss* is the best cell's value minus the value of the cell played: 0 when
-the player agreed with the coach. Over the last cards (``exact_cells`` empty cells or
+the player agreed with the coach (a cell valued within :data:`TIE` of the best, less
+than every output shows, is as good as the best). Over the last cards (``exact_cells`` empty cells or
 fewer, the card's cell included) the values are exact: the expected final score under
 best play from there (:mod:`pokersquares.search.endgame`), so a loss there is a real
 expected loss, not an opinion.
@@ -47,12 +48,15 @@ from .search.endgame import exact_values
 
 __all__ = ["MoveReview", "GameReview", "ReviewError", "make_coach", "prepare_coach", "coach_values",
            "either_way_round", "review_game", "review_record", "record_placements", "run_summary", "STAGES",
-           "TRANSPOSE", "MAX_EXACT_CELLS"]
+           "TRANSPOSE", "MAX_EXACT_CELLS", "TIE"]
 
 # Stages of a game, by the turns (1-based) they hold.
 STAGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 25))
 # Values within this of the best count as the best (float noise, ties).
-_TIE = 1e-9
+# A cell valued within this of the best is as good as the best: a smaller loss prints
+# as 0.00 (here and in the web app), so a move that gave it away is counted as agreed,
+# not as a move that gave away "-0.00" points (no estimate is that precise).
+TIE = 0.005
 # The most empty cells judged exactly: the exact endgame's work grows steeply with them
 # (the command line caps --exact-cells here too).
 MAX_EXACT_CELLS = 5
@@ -81,7 +85,7 @@ class MoveReview:
 
     @property
     def agrees(self) -> bool:
-        return self.loss <= _TIE
+        return self.loss <= TIE
 
 
 @dataclass
@@ -113,7 +117,7 @@ class GameReview:
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "score": self.score, "loss": round(self.loss, 3), "agreed": self.agreed,
-                "moves": [{**asdict(m), "value": round(m.value, 3), "best_value": round(m.best_value, 3),
+                "moves": [{**asdict(m), "agrees": m.agrees, "value": round(m.value, 3), "best_value": round(m.best_value, 3),
                            "loss": round(m.loss, 3), "values": [None if v is None else round(v, 3) for v in m.values]}
                           for m in self.moves]}
 
@@ -230,7 +234,7 @@ def review_game(values: Callable[[np.ndarray, int], np.ndarray], points: Sequenc
         best = int(empty[np.argmax(judged)])
         chosen = float(v[cell])
         # A cell the coach values as high as its best (a tie) is its best.
-        if chosen >= float(v[best]) - _TIE:
+        if chosen >= float(v[best]) - TIE:
             best = cell
         shown = [float(v[i]) if grid[i] == EMPTY else None for i in range(NUM_CELLS)]
         out.append(MoveReview(turn, card, cell, best, chosen, float(v[best]), max(0.0, float(v[best]) - chosen),

@@ -4,9 +4,21 @@ evaluation alone, which its searched hints can disagree with)."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from tests.web.test_browser import browser, context, deal, open_page, place, server  # noqa: F401
 
 from playwright.sync_api import expect  # noqa: E402
+
+from pokersquares import AMERICAN, Game  # noqa: E402
+from pokersquares.game import EMPTY  # noqa: E402
+from pokersquares.review import coach_values, review_game  # noqa: E402
+from pokersquares.harness.player import BasePlayer  # noqa: E402
+from pokersquares.web import create_app  # noqa: E402
+from pokersquares.web.agents import AgentSpec  # noqa: E402
+
+from .conftest import serving  # noqa: E402
 
 
 def test_a_hint_is_not_shown_on_the_next_deal(context, server):
@@ -93,3 +105,61 @@ def test_the_regret_route_names_whose_game_it_is(server):
     mine = [r for r in rows if r["player"] == "human" and r["player_name"] == "Bo"]
     assert len(mine) == 1 and mine[0]["regret"] == 3 - game["score"]
 
+
+
+class _CornerByParity:
+    """Values the bottom-right cell above the rest: by 0.02 points for an even card, by
+    0.003 for an odd one (a tie, less than a printed hundredth)."""
+
+    def placement_values(self, grid, card):
+        v = np.zeros(25)
+        v[24] = 0.02 if card % 2 == 0 else 0.003
+        v[np.asarray(grid) != EMPTY] = -np.inf
+        return v
+
+
+class _FineCoach(BasePlayer):
+    name = "fine"
+
+    def __init__(self):
+        super().__init__()
+        self.evaluator = _CornerByParity()
+
+    def choose(self, grid, card, seconds_left):
+        return int(np.flatnonzero(grid == EMPTY)[-1])
+
+
+@pytest.fixture(scope="module")
+def fine_server():
+    with serving(create_app(agents={"fine": AgentSpec(_FineCoach, "values to a hundredth")},
+                            prep_s=0.5, think_s=1.0, game_s=10.0)) as url:
+        yield url
+
+
+def test_the_review_lists_the_moves_it_counts_as_not_agreed_with_their_hundredths(context, fine_server):
+    # A move a few thousandths below the coach's best counted as not agreed, yet was sent
+    # as a loss of 0.0 and so not listed ("24 of your 25 cards" and no costly move), and
+    # a loss below a tenth was shown as "−0.0".
+    page = open_page(context, fine_server)
+    deal(page, 9)
+    for cell in range(25):
+        place(page, cell)
+    page.select_option("#review-agent", "fine")
+    page.click("#review-go")
+    status = page.locator("#review-status")
+    expect(status).to_contain_text("fine would have played", timeout=60_000)
+    game = Game.from_seed(9, AMERICAN)
+    placements = [(int(card), cell) for card, cell in zip(game.deck[:25], range(25))]
+    expected = review_game(coach_values(_FineCoach()), AMERICAN.points, placements)  # as the server judges
+    fine = [m for m in expected.moves if not m.exact]
+    assert any(m.agrees for m in fine) and any(not m.agrees for m in fine)
+    expect(status).to_contain_text(f"would have played {expected.agreed} of your 25 cards where you did")
+    expect(status).to_contain_text(f"gave away {expected.loss:.1f} points")
+    texts = page.locator("#review-moves li").all_inner_texts()
+    assert len(texts) == len(expected.worst(5)) == 5
+    for text, m in zip(texts, expected.worst(5)):
+        assert text.startswith(f"card {m.turn},")
+        assert (f"(−{m.loss:.1f}, exact)" if m.exact else "(−0.02)") in text
+    page.locator("#review-moves li", has_text="(−0.02)").first.locator("button").click()
+    expect(page.locator("#review-caption")).to_contain_text("by its estimate 0.02 points better")
+    assert page.errors == []

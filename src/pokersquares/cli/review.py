@@ -155,7 +155,7 @@ def review_cmd(
                            f"-{m.loss:.2f}" + ("  exact" if m.exact else ""))
         return
     for r in reviews:
-        costly = ", ".join(f"move {m.turn} -{m.loss:.1f}" for m in r.worst(worst))
+        costly = ", ".join(f"move {m.turn} -{m.loss:.2f}" for m in r.worst(worst))
         typer.echo(f"deal {r.seed:>6}: score {r.score:4d}  given away {r.loss:7.2f}  agreed {r.agreed:2d}/25"
                    + (f"  ({costly})" if costly else ""))
     se = "-" if summary["loss_se"] is None else f"{summary['loss_se']:.2f}"

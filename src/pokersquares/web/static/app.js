@@ -466,13 +466,19 @@ async function waitForAgents() {
   }
 }
 
-// A button whose request is under way: marked busy rather than disabled, so that it
-// keeps the keyboard focus (a disabled button loses it to the page).
 // A cell as the page names it: r1c1 is the top left.
 function cellLabel(i) {
   return `r${Math.floor(i / SIZE) + 1}c${(i % SIZE) + 1}`;
 }
 
+// Points a reviewed move gave away: to a tenth, or a hundredth below a tenth (a move
+// within 0.005 of the best agrees with the coach, and is not listed).
+function lossText(x) {
+  return x.toFixed(x < 0.1 ? 2 : 1);
+}
+
+// A button whose request is under way: marked busy rather than disabled, so that it
+// keeps the keyboard focus (a disabled button loses it to the page).
 function setBusy(button, busy) {
   button.setAttribute("aria-disabled", String(busy));
   button.classList.toggle("busy", busy);
@@ -792,7 +798,7 @@ const play = {
     try {
       const r = await untilReady(() => api("POST", `/api/games/${id}/review`, { agent }), (p) => { status.textContent = preparingText(p); });
       if (!this.game || this.game.id !== id) return;
-      const costly = r.moves.filter((m) => m.loss > 0).sort((a, b) => b.loss - a.loss || a.turn - b.turn);
+      const costly = r.moves.filter((m) => !m.agrees).sort((a, b) => b.loss - a.loss || a.turn - b.turn);
       // The review judges by the agent's evaluation alone; its hints search further, so a
       // hint followed can still count here as a move given away: said, not hidden.
       status.textContent = `By its evaluation alone (no search, so its hints can differ), ${agent} would have played ${r.agreed} of your 25 cards where you did` +
@@ -800,7 +806,7 @@ const play = {
       this.review = r;
       list.replaceChildren(...costly.slice(0, 5).map((m) => el("li", { "data-turn": m.turn },
         el("button", { type: "button", class: "link", title: "show this move",
-          text: `card ${m.turn}, ${m.card_name}: you ${cellLabel(m.cell)}, ${agent} ${cellLabel(m.best)} (−${m.loss.toFixed(1)}${m.exact ? ", exact" : ""})` }))));
+          text: `card ${m.turn}, ${m.card_name}: you ${cellLabel(m.cell)}, ${agent} ${cellLabel(m.best)} (−${lossText(m.loss)}${m.exact ? ", exact" : ""})` }))));
       for (const button of list.querySelectorAll("button")) {
         button.addEventListener("click", () => this.showReviewedMove(Number(button.parentElement.dataset.turn)));
       }
@@ -820,8 +826,8 @@ const play = {
     $("review-move").hidden = false;
     this.reviewBoard.render(r.steps[turn - 1], { heat: { values: m.values, choice: m.best }, otherChoice: m.cell });
     $("review-caption").textContent = `card ${turn}, ${cardLabel(m.card_name)}: you played ${cellLabel(m.cell)} (dashed), ` +
-      (m.exact ? `best play is ${cellLabel(m.best)} (★), exactly ${m.loss.toFixed(1)} points better`
-        : `${r.agent}'s evaluation alone prefers ${cellLabel(m.best)} (★), by its estimate ${m.loss.toFixed(1)} points better`);
+      (m.exact ? `best play is ${cellLabel(m.best)} (★), exactly ${lossText(m.loss)} points better`
+        : `${r.agent}'s evaluation alone prefers ${cellLabel(m.best)} (★), by its estimate ${lossText(m.loss)} points better`);
     renderLegend($("review-legend"), { values: m.values, choice: m.best }, r.agent, m.exact ? "(exact expected final scores)" : "");
   },
 
