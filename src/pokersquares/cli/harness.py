@@ -754,7 +754,7 @@ def compare_cmd(
     if not result["paired"]:
         typer.echo("no two runs of one point system share two deals")
         return
-    typer.echo("paired, game by game on the deals both played (95% interval, normal: ± 1.96 SE; wider in truth on a few dozen deals or fewer):")
+    typer.echo("paired, game by game on the deals both played (95% interval: Student's t on the deals less one):")
     for d in result["paired"]:
         lo, hi = d["ci95"]
         typer.echo(f"  {d['system']}: {d['a']} ({run_label(*d['a_run'])}) − {d['b']} ({run_label(*d['b_run'])}): "
