@@ -92,50 +92,42 @@ def test_two_students_on_one_deal_see_the_agent_play_it_the_same_way():
         assert other["agent_score"] == deal.score()
 
 
-def test_a_deal_asked_for_while_it_is_played_waits_for_that_game():
-    _Restless.pause_s = 0.01
+@pytest.fixture
+def pool():
     pool = AgentPool({"restless": AgentSpec(_Restless, "plays each game differently")},
                      prep_s=0.2, think_s=1.0, game_s=5.0, wait_s=5.0)
-    deck = list(Game.from_seed(3, AMERICAN).deck)
+    yield pool
+    pool.close()
 
-    async def both():
-        return await asyncio.gather(*(pool.play_deal("restless", AMERICAN, deck, 3, client=f"c{k}")
-                                      for k in range(3)))
 
-    try:
-        games = asyncio.run(both())
-    finally:
-        pool.close()
+def _at_once(pool, seed: int, requests: int) -> list:
+    """``requests`` pages asking at once for the agent's game of ``seed``'s deal: each
+    one's moves, or its failure."""
+    deck = list(Game.from_seed(seed, AMERICAN).deck)
+
+    async def asked():
+        return await asyncio.gather(*(pool.play_deal("restless", AMERICAN, deck, seed, client=f"c{k}")
+                                      for k in range(requests)), return_exceptions=True)
+
+    return asyncio.run(asked())
+
+
+def test_a_deal_asked_for_while_it_is_played_waits_for_that_game(pool):
+    _Restless.pause_s = 0.01
+    games = _at_once(pool, 3, 3)
     assert games[0] == games[1] == games[2] and _Restless.games == 1
 
 
-def test_a_failed_game_is_not_kept_the_next_request_plays_it():
+def test_a_failed_game_is_not_kept_the_next_request_plays_it(pool):
     _Restless.fail_next = 1
-    pool = AgentPool({"restless": AgentSpec(_Restless, "plays each game differently")},
-                     prep_s=0.2, think_s=1.0, game_s=5.0, wait_s=5.0)
-    deck = list(Game.from_seed(4, AMERICAN).deck)
-    try:
-        with pytest.raises(AgentError, match="a bug on the first card"):
-            asyncio.run(pool.play_deal("restless", AMERICAN, deck, 4))
-        moves = asyncio.run(pool.play_deal("restless", AMERICAN, deck, 4))
-    finally:
-        pool.close()
+    [failed] = _at_once(pool, 4, 1)
+    assert isinstance(failed, AgentError) and "a bug on the first card" in str(failed)
+    [moves] = _at_once(pool, 4, 1)
     assert sorted(moves) == list(range(25)) and _Restless.games == 2
 
 
-def test_a_request_waiting_on_a_game_that_fails_plays_the_deal_itself():
+def test_a_request_waiting_on_a_game_that_fails_plays_the_deal_itself(pool):
     _Restless.fail_next = 1
-    pool = AgentPool({"restless": AgentSpec(_Restless, "plays each game differently")},
-                     prep_s=0.2, think_s=1.0, game_s=5.0, wait_s=5.0)
-    deck = list(Game.from_seed(5, AMERICAN).deck)
-
-    async def both():
-        return await asyncio.gather(*(pool.play_deal("restless", AMERICAN, deck, 5, client=f"c{k}")
-                                      for k in range(2)), return_exceptions=True)
-
-    try:
-        failed, played = asyncio.run(both())
-    finally:
-        pool.close()
+    failed, played = _at_once(pool, 5, 2)
     assert isinstance(failed, AgentError) and "a bug on the first card" in str(failed)
     assert sorted(played) == list(range(25)) and _Restless.games == 2
