@@ -8,7 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from .daily import daily_deal
 from .results import record_human_game
 from .schemas import NewGame, Place
-from .sessions import GameStore, WebGame, game_view, parse_system, point_system_view
+from .sessions import GameStore, WebGame, game_view, parse_system, person_name, point_system_view
 
 __all__ = ["router", "GameId", "games_of"]
 
@@ -52,6 +52,12 @@ async def get_game(request: Request, game_id: str = GameId) -> dict:
 @router.post("/games/{game_id}/place")
 async def place(body: Place, request: Request, game_id: str = GameId) -> dict:
     game = games_of(request).get(game_id)
+    # The name typed after the deal (the page deals one as it opens) is the one recorded:
+    # checked before the card is placed, so that a refused name places nothing.
+    name = person_name(body.name) if body.name is not None else None
     game.place(body.cell, body.turn)
+    if name is not None:
+        with game.lock:
+            game.name = name
     await _record(request, game)
     return game_view(game)

@@ -34,7 +34,7 @@ from .api_optimum import OptimumBusyError, OptimumSolver
 from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, BodyLimit, HostCheck
 from .results import ResultNotFoundError
 from .schemas import SEED_MESSAGE
-from .sessions import SEED_MAX, SEED_MIN, GameConflictError, GameNotFoundError, GameStore, parse_system
+from .sessions import NAME_MAX, SEED_MAX, SEED_MIN, GameConflictError, GameNotFoundError, GameStore, parse_system
 
 __all__ = ["create_app"]
 
@@ -183,6 +183,8 @@ def _add_error_handlers(app: FastAPI) -> None:
             message = str(err.get("msg"))
             if loc[:1] == ["seed"]:
                 message = SEED_MESSAGE
+            elif loc[:1] == ["name"] and err.get("type") == "string_too_long":  # not the body's own cap
+                message = f"a name has at most {NAME_MAX} characters; shorten it"
             parts.append(f"{where}: {message}" if where else message)
         return error(422, "; ".join(dict.fromkeys(parts)) or "invalid request")
 

@@ -38,6 +38,9 @@ class NewGame(_Body):
 class Place(_Body):
     cell: int = Field(..., ge=0, le=NUM_CELLS - 1, description="cell index row*5+col")
     turn: int | None = Field(None, ge=0, le=NUM_CELLS, description="the turn the page shows")
+    name: str | None = Field(None, max_length=4 * NAME_MAX,
+                             description="the person's name as the page shows it now (typed after the deal, "
+                                         "it is the one recorded with the finished game); absent: unchanged")
 
 
 class Think(_Body):

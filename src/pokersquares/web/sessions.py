@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -70,19 +71,37 @@ NAME_MAX = 40  # characters of a person's name
 
 
 def person_name(name: str | None) -> str | None:
-    """A person's name as recorded with their games: its runs of spaces made one and those
-    around it dropped, printable, 1 to :data:`NAME_MAX` characters; None (or only spaces)
-    for no name."""
+    """A person's name as recorded with their games: in Unicode's composed form (NFC), its
+    runs of spaces made one and those around it dropped, printable (emoji joined by a
+    zero-width joiner too), 1 to :data:`NAME_MAX` characters; None (or only spaces) for
+    no name."""
     if name is None:
         return None
     if not isinstance(name, str):
         raise PokerSquaresError(f"a name is text, got {name!r:.40}")
-    name = " ".join(name.split())
+    # One form of each accented letter (an "é" typed as "e" and a combining accent is the
+    # same name), then runs of spaces made one.
+    name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
         return None
-    if len(name) > NAME_MAX or not name.isprintable():
-        raise PokerSquaresError(f"a name is printable text of at most {NAME_MAX} characters, got {name!r:.60}")
+    if len(name) > NAME_MAX:
+        raise PokerSquaresError(f"a name has at most {NAME_MAX} characters, got {len(name)}; shorten it")
+    hidden = next((c for i, c in enumerate(name) if not c.isprintable() and not _joins_emoji(name, i)), None)
+    if hidden is not None:
+        raise PokerSquaresError(f"a name cannot hold the invisible character U+{ord(hidden):04X}; "
+                                "retype it without that character")
     return name
+
+
+_EMOJI_JOINER = "\u200d"  # joins emoji into one (a woman and a laptop: a woman technologist)
+
+
+def _joins_emoji(name: str, i: int) -> bool:
+    """Whether ``name[i]`` is a zero-width joiner between two symbols (an emoji sequence,
+    printable as one), not a hidden mark beside a letter."""
+    symbol = ("So", "Sk", "Mn")  # emoji, their modifiers, variation selectors
+    return (name[i] == _EMOJI_JOINER and 0 < i < len(name) - 1
+            and unicodedata.category(name[i - 1]) in symbol and unicodedata.category(name[i + 1]) == "So")
 
 
 @dataclass

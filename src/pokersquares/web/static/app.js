@@ -543,11 +543,16 @@ const play = {
         if (e.status !== 404) { toast(e.message); }
       }
     }
-    const last = load("ps.play.last");
+    // This tab's own game first: the last one anywhere may be another tab's.
+    let last = null;
+    try { last = JSON.parse(sessionStorage.getItem("ps.play.this")); } catch (e) { /* none */ }
+    last = last || load("ps.play.last");
     if (last && last.system) {
       // The server forgot the game (restarted, or dropped it): rebuild it from its deal and moves.
       try {
         const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system: last.system, moves: last.moves || [], name: playerName() }, last.seed));
+        const daily = load("ps.daily.game");  // a daily deal rebuilt is the daily deal still
+        if (daily && daily.id === last.id) store("ps.daily.game", { id: data.id, date: daily.date });
         return this.setGame(data);
       } catch (e) { /* start afresh below */ }
     }
@@ -587,7 +592,7 @@ const play = {
       const { data } = await api("POST", "/api/games", undefined, jsonWithSeed({ system, name: playerName() }, seed));
       if (asked !== this.dealt) return;
       this.replay = null;
-      store("ps.daily.game", deal ? { id: data.id, date: deal.date } : null);
+      if (deal) store("ps.daily.game", { id: data.id, date: deal.date });  // another tab's daily deal stays its
       this.setGame(data);
     } catch (e) { toast(e.message); }
   },
@@ -611,7 +616,9 @@ const play = {
     sessionStorage.setItem("ps.play.id", view.id);
     const daily = load("ps.daily.game");
     this.daily = daily && daily.id === view.id ? daily : null;
-    store("ps.play.last", { id: view.id, system: view.system.spec, seed: view.seed_text, moves: view.moves });
+    const kept = { id: view.id, system: view.system.spec, seed: view.seed_text, moves: view.moves };
+    store("ps.play.last", kept);
+    sessionStorage.setItem("ps.play.this", JSON.stringify(kept));
     if (view.cells[this.cursor] !== null) this.cursor = this.firstEmpty(this.cursor);
     this.render();
     document.dispatchEvent(new CustomEvent("pokersquares:game", { detail: view }));  // optimum.js listens
@@ -634,7 +641,8 @@ const play = {
     try {
       for (let tries = 1; ; tries++) {
         try {
-          const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn });
+          // The name as typed now: one typed after the deal is the one recorded with the game.
+          const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn, name: playerName() });
           // A new game dealt meanwhile stays: the answer is about the game left behind.
           if (!this.game || this.game.id !== id) return;
           this.cursor = cell;
@@ -652,6 +660,16 @@ const play = {
             continue;
           }
           if (e.status === 409 && tries > 1) { hideToast(); await this.resume(); return; }
+          if (e.status === 404) {
+            // The server forgot the game (it restarted): rebuilt from this tab's moves, the
+            // card clicked is placed on it; only a game that could not be rebuilt is said.
+            await this.resume();
+            const g = this.game;
+            if (g && g.id !== id && !g.done && g.turn === turn && g.cells[cell] === null) {
+              this.busy = false;
+              return this.place(cell);
+            }
+          }
           toast(e.message);
           if (e.status === 409 || e.status === 404) await this.resume();
           return;
@@ -1343,8 +1361,8 @@ const results = {
     const r = d.run, s = d.summary;
     const kv = (pairs) => el("dl", { class: "kv" }, pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
     const parts = [
-      el("h2", { text: `Run ${r.run_id}: ${r.player} on ${r.system_name}` }),
-      kv([["player", r.player], ["point system", `${r.system_name}: ${r.points.join(", ")}`], ["seeds", `${r.seed_text} … ${r.last_seed_text}`],
+      el("h2", { text: `Run ${r.run_id}: ${shownPlayer(r)} on ${r.system_name}` }),
+      kv([["player", shownPlayer(r)], ["point system", `${r.system_name}: ${r.points.join(", ")}`], ["seeds", `${r.seed_text} … ${r.last_seed_text}`],
         ["games", `${r.finished} of ${r.games}`], ["mean", s.mean === null ? "–" : `${fmt(s.mean, 2)}${s.stderr === null ? " (one game: no standard error)" : ` ± ${fmt(s.stderr, 2)} (standard error)`}`],
         ["sd, min, max", s.mean === null ? "–" : `${s.stdev === null ? "–" : fmt(s.stdev, 2)}, ${s.min}, ${s.max}`],
         ["time", `${fmt(r.time_per_game, 2)} s per game allowed, ${s.seconds_per_game === null ? "–" : fmt(s.seconds_per_game, 3)} s used; ${fmt(r.prep_time, 1)} s preparation`],
