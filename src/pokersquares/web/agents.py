@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 SERVER = "server"  # the client name of the server's own warm-up
+# The least a hint thinks when it shares its seconds with the requests waiting behind it
+# for the same prepared agent (:meth:`AgentPool.advise`).
+SHARED_THINK_MIN_S = 0.05
 DEALS_KEPT = 1024  # the deals played whole by agents that the pool keeps (:meth:`AgentPool.play_deal`)
 # A page waiting for a preparation asks again every second or so (a 202 answer after
 # ``wait_s``, then half a second); one not asked for this long is no longer waited for.
@@ -100,6 +103,8 @@ class Advice:
     values: list[float | None]  # per cell; None where occupied or the agent cannot say
     choice: int
     seconds: float
+    asked: float = 0.0  # the seconds asked for: more than it thought when others were waiting
+    others_waiting: int = 0  # requests waiting for the same prepared agent when it started
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,7 @@ class Preparation:
     finished: float | None = None
     done: Future = field(default_factory=Future)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    queued: int = 0  # requests admitted for it that wait for its lock (the pool's lock guards it)
 
     @property
     def key(self) -> tuple[str, tuple[int, ...]]:
@@ -631,7 +637,15 @@ class AgentPool:
                 raise AgentBusyError("the server's agents are all busy; try again in a moment")
             self._thinking[client] = self._thinking.get(client, 0) + 1
             self._waiting += 1
+            prep.queued += 1
         released = threading.Event()
+        queued = [True]  # counted in ``prep.queued`` until it holds the prepared agent
+
+        def dequeue() -> None:
+            with self._lock:
+                if queued[0]:
+                    queued[0] = False
+                    prep.queued -= 1
 
         def release() -> None:
             if not released.is_set():
@@ -644,19 +658,27 @@ class AgentPool:
 
         def guarded():
             turn = _parallel_turn(prep.cores)
-            locks = [self._think_slots, prep.lock] + ([turn] if turn is _PARALLEL else [])
+            # The prepared agent's line first, so that requests waiting in it hold no thinking
+            # thread that another agent's request could think in.
+            locks = [prep.lock, self._think_slots] + ([turn] if turn is _PARALLEL else [])
             held = []
             try:
                 for lock in locks:
-                    if not lock.acquire(timeout=limit_s):
+                    # The prepared agent's own line may be longer: each ahead in it thinks a
+                    # share of its seconds (:meth:`advise`), so a burst of them takes about
+                    # twice one request's time in all.
+                    if not lock.acquire(timeout=2 * limit_s if lock is prep.lock else limit_s):
                         if lock is self._think_slots:  # every thinking thread taken, by any agents
                             raise AgentBusyError("the server's agents are all busy; try again in a moment")
                         raise AgentBusyError(f"{name} is busy with another request; try again")
                     held.append(lock)
+                    if lock is prep.lock:
+                        dequeue()
                 return fn()
             except (SystemExit, KeyboardInterrupt) as e:  # a player's sys.exit(): its failure, not the server's
                 raise AgentError(f"{name} failed: {type(e).__name__}: {e}") from None
             finally:
+                dequeue()
                 for lock in reversed(held):
                     lock.release()
                 release()
@@ -665,7 +687,7 @@ class AgentPool:
         future = loop.run_in_executor(self._think_pool, guarded)
         # Allow for the wait on the locks, plus slack for an agent that overruns a little.
         try:
-            return await asyncio.wait_for(asyncio.shield(future), 2 * limit_s + 1.0)
+            return await asyncio.wait_for(asyncio.shield(future), 3 * limit_s + 1.0)
         except asyncio.TimeoutError:
             raise AgentTimeoutError(f"{name} did not answer within {limit_s:g} s") from None
         except PokerSquaresError:
@@ -675,13 +697,27 @@ class AgentPool:
 
     async def advise(self, name: str, point_system: PointSystem, grid: np.ndarray, card: Card,
                      seconds: float, client: str = SERVER) -> Advice:
-        """The agent's value of placing ``card`` in each empty cell, and its choice."""
-        seconds = min(max(seconds, 0.0), self.think_s)
+        """The agent's value of placing ``card`` in each empty cell, and its choice.
+
+        A prepared agent answers one request at a time, and a request waits in its line
+        for up to twice the seconds asked. With others waiting behind it when its turn
+        comes (a class asking for hints at once), it thinks a share of the time left
+        before that wait would end, less than the seconds asked, at least
+        :data:`SHARED_THINK_MIN_S` (its search stops sooner), so that every hint of a
+        burst comes in turn rather than most being refused. The answer says the seconds
+        asked and how many waited."""
+        asked = seconds = min(max(seconds, 0.0), self.think_s)
         prep = await self.ready(name, point_system, client)
         grid = np.array(grid, dtype=np.int8)
+        joined = time.monotonic()
 
         def think() -> Advice:
             start = time.monotonic()
+            with self._lock:
+                others = prep.queued
+            # Half of the time left to each in line, so that the last of a burst is still on time.
+            left = joined + 2 * asked - start
+            seconds = asked if not others else min(asked, max(SHARED_THINK_MIN_S, left / (2 + others)))
             player = prep.player
             values = searched = None
             if hasattr(player, "advice"):  # the move of the same search as the values
@@ -710,7 +746,7 @@ class AgentPool:
                 choice = int(player.choose(grid.copy(), int(card), seconds))
             if not 0 <= choice < NUM_CELLS or not empty[choice]:
                 raise AgentError(f"{name} chose cell {choice}, which is not an empty cell")
-            return Advice(name, shown, choice, time.monotonic() - start)
+            return Advice(name, shown, choice, time.monotonic() - start, asked, others)
 
         return await self._run(prep, client, seconds, think)
 

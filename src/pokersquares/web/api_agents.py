@@ -55,7 +55,7 @@ async def _advice(request: Request, game_id: str, body: Think, play: bool):
     except AgentPreparing as p:
         return _preparing(p)
     out = {"turn": turn, "agent": advice.agent, "values": advice.values, "choice": advice.choice,
-           "seconds": round(advice.seconds, 3)}
+           "seconds": round(advice.seconds, 3), "asked": advice.asked, "others_waiting": advice.others_waiting}
     if play:
         game.place(advice.choice, turn, by_agent=True)
         out["game"] = game_view(game)

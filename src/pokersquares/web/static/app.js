@@ -701,7 +701,9 @@ const play = {
       if (!this.game || this.game.id !== id || this.game.turn !== turn) { status.textContent = ""; return; }
       this.hint = data;
       const r = Math.floor(data.choice / SIZE) + 1, c = (data.choice % SIZE) + 1;
-      status.textContent = `${agent} would place ${cardLabel(this.game.card)} at row ${r}, column ${c} (${duration(data.seconds)}).`;
+      // With others waiting for the same agent, the server shares the seconds asked among them.
+      const n = data.others_waiting, shared = n ? ` of the ${duration(data.asked)} asked: ${n} other request${n > 1 ? "s were" : " was"} waiting for ${agent}` : "";
+      status.textContent = `${agent} would place ${cardLabel(this.game.card)} at row ${r}, column ${c} (${duration(data.seconds)}${shared}).`;
       this.render();
     } catch (e) {
       if (e instanceof Cancelled) return;
