@@ -386,7 +386,7 @@ def test_a_run_whose_player_fails_says_why_its_games_scored_the_penalty(cli, tmp
     assert summary["penalties"] == 2
     (reason, n), = summary["penalty_reasons"].items()
     assert n == 2 and reason.startswith("preparation failed") and "no table for you" in reason
-    assert f"warning: broken_prep:BrokenPrep on American: 2 games scored the penalty: {reason}\n" in err
+    assert f"warning: broken_prep:BrokenPrep on American: 2 games (seeds 0, 1) scored the penalty: {reason}\n" in err
 
 
 @pytest.mark.parametrize("args, says", [

@@ -251,3 +251,61 @@ class HangsWhenBuilt(GreedyPlayer):
                 time.sleep(60)
             except Exception:  # a constructor that swallows what it can
                 pass
+
+
+class UnseededRandom:
+    """A student's player of the plain protocol: its randomness from the process-wide
+    generators, never seeded by itself (``random.random`` in its preparation, then
+    ``random.choice`` and ``np.random.randint`` each move)."""
+
+    name = "unseeded"
+    cores = 1
+
+    def set_point_system(self, point_system, budget_s):
+        import random
+        self.bias = random.random()
+
+    def start_game(self):
+        self.free = list(range(25))
+
+    def get_play(self, card, seconds_left):
+        import random
+        import numpy as np
+        cell = self.free[int(self.bias * len(self.free))] if self.bias < 0.5 else random.choice(self.free)
+        if np.random.randint(2):
+            cell = self.free[-1]
+        self.free.remove(cell)
+        return divmod(cell, 5)
+
+
+class Unprintable(Exception):
+    """An exception whose message cannot be made (a student's ``__str__`` with a bug)."""
+
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+class PrepRaisesUnprintable(UnseededRandom):
+    def set_point_system(self, point_system, budget_s):
+        raise Unprintable()
+
+
+class PrepRaisesLong(UnseededRandom):
+    def set_point_system(self, point_system, budget_s):
+        raise RuntimeError("y" * 3000 + "\nthe second line")
+
+
+class WritesIntoItsSystem(BasePlayer):
+    """Writes 127 points for every hand into the point system it is handed (past the
+    frozen dataclass), and holds a lock: it cannot be pickled, so each worker prepares
+    its own copy, with the worker's own objects."""
+
+    name = "writes_into_its_system"
+
+    def prepare(self, budget_s):
+        import threading
+        self.lock = threading.Lock()
+        object.__setattr__(self.point_system, "points", (127,) * 10)
+
+    def choose(self, grid, card, seconds_left):
+        return int((grid == -1).argmax())

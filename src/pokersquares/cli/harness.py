@@ -64,12 +64,23 @@ def _penalty_reasons(records) -> dict[str, int]:
     return dict(Counter(r.penalty for r in records if r.penalty).most_common())
 
 
+def _seeds_text(seeds: list[int], shown: int = 5) -> str:
+    """``seed 7``, ``seeds 1, 3``, or the first ``shown`` and how many more."""
+    seeds = sorted(seeds)
+    more = f" and {len(seeds) - shown} more" if len(seeds) > shown else ""
+    return f"seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds[:shown]))}{more}"
+
+
 def _say_penalties(records, what: str) -> None:
     """One line on stderr per reason (at most three) the games of ``what`` were penalised
-    for: 100 penalties for a preparation that raised said nothing of why."""
+    for: 100 penalties for a preparation that raised said nothing of why. The line names
+    the games' deal seeds (at most five), which ``play --seed S`` shows again: a student
+    told "1 game scored the penalty: error: IndexError" could not tell which."""
     reasons = _penalty_reasons(records)
     for reason, n in list(reasons.items())[:3]:
-        typer.echo(f"warning: {what}: {n} game{'s' if n != 1 else ''} scored the penalty: {reason}", err=True)
+        seeds = _seeds_text([r.seed for r in records if r.penalty == reason])
+        typer.echo(f"warning: {what}: {n} game{'s' if n != 1 else ''} ({seeds}) scored the penalty: {reason}",
+                   err=True)
     if len(reasons) > 3:
         typer.echo(f"warning: {what}: {len(reasons) - 3} more reasons; `pokersquares results --export json` "
                    f"lists each game's", err=True)

@@ -8,6 +8,9 @@ watchdog that catches players that hang or crash the interpreter.
 
 from __future__ import annotations
 
+import copy
+import operator
+import random
 import time
 from typing import Callable
 
@@ -20,14 +23,50 @@ from . import seeds
 from .player import MalformedAnswerError, OccupiedCellError
 from .store import GameRecord
 
-__all__ = ["as_cell", "play_game", "prepare_player"]
+__all__ = ["as_cell", "fault_text", "one_line", "over_limit", "play_game", "prepare_player", "seed_global_randomness"]
+
+# The most characters of a penalty's reason: what a run prints of it, and the store keeps.
+MAX_REASON = 300
 
 
 def prepare_player(player, point_system: PointSystem, prep_time: float) -> float:
-    """Tell the player the point system with its preprocessing budget; return seconds used."""
+    """Tell the player the point system with its preprocessing budget; return seconds used.
+    The player is handed a copy: the run's own object scores its games, and a player that
+    wrote into what it was handed (``object.__setattr__`` gets past the frozen dataclass)
+    scored 1,270 a game where each worker prepared its own copy of it."""
+    point_system = copy.copy(point_system)
     t = time.perf_counter()
     player.set_point_system(point_system, prep_time)
     return time.perf_counter() - t
+
+
+def one_line(text: str) -> str:
+    """A penalty's reason as one line of at most ``MAX_REASON`` characters: a player's own
+    words (an exception's message holding an array, an answer of 5,000 numbers) were
+    printed as they came, over several lines or 29,000 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON else text[:MAX_REASON - 3] + "..."
+
+
+def fault_text(e: BaseException) -> str:
+    """``Class: message`` of a player's exception, on one line; an exception whose message
+    itself fails (a ``__str__`` that raises) is named by its class, where it took down the
+    game's process and the reason said only that the process died."""
+    try:
+        message = str(e)
+    except Exception:
+        message = "(its message could not be made)"
+    return one_line(f"{type(e).__name__}: {message}" if message else type(e).__name__)
+
+
+def seed_global_randomness(seed: int) -> None:
+    """Seed the process-wide generators a player of one's own may draw from without a
+    seed of its own (``random.choice``, ``np.random.rand``) with the harness's seed of
+    the game or preparation about to run. A game process calls it, never a caller's
+    interpreter: a run of such a player then replays exactly, on any number of workers,
+    as README says of every run whose work does not depend on the clock."""
+    random.seed(seed)
+    np.random.seed(seed & 0xFFFFFFFF)
 
 
 def as_cell(answer) -> tuple[int, int]:
@@ -38,10 +77,23 @@ def as_cell(answer) -> tuple[int, int]:
         row, col = answer
     except (TypeError, ValueError):
         raise ValueError(f"expected (row, col), got {answer!r}") from None
-    for v in (row, col):
-        if isinstance(v, bool) or not hasattr(v, "__index__"):
-            raise ValueError(f"expected (row, col) as integers, got {answer!r}")
-    return int(row), int(col)
+    try:
+        if isinstance(row, bool) or isinstance(col, bool):
+            raise TypeError
+        return operator.index(row), operator.index(col)  # numpy's integers; not 1.0, nor array([1])
+    except (TypeError, ValueError):
+        raise ValueError(f"expected (row, col) as integers, got {answer!r}") from None
+
+
+def over_limit(used: float, limit: float) -> str:
+    """``used`` seconds, past ``limit``, to two decimals, or to as many more as show it
+    past the limit: a player that slept all its ``seconds_left`` was over by microseconds,
+    and "1.00 s of decision time, limit 1 s" read as no timeout at all."""
+    for digits in range(2, 10):
+        text = f"{used:.{digits}f}"
+        if float(text) > limit:
+            return text
+    return f"{used!r}"
 
 
 def play_game(player, point_system: PointSystem, seed: int, time_per_game: float,
@@ -60,9 +112,9 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
     placements: list[tuple[int, int, int]] = []
     used = 0.0
     penalty = None
-    if hasattr(player, "set_seed"):
-        player.set_seed(player_seed)
-    try:
+    try:  # set_seed is the player's code too (an override may raise): its error is the game's, not a crash
+        if hasattr(player, "set_seed"):
+            player.set_seed(player_seed)
         player.start_game()
         for card in cards[:25]:
             t = time.perf_counter()
@@ -72,7 +124,7 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
                 answer = e
             used += time.perf_counter() - t
             if used > time_per_game:
-                penalty = f"timeout: {used:.2f} s of decision time, limit {time_per_game:g} s"
+                penalty = f"timeout: {over_limit(used, time_per_game)} s of decision time, limit {time_per_game:g} s"
                 break
             if isinstance(answer, MalformedAnswerError):
                 penalty = f"malformed answer: {answer}"
@@ -94,9 +146,10 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
             if on_move is not None:
                 on_move(card, row, col, used)
     except Exception as e:  # the player's own error: the game scores the penalty, the run goes on
-        penalty = f"error: {type(e).__name__}: {e}"
+        penalty = f"error: {fault_text(e)}"
     score = point_system.penalty if penalty else grid.score(point_system)
-    return GameRecord(game_index, seed, score, placements, used, penalty, _fallback_moves(player))
+    return GameRecord(game_index, seed, score, placements, used, one_line(penalty) if penalty else None,
+                      _fallback_moves(player))
 
 
 def _fallback_moves(player) -> int:

@@ -34,7 +34,7 @@ from typing import Callable, Iterable
 from .. import progress
 from ..errors import PokerSquaresError
 from ..machine import usable_cores
-from .game_play import play_game, prepare_player
+from .game_play import fault_text, play_game, prepare_player, seed_global_randomness
 from .registry import make_player
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
@@ -127,7 +127,7 @@ def _prep_main(conn, parent: int, spec: RunSpec) -> None:
         send(("build-error", str(e)))
         return
     except BaseException as e:  # the player's own failure, reported to the parent
-        send(("prep-error", f"{type(e).__name__}: {e}"))
+        send(("prep-error", fault_text(e)))
         return
     send(("prepared", used, blob, why))  # why: each worker prepares its own copy; the parent says so
 
@@ -177,7 +177,7 @@ def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: in
             player = build(spec.player, spec.prep_seed())
             prepare_player(player, spec.point_system, spec.prep_time)
     except BaseException as e:
-        conn.send(("prep-error", f"{type(e).__name__}: {e}"))
+        conn.send(("prep-error", fault_text(e)))
         return
     conn.send(("ready",))
     while True:
@@ -189,6 +189,7 @@ def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: in
             return
         index, game_seed, seed_of_player = msg
         trace.start(index)
+        seed_global_randomness(seed_of_player)
         conn.send(("result", play_game(player, spec.point_system, game_seed, spec.time_per_game, index,
                                        seed_of_player, on_move=trace.placed)))
 

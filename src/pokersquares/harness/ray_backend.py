@@ -56,7 +56,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..errors import PokerSquaresError
 from ..machine import usable_cores
-from .game_play import play_game
+from .game_play import fault_text, play_game, seed_global_randomness
 from .local_backend import RunnerWarning
 from .registry import make_player
 from .seeds import new_secret
@@ -432,7 +432,7 @@ def _prepare_task(clock, run_no: int, attempt: int, player: str, system, prep_ti
     except PokerSquaresError as e:
         return ("build-error", str(e)), None
     except BaseException as e:  # the player's own failure: its games score the penalty
-        return ("prep-error", f"{type(e).__name__}: {e}"), None
+        return ("prep-error", fault_text(e)), None
     try:
         blob = pickle.dumps(prepared)
     except Exception:
@@ -466,10 +466,11 @@ def _game_task(clock, blob, key: str, run_no: int, index: int, attempt: int, pla
     try:
         loaded = _load_player(key, blob, player, system, prep_time, prep_seed)
     except BaseException as e:
-        return ("prep-error", f"{type(e).__name__}: {e}")
+        return ("prep-error", fault_text(e))
     reporter = _move_reporter()
     clock.mark.remote(("play", run_no, index, attempt, node))
     reporter.start(clock, (run_no, index, attempt))
+    seed_global_randomness(seed_of_player)
     try:
         return ("result", play_game(loaded, system, seed + index, time_per_game, index, seed_of_player,
                                     on_move=reporter.placed))

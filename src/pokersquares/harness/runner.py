@@ -12,7 +12,12 @@ import contextlib
 import dataclasses
 import hashlib
 import inspect
+import os
+import site
+import sys
+import sysconfig
 import time
+import types
 import warnings
 from typing import Callable
 
@@ -57,14 +62,82 @@ def backend_session(backend: str = "local", address: str | None = None):
     return ray_backend.session(address)
 
 
+def _installed_roots() -> tuple[str, ...]:
+    """Folders of code that is not a user's own: the standard library, site-packages
+    (the user's too) and this package."""
+    roots = {os.path.dirname(os.path.abspath(__file__ + "/../.."))}  # pokersquares itself
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(os.path.realpath(path))
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, site.getuserbase()):
+        if prefix:
+            roots.add(os.path.realpath(prefix))
+    return tuple(os.path.join(r, "") for r in roots)
+
+
+def _own_modules(factory) -> list:
+    """The user's modules behind ``factory`` besides its own: those of its base classes,
+    and every module of the user's own code these import (as ``import helper`` or
+    ``from helper import pick``), followed through what those import in turn; not this
+    package, the standard library or installed packages (their versions are not the
+    player's code)."""
+    roots = _installed_roots()
+    top = factory.__module__.split(".")[0]
+
+    def own(module) -> bool:
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py") or module.__name__.split(".")[0] == "pokersquares":
+            return False
+        if module.__name__.split(".")[0] == top:
+            return True
+        real = os.path.realpath(path)
+        return not real.startswith(roots) and "site-packages" not in real and "dist-packages" not in real
+
+    first = sys.modules.get(factory.__module__)
+    todo = [sys.modules.get(getattr(c, "__module__", None)) for c in getattr(factory, "__mro__", ())]
+    seen, found = {id(first)}, []
+    while todo:
+        module = todo.pop()
+        if module is None or id(module) in seen or not isinstance(module, types.ModuleType) or not own(module):
+            continue
+        seen.add(id(module))
+        found.append(module)
+    todo = [first, *found]
+    while todo:
+        for value in list(vars(todo.pop()).values()):
+            try:
+                module = value if isinstance(value, types.ModuleType) else sys.modules.get(value.__module__)
+            except Exception:  # no __module__, or one that is not text
+                continue
+            if isinstance(module, types.ModuleType) and id(module) not in seen and own(module):
+                seen.add(id(module))
+                found.append(module)
+                todo.append(module)
+    return sorted(found, key=lambda m: m.__name__)
+
+
 def _source_hash(factory) -> str:
-    """A short hash of the source file that defines ``factory`` ('' if unreadable)."""
+    """A short hash of the source file that defines ``factory`` ('' if unreadable), and of
+    the user's other modules it uses (:func:`_own_modules`): a fix in a helper module is
+    new code as much as one in the player's own (a player of one file keeps its hash)."""
     try:
         path = inspect.getsourcefile(factory) or inspect.getfile(factory)
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
+            digest = hashlib.sha256(f.read())
     except (OSError, TypeError):
         return ""
+    try:
+        others = _own_modules(factory)
+    except Exception:  # a module that cannot be looked through: its own file still counts
+        others = []
+    for module in others:
+        try:
+            with open(module.__file__, "rb") as f:
+                digest.update(b"\0" + module.__name__.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+        except OSError:
+            continue
+    return digest.hexdigest()[:16]
 
 
 def run_version(spec: str) -> str:

@@ -16,7 +16,7 @@ from ..cards import as_sequence, check_seed, is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from ..points import PointSystem
-from .game_play import prepare_player
+from .game_play import prepare_player, seed_global_randomness
 from .registry import canonical_spec, check_params, make_player, parse_player_spec, resolve_factory
 from .seeds import player_seed
 
@@ -245,7 +245,9 @@ def limit_threads(cores: int) -> str | None:
 
 
 def build(spec: str, seed: int):
-    """Build the player and warm it up (compile its kernels), untimed; seed it."""
+    """Build the player and warm it up (compile its kernels), untimed; seed it, and this
+    process's own generators (a game or preparation process: :func:`seed_global_randomness`)."""
+    seed_global_randomness(seed)
     return warm_and_seed(make_player(spec), seed)
 
 

@@ -1,0 +1,164 @@
+"""A contest entrant's own player (README "Your own player"): what the harness makes of
+a student's honest, buggy code."""
+
+import hashlib
+import random
+import re
+import time
+import uuid
+
+from pokersquares import AMERICAN
+from pokersquares.harness.game_play import play_game
+from pokersquares.harness.runner import RunSpec, run_games, run_version
+
+
+class SleepsTheWholeClock:
+    """Sleeps all the seconds it is told it has left on the last card."""
+
+    name, cores = "sleeper", 1
+
+    def set_point_system(self, point_system, budget_s):
+        pass
+
+    def start_game(self):
+        self.n = 0
+
+    def get_play(self, card, seconds_left):
+        self.n += 1
+        if self.n == 25:
+            time.sleep(seconds_left)
+        return divmod(self.n - 1, 5)
+
+
+def test_a_timeout_by_a_hair_says_a_time_past_the_limit():
+    # "timeout: 1.00 s of decision time, limit 1 s" read as no fault at all.
+    record = play_game(SleepsTheWholeClock(), AMERICAN, 3, 0.3)
+    assert record.penalty.startswith("timeout: ")
+    assert float(re.match(r"timeout: ([0-9.]+) s of decision time, limit 0.3 s$", record.penalty)[1]) > 0.3
+    from pokersquares.harness.game_play import over_limit
+    assert over_limit(1.0001, 1) == "1.0001"
+    assert over_limit(1.0049, 1.0) == "1.005"
+    assert over_limit(1.25, 1) == "1.25"  # two decimals where they show it
+
+
+def _scores(workers, parent_seed):
+    random.seed(parent_seed)  # the run's own process: nothing of it may reach the games
+    spec = RunSpec("fault_players:UnseededRandom", AMERICAN, 6, 0, 5.0, 0.5, secret="entrant")
+    return [r.score for r in sorted(run_games(spec, range(6), workers=workers), key=lambda r: r.game_index)]
+
+
+def test_a_player_drawing_from_unseeded_generators_replays_on_any_number_of_workers():
+    one = _scores(1, 1)
+    assert _scores(2, 2) == one
+    assert _scores(1, 3) == one
+
+
+def _module(folder, name, text):
+    (folder / f"{name}.py").write_text(text)
+
+
+def test_a_fix_in_a_players_helper_module_is_new_code(tmp_path, monkeypatch):
+    tag = uuid.uuid4().hex[:8]
+    helper, base, player, alone = f"helper_{tag}", f"base_{tag}", f"mine_{tag}", f"alone_{tag}"
+    _module(tmp_path, helper, "def pick(grid):\n    return int((grid == -1).argmax())\n")
+    _module(tmp_path, base, "from pokersquares.harness import BasePlayer\n\nclass Base(BasePlayer):\n"
+                            "    name = 'base'\n")
+    _module(tmp_path, player, f"import numpy as np\nfrom {helper} import pick\nfrom {base} import Base\n\n"
+                              "class P(Base):\n    def choose(self, grid, card, seconds_left):\n"
+                              "        return pick(grid)\n")
+    _module(tmp_path, alone, "import numpy as np\nfrom pokersquares.harness import BasePlayer\n\n"
+                             "class A(BasePlayer):\n    name = 'alone'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = run_version(f"{player}:P")
+    assert run_version(f"{player}:P") == before
+    (tmp_path / f"{helper}.py").write_text("def pick(grid):\n    return 24 - int((grid[::-1] == -1).argmax())\n")
+    fixed = run_version(f"{player}:P")
+    assert fixed != before  # the store would have handed the fixed code the old code's games
+    (tmp_path / f"{base}.py").write_text((tmp_path / f"{base}.py").read_text() + "    cores = 1\n")
+    assert run_version(f"{player}:P") not in (before, fixed)
+    # A player of one file (numpy and this package are not its code) keeps the key it had.
+    own = hashlib.sha256((tmp_path / f"{alone}.py").read_bytes()).hexdigest()[:16]
+    assert run_version(f"{alone}:A").endswith(f"/src:{own}")
+
+
+class Answers:
+    """Answers ``answer(move)``, or raises what it gives."""
+
+    name, cores = "answers", 1
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def set_point_system(self, point_system, budget_s):
+        pass
+
+    def start_game(self):
+        self.n = 0
+
+    def get_play(self, card, seconds_left):
+        self.n += 1
+        a = self.answer(self.n - 1)
+        if isinstance(a, BaseException):
+            raise a
+        return a
+
+
+def _bad_grid(move):
+    import numpy as np
+    return AssertionError(f"bad grid:\n{np.arange(25).reshape(5, 5)}")
+
+
+def test_a_players_own_words_make_one_short_line():
+    import numpy as np
+    from fault_players import Unprintable
+    cases = {"malformed answer: expected (row, col), got [0, 1, 2": lambda n: list(range(5000)),
+             "error: AssertionError: bad grid: [[ 0 1 2 3 4] [ 5": _bad_grid,
+             "error: Unprintable": lambda n: Unprintable(),  # took the game's process down
+             "malformed answer: expected (row, col) as integers, got (array([0]), array([0]))":
+                 lambda n: divmod(np.array([n]), 5)}
+    for start, answer in cases.items():
+        record = play_game(Answers(answer), AMERICAN, 3, 5.0)
+        assert record.penalty.startswith(start), record.penalty[:200]
+        assert "\n" not in record.penalty and len(record.penalty) <= 300
+    assert play_game(Answers(lambda n: divmod(np.array(n), 5)), AMERICAN, 3, 5.0).penalty is None  # 0-d: integers
+
+
+def test_a_failed_preparation_says_why_in_one_short_line():
+    for player, start in (("PrepRaisesUnprintable", "preparation failed: Unprintable"),
+                          ("PrepRaisesLong", "preparation failed: RuntimeError: yyy")):
+        records = run_games(RunSpec(f"fault_players:{player}", AMERICAN, 2, 0, 1.0, 0.5), range(2), workers=1)
+        for r in records:
+            assert r.penalty.startswith(start), r.penalty[:200]
+            assert "\n" not in r.penalty and len(r.penalty) <= 320
+
+
+def test_a_player_that_writes_into_its_point_system_does_not_change_its_score():
+    import warnings
+    from pokersquares import deal
+    from pokersquares.game import Grid
+    expected = []
+    for seed in range(3):
+        grid = Grid()
+        for i, card in enumerate(deal(seed)[:25]):
+            grid.place(card, i // 5, i % 5)
+        expected.append(grid.score(AMERICAN))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # it cannot be pickled: said in a warning
+        records = run_games(RunSpec("fault_players:WritesIntoItsSystem", AMERICAN, 3, 0, 5.0, 0.5), range(3),
+                            workers=1)
+    assert [r.score for r in sorted(records, key=lambda r: r.game_index)] == expected
+    assert AMERICAN.points == (0, 2, 5, 10, 15, 20, 25, 50, 75, 100)
+
+
+class SeedsItsOwnWay(SleepsTheWholeClock):
+    """Overrides set_seed (the harness's seeding hook), and its override raises."""
+
+    def set_seed(self, seed):
+        raise ValueError("seed boom")
+
+
+def test_a_set_seed_that_raises_is_the_games_error_not_a_crash():
+    # Raised outside the game's try, it left play_game: the worker process died, its
+    # traceback on stderr, and the game's reason said only "the player's process died".
+    record = play_game(SeedsItsOwnWay(), AMERICAN, 3, 5.0)
+    assert record.penalty == "error: ValueError: seed boom" and record.score == AMERICAN.penalty
