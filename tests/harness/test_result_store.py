@@ -70,6 +70,22 @@ def test_read_only_places_are_named_as_such(tmp_path, monkeypatch):
         assert s.runs() == []
 
 
+def test_an_export_says_whose_games_they_are(tmp_path):
+    # A class's web games are all the player "human": the export said nothing else, so a
+    # teacher's spreadsheet could not tell the students apart.
+    import csv
+    import io
+
+    with ResultStore(tmp_path / "class.sqlite") as s:
+        for seed, name in enumerate(["Ada", "Bo"]):
+            run_id = s.open_run("human", name, AMERICAN, seed, 1, 0.0, 0.0, version=f"web:{seed}")
+            s.add_games(run_id, [GameRecord(0, seed, 40 + seed)])
+        rows = s.export_rows()
+        table = list(csv.DictReader(io.StringIO("".join(s.export_chunks("csv")))))
+    assert [(r["player"], r["player_name"], r["score"]) for r in rows] == [("human", "Ada", 40), ("human", "Bo", 41)]
+    assert [(r["player"], r["player_name"], r["score"]) for r in table] == [("human", "Ada", "40"), ("human", "Bo", "41")]
+
+
 def test_export_of_a_missing_run_is_an_error(tmp_path):
     with ResultStore(tmp_path / "e.sqlite") as s:
         run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)

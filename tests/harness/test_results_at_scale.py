@@ -115,7 +115,7 @@ def test_an_export_of_a_run_without_games_is_an_empty_export(cli, tmp_path):
     with ResultStore(db) as store:
         store.open_run("greedy", "greedy", AMERICAN, 0, 5, 1.0, 0.0)
     assert json.loads(cli("results", "--db", db, "--export", "json", "--run", 1)[1]) == []
-    assert cli("results", "--db", db, "--export", "csv")[1].splitlines() == ["run_id,tournament_id,player,system,"
+    assert cli("results", "--db", db, "--export", "csv")[1].splitlines() == ["run_id,tournament_id,player,player_name,system,"
                                                                             "points,game_index,seed,score,decision_s,"
                                                                             "penalty,fallback_moves,placements"]
 

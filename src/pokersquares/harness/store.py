@@ -37,9 +37,10 @@ from .seeds import new_secret
 
 __all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB", "probe", "EXPORT_FIELDS"]
 
-# The columns of an export (``results --export csv``), in order.
-EXPORT_FIELDS = ["run_id", "tournament_id", "player", "system", "points", "game_index", "seed", "score",
-                 "decision_s", "penalty", "fallback_moves", "placements"]
+# The columns of an export (``results --export csv``), in order. ``player_name`` is the
+# player's own name, or the person's for a game played in the web app (``player`` human).
+EXPORT_FIELDS = ["run_id", "tournament_id", "player", "player_name", "system", "points", "game_index", "seed",
+                 "score", "decision_s", "penalty", "fallback_moves", "placements"]
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
@@ -1132,7 +1133,8 @@ class ResultStore:
 
     def _export_rows(self, run: RunInfo) -> Iterator[dict]:
         for g in self.iter_games(run.run_id):
-            yield {"run_id": run.run_id, "player": run.player, "system": run.system_name,
+            yield {"run_id": run.run_id, "player": run.player, "player_name": run.player_name,
+                   "system": run.system_name,
                    "points": run.points, "game_index": g.game_index, "seed": g.seed,
                    "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
                    "placements": g.placements, "tournament_id": run.tournament_id,
