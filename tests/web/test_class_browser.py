@@ -101,3 +101,36 @@ def test_a_name_typed_after_the_deal_is_the_one_the_teacher_reads(context, serve
     assert [r.player_name for r in runs] == ["Grace Late"]
     page.goto(f"{url}#results/run/{runs[0].run_id}")
     expect(page.locator(".results-detail h2").first).to_contain_text("human (Grace Late)")
+
+
+def test_two_students_on_one_computer_each_see_their_own_best_on_the_daily_deal(context, served):
+    """"Your best today" on the daily deal was kept per browser: on a shared computer the
+    second student was shown the first's best as their own."""
+    import random
+
+    from pokersquares import Game
+    from pokersquares.web.daily import daily_deal
+    from pokersquares.web.sessions import parse_system
+
+    _, url, _ = served
+    today = daily_deal()
+    orders = [random.Random(k).sample(range(25), 25) for k in range(20)]
+
+    def score(order):
+        game = Game.from_seed(today["seed"], parse_system(today["system"]))
+        for cell in order:
+            game.play(*divmod(cell, 5))
+        return game.score()
+
+    orders.sort(key=score, reverse=True)
+    better, worse = orders[0], orders[-1]
+    assert score(better) > score(worse)
+    page = opened(context, url)
+    for name, order in (("Ada", better), ("Bo", worse)):
+        page.fill("#play-name", name)
+        page.press("#play-name", "Tab")
+        page.click("#play-daily")
+        page.wait_for_function("play.daily && play.game && play.game.turn === 0")
+        for cell in order:
+            click(page, cell)
+        expect(page.locator("[data-daily-best]")).to_have_text(str(score(order)))

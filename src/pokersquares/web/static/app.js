@@ -770,13 +770,15 @@ const play = {
     if (g.done && this.replay) this.showReplayStep(this.replayStep);
   },
 
-  // Your best on today's deal (kept in this browser) and the agents' scores on it.
+  // Your best on today's deal (kept in this browser, per name: two students may share a
+  // computer) and the agents' scores on it.
   async dailyResult(g) {
-    const date = this.daily.date, bests = load("ps.daily.best", {});
-    bests[date] = Math.max(bests[date] ?? -Infinity, g.score);
+    const date = this.daily.date, bests = load("ps.daily.best", {}), key = JSON.stringify([date, playerName() ?? ""]);
+    for (const old of Object.keys(bests)) if (!old.startsWith(`["${date}",`)) delete bests[old];  // other days'
+    bests[key] = Math.max(bests[key] ?? -Infinity, g.score);
     store("ps.daily.best", bests);
     const root = $("daily-result"), scores = el("ul", { class: "daily-agents" });
-    root.replaceChildren(el("p", {}, `Daily deal ${date}: you scored ${g.score}; your best today is `, el("strong", { "data-daily-best": "", text: bests[date] }), "."),
+    root.replaceChildren(el("p", {}, `Daily deal ${date}: you scored ${g.score}; your best today is `, el("strong", { "data-daily-best": "", text: bests[key] }), "."),
       el("p", { class: "note", text: "The agents on this deal:" }), scores);
     const names = (window.appConfig.agents || []).map((a) => a.name).filter((n) => ["greedy", "og", "gettysburg", "tiger", "champion"].includes(n));
     for (const agent of names) {
