@@ -89,6 +89,25 @@ def test_what_is_not_a_store_is_refused_and_left_as_it_was(cli, tmp_path):
     assert text.read_text() == "not a store"
 
 
+def test_a_persons_web_games_are_reviewed_under_their_name(cli, tmp_path):
+    """A class's web games are runs of the player "human": the review said "run 3: human
+    on American", whoever played."""
+    from pokersquares.cards import deal
+    from pokersquares.harness.store import GameRecord
+    from pokersquares.points import AMERICAN
+
+    db = tmp_path / "class.sqlite"
+    with ResultStore(db) as store:
+        run = store.open_run("human", "Ada", AMERICAN, 5, 1, 0.0, 0.0)
+        store.add_games(run, [GameRecord(0, 5, 0, [(int(c), k // 5, k % 5) for k, c in enumerate(deal(5)[:25])])])
+    args = ["review", db, "--run", str(run), "--coach", COACH, "--prep-time", "1"]
+    code, out, err = cli(*args)
+    assert code in (0, None), err
+    assert out.splitlines()[0].startswith(f"run {run}: human (Ada) on American, judged by")
+    code, out, err = cli(*args, "--json")
+    assert (json.loads(out)["player"], json.loads(out)["player_name"]) == ("human", "Ada")
+
+
 def test_a_deal_played_twice_is_reviewed_twice(cli, tmp_path):
     """A person in the web app may play one deal twice: both games are in the run, and
     asking for the deal reviews both."""

@@ -15,6 +15,7 @@ from ..harness.spec import check_seconds
 from ..harness.store import ResultStore
 from .. import progress
 from . import app, fail, seconds_between
+from .harness import shown_player
 
 
 def _cell(cell: int) -> str:
@@ -128,13 +129,14 @@ def review_cmd(
     reviews = [review_record(values, info.points, record, exact_cells) for record in records]
     summary = run_summary(reviews)
     if json_out:
-        typer.echo(json.dumps({"store": str(store), "run": run, "player": info.player, "system": system.name,
+        typer.echo(json.dumps({"store": str(store), "run": run, "player": info.player,
+                               "player_name": info.player_name, "system": system.name,
                                "coach": coach, "prep_time": prep_time, "exact_cells": exact_cells,
                                "summary": summary, "games": [r.to_json() for r in reviews],
                                "not_reviewed": [{"seed": g.seed, "placed": len(g.placements), "score": g.score,
                                                  "penalty": g.penalty} for g in skipped]}))
         return
-    typer.echo(f"run {run}: {info.player} on {system.name}, judged by {coach} ({prep_time:g} s of preparation; "
+    typer.echo(f"run {run}: {shown_player(info)} on {system.name}, judged by {coach} ({prep_time:g} s of preparation; "
                f"exact with {exact_cells} empty cells or fewer)")
     if skipped:
         penalised = sum(1 for g in skipped if g.penalty)
