@@ -48,7 +48,9 @@ def test_the_newest_runs_come_first_and_the_button_adds_the_older(context, paged
     expect(page.locator(".results-list")).not_to_contain_text("null")  # no tournament: nothing said of them
     expect(page.locator(f"tr[data-run='{RUNS}']")).to_have_class("pick human selected")
     expect(page.locator("#results-runs-shown")).to_have_text(f"the newest {RUNS_PAGE} of {RUNS} shown")
-    # Your games: every game of the store summed up, not only the page's.
+    # Games played in the browser: every game of the store summed up, not only the page's
+    # (every person's: a class's server headed them "Your games").
+    expect(page.locator("[data-humans] h2")).to_have_text("Games played in the browser")
     british = [k % 50 for k in range(0, RUNS, 10)]
     humans = page.locator("[data-humans] tbody tr")
     expect(humans).to_have_count(2)

@@ -1218,11 +1218,12 @@ const count = (n) => Number(n).toLocaleString("en-US");
 // the server sums up every one of them ({system_name, games, mean, best}), not only the
 // runs of the page.
 function humanSummary(humans, people = []) {
+  // (On a class's server they are every student's: the table by name tells them apart.)
   if (!humans.length) return el("p", { class: "note", text: "Games you finish on the Play tab are recorded here as player human." });
   const th = (text, num = false) => el("th", { class: num ? "num" : null, scope: "col", text });
   const cells = (h) => [el("td", { text: h.system_name }), el("td", { class: "num", text: count(h.games) }),
     el("td", { class: "num", text: fmt(h.mean, 1) }), el("td", { class: "num", text: h.best })];
-  return el("div", { "data-humans": "" }, el("h2", { text: "Your games" }),
+  return el("div", { "data-humans": "" }, el("h2", { text: "Games played in the browser" }),
     el("table", { class: "data" }, el("thead", {}, el("tr", {}, th("system"), th("games", true), th("mean", true), th("best", true))),
       el("tbody", {}, humans.map((h) => el("tr", {}, cells(h))))),
     people.length ? el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "games by name", "data-people": "" },
