@@ -279,3 +279,39 @@ def test_a_nested_java_class_gets_a_name_the_api_takes():
     names = [java_agent_name(c) for c in ("players.Outer$Inner", "A" * 60, "Plain")]
     assert names[0] == "java-Outer.Inner" and len(names[1]) == 40 and names[2] == "java-Plain"
     check_agent_names(names)
+
+
+class _FailsLate(BasePlayer):
+    """Answers after its time is up, with an error (a contest Java player stopped after
+    its time raises so): the request has given up by then."""
+
+    def choose(self, grid, card, seconds_left):
+        time.sleep(3 * seconds_left + 1.3)
+        raise RuntimeError("too late, and wrong")
+
+
+def test_an_agent_failing_after_its_request_gave_up_leaves_no_unretrieved_error():
+    # The server's log got "Future exception was never retrieved" and a traceback for
+    # each such answer (`serve --java-player` of a player that loops for ever).
+    import asyncio
+    import gc
+
+    from pokersquares import AMERICAN
+    from pokersquares.web.agents import AgentPool, AgentTimeoutError
+
+    pool = AgentPool({"late": AgentSpec(_FailsLate, "fails late")}, prep_s=0.1, think_s=1.0, wait_s=5.0)
+    reported = []
+
+    async def ask():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: reported.append(context["message"]))
+        with pytest.raises(AgentTimeoutError):
+            await pool.advise("late", AMERICAN, np.full(25, -1, dtype=np.int8), 0, 0.1)
+        await asyncio.sleep(1.0)  # the agent's thread raises meanwhile
+        gc.collect()
+        await asyncio.sleep(0.1)
+
+    try:
+        asyncio.run(ask())
+    finally:
+        pool.close()
+    assert reported == []

@@ -685,6 +685,9 @@ class AgentPool:
 
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._think_pool, guarded)
+        # An answer that comes after the request gave up (or was cancelled) is nobody's: its
+        # error is taken here, not logged as "Future exception was never retrieved".
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
         # Allow for the wait on the locks, plus slack for an agent that overruns a little.
         try:
             return await asyncio.wait_for(asyncio.shield(future), 3 * limit_s + 1.0)
