@@ -389,6 +389,20 @@ def test_a_run_whose_player_fails_says_why_its_games_scored_the_penalty(cli, tmp
     assert f"warning: broken_prep:BrokenPrep on American: 2 games (seeds 0, 1) scored the penalty: {reason}\n" in err
 
 
+def test_one_penalised_game_is_one_penalty(cli, tmp_path, monkeypatch):
+    # "1 penalties" in run's line (and compare's, experiment's).
+    (tmp_path / "bad_answer.py").write_text(
+        "from pokersquares.harness.player import BasePlayer\n\n"
+        "class BadAnswer(BasePlayer):\n"
+        "    def choose(self, grid, card, seconds_left):\n"
+        "        return 99\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = cli("run", "--player", "bad_answer:BadAnswer", "--games", "1", "--time-per-game", "1",
+                         "--prep-time", "0", "--workers", "1", "--db", tmp_path / "r.sqlite")
+    assert code == 0, err
+    assert ", 1 penalty; run 1 in " in out and "penalties" not in out
+
+
 @pytest.mark.parametrize("args, says", [
     (["review", "x.sqlite", "--prep-time", "nan"], "'--prep-time': must be a finite number of seconds, got nan"),
     (["serve", "--prep-time", "nan"], "'--prep-time': must be a finite number of seconds, got nan"),

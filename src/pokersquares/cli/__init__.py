@@ -48,6 +48,11 @@ def _load_subcommands() -> None:
         importlib.import_module(f"{__name__}.{module.name}")
 
 
+def penalties_text(n: int) -> str:
+    """``1 penalty``, ``0 penalties``: a count of penalised games as a line says it."""
+    return f"{n} penalt{'y' if n == 1 else 'ies'}"
+
+
 def fail(message: str, code: int = 2) -> "typer.Exit":
     """Print a one-line error and return an exit to raise."""
     typer.echo(f"error: {message}", err=True)

@@ -22,7 +22,7 @@ from ..harness.runner import backend_session, check_backend
 from ..harness.spec import MAX_SECONDS, RunSpecError
 from ..harness.store import ResultStore
 from ..points import integer_or_none
-from . import PLOT_SUFFIXES, app, check_output, point_system, point_systems, save_plot, seconds_between
+from . import PLOT_SUFFIXES, app, check_output, penalties_text, point_system, point_systems, save_plot, seconds_between
 from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, QUIET_OPT, WORKERS_HELP,
                       _check_workers, _Progress)
 
@@ -175,7 +175,7 @@ def _games(specs) -> int:
 
 def _show_row(row, width: int = 44, label: str | None = None) -> str:
     paper = "-" if row.paper is None else str(row.paper)
-    pen = f", {row.penalties} penalties" if row.penalties else ""
+    pen = f", {penalties_text(row.penalties)}" if row.penalties else ""
     se = f"{row.stderr:5.2f}" if math.isfinite(row.stderr) else f"{'-':<5}"  # one game: no standard error
     return (f"  {label or row.label:<{width}} {row.mean:8.2f} ± {se}  (n={row.games}, run {row.run_id}{pen})"
             f"  paper {paper}")

@@ -25,7 +25,7 @@ from ..harness.tournament import run_tournament, table_from_store
 from ..machine import usable_cores
 from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP
-from . import app, check_output, fail, point_system, point_systems
+from . import app, check_output, fail, penalties_text, point_system, point_systems
 from .optimum import check_optima_store
 
 WORKERS_HELP = ("Games played in parallel (default: the cores this process may use, as taskset, a Slurm job "
@@ -383,7 +383,7 @@ def run_cmd(
     spread = ("(one game: no stderr, no sd)," if summary["stderr"] is None else
               f"± {summary['stderr']:.2f} (stderr) over {summary['games']} games, sd {summary['stdev']:.2f},")
     typer.echo(f"{player} on {ps.name}: mean {summary['mean']:.2f} {spread} min {summary['min']}, max {summary['max']}, "
-               f"{summary['seconds_per_game']:.3f} s/game, {summary['penalties']} penalties; run {run_id} in {db}")
+               f"{summary['seconds_per_game']:.3f} s/game, {penalties_text(summary['penalties'])}; run {run_id} in {db}")
     if optimum:
         typer.echo(f"  against the deals' optima: {format_regret(optimum)}")
 
@@ -761,7 +761,7 @@ def compare_cmd(
         se = "-" if r["stderr"] is None else f"{r['stderr']:.2f}"
         typer.echo(f"{run_label(r['store'], r['run']):<{wl}}  {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} "
                    f"games {r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game (max {r['max_seconds']:.2f})  "
-                   f"{r['penalties']} penalties")
+                   f"{penalties_text(r['penalties'])}")
     if not result["paired"]:
         typer.echo("no two runs of one point system share two deals")
         return
