@@ -26,3 +26,42 @@ def test_the_optional_extras_do_not_grow_the_core_install():
     for extra in ("open_spiel", "fastapi", "ray", "gymnasium"):
         assert extra not in core
     assert project["optional-dependencies"]["openspiel"] == ["open_spiel>=2.0.2"]
+
+
+def test_every_dependency_has_a_lower_bound():
+    """Every requirement, core and extra, says the oldest release it works with (``>=``):
+    ``.ci/lowest-deps`` installs exactly those releases and runs the demo and tests on them."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirements = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        requirements += [r for r in extra if not r.startswith("pokersquares")]
+    unbounded = [r for r in requirements if not re.fullmatch(r"[A-Za-z0-9_.\-]+(\[[\w,]+\])?>=\d[\w.]*(,<[\w.]+)?", r)]
+    assert not unbounded, f"requirements without a lower bound (>=): {unbounded}"
+
+
+def test_raylet_notes_reach_stderr_with_the_oldest_and_newest_rays(monkeypatch):
+    """ray 2.10 (the lowest ``ray>=2.10`` allows) calls ``print_to_stdstream(data)``, later
+    rays ``print_to_stdstream(data, ignore_prefix)``. The wrapper that sends the raylet's
+    notes to stderr demanded ``ignore_prefix``: under ray 2.10 its log threads died with a
+    TypeError traceback and the notes ("a worker died") were lost."""
+    import sys
+    import types
+
+    from pokersquares.harness import ray_backend
+
+    seen = []
+    note = {"pid": "raylet", "is_err": False, "lines": ["a worker died"]}
+    for printer, rest in ((lambda data: seen.append((data,)), ()),
+                          (lambda data, ignore_prefix: seen.append((data, ignore_prefix)), (False,))):
+        worker = types.ModuleType("ray._private.worker")
+        worker.print_to_stdstream = printer
+        private = types.ModuleType("ray._private")
+        private.worker = worker
+        ray = types.ModuleType("ray")
+        ray._private = private
+        monkeypatch.setitem(sys.modules, "ray", ray)
+        monkeypatch.setitem(sys.modules, "ray._private", private)
+        monkeypatch.setitem(sys.modules, "ray._private.worker", worker)
+        ray_backend._raylet_notes_to_stderr()
+        worker.print_to_stdstream(dict(note), *rest)
+    assert seen == [(dict(note, is_err=True),), (dict(note, is_err=True), False)]

@@ -113,10 +113,10 @@ def _raylet_notes_to_stderr() -> None:
     if original is None or getattr(original, "_pokersquares", False):
         return
 
-    def to_stderr(data, ignore_prefix):
+    def to_stderr(data, *rest):  # (data) up to some ray 2.x, (data, ignore_prefix) later
         if data.get("pid") == "raylet":
             data = dict(data, is_err=True)
-        return original(data, ignore_prefix)
+        return original(data, *rest)
 
     to_stderr._pokersquares = True
     ray_worker.print_to_stdstream = to_stderr
