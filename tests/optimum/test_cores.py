@@ -82,6 +82,22 @@ def test_a_limit_that_runs_out_claims_nothing_under_american():
     assert not opt.proven and opt.bound > opt.score
 
 
+@pytest.mark.parametrize("system", [AMERICAN, BRITISH])
+def test_a_round_stopped_before_it_has_a_bound_proves_nothing(system):
+    # CP-SAT stopped by its limit before it had a bound says best_objective_bound 0: that
+    # was taken as "no grid above the start", and the start (4 points on British deal 2)
+    # reported as the proven optimum of a deal worth 90 (0.2 s of time limit).
+    from pokersquares.cards import deal
+    from pokersquares.optimum.cores import CoreOptions
+
+    stopped = CoreOptions(parameters=CoreOptions().parameters + (("max_deterministic_time", 0.001),))
+    cards = deal(2)[:25]  # solved in about 1.5 s under either system
+    r = solve_cores(cards, system.points, time_limit=30, options=stopped)
+    optimum = solve_deal(cards, system, time_limit=60)
+    assert r.rounds == 1 and optimum.proven
+    assert not r.proven and r.bound >= optimum.score > r.score
+
+
 def test_non_monotone_systems_use_the_line_model():
     with pytest.raises(Exception, match="monotone"):
         solve_cores(list(range(9)), np.array(parse_point_system("random:1").points), time_limit=5, size=3)

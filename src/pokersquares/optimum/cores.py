@@ -234,8 +234,15 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
         if status == cp_model.INFEASIBLE:
             bound = score
             break
-        # no grid above ``score`` is worth more than this round's bound
-        bound = min(bound, max(score, int(np.floor(solver.best_objective_bound + 1e-6)) + base))
+        # No grid above ``score`` is worth more than this round's bound. The model asks for
+        # more than ``score``, so a bound the solver has proven is above it (none above it
+        # is INFEASIBLE, above); one at or below it is no bound at all: CP-SAT stopped by
+        # its time limit before it had one (UNKNOWN, best_objective_bound 0), which was
+        # taken as "nothing better" and a start of 4 reported as the proven optimum of a
+        # deal worth 90 (British, deal 2, 0.2 s).
+        proven_above = int(np.floor(solver.best_objective_bound + 1e-6)) + base
+        if proven_above > score:
+            bound = min(bound, proven_above)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break
         rows = [core for j, (core, _) in enumerate(cores) if solver.value(x[0][j])]
