@@ -86,6 +86,8 @@ def main() -> None:
         options = CoreOptions(**options, parameters=tuple(params.items()))
         probe = cp_model.CpSolver().parameters
         for name, setting in options.parameters:  # as solve_cores sets them, on a solver of its own
+            if name.startswith("_") or not hasattr(probe, name):  # said alike by every ortools (their errors differ)
+                raise ValueError(f"--param {name!r} is not a CP-SAT parameter (SatParameters)")
             setattr(probe, name, setting)
     except (PokerSquaresError, ValueError) as e:
         parser.error(str(e))

@@ -498,7 +498,7 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     ("optimum_options.py", ["--seeds", "0", "--time-limit", "nan"], "--time-limit must be a finite number"),
     ("optimum_options.py", ["--seeds", "5..2"], "empty seed range '5..2'"),
     ("optimum_options.py", ["--seeds", "0", "--option", "bogus=true"], "--option 'bogus' is not a CoreOptions field"),
-    ("optimum_options.py", ["--seeds", "0", "--param", "bogus=1"], "has no attribute 'bogus'"),
+    ("optimum_options.py", ["--seeds", "0", "--param", "bogus=1"], "--param 'bogus' is not a CP-SAT parameter"),
     ("root_mix.py", ["--load", "/nonexistent/td.npz"], "cannot read TD evaluator /nonexistent/td.npz"),
     ("root_mix.py", ["--load", "/nonexistent/td.npz", "--weights", "0,nan"], "--weights are numbers in [0, 1]"),
     ("td_groups.py", ["--workers", "0"], "--workers and --table-games must be at least 1"),
