@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import httpx
-from served import free_port, serve, wait_for_agents  # this folder's: the server stopped with the script
+from served import check_agent, free_port, serve, wait_for_agents  # this folder's: the server stopped with the script
 
 PAGE_TRIES = 30  # busy answers a page takes before it gives up (static/app.js, untilReady)
 
@@ -84,11 +84,7 @@ def main() -> None:
         parser.error(f"--students and --hint-every must be at least 1, got {args.students} and {args.hint_every}")
     if not 0.1 <= args.seconds <= 2.0:
         parser.error(f"--seconds is the page's thinking time, 0.1 to 2, got {args.seconds:g}")
-    from pokersquares.web.agents import registered_agents
-
-    agents = registered_agents()
-    if args.agent not in agents:
-        parser.error(f"unknown agent {args.agent!r}; the web app's agents: {', '.join(agents)}")
+    check_agent(parser, args.agent)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as folder:

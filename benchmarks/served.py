@@ -64,3 +64,14 @@ def wait_for_agents(client, within_s: float = 600.0) -> None:
         if time.monotonic() > deadline:
             sys.exit(f"the server did not list its agents within {within_s:g} s")
         time.sleep(0.2)
+
+
+def check_agent(parser, agent: str) -> None:
+    """``parser``'s one-line error unless ``agent`` is one of the web app's agents: checked
+    before the server starts (a hint of an unknown agent never succeeds, so its wait would
+    never end)."""
+    from pokersquares.web.agents import registered_agents
+
+    agents = registered_agents()
+    if agent not in agents:
+        parser.error(f"unknown agent {agent!r}; the web app's agents: {', '.join(agents)}")

@@ -21,7 +21,7 @@ import sys
 import time
 
 import httpx
-from served import free_port, serve, wait_for_agents  # this folder's: the server stopped with the script
+from served import check_agent, free_port, serve, wait_for_agents  # this folder's: the server stopped with the script
 
 
 async def burst(url: str, game_id: str, agent: str, requests: int, clients: int) -> dict:
@@ -63,11 +63,7 @@ def main() -> None:
     # for it would never end), and no request or client leaves nothing to measure.
     if args.requests < 1 or args.clients < 1:
         parser.error(f"--requests and --clients must be at least 1, got {args.requests} and {args.clients}")
-    from pokersquares.web.agents import registered_agents
-
-    agents = registered_agents()
-    if args.agent not in agents:
-        parser.error(f"unknown agent {args.agent!r}; the web app's agents: {', '.join(agents)}")
+    check_agent(parser, args.agent)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with serve([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",

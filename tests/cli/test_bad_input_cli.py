@@ -366,39 +366,39 @@ def test_a_constructor_that_never_returns_is_one_line_after_the_build_limit(tmp_
     assert took < 60 and stored(db) == (0, 0)
 
 
+def _run_own_player(cli, tmp_path, monkeypatch, module: str, body: str, *args):
+    """``run`` of the class ``module:Mine`` (a BasePlayer of ``body``) from ``tmp_path``."""
+    (tmp_path / f"{module}.py").write_text(
+        "from pokersquares.harness.player import BasePlayer\n\nclass Mine(BasePlayer):\n" + body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return cli("run", "--player", f"{module}:Mine", "--time-per-game", "1", "--workers", "1",
+               "--db", tmp_path / "r.sqlite", *args)
+
+
 def test_a_run_whose_player_fails_says_why_its_games_scored_the_penalty(cli, tmp_path, monkeypatch):
     """A player whose preparation raised scored the penalty in every game and the run
     said only "2 penalties": each reason now goes to stderr with its games, and into
     --json as penalty_reasons."""
-    (tmp_path / "broken_prep.py").write_text(
-        "from pokersquares.harness.player import BasePlayer\n\n"
-        "class BrokenPrep(BasePlayer):\n"
-        "    name = 'broken'\n\n"
-        "    def prepare(self, budget_s):\n"
-        "        raise ValueError('no table for you')\n\n"
-        "    def choose(self, grid, card, seconds_left):\n"
-        "        return int((grid == -1).argmax())\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    code, out, err = cli("run", "--player", "broken_prep:BrokenPrep", "--games", "2", "--time-per-game", "1",
-                         "--prep-time", "0.2", "--workers", "1", "--db", tmp_path / "r.sqlite", "--json")
+    code, out, err = _run_own_player(cli, tmp_path, monkeypatch, "broken_prep",
+                                     "    name = 'broken'\n\n"
+                                     "    def prepare(self, budget_s):\n"
+                                     "        raise ValueError('no table for you')\n\n"
+                                     "    def choose(self, grid, card, seconds_left):\n"
+                                     "        return int((grid == -1).argmax())\n",
+                                     "--games", "2", "--prep-time", "0.2", "--json")
     assert code == 0, err
     summary = json.loads(out)
     assert summary["penalties"] == 2
     (reason, n), = summary["penalty_reasons"].items()
     assert n == 2 and reason.startswith("preparation failed") and "no table for you" in reason
-    assert f"warning: broken_prep:BrokenPrep on American: 2 games (seeds 0, 1) scored the penalty: {reason}\n" in err
+    assert f"warning: broken_prep:Mine on American: 2 games (seeds 0, 1) scored the penalty: {reason}\n" in err
 
 
 def test_one_penalised_game_is_one_penalty(cli, tmp_path, monkeypatch):
     # "1 penalties" in run's line (and compare's, experiment's).
-    (tmp_path / "bad_answer.py").write_text(
-        "from pokersquares.harness.player import BasePlayer\n\n"
-        "class BadAnswer(BasePlayer):\n"
-        "    def choose(self, grid, card, seconds_left):\n"
-        "        return 99\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    code, out, err = cli("run", "--player", "bad_answer:BadAnswer", "--games", "1", "--time-per-game", "1",
-                         "--prep-time", "0", "--workers", "1", "--db", tmp_path / "r.sqlite")
+    code, out, err = _run_own_player(cli, tmp_path, monkeypatch, "bad_answer",
+                                     "    def choose(self, grid, card, seconds_left):\n        return 99\n",
+                                     "--games", "1", "--prep-time", "0")
     assert code == 0, err
     assert ", 1 penalty; run 1 in " in out and "penalties" not in out
 

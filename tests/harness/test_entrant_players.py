@@ -12,16 +12,22 @@ from pokersquares.harness.game_play import play_game
 from pokersquares.harness.runner import RunSpec, run_games, run_version
 
 
-class SleepsTheWholeClock:
-    """Sleeps all the seconds it is told it has left on the last card."""
+class Counts:
+    """The contest protocol, with nothing learned: counts the cards of each game."""
 
-    name, cores = "sleeper", 1
+    name, cores = "counts", 1
 
     def set_point_system(self, point_system, budget_s):
         pass
 
     def start_game(self):
         self.n = 0
+
+
+class SleepsTheWholeClock(Counts):
+    """Sleeps all the seconds it is told it has left on the last card."""
+
+    name = "sleeper"
 
     def get_play(self, card, seconds_left):
         self.n += 1
@@ -81,19 +87,13 @@ def test_a_fix_in_a_players_helper_module_is_new_code(tmp_path, monkeypatch):
     assert run_version(f"{alone}:A").endswith(f"/src:{own}")
 
 
-class Answers:
+class Answers(Counts):
     """Answers ``answer(move)``, or raises what it gives."""
 
-    name, cores = "answers", 1
+    name = "answers"
 
     def __init__(self, answer):
         self.answer = answer
-
-    def set_point_system(self, point_system, budget_s):
-        pass
-
-    def start_game(self):
-        self.n = 0
 
     def get_play(self, card, seconds_left):
         self.n += 1
