@@ -345,7 +345,7 @@ def test_results_compare_and_export_read_a_store_on_a_full_disk(tmp_path, tempor
     assert "5 games" in compared.stdout and "50.00" in compared.stdout
     exported = _without_room(*export[1:], env=env)
     assert exported.returncode == 0, exported.stderr
-    assert exported.stdout == csv_text and csv_text.count("greedy") == 5
+    assert exported.stdout == csv_text and csv_text.count(",greedy,greedy,") == 5  # player, player_name
     assert _beside(path) == []
     assert temporary == "elsewhere" or list((tmp_path / "tmp").iterdir()) == []
 
