@@ -309,3 +309,33 @@ class WritesIntoItsSystem(BasePlayer):
 
     def choose(self, grid, card, seconds_left):
         return int((grid == -1).argmax())
+
+
+class Exits(_FaultAt):
+    """Gives up the way a script does: ``sys.exit`` with its reason."""
+
+    def fault(self, card, seconds_left):
+        import sys
+        sys.exit("my player gives up")
+
+
+class ShowsItsThreads(GreedyPlayer):
+    """Declares two cores; its first card goes to the cell numbered by the threads numba
+    lets it use (what the harness capped them at)."""
+
+    cores = 2
+
+    def choose(self, grid, card, seconds_left):
+        import numba
+        if (grid == -1).all():
+            return numba.get_num_threads() - 1
+        return super().choose(grid, card, seconds_left)
+
+
+def shows_its_threads():
+    """A function making the player (``--player fault_players:shows_its_threads``)."""
+    return ShowsItsThreads()
+
+
+def declares_nonsense_cores():
+    return DeclaresNonsenseCores()

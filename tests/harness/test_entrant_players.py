@@ -162,3 +162,47 @@ def test_a_set_seed_that_raises_is_the_games_error_not_a_crash():
     # traceback on stderr, and the game's reason said only "the player's process died".
     record = play_game(SeedsItsOwnWay(), AMERICAN, 3, 5.0)
     assert record.penalty == "error: ValueError: seed boom" and record.score == AMERICAN.penalty
+
+
+def test_a_players_sys_exit_is_its_games_error_in_its_own_words():
+    # A student's sys.exit("...") took the game's process down: the reason said only
+    # "crash: the player's process died (exit code 1)", its words went to stderr in the
+    # middle of the progress bar, and the worker was started again.
+    records = sorted(run_games(RunSpec("fault_players:Exits", AMERICAN, 4, 0, 1.0, 0.5), range(4), workers=1),
+                     key=lambda r: r.game_index)
+    assert [r.penalty for r in records] == [None, "error: SystemExit: my player gives up"] * 2
+    assert [len(r.placements) for r in records] == [25, 2, 25, 2]
+
+
+def test_ray_stopping_its_worker_leaves_the_game():
+    # Ray stops a worker on SIGTERM by raising a SystemExit it marks: that is not the
+    # player's fault to score, but the end of the game's process.
+    import pytest
+    from pokersquares.harness.game_play import players_own_exit
+
+    class StoppedByRay(Counts):
+        def get_play(self, card, seconds_left):
+            e = SystemExit(1)
+            e.ray_terminate_msg = "The process receives a SIGTERM."
+            raise e
+
+    with pytest.raises(SystemExit):
+        play_game(StoppedByRay(), AMERICAN, 3, 5.0)
+    assert players_own_exit(SystemExit(0)) and players_own_exit(SystemExit("bye"))
+
+
+def test_a_function_making_the_player_gets_the_cores_its_player_declares():
+    # A ``module:function`` factory was taken as one core whatever its player declared:
+    # numba's threads capped at 1 and games run side by side on a machine of two.
+    import numba
+    import pytest
+    from pokersquares.errors import UnknownPlayerError
+    from pokersquares.harness.spec import player_cores
+
+    assert player_cores("fault_players:shows_its_threads") == 2
+    assert player_cores("fault_players:ShowsItsThreads") == 2  # as its class says
+    record, = run_games(RunSpec("fault_players:shows_its_threads", AMERICAN, 1, 0, 1.0, 0.5), [0], workers=1)
+    assert record.penalty is None
+    assert record.placements[0][1:] == divmod(min(2, numba.config.NUMBA_NUM_THREADS) - 1, 5)
+    with pytest.raises(UnknownPlayerError, match=r"declares cores = 'abc': it must be an integer 1\.\.64"):
+        player_cores("fault_players:declares_nonsense_cores")

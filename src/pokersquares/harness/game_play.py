@@ -59,6 +59,14 @@ def fault_text(e: BaseException) -> str:
     return one_line(f"{type(e).__name__}: {message}" if message else type(e).__name__)
 
 
+def players_own_exit(e: SystemExit) -> bool:
+    """Whether a ``SystemExit`` is the player's own ``sys.exit()`` (its game scores the
+    penalty with its words, as any error of the player's; it took the game's process
+    down, said as "the player's process died") rather than Ray stopping its worker on
+    SIGTERM, which marks the exception it raises and must leave the game."""
+    return not hasattr(e, "ray_terminate_msg")
+
+
 def seed_global_randomness(seed: int) -> None:
     """Seed the process-wide generators a player of one's own may draw from without a
     seed of its own (``random.choice``, ``np.random.rand``) with the harness's seed of
@@ -146,6 +154,10 @@ def play_game(player, point_system: PointSystem, seed: int, time_per_game: float
             if on_move is not None:
                 on_move(card, row, col, used)
     except Exception as e:  # the player's own error: the game scores the penalty, the run goes on
+        penalty = f"error: {fault_text(e)}"
+    except SystemExit as e:
+        if not players_own_exit(e):
+            raise
         penalty = f"error: {fault_text(e)}"
     score = point_system.penalty if penalty else grid.score(point_system)
     return GameRecord(game_index, seed, score, placements, used, one_line(penalty) if penalty else None,

@@ -197,7 +197,7 @@ def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
     raise UnknownPlayerError(f"unknown player {spec!r}; known players: {known} (or module.path:ClassName)")
 
 
-def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
+def resolve_factory(name: str) -> tuple[Callable[..., Any], int | None]:
     _load_builtins()
     if name in _REGISTRY:
         info = _REGISTRY[name]
@@ -205,7 +205,7 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
     module_name, _, cls_name = name.partition(":")
     if module_name in _FAMILIES:
         factory = _FAMILIES[module_name](cls_name)
-        return factory, _declared_cores(name, factory)
+        return factory, declared_cores(name, factory)
     try:
         with contextlib.redirect_stdout(sys.stderr):  # a module's prints never reach --json
             module = importlib.import_module(module_name)
@@ -215,11 +215,13 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int]:
         factory = getattr(module, cls_name)
     except AttributeError:
         raise UnknownPlayerError(f"module {module_name!r} has no {cls_name!r}") from None
-    return factory, _declared_cores(name, factory)
+    if not isinstance(factory, type) and not hasattr(factory, "cores"):
+        return factory, None  # a function making the player: its player says (spec.player_cores)
+    return factory, declared_cores(name, factory)
 
 
-def _declared_cores(name: str, factory) -> int:
-    """The cores a player class says one game keeps busy: an integer 1..MAX_CORES."""
+def declared_cores(name: str, factory) -> int:
+    """The cores a player class (or a player) says one game keeps busy: an integer 1..MAX_CORES."""
     cores = getattr(factory, "cores", 1)
     if not is_integer(cores) or not 1 <= cores <= MAX_CORES:
         raise UnknownPlayerError(f"player {name!r} declares cores = {cores!r}: it must be an integer 1..{MAX_CORES}")

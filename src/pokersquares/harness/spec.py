@@ -17,7 +17,7 @@ from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from ..points import PointSystem
 from .game_play import prepare_player, seed_global_randomness
-from .registry import canonical_spec, check_params, make_player, parse_player_spec, resolve_factory
+from .registry import canonical_spec, check_params, declared_cores, make_player, parse_player_spec, resolve_factory
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
@@ -221,7 +221,11 @@ def player_cores(spec: str) -> int:
     name, params = parse_player_spec(spec)
     factory, cores = resolve_factory(name)
     check_params(name, factory, params)
-    return max(1, int(params.get("cores", cores)))
+    if "cores" in params:
+        return max(1, int(params["cores"]))
+    if cores is None:  # ``module:function``: the player it makes declares them (it was taken as one core)
+        cores = declared_cores(name, make_player(spec))
+    return max(1, cores)
 
 
 def default_workers(spec: str) -> int:
