@@ -84,18 +84,20 @@ def test_names_students_type_are_taken_or_refused_in_a_line_that_says_what_to_do
     composed, decomposed = "José", unicodedata.normalize("NFD", "José")
     assert composed != decomposed
     with TestClient(create_app(agents={}, store_path=path), base_url="http://127.0.0.1") as c:
-        for name in ("👩\u200d💻 Ada", "🏳️\u200d🌈 Sam", composed, decomposed):
+        for name in ("👩\u200d💻 Ada", "🏳️\u200d🌈 Sam", composed, decomposed, "Human"):
             r = c.post("/api/games", json={"system": "american", "seed": 5, "name": name})
             assert r.status_code == 201, (name, r.text)
             view = r.json()
             for cell in range(25):
                 view = c.post(f"/api/games/{view['id']}/place", json={"cell": cell}).json()
         refused = {"Ada\u200b": "U+200B", "A\u200dB": "U+200D", "x" * 41: "at most 40 characters",
-                   "x" * 200: "at most 40 characters"}
+                   "x" * 200: "at most 40 characters",
+                   # what the nameless are recorded as: listed with them, shown as no name
+                   " human ": "the name 'human' is how games played without a name are recorded"}
         for name, said in refused.items():
             r = c.post("/api/games", json={"system": "american", "seed": 5, "name": name})
             assert r.status_code in (400, 422) and said in r.json()["detail"], (name, r.text)
             assert "\n" not in r.json()["detail"]
         people = c.get("/api/results").json()["people"]
     assert sorted((p["name"], p["games"]) for p in people) == sorted(
-        [("👩\u200d💻 Ada", 1), ("🏳️\u200d🌈 Sam", 1), (composed, 2)])
+        [("👩\u200d💻 Ada", 1), ("🏳️\u200d🌈 Sam", 1), (composed, 2), ("Human", 1)])

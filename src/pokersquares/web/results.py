@@ -24,12 +24,11 @@ from ..harness.hands_made import GridSet, grid_set, mix_summary
 from ..harness.store import GameRecord, ResultStore, StoreError, probe
 from ..harness.tournament import table_from_store
 from ..points import PointSystem
-from .sessions import WebGame, grid_view, point_system_view
+from .sessions import HUMAN, WebGame, grid_view, point_system_view
 
 __all__ = ["ResultNotFoundError", "HUMAN", "RUNS_PAGE", "RUNS_PAGE_MAX", "TOURNAMENTS_SHOWN", "results_index",
            "run_detail", "tournament_detail", "summary", "record_human_game", "export_csv", "holds_nothing"]
 
-HUMAN = "human"  # the player name of games people play in the browser
 GRID_CHUNK = 4096  # a run's games whose grids are classified at once
 SPOOL_BYTES = 1 << 20  # an export held in memory up to this size, then in a temporary file
 # The runs the index gives at once, unless asked for fewer or more (up to the most): a

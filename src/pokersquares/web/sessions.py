@@ -26,7 +26,7 @@ from ..points import PointSystem, integer_or_none, parse_point_system
 
 __all__ = [
     "GameNotFoundError", "GameConflictError", "PointsOutOfRangeError", "WebGame", "GameStore", "parse_system",
-    "SEED_MIN", "SEED_MAX", "random_seed", "point_system_view", "grid_view", "game_view", "person_name", "NAME_MAX",
+    "SEED_MIN", "SEED_MAX", "random_seed", "point_system_view", "grid_view", "game_view", "person_name", "NAME_MAX", "HUMAN",
 ]
 
 POINTS_MIN, POINTS_MAX = -128, 127  # a contest point value is a Java byte
@@ -70,6 +70,9 @@ def random_seed() -> int:
 NAME_MAX = 40  # characters of a person's name
 
 
+HUMAN = "human"  # the player name of games people play in the browser, and the name of those without one
+
+
 def person_name(name: str | None) -> str | None:
     """A person's name as recorded with their games: in Unicode's composed form (NFC), its
     runs of spaces made one and those around it dropped, printable (emoji joined by a
@@ -84,6 +87,9 @@ def person_name(name: str | None) -> str | None:
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
         return None
+    if name == HUMAN:  # read back as no name at all (listed with the nameless, shown as plain "human")
+        raise PokerSquaresError(f"the name {HUMAN!r} is how games played without a name are recorded; "
+                                "type another name, or none")
     if len(name) > NAME_MAX:
         raise PokerSquaresError(f"a name has at most {NAME_MAX} characters, got {len(name)}; shorten it")
     hidden = next((c for i, c in enumerate(name) if not c.isprintable() and not _joins_emoji(name, i)), None)
