@@ -7,7 +7,11 @@ systems are ``int64[10]``. Kernels compile with ``cache=True``, so only the firs
 run on a machine pays for compilation.
 """
 
-from .core import (
+from .cache import tolerate_unwritable_cache
+
+tolerate_unwritable_cache()  # before any kernel compiles: a cache that cannot be written is no error
+
+from .core import (  # noqa: E402
     LINES_ARRAY, add_card, classify_cards, classify_batch, classify_line, classify_packed, line_features,
     score_grid, line_scores,
     random_games, random_games_parallel, rng_seed, rng_next, rng_below, shuffle_prefix,
