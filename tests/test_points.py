@@ -199,3 +199,20 @@ def test_unique_names_take_a_list_of_point_systems(systems):
     with pytest.raises(InvalidPointSystemError):
         unique_names(systems)
     assert unique_names([AMERICAN, PointSystem(AMERICAN.points)]) == ["American", "custom"]
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("0,2,5,10,15,20,25,50,75", "10 comma-separated integers, got 9"),
+    ("0,2,5,10,15,20,25,50,75,100,5", "10 comma-separated integers, got 11"),
+    ("0,2,5,10,15,20,25,50,75,1e2", "must be an integer, got '1e2'"),
+    ("0,,5,10,15,20,25,50,75,100", "must be an integer, got ''"),
+    ("american,0,2,5,10,15,20,25,50,75,100", "'0' is no point system: .* separate the systems with ';'"),
+])
+def test_a_list_of_systems_says_what_is_wrong_with_typed_points(spec, says):
+    """A miscounted or mistyped custom system in a list (tournament --systems) was split on its
+    commas into names: "unknown point system '0'", which named neither the count nor the value."""
+    with pytest.raises(InvalidPointSystemError, match=says):
+        parse_point_systems(spec)
+    assert [s.name for s in parse_point_systems("american, british")] == ["American", "British"]
+    with pytest.raises(InvalidPointSystemError, match="unknown point system 'nope'"):
+        parse_point_systems("nope,5")

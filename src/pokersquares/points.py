@@ -283,15 +283,32 @@ def clamped_values(spec: str, system: PointSystem) -> str:
 
 def split_point_system_specs(spec: str) -> list[str]:
     """The parts of a list of systems, as :func:`parse_point_systems` reads them: split on
-    ``;`` if there is one; otherwise ten integers are one system and anything else is
-    named specs separated by commas (``contest`` stays one part)."""
+    ``;`` if there is one; otherwise ten integers are one system, and so are parts mostly
+    integers with no name among them (the parser then says what is wrong with them), and
+    anything else is named specs separated by commas (``contest`` stays one part); an
+    integer among names is an InvalidPointSystemError saying to separate with ``;``."""
     text = _check_spec(spec).strip()
     if ";" in text:
         return [p.strip() for p in text.split(";") if p.strip()]
     parts = [p.strip() for p in text.split(",")]
     if len(parts) == NUM_HANDS and all(p.lstrip("-+").isdigit() for p in parts):
         return [text]
+    named = [p for p in parts if p.lower().partition(":")[0].strip() in _SPEC_KINDS]
+    integers = [p for p in parts if integer_or_none(p) is not None]
+    if not named and 2 * len(integers) > len(parts):
+        # Point values miscounted or mistyped ("0,2,5,10,15,20,25,50,75"): one custom system,
+        # whose parser says what is wrong with it, not "unknown point system '0'".
+        return [text]
+    if named and integers:
+        raise InvalidPointSystemError(
+            f"{integers[0]!r} is no point system: where one of the systems is ten integers, separate "
+            f"the systems with ';' (e.g. 'american;0,1,2,3,4,5,6,7,8,9')")
     return [p for p in parts if p]
+
+
+# The first word of every named spec parse_point_system reads.
+_SPEC_KINDS = frozenset({"american", "ameritish-american", "british", "english", "ameritish", "random",
+                         "hypercorner", "single", "contest"})
 
 
 def parse_point_systems(spec: str) -> list[PointSystem]:
