@@ -216,3 +216,26 @@ def test_a_list_of_systems_says_what_is_wrong_with_typed_points(spec, says):
     assert [s.name for s in parse_point_systems("american, british")] == ["American", "British"]
     with pytest.raises(InvalidPointSystemError, match="unknown point system 'nope'"):
         parse_point_systems("nope,5")
+
+
+def test_contest_shared_draws_the_generated_three_in_turn_from_one_generator():
+    """The order of the contest's generator calls is not published; ``contest`` draws
+    each generated system from a fresh Random(34412016). ``contest:shared`` is the other
+    reading, the framework's static generator seeded once and drawn in the contest's
+    order (Ameritish, Hypercorner, Random), as a 2016 entrant's testing template uses it.
+    Golden values: java.util.Random (Java 17), setSeed(34412016), then the framework's
+    three generators in that order."""
+    from pokersquares.points import contest_specs, parse_point_system
+
+    fresh, shared = parse_point_systems("contest"), parse_point_systems(" Contest:Shared ")
+    assert [s.name for s in shared] == [s.name for s in fresh]
+    assert shared[1].points == fresh[1].points == (0, 2, 6, 11, 25, 15, 20, 39, 66, 78)
+    assert shared[3].points == (-1, -1, 1, 1, -1, 1, -1, 1, -1, -1)
+    assert shared[4].points == (-126, -15, -17, 16, -101, 22, 32, 103, 40, 66)
+    assert fresh[3].points == (1, -1, 1, 1, -1, -1, -1, 1, -1, 1)
+    assert [s.points for i, s in enumerate(shared) if i not in (3, 4)] == \
+        [s.points for i, s in enumerate(fresh) if i not in (3, 4)]
+    assert [parse_point_system(spec).points for spec in contest_specs(shared=True)] == [s.points for s in shared]
+    assert [parse_point_system(spec).points for spec in contest_specs()] == [s.points for s in fresh]
+    with pytest.raises(InvalidPointSystemError, match="unknown reading 'shred' of the contest's twelve systems"):
+        parse_point_systems("american;contest:shred")

@@ -20,7 +20,7 @@ from .javarandom import JavaRandom
 __all__ = [
     "PointSystem", "AMERICAN", "BRITISH", "CONTEST_SEED",
     "random_system", "hypercorner_system", "single_hand_system", "random_single_hand_system",
-    "ameritish_system", "contest_systems", "contest_specs", "parse_point_system", "parse_point_systems", "split_point_system_specs", "unique_names",
+    "ameritish_system", "contest_systems", "contest_specs", "contest_words", "CONTEST", "CONTEST_SHARED", "parse_point_system", "parse_point_systems", "split_point_system_specs", "unique_names",
     "clamped_values", "SPEC_HELP",
 ]
 
@@ -169,29 +169,52 @@ _CONTEST_SINGLES = (HandId.HIGH_CARD, HandId.ONE_PAIR, HandId.TWO_PAIR, HandId.T
                     HandId.STRAIGHT, HandId.FLUSH, HandId.FULL_HOUSE)
 
 
-def contest_systems(seed: int = CONTEST_SEED) -> list[PointSystem]:
+# ``--systems`` words for the twelve: each generated system drawn on its own, or the
+# three drawn in turn from one generator (see contest_systems).
+CONTEST, CONTEST_SHARED = "contest", "contest:shared"
+
+
+def contest_systems(seed: int = CONTEST_SEED, shared: bool = False) -> list[PointSystem]:
     """The twelve systems of the 2016 contest.
 
-    The framework's generator order is not published; the generated systems
-    (Ameritish, Hypercorner, Random) are each drawn from ``Random(seed)`` on its own.
+    The order of the framework's generator calls is not published. By default the
+    generated systems (Ameritish, Hypercorner, Random) are each drawn from
+    ``Random(seed)`` on its own (``--systems contest``, every recorded tournament here).
+    ``shared=True`` draws them in turn, in the contest's order, from one generator seeded
+    once (``--systems contest:shared``), as the framework's static generator is used by
+    a testing template of a 2016 entrant's repository: Ameritish is the same either way,
+    Hypercorner and Random are not (docs/contest-rules.md).
     """
     singles = [single_hand_system(h) for h in _CONTEST_SINGLES]
+    one = JavaRandom(_generator_seed(seed)) if shared else None
     return [
         AMERICAN,
-        ameritish_system(seed, "Ameritish"),
+        ameritish_system(one or seed, "Ameritish"),
         BRITISH,
-        hypercorner_system(seed, "Hypercorner"),
-        random_system(seed, "Random"),
+        hypercorner_system(one or seed, "Hypercorner"),
+        random_system(one or seed, "Random"),
         *singles,
     ]
 
 
-def contest_specs(seed: int = CONTEST_SEED) -> list[str]:
+def contest_specs(seed: int = CONTEST_SEED, shared: bool = False) -> list[str]:
     """The twelve contest systems as specs (:func:`parse_point_system` reads each), in
-    :func:`contest_systems`' order: for what takes specs, not systems (``serve --warm``)."""
+    :func:`contest_systems`' order: for what takes specs, not systems (``serve --warm``);
+    with ``shared``, Hypercorner and Random as their ten integers."""
     seed = _generator_seed(seed)  # None or 1.5 would make specs no parser reads
-    return ["american", f"ameritish:{seed}", "british", f"hypercorner:{seed}", f"random:{seed}",
+    if shared:
+        drawn = contest_systems(seed, shared=True)
+        hyper, rand = (",".join(map(str, drawn[i].points)) for i in (3, 4))
+    else:
+        hyper, rand = f"hypercorner:{seed}", f"random:{seed}"
+    return ["american", f"ameritish:{seed}", "british", hyper, rand,
             *(f"single:{h.name.lower()}" for h in _CONTEST_SINGLES)]
+
+
+def contest_words(part: str) -> bool | None:
+    """For one part of a list of systems: None if it is no word for the twelve, else
+    whether it is the shared reading (``contest:shared``)."""
+    return {CONTEST: False, CONTEST_SHARED: True}.get(part.strip().lower())
 
 
 SPEC_HELP = (
@@ -262,6 +285,9 @@ def parse_point_system(spec: str) -> PointSystem:
         except ValueError as e:
             raise InvalidPointSystemError(str(e)) from None
     if kind == "contest":
+        if arg.strip() not in ("", "shared"):
+            raise InvalidPointSystemError(f"unknown reading {arg!r} of the contest's twelve systems: "
+                                          f"'{CONTEST}' or '{CONTEST_SHARED}'")
         raise InvalidPointSystemError("'contest' names twelve systems; one point system is wanted here")
     raise InvalidPointSystemError(f"unknown point system {spec!r}; accepted: {SPEC_HELP}")
 
@@ -313,10 +339,12 @@ _SPEC_KINDS = frozenset({"american", "ameritish-american", "british", "english",
 
 def parse_point_systems(spec: str) -> list[PointSystem]:
     """A list of systems: specs separated by ``;``, or by commas where each part is a
-    named spec; a part ``contest`` stands for the twelve contest systems."""
+    named spec; a part ``contest`` (or ``contest:shared``) stands for the twelve contest
+    systems (:func:`contest_systems`)."""
     systems: list[PointSystem] = []
     for part in split_point_system_specs(spec):
-        systems += contest_systems() if part.lower() == "contest" else [parse_point_system(part)]
+        shared = contest_words(part)
+        systems += [parse_point_system(part)] if shared is None else contest_systems(shared=shared)
     return systems
 
 

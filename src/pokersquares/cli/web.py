@@ -14,7 +14,7 @@ import typer
 from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
 from ..machine import usable_cores
-from ..points import contest_specs
+from ..points import contest_specs, contest_words
 from . import app, check_result_store, fail, seconds_between
 
 
@@ -133,8 +133,8 @@ def serve_cmd(
         typer.echo(f"  [{time.monotonic() - started:5.1f} s] {message}", err=True)
 
     check_result_store(db, write=record)  # as run does: a folder or a foreign file is said now, not when a game ends
-    systems = [spec for part in warm.split(";") if part.strip()  # 'contest': its twelve
-               for spec in (contest_specs() if part.strip().lower() == "contest" else [part.strip()])]
+    systems = [spec for part in warm.split(";") if part.strip()  # 'contest' (or 'contest:shared'): its twelve
+               for spec in ([part.strip()] if contest_words(part) is None else contest_specs(shared=contest_words(part)))]
     agents = None
     if classpath is not None and not java_player:  # no other agent reads it
         raise fail("--classpath goes with --java-player (the Java players' classes)")
