@@ -118,3 +118,25 @@ def test_search_numbers_are_checked_whichever_search_is_named(spec, says):
     with pytest.raises(PokerSquaresError, match=says):
         make_player(spec)
     make_player("gettysburg:depth=0,exploration=0")  # the least of each is fine
+
+
+def test_the_docstring_tells_the_learning_threads_as_this_projects_not_the_contests():
+    """The docstring gave ``threads``' default of 2 as "the contest's 2 cores": the contest
+    ran on an Intel Core i7-4940MX (Neller et al. 2016, sect. 4.1), a 4-core processor, and
+    the report describes one learner. The default is this project's, and the docstring
+    names the paper's setting, ``threads=1``."""
+    import inspect
+
+    assert inspect.signature(gettysburg).parameters["threads"].default == 2
+    doc = " ".join(gettysburg.__doc__.split())
+    assert "contest's 2 cores" not in doc
+    assert "``threads=1`` is the paper's one learner" in doc and "i7-4940MX, had 4 cores" in doc
+
+
+def test_the_readme_names_the_papers_one_learner():
+    """The README's table of agents said nothing of the pooled learners."""
+    from pathlib import Path
+
+    row = next(line for line in (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
+               if line.startswith("| `gettysburg` (2nd)"))
+    assert "`gettysburg:threads=1` is the paper's one learner" in row

@@ -1,3 +1,7 @@
+import inspect
+import math
+from pathlib import Path
+
 import pytest
 
 from pokersquares.errors import PokerSquaresError
@@ -109,3 +113,42 @@ def test_the_warm_up_of_fixed_iterations_searches_a_capped_copy():
     assert make_player("tiger:iterations=5").search.warm_up_copy().iterations == 5
     player.warm_up()
     assert (player.search.iterations, player.search.iterations_total) == (10 ** 8, 0)  # the player's own, untouched
+
+
+# What Arrington, Langley and Bogaerts (2016) fix for their best player, by TigerPlayer's
+# parameter names: prune + UCT selection and best-move simulation (Table 3, row 12), the
+# tuned weights [0.1, 0.3, 0.85], C_p = 200 / sqrt(2) without squashing, delta = 1.3, and a
+# short hand weighted by the a-priori probabilities of every type its possibility array
+# keeps, made ones included (made_weight=-1 here).
+TIGER_PAPER = {"selection": "prune", "simulation": "best", "weights": "tuned", "cp": 200 / math.sqrt(2),
+               "delta": 1.3, "squash": "none", "made_weight": -1}
+
+
+def tiger_departures() -> tuple[dict, list[str]]:
+    """TigerPlayer's defaults, and the names of those that are not the paper's."""
+    from pokersquares.players.tiger import TigerPlayer
+
+    defaults = {k: p.default for k, p in inspect.signature(TigerPlayer.__init__).parameters.items()}
+    return defaults, [k for k, v in TIGER_PAPER.items() if defaults[k] != v]
+
+
+def test_the_docstring_names_each_default_that_is_not_the_papers():
+    """``tiger``'s module called it "the paper's best player" and listed the paper's
+    constants, silent on its made_weight=1 (a made pair or trips at full points), worth
+    about 6 points of American best-move play on the same deals. Each default that is
+    not the paper's is now named there, with the paper's setting."""
+    from pokersquares.players import tiger as module
+
+    defaults, departures = tiger_departures()
+    assert departures == ["made_weight"]
+    doc = " ".join(module.__doc__.split())
+    for name in departures:
+        assert f"``{name}={defaults[name]:g}``" in doc and f"tiger:{name}={TIGER_PAPER[name]:g}" in doc, name
+
+
+def test_the_readme_names_each_default_that_is_not_the_papers():
+    """The README's table of agents said "the possibility heuristic" for ``tiger``."""
+    row = next(line for line in (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
+               if line.startswith("| `tiger` (3rd)"))
+    for name in tiger_departures()[1]:
+        assert f"tiger:{name}={TIGER_PAPER[name]:g}" in row, name

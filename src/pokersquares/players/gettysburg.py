@@ -57,7 +57,10 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
     (flat UCB1), the last two with playouts of ``depth`` cards and UCB1's ``exploration``
     factor. ``epsilon0``, ``decay``, ``hand_sizes``, ``games`` and ``budget_share``
     configure NARL learning (see :class:`NarlEvaluator`), ``threads`` the learners
-    filling the preprocessing budget at once (default 2, the contest's 2 cores); ``load`` reads a saved
+    filling the preprocessing budget at once, pooling one table (default 2, one per
+    core of this project's 2-core machine; ``threads=1`` is the paper's one learner,
+    which the report describes without saying it used more than one thread; the
+    contest machine, an Intel Core i7-4940MX, had 4 cores); ``load`` reads a saved
     table (or a saved TD evaluator's table, its residual left out), kept when its points are the game's. ``time_per_game`` caps the decision
     time per game.
     """

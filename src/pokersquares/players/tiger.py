@@ -7,6 +7,19 @@ unsquashed scores, delta = 1.3. Every variant of the paper is a parameter, e.g.
 ``tiger:selection=uct,simulation=random`` (core MCTS) or
 ``tiger:weights=untuned,simulate_calc=true``.
 
+Where ``tiger`` reads the paper, or departs from it (``PossibilityEvaluator``):
+
+- a one- to three-card hand's made types (its pair, its trips) count at their full
+  points, ``made_weight=1``; the paper, as we read it, uses the a-priori probabilities
+  as the weights of every type still in the possibility array, made ones included:
+  ``tiger:made_weight=-1``. Ours plays better on the same deals: best-move play alone
+  +5.97 ± 0.42 on American (4,000 deals), +2.24 ± 0.14 on British, and
+  ``tiger:iterations=2000`` +8.9 ± 3.9 on American (80 deals, seeds 0..79);
+- the a-priori probabilities, "estimated ... from the British scoring system" and not
+  published, are 1 / British points, normalised (``apriori=british``);
+- the move is the root child with the best mean score (``final=mean``); the paper
+  names the best mean or the most visits without saying which it took.
+
 Simple rules replace the search on four moves (the paper uses "simple rules" there
 without publishing them; these are ours): the first card goes to a corner (every
 cell of an empty grid is alike up to row and column swaps), the second to the
