@@ -10,7 +10,8 @@ spent. A round's *training phase* plays ``train_games`` games by OG; after each
 game every pattern each line passed through is credited with the line's final
 points, and the running averages guide the very next game (the feedback loop).
 One game in ``ucb_every`` explores: the utility of each after-pattern gets a UCB1
-bonus ``c * sqrt(ln T / visits)``, with ``c = ucb_c * (max points - min points)``.
+bonus ``c * sqrt(ln T / (visits + 1))`` (unseen patterns kept finite), with
+``c = ucb_c * (max points - min points)``.
 The *evaluation phase* plays ``eval_games`` OG games on the round's utilities; the
 set with the best mean is kept. As in the paper, each round starts from zero
 utilities (``carry=True`` keeps learning on the previous round's averages instead).

@@ -47,7 +47,7 @@ Board Context Encoding"):
   depend on the deck), and the card in hand counted as dealt.
 
 The paper reports about 550 distinct patterns seen in learning (and 350 in its
-Table ii), we see about 215 to 230 in the round kept; about 378 are reachable at all
+Table iii), we see about 215 to 230 in the round kept; about 378 are reachable at all
 (sampled enumeration of hands and decks), so 550 needs distinctions the paper does
 not list. The paper does not say how it counted. Issue 18 item 5 measured what could
 add them (docs/results.md, "OG after 300 s of learning"; 60 rounds of learning on one
