@@ -117,7 +117,9 @@ class GreedyPlayer(BasePlayer):
         return self.choose(grid, card, 0.0)
 
     def warm_up(self) -> None:
-        """Compile the greedy rule's kernels (off every clock), for :meth:`cell_values`."""
+        """Compile the greedy rule's kernels (off every clock), for :meth:`cell_values`,
+        and the position check (a cold cache compiled it in the first game's clock)."""
+        super().warm_up()
         _compile_rule_kernels()
 
 
@@ -165,5 +167,6 @@ class GreedyMcPlayer(greedy_guard.RuleSearching, BasePlayer):
                                                first=greedy_guard.RULE_FIRST_GAMES)
 
     def warm_up(self) -> None:
-        """Compile the greedy rule's kernels (off every clock)."""
+        """Compile the greedy rule's kernels and the position check (off every clock)."""
+        super().warm_up()
         _compile_rule_kernels()

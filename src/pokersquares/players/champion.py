@@ -110,7 +110,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import progress
 from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..evaluators.narl import FORMAT as NARL_FORMAT, NarlEvaluator, read_saved
@@ -178,8 +177,8 @@ class ChampionPlayer(SearchPlayer):
 
     def warm_up(self) -> None:
         """Both evaluators' kernels (whichever the last preparation chose), each through
-        the base class's tiny preparation and searches, then the TD or NARL learner's
-        kernel and the exact end game."""
+        the base class's tiny preparation, searches and learning games, then the exact
+        end game."""
         current = self.evaluator
         try:
             for evaluator in (self.large_evaluator, self.small_evaluator):
@@ -188,12 +187,6 @@ class ChampionPlayer(SearchPlayer):
                     super().warm_up()
         finally:
             self.evaluator = current
-        if hasattr(self.large_evaluator, "learn"):  # the patterns' learning ran in the warm-up's preparation
-            learner = self.large_evaluator.warm_up_copy()
-            learner.points = np.asarray(AMERICAN.points, dtype=np.int64)
-            learner.reset(0)
-            with progress.listening(None):  # the copy's learning is not the player's
-                learner.learn(games=4)
         late = np.full(25, EMPTY, dtype=np.int8)
         late[:23] = np.arange(23)
         exact_values(late, 30, np.asarray(AMERICAN.points, dtype=np.int64))

@@ -106,10 +106,14 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
     def warm_up(self) -> None:
         """A tiny preparation and two short searches on copies of the evaluator and the
         search, one early in a game and one near its end (where playouts reach the full
-        grid): every kernel they use gets compiled, and this player's state is untouched."""
+        grid), the evaluator's own greedy move (``tiger``'s second card) and a few of its
+        learning games (a tiny preparation learns none: ``td`` compiled them inside its
+        preparation's clock): every kernel they use gets compiled, and this player's
+        state is untouched."""
 
         from ..points import AMERICAN
 
+        super().warm_up()  # the position check every move makes
         with progress.listening(None):  # the copy's learning is not the player's
             evaluator, search = self.evaluator.warm_up_copy(), self.search.warm_up_copy()
             points = np.array(AMERICAN.points, dtype=np.int64)
@@ -120,9 +124,15 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
             late[:21] = np.arange(21)
             for grid in (early, late):
                 search.choose(evaluator, grid, 42, points, 0.05, 0)
+            evaluator.greedy_cell(early, 42)
             if self.evaluator.learns_within_budget:
                 greedy_guard.check_against_greedy(evaluator, points, 0.0, 0, max_games=1)
                 greedy_guard.greedy_rule_move(early, 42, points)
+            if hasattr(self.evaluator, "learn"):
+                learner = self.evaluator.warm_up_copy()
+                learner.points = points
+                learner.reset(0)
+                learner.learn(games=4)
 
     def _check_evaluator_points(self) -> None:
         """The evaluator's points are this player's: one evaluator object given to two
