@@ -207,3 +207,21 @@ def test_a_deal_read_back_from_the_store_is_said_to_be(cli, tmp_path):
     assert code in (0, None) and f"stored in {db} (solved in " in again.splitlines()[0], err
     code, out, err = cli(*args, "--json")
     assert json.loads(out)["stored"] is True
+
+
+def test_one_deal_has_no_standard_error():
+    """`optimum --seeds 3..3` printed "mean best grid 4.00 ± 0.00" (and --json 0.0): one
+    deal has no spread to tell, as regret says it (no "± 0.00")."""
+    from pokersquares.cli.optimum import format_summary, summarize
+    from pokersquares.optimum import Optimum
+    from pokersquares.points import single_hand_system
+
+    flush = single_hand_system("flush")
+    one = Optimum(3, flush.name, flush.points, 4, 4, True, list(range(25)), 1.0, 4)
+    two = Optimum(4, flush.name, flush.points, 2, 3, False, list(range(25)), 2.0, 2)
+    alone = summarize([one])
+    assert alone["mean_score_stderr"] is None
+    assert "mean best grid 4.00, mean bound 4.00" in format_summary(flush.name, alone)
+    both = summarize([one, two])
+    assert both["mean_score_stderr"] == pytest.approx(1.0)
+    assert "mean best grid 3.00 ± 1.00, mean bound 3.50" in format_summary(flush.name, both)

@@ -246,3 +246,17 @@ def test_a_coach_of_fixed_work_is_not_called_untrained_at_0_s(cli, store):
     said to learn nothing and judge with an untrained evaluator's values."""
     code, out, err = cli("review", store, "--run", "1", "--game", "10", "--coach", COACH, "--prep-time", "0")
     assert code in (0, None) and "learns nothing" not in err, err
+
+
+def test_a_run_whose_points_were_edited_is_not_called_missing(cli, store):
+    """A store with a run's points edited by hand: the review said the run asked for did
+    not exist ("has no run 1", whichever run was damaged) and sent the user to `results`."""
+    import sqlite3
+
+    conn = sqlite3.connect(store)
+    with conn:
+        conn.execute("UPDATE runs SET points = '[1, 2]' WHERE run_id = 1")
+    conn.close()
+    code, out, err = cli("review", store, "--run", "1", "--coach", COACH, "--prep-time", "5")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "point values are damaged" in err and "has no run" not in err, err

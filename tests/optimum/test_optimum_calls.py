@@ -106,10 +106,11 @@ def _damaged_store(path, damage):
 
 
 @pytest.mark.parametrize("damage", ["grid = '[1, 2'", "score = 'abc'", "score = 900", "proven = 'yes'",
-                                    "seconds = 'x'"])
+                                    "seconds = 'x'", "score = 120"])
 def test_a_stored_optimum_edited_by_hand_is_refused_naming_its_deal(tmp_path, damage, monkeypatch):
     """A grid that is not JSON, or a score that is text, met a bare JSONDecodeError or
-    TypeError; a score above its bound, or proven 'yes', was read back as the deal's optimum."""
+    TypeError; a score above its bound, or proven 'yes', was read back as the deal's optimum;
+    a proven optimum's score lowered below its bound was shown "proven optimal" beside it."""
     import pokersquares.optimum as optimum
     from pokersquares.optimum.store import DamagedOptimumError
 

@@ -178,6 +178,34 @@ def test_processes_opening_an_older_store_at_once_each_open_it(tmp_path):
         c.close()
 
 
+
+def test_a_store_of_an_older_version_is_read_without_solving_again(tmp_path, monkeypatch):
+    """A store written before CPU seconds and the method were recorded, read as it is:
+    `results --optima` and `optimum --check` said "no such column: cpu_seconds", and
+    `optimum --seeds` took its deals for missing and solved every one again."""
+    import sqlite3
+
+    import pokersquares.optimum as optimum
+    from pokersquares.cards import deal
+    from pokersquares.optimum.search import grid_score
+    from pokersquares.optimum.store import optima_from
+
+    grid = [int(c) for c in deal(0)[:25]]
+    score = grid_score(grid, FLUSH.points)
+    path = tmp_path / "old.sqlite"
+    ResultStore(path).close()
+    with sqlite3.connect(path) as c:
+        c.execute(_OLD_OPTIMA)
+        c.execute("INSERT INTO optima VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                  (0, json.dumps(list(FLUSH.points)), FLUSH.name, score, 10, 0, json.dumps(grid), 1.5, 60.0, score, 0.0))
+    c.close()
+    with OptimaStore(path, readonly=True) as store:
+        opt = store.get(0, FLUSH.points)
+    assert (opt.score, opt.bound, opt.proven, opt.cpu_seconds, opt.method) == (score, 10, False, None, "")
+    assert optima_from([path], [0, 1], FLUSH.points)[0].score == score
+    monkeypatch.setattr(optimum, "solve_seed", lambda *a, **k: pytest.fail("a stored deal solved again"))
+    assert solve_seeds([0], FLUSH, db=path, time_limit=60)[0].grid == grid
+
 def test_regret_summary():
     optima = {s: Optimum(s, "x", AMERICAN.points, o, o, True, [], 0.0, o) for s, o in [(0, 100), (1, 200), (2, 300)]}
     summary = regret_summary([(0, 50), (1, 100), (2, 150), (9, 10)], optima)

@@ -178,7 +178,7 @@ def summarize(optima: list) -> dict:
     scores = [o.score for o in optima]
     secs = sorted(o.seconds for o in optima)
     mean = statistics.fmean(scores)
-    se = statistics.stdev(scores) / n ** 0.5 if n > 1 else 0.0
+    se = statistics.stdev(scores) / n ** 0.5 if n > 1 else None  # one deal has no spread to tell (not "± 0.00")
     return {"deals": n, "proven": sum(o.proven for o in optima), "mean_score": mean, "mean_score_stderr": se,
             "mean_bound": statistics.fmean(o.bound for o in optima),
             "mean_gap": statistics.fmean(o.bound - o.score for o in optima),
@@ -199,7 +199,9 @@ def _cpu(optima: list) -> dict:
 
 def format_summary(name: str, s: dict) -> str:
     return (f"{name}: {s['deals']} deals, {s['proven']} proven optimal ({100 * s['proven'] / s['deals']:.1f}%); "
-            f"mean best grid {s['mean_score']:.2f} ± {s['mean_score_stderr']:.2f}, mean bound {s['mean_bound']:.2f} "
+            f"mean best grid {s['mean_score']:.2f}"
+            + ("" if s["mean_score_stderr"] is None else f" ± {s['mean_score_stderr']:.2f}")
+            + f", mean bound {s['mean_bound']:.2f} "
             f"(mean gap {s['mean_gap']:.2f}); seconds per deal: mean {s['seconds_mean']:.1f}, median "
             f"{s['seconds_median']:.1f}, 95th percentile {s['seconds_p95']:.1f}, max {s['seconds_max']:.1f}"
             + (f"; CPU seconds: mean {s['cpu_seconds_mean']:.1f}, median {s['cpu_seconds_median']:.1f}, 95th "

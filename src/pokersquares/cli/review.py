@@ -76,10 +76,10 @@ def review_cmd(
     if not store.exists():
         raise fail(f"no result store at {store}")
     with ResultStore(store, readonly=True) as db:
-        try:
-            info = db.run(run)
-        except PokerSquaresError:
-            raise fail(f"{store} has no run {run} (`pokersquares results --db {store}` lists them)") from None
+        # A store whose runs cannot be read (points edited by hand) says so; it is not "no run".
+        info = next((r for r in db.runs() if r.run_id == run), None)
+        if info is None:
+            raise fail(f"{store} has no run {run} (`pokersquares results --db {store}` lists them)")
         # Every game of the run, or only those dealt with the seeds asked for: one game of a
         # run of 100,000 is not found by reading (and holding) all of them.
         recorded = db.games(run, game or None)

@@ -159,9 +159,14 @@ class OptimaStore:
         if not self._has_table():
             return {}
         wanted = set(int(s) for s in seeds)
+        # A store written before CPU seconds and the method were recorded lacks their columns
+        # until a writer adds them; read only, it is read with none (the reader failed on "no
+        # such column", and `optimum --seeds` solved its every deal again).
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(optima)")}
+        later = ", ".join(c if c in have else "NULL" for c in ("cpu_seconds", "method"))
         rows = self.conn.execute(
             "SELECT seed, system_name, score, bound, proven, grid, seconds, time_limit, heuristic_score, "
-            "cpu_seconds, method FROM optima WHERE points = ?", (_points_key(points),)).fetchall()
+            f"{later} FROM optima WHERE points = ?", (_points_key(points),)).fetchall()
         out = {}
         for seed, name, score, bound, proven, grid, seconds, limit, heuristic, cpu, method in rows:
             if seed not in wanted:
@@ -187,6 +192,8 @@ class OptimaStore:
                 why = f"its score {_short(score)} is not an integer at most its bound {_short(bound)}"
             elif proven not in (0, 1):
                 why = f"proven is {_short(proven)}, not 0 or 1"
+            elif proven and score != bound:  # proven means the grid meets the bound
+                why = f"it is marked proven, but its score {score} is below its bound {bound}"
             elif not all(is_seconds(t) and math.isfinite(t) for t in (seconds, limit, 0.0 if cpu is None else cpu)):
                 why = "its seconds are not finite numbers"
             else:
