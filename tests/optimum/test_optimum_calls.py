@@ -1,6 +1,7 @@
 """The optimum called from Python with bad values: one PokerSquaresError at the call,
 before any solving, and nothing written to a store for a call that is refused."""
 
+import numpy as np
 import pytest
 
 from pokersquares.errors import InvalidCardError, InvalidPointSystemError, InvalidSeedError, PokerSquaresError
@@ -138,3 +139,23 @@ def test_stored_points_edited_by_hand_are_refused(tmp_path):
     with OptimaStore(db, readonly=True) as store:
         with pytest.raises(DamagedOptimumError, match="points"):
             store.systems()
+
+
+def test_a_grid_whose_every_line_is_the_best_is_proven_without_a_model():
+    # Ten lines each worth the deal's best five cards cannot be beaten: the line model
+    # was built and solved anyway (single:high_card, deal 1: 30 s, the whole limit, to
+    # prove the 10 the local search had found in one).
+    from pokersquares import deal
+    from pokersquares.optimum.exact import line_subsets
+    from pokersquares.points import parse_point_system
+    from pokersquares.optimum.search import grid_score
+
+    cards = deal(1)[:25]
+    high = parse_point_system("single:high_card")
+    found = solve_deal(cards, high, time_limit=30, seed=1)
+    assert (found.score, found.bound, found.proven, found.method) == (10, 10, True, "search")
+    assert sorted(found.grid) == sorted(cards) and grid_score(found.grid, high.points) == 10
+    pairs = parse_point_system("single:two_pair")  # the local search's 6 is short of ten such lines
+    short = solve_deal(cards, pairs, time_limit=1.5, seed=1)
+    ceiling = 10 * int(line_subsets(np.asarray(cards), np.asarray(pairs.points, dtype=np.int64)).max())
+    assert short.heuristic_score < ceiling == 10 and short.method != "search"
