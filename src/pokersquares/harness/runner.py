@@ -140,17 +140,77 @@ def _source_hash(factory) -> str:
     return digest.hexdigest()[:16]
 
 
+# Parameters that name what a player plays from rather than code: a saved state (``load=``),
+# a file or folder of them (``pretrained:priors=``). Rewritten in place (``train --out``
+# again), the same spec plays otherwise.
+SAVED_STATE_PARAMS = ("load", "priors")
+
+
+def _saved_states_hash(params: dict) -> str:
+    """A short hash of the files the spec's ``load=`` and ``priors=`` name (a folder: its
+    ``*.npz``, the priors read from it), '' when it names none that exist (the player
+    then fails or learns)."""
+    from pathlib import Path
+
+    digest, found = hashlib.sha256(), False
+    for key in SAVED_STATE_PARAMS:
+        if key not in params:
+            continue
+        path = Path(str(getattr(params, "text", {}).get(key, params[key]))).expanduser()
+        try:
+            files = [path] if path.is_file() else sorted(path.glob("*.npz")) if path.is_dir() else []
+            for f in files:
+                digest.update(f"\0{key}\0{f.name}\0".encode() + hashlib.sha256(f.read_bytes()).digest())
+                found = True
+        except OSError:  # unreadable: the player says so when it loads it
+            continue
+    return digest.hexdigest()[:16] if found else ""
+
+
+def _named_code(params: dict) -> list:
+    """The objects a ``module:Class`` player's parameters name as ``module.path:Name`` in
+    the user's own modules (``PolicyPlayer:policy=mypkg.mod:my_policy``): their code
+    plays too (building the player imports them; a value that imports nothing is not code)."""
+    import importlib
+
+    found = []
+    for value in getattr(params, "text", {}).values():
+        module_name, colon, attr = str(value).partition(":")
+        if not colon or not all(part.isidentifier() for part in module_name.split(".")) \
+                or module_name.split(".")[0] == "pokersquares":
+            continue
+        try:
+            with contextlib.redirect_stdout(sys.stderr):  # a module's prints never reach --json
+                module = importlib.import_module(module_name)
+        except Exception:  # not a module: the player judges its own parameter
+            continue
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or os.path.realpath(path).startswith(_installed_roots()):
+            continue  # an installed package's code is not the user's (its version is not the player's)
+        target = getattr(module, attr.partition(":")[0], None)
+        if target is not None and getattr(target, "__module__", None) == module_name:
+            found.append(target)
+    return found
+
+
 def run_version(spec: str) -> str:
     """The code that plays ``spec``: the package version and the player's ``version``,
-    and for a user's ``module:Class`` player a hash of its module's source, so that
-    games of changed code are never resumed as if it had played them."""
+    and for a user's ``module:Class`` player a hash of its module's source (and of the
+    user's code its parameters name), so that games of changed code are never resumed
+    as if it had played them; with a saved state (``load=``, ``priors=``), a hash of
+    its files, so that a file trained again is not given the old file's games."""
     from .. import __version__
 
-    name, _ = parse_player_spec(spec)
+    name, params = parse_player_spec(spec)
     factory, _ = resolve_factory(name)
     version = f"{__version__}/{getattr(factory, 'version', '1')}"
     if ":" in name:  # a user's module player: its source changes without a version bump
         version += f"/src:{_source_hash(factory)}"
+        for target in _named_code(params):
+            version += f"+{_source_hash(target)}"
+    saved = _saved_states_hash(params)
+    if saved:
+        version += f"/data:{saved}"
     return version
 
 
