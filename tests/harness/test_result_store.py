@@ -525,6 +525,34 @@ def test_a_game_every_reader_would_refuse_is_not_written(tmp_path, field, value,
         assert (game.score, game.decision_s, type(game.score)) == (40, 0.25, int)
 
 
+def test_a_persons_game_timed_negative_by_an_older_web_app_is_read(tmp_path, cli):
+    """Releases before 2026-12-05 timed a person's browser game on the wall clock: set back
+    during the game (NTP), it was recorded with a negative time. Every reader then refused
+    the whole store, honest as it is: "the decision time of run 1's game 0 is damaged
+    (-29.99...); the store was edited?" (results --export, compare, review, the web's
+    Results). Such a game reads as 0 s, as the web app records it now; a harness run's
+    negative time is still a damaged store."""
+    path = tmp_path / "old.sqlite"
+    with ResultStore(path) as s:  # the rows as the older web app wrote them
+        person = s.open_run("human", "Ada", AMERICAN, 7, 1, 0.0, 0.0, version="web:abc")
+        played = s.open_run("greedy", "greedy", AMERICAN, 7, 1, 1.0, 0.0)
+        s.add_games(played, [GameRecord(0, 7, 60, [(2, 0, 0)], 0.25)])
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO games (run_id, game_index, seed, score, placements, decision_s, penalty, finished)"
+                     " VALUES (?, 0, 7, 8, '[[16, 0, 0]]', -29.9999, NULL, 0)", (person,))
+    conn.close()
+    with ResultStore(path, readonly=True) as s:
+        (game,) = s.games(person)
+        assert (game.score, game.decision_s) == (8, 0.0)
+    code, out, err = cli("results", "--db", path, "--export", "csv")
+    assert code == 0 and ",human,Ada,American," in out and ",7,8,0.0,," in out, err
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET decision_s = -3.5 WHERE run_id = ?", (played,))
+    conn.close()
+    with ResultStore(path, readonly=True) as s, pytest.raises(StoreError, match=r"decision time .* damaged \(-3.5\)"):
+        s.games(played)
+
+
 def test_a_store_opened_in_one_thread_is_used_from_others(tmp_path):
     """A notebook's worker threads, or a server's, sharing one store: runs opened and
     games recorded from eight threads at once all land; a read-only store and an optima

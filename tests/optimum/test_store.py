@@ -206,6 +206,45 @@ def test_a_store_of_an_older_version_is_read_without_solving_again(tmp_path, mon
     monkeypatch.setattr(optimum, "solve_seed", lambda *a, **k: pytest.fail("a stored deal solved again"))
     assert solve_seeds([0], FLUSH, db=path, time_limit=60)[0].grid == grid
 
+
+def test_a_file_of_optima_only_from_the_first_release_is_read_and_written(tmp_path, monkeypatch):
+    """The first release of `pokersquares optimum` wrote a new --db file with its optima
+    table alone (no runs, no games): every command took that file for someone else's
+    SQLite file ("not a pokersquares result store; not touching it"): optimum --seeds,
+    optimum --check, results --optima and compare --hands --optima all refused it."""
+    import hashlib
+    import sqlite3
+
+    import pokersquares.optimum as optimum
+    from pokersquares.cards import deal
+    from pokersquares.harness.store import StoreError
+    from pokersquares.optimum.search import grid_score
+    from pokersquares.optimum.store import optima_from
+
+    grid = [int(c) for c in deal(0)[:25]]
+    score = grid_score(grid, FLUSH.points)
+    path = tmp_path / "optima.sqlite"
+    with sqlite3.connect(path) as c:  # as that release made it: the table and nothing else
+        c.execute("PRAGMA journal_mode = WAL")
+        c.execute(_OLD_OPTIMA)
+        c.execute("INSERT INTO optima VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                  (0, json.dumps(list(FLUSH.points)), FLUSH.name, score, 10, 0, json.dumps(grid), 1.5, 60.0, score, 0.0))
+    c.close()
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with OptimaStore(path, readonly=True) as store:
+        assert store.get(0, FLUSH.points).score == score
+    assert optima_from([path], [0, 1], FLUSH.points)[0].grid == grid
+    monkeypatch.setattr(optimum, "solve_seed", lambda *a, **k: pytest.fail("a stored deal solved again"))
+    assert solve_seeds([0], FLUSH, db=path, time_limit=60)[0].grid == grid
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before  # only read
+    with pytest.raises(StoreError, match="holds optima only .* give it as --optima"):
+        ResultStore(path, readonly=True)
+    with OptimaStore(path) as store:  # a writer makes a result store of it, its optima kept
+        assert store.get(0, FLUSH.points).score == score
+    with ResultStore(path, readonly=True) as store:
+        assert store.runs() == []
+
+
 def test_regret_summary():
     optima = {s: Optimum(s, "x", AMERICAN.points, o, o, True, [], 0.0, o) for s, o in [(0, 100), (1, 200), (2, 300)]}
     summary = regret_summary([(0, 50), (1, 100), (2, 150), (9, 10)], optima)

@@ -146,20 +146,30 @@ class RunInfo:
         return asdict(self)
 
 
+# The columns every ``optima`` table pokersquares wrote has (optimum/store.py).
+_OPTIMA_COLUMNS = {"seed", "points", "system_name", "score", "bound", "proven", "grid", "seconds", "time_limit"}
+
+
 def _check_kind(conn: sqlite3.Connection, path: Path) -> str:
-    """"store", or "new" for an SQLite file with nothing in it; StoreError for anything else."""
+    """"store", "new" for an SQLite file with nothing in it, or "optima" for a file of
+    optima only (as the first release of ``pokersquares optimum`` wrote them, with no runs
+    or games tables: a writer makes a result store of it); StoreError for anything else."""
     entries = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
     if not entries:
         return "new"
-    if not {"runs", "games"} <= {name for type_, name in entries if type_ == "table"}:
-        raise StoreError(f"{path} is an SQLite file but not a pokersquares result store; not touching it")
-    return "store"
+    tables = {name for type_, name in entries if type_ == "table"}
+    if {"runs", "games"} <= tables:
+        return "store"
+    if tables == {"optima"} and _OPTIMA_COLUMNS <= {r[1] for r in conn.execute("PRAGMA table_info(optima)")}:
+        return "optima"
+    raise StoreError(f"{path} is an SQLite file but not a pokersquares result store; not touching it")
 
 
 def probe(path: str | Path) -> str:
     """What the existing file ``path`` is, found without changing it or leaving anything
     beside it: "store" (a result store), "new" (empty, or an SQLite file with nothing in it:
-    one a writer may make a store of); StoreError for someone else's SQLite file,
+    one a writer may make a store of), "optima" (an older release's file of optima only,
+    which a writer makes a store of too); StoreError for someone else's SQLite file,
     sqlite3.DatabaseError for a file that is not SQLite.
 
     Read-only (:func:`_connect_read_only`), so no journal mode is switched and nothing is
@@ -603,6 +613,9 @@ class ResultStore:
             # What the file is, found read-only before anything can change it (a journal mode,
             # a schema): someone else's SQLite file is refused as it is.
             kind = probe(self.path) if self.path.exists() else "new"
+            if readonly and kind == "optima":
+                raise StoreError(f"{self.path} holds optima only (written by an older pokersquares), no runs or "
+                                 "games: give it as --optima to read them")
             if readonly and kind != "store":
                 what = "an empty file" if not existed else "an SQLite file with no tables"
                 raise StoreError(f"{self.path} is not a pokersquares result store ({what}): it holds no runs")
@@ -985,6 +998,12 @@ class ResultStore:
         run_id = _row_id(run_id, "run")
         if seeds is not None:
             seeds = seeds_to_read(seeds)  # checked before the first record is read
+        # A person's game (the web app's run of player human, with no time limit) recorded by
+        # a release that timed it on the wall clock (before 2026-12-05) took a negative time
+        # where the clock was set back during it (NTP): read as 0 s, as the web app records
+        # such a game now, not refused as an edited store.
+        person = self.conn.execute("SELECT 1 FROM runs WHERE run_id = ? AND player = 'human' AND time_per_game = 0",
+                                   (run_id,)).fetchone() is not None
         placements = "placements" if moves else "NULL"
         sql = (f"SELECT game_index, seed, score, {placements}, decision_s, penalty, {self._fallback} FROM games"
                " WHERE run_id = ?")
@@ -994,6 +1013,8 @@ class ResultStore:
             rows = sorted(row for seed in dict.fromkeys(seeds) if -2 ** 63 <= seed < 2 ** 63
                           for row in self.conn.execute(sql + " AND seed = ?", (run_id, seed)))
         for i, s, sc, pl, d, pen, fb in rows:
+            if person and is_seconds(d) and -math.inf < d < 0:
+                d = 0.0
             self._check_figures(run_id, i, s, sc, d, pen, fb)
             yield GameRecord(i, s, sc, self._placements(pl, run_id, s) if moves else [], d, pen, fb)
 
