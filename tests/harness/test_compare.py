@@ -215,3 +215,20 @@ def test_every_pairing_is_the_reference_pairing_of_its_two_runs_exactly(tmp_path
     expected = [d for i, a in enumerate(loaded) for b in loaded[i + 1:] if (d := run_difference(a, b)) is not None]
     assert result["paired"] == expected and len(expected) >= 10
     assert {d["system"] for d in expected} == {"American", "British"}
+
+
+def test_a_backup_made_before_an_upgrade_is_the_same_run(stores, tmp_path):
+    """A store copied before an upgrade holds a run made before versions were kept (none);
+    the upgraded release resuming it in the original writes its version in: the two were
+    no longer one run, and `compare` printed the run against itself, "+0.00 ± 0.00"."""
+    import shutil
+    import sqlite3
+
+    backup = tmp_path / "backup.sqlite"
+    shutil.copy(stores[0], backup)
+    with sqlite3.connect(backup) as conn:  # what an older release's store reads as
+        conn.execute("UPDATE runs SET version = NULL")
+    duplicates = []
+    runs = load_runs([backup, stores[0]], duplicates=duplicates)
+    assert len(runs) == 2 and len(duplicates) == 2, duplicates
+    assert compare_runs(runs)["paired"] == []

@@ -56,10 +56,11 @@ class RecordedRun:
 
 
 def _identity(info: RunInfo) -> tuple:
-    """What makes a run the run it is, wherever its store was copied to: its settings,
-    the code that played it and the moment it was created."""
-    return (info.player, tuple(info.points), info.seed, info.time_per_game, info.prep_time, info.version,
-            info.created)
+    """What makes a run the run it is, wherever its store was copied to: its settings and
+    the moment it was created. Not the code's version: a run made before the store kept
+    versions has none, and the release that resumes it writes its own in, so a copy made
+    before an upgrade was taken for another run (other code makes a new run, created then)."""
+    return (info.player, tuple(info.points), info.seed, info.time_per_game, info.prep_time, info.created)
 
 
 def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: str | None = None,
