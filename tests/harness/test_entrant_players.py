@@ -206,3 +206,30 @@ def test_a_function_making_the_player_gets_the_cores_its_player_declares():
     assert record.placements[0][1:] == divmod(min(2, numba.config.NUMBA_NUM_THREADS) - 1, 5)
     with pytest.raises(UnknownPlayerError, match=r"declares cores = 'abc': it must be an integer 1\.\.64"):
         player_cores("fault_players:declares_nonsense_cores")
+
+
+def test_a_player_drawing_from_unseeded_generators_plays_its_run_as_a_policy():
+    # The Gymnasium environment's PlayerPolicy seeded the player but not the process-wide
+    # generators: a player drawing from them played other games there than in its run
+    # (and drew from the caller's own stream).
+    import numpy as np
+    from pokersquares.envs import PlayerPolicy, PokerSquaresEnv
+
+    spec = "fault_players:UnseededRandom"
+    records = sorted(run_games(RunSpec(spec, AMERICAN, 4, 0, 5.0, 0.5, secret="entrant"), range(4), workers=1),
+                     key=lambda r: r.game_index)
+    env, policy = PokerSquaresEnv(AMERICAN), PlayerPolicy(spec, prep_time=0.5, secret="entrant")
+    random.seed(7)
+    np.random.seed(7)
+    callers = (random.random(), np.random.rand())
+    random.seed(7)
+    np.random.seed(7)
+    for record in records:
+        obs, info = env.reset(seed=record.seed)
+        placements, done = [], False
+        while not done:
+            cell = policy(obs, info)
+            placements.append((obs["card"], *divmod(cell, 5)))
+            obs, _, done, _, info = env.step(cell)
+        assert placements == record.placements
+    assert (random.random(), np.random.rand()) == callers  # the caller's own draws, undisturbed

@@ -6,7 +6,8 @@ observations (see :mod:`pokersquares.envs.poker_squares`).
 * :class:`PlayerPolicy` wraps a harness player (or a player spec such as ``"tiger"``)
   as a policy: it tells the player the point system when it changes, starts a game
   at each new episode, seeds it as the harness does (a keyed hash of the episode's
-  deal seed, never the deal seed itself) and turns its ``(row, col)`` into a cell
+  deal seed, never the deal seed itself; ``random`` and ``np.random`` too, a stream of
+  the player's own beside the caller's) and turns its ``(row, col)`` into a cell
   index. Called for every step of an episode from its ``reset``, it plays exactly the
   game :func:`~pokersquares.harness.game_play.play_game` plays, and with a run's
   ``secret`` the game of that run.
@@ -18,7 +19,9 @@ observations (see :mod:`pokersquares.envs.poker_squares`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import random
 import time
 from typing import Any, Callable
 
@@ -28,7 +31,7 @@ from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS
 from ..harness import seeds
-from ..harness.game_play import as_cell
+from ..harness.game_play import as_cell, seed_global_randomness
 from ..harness.player import BasePlayer
 from ..harness.registry import PLAYER_METHODS, make_player
 from ..harness.spec import check_seconds
@@ -78,6 +81,28 @@ class PlayerPolicy:
         self._points: tuple[int, ...] | None = None
         self._used = 0.0
         self._grid: np.ndarray | None = None  # the grid after the player's last move
+        # The process-wide generators (``random``, ``np.random``) as the player left them:
+        # a player drawing from them gets its own stream, seeded as a run's game process
+        # seeds them, and the caller's own draws are neither taken nor disturbed.
+        self._globals = (random.getstate(), np.random.get_state())
+
+    @contextlib.contextmanager
+    def _players_globals(self, seed: int | None = None):
+        """The player's own state of the process-wide generators while it runs (seeded
+        anew with ``seed`` as the harness seeds a game or a preparation), the caller's
+        put back after (a player of one's own drawing from them played other games here
+        than in its run)."""
+        callers = (random.getstate(), np.random.get_state())
+        random.setstate(self._globals[0])
+        np.random.set_state(self._globals[1])
+        if seed is not None:
+            seed_global_randomness(seed)
+        try:
+            yield
+        finally:
+            self._globals = (random.getstate(), np.random.get_state())
+            random.setstate(callers[0])
+            np.random.set_state(callers[1])
 
     def __call__(self, obs: dict, info: dict | None = None) -> int:
         info = info or {}
@@ -87,23 +112,29 @@ class PlayerPolicy:
         if int(obs["card"]) >= NUM_CARDS:
             raise PokerSquaresError("the episode is over (the observation holds no card to place); call reset()")
         points = tuple(int(p) for p in obs["points"])
+        seed = info.get("seed")
         if points != self._points:
-            if info.get("seed") is not None and hasattr(self.player, "set_seed"):
-                self.player.set_seed(seeds.player_seed(self.secret, "prepare", int(info["seed"])))
-            self.player.set_point_system(PointSystem(points, str(info.get("point_system", "custom"))),
-                                         self.prep_time)
+            prep_seed = None if seed is None else seeds.player_seed(self.secret, "prepare", int(seed))
+            with self._players_globals(prep_seed):
+                if prep_seed is not None and hasattr(self.player, "set_seed"):
+                    self.player.set_seed(prep_seed)
+                self.player.set_point_system(PointSystem(points, str(info.get("point_system", "custom"))),
+                                             self.prep_time)
             self._points = points
         grid = np.asarray(obs["grid"]).astype(np.int8).reshape(NUM_CELLS)
         if not (grid != EMPTY).any():  # a new episode
-            if info.get("seed") is not None and hasattr(self.player, "set_seed"):
-                self.player.set_seed(seeds.player_seed(self.secret, "game", int(info["seed"])))
-            self.player.start_game()
+            game_seed = None if seed is None else seeds.player_seed(self.secret, "game", int(seed))
+            with self._players_globals(game_seed):
+                if game_seed is not None and hasattr(self.player, "set_seed"):
+                    self.player.set_seed(game_seed)
+                self.player.start_game()
             self._used = 0.0
         elif self._grid is None or not np.array_equal(grid, self._grid):
             raise PokerSquaresError("this observation's grid is not the one the player built: a PlayerPolicy "
                                     "must be called for every step of an episode, from reset()")
         t = time.perf_counter()
-        answer = self.player.get_play(int(obs["card"]), max(0.0, self.time_per_game - self._used))
+        with self._players_globals():
+            answer = self.player.get_play(int(obs["card"]), max(0.0, self.time_per_game - self._used))
         self._used += time.perf_counter() - t
         # What play_game refuses (a timeout's None, (0, 7), 3.5, text...) is an error here,
         # never another cell: (0, 7) is not cell 7, nor (1, -1) cell 4.
