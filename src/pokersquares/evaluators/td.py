@@ -383,7 +383,10 @@ class TdEvaluator(TableKernelEvaluator):
     shared among a state's active features; ``lam``: TD's lambda (0: one-step targets,
     1: the final score); ``epsilon``: share of random moves while TD learns.
     Fixed work: ``games`` NARL games (one learner, the paper's schedule), then
-    ``td_games`` TD games (default: as many). Otherwise ``budget_share`` of the
+    ``td_games`` TD games (default: as many), a fixed number of games but not one
+    replayable state unless ``threads=1``: two threads learn into the same weights, in an
+    order the scheduler picks (three runs of ``td:games=2000,td_games=2000``, three
+    other tables). Otherwise ``budget_share`` of the
     preparation budget learns on ``threads`` cores, ``narl_share`` of it the table
     (0.7: greedy over 10,000 American deals after 300 s, 124.88 ± 0.31 against 123.64 ±
     0.31 at 0.5, paired +1.24 ± 0.27; docs/results.md, "The TD evaluator").
