@@ -87,6 +87,41 @@ def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path)
     assert stored_games(db) == 2 * 2 * 12 + 2 * 3
 
 
+def test_an_experiment_with_a_secret_replays_in_a_fresh_store(tmp_path: Path):
+    """`experiment ...` took no --secret: gettysburg's fixed-work runs (2,000 learning
+    games, greedy) played other games in every fresh store. The same --secret plays the
+    same games in any store; a store holding the runs under another secret refuses."""
+    args = ("gettysburg", "--part", "search", "--search-systems", "american", "--searches", "greedy",
+            "--search-games", "4", "--learn-games", "300", "--evaluator", "eps0=0.5", "--time-per-game", "1",
+            "--plot-dir", str(tmp_path), "--json")
+
+    def scores(db, *more):
+        done = run(*args, "--db", str(tmp_path / db), *more)
+        assert done.returncode == 0, done.stderr
+        with sqlite3.connect(tmp_path / db) as conn:
+            return conn.execute("SELECT r.player, r.secret, g.score FROM games g JOIN runs r USING (run_id) "
+                                "ORDER BY g.run_id, g.game_index").fetchall()
+
+    keyed = scores("a.sqlite", "--secret", "paper-2026")
+    assert len(keyed) == 4 and {s for _, s, _ in keyed} == {"paper-2026"}
+    assert scores("b.sqlite", "--secret", "paper-2026") == keyed
+    assert {s for _, s, _ in scores("c.sqlite")} != {"paper-2026"}
+    refused = run(*args, "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
+        f"error: {tmp_path / 'c.sqlite'} holds the run of {keyed[0][0]} on American played under another secret: its "
+        "games would not be one run's with these; give another --db, or leave the secret out to resume it")
+    assert stored_games(tmp_path / "c.sqlite") == 4
+
+
+@pytest.mark.parametrize("command", ["tiger", "gettysburg", "beemo", "matrix"])
+def test_every_experiment_takes_a_secret_checked_before_the_store(tmp_path: Path, command, in_process):
+    db = tmp_path / "x.sqlite"
+    r = in_process(command, "--db", str(db), "--secret", "")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "error: --secret must be printable text of 1 to 256 characters, got ''"), r.stderr
+    assert not db.exists()
+
+
 @pytest.mark.parametrize("args", [("--part", "nope"), ("--systems", "pony"), ("--variants", "eps0=0.9"),
                                   ("--searches", "alphabeta"), ("--evaluator", "x"), ("--search-systems", "pony"),
                                   ("--search-systems", "british;1,2"), ("--search-systems", "british,british")])

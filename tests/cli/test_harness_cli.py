@@ -1,3 +1,4 @@
+import csv
 import json
 import os
 import signal
@@ -195,3 +196,38 @@ def test_the_same_secret_replays_the_players_randomness_in_a_fresh_store(tmp_pat
     assert totals["random"] == sum(keyed), totals
     bad = cli("run", "-p", "random", "--games", "2", "--db", str(tmp_path / "d.sqlite"), "--secret", "")
     assert bad.returncode == 2 and "--secret must be printable text" in bad.stderr and not (tmp_path / "d.sqlite").exists()
+
+
+def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_secret(tmp_path):
+    """`sweep` took no --secret: each fresh store drew its own keys, so a fixed-work sweep
+    played other games in another store; and `results` never showed a run's secret, the
+    one thing needed to replay a figure elsewhere (it took sqlite3)."""
+    sweep = ("sweep", "-p", "tiger:iterations=20", "--param", "cp=10,20", "--games", "3", "--time-per-game", "1",
+             "--prep-time", "0", "--json")
+
+    def games(db, *more):
+        done = cli(*sweep, "--db", str(tmp_path / db), *more)
+        assert done.returncode == 0, done.stderr
+        rows = json.loads(cli("results", "--db", str(tmp_path / db), "--export", "json").stdout)
+        return [(r["player"], r["seed"], r["score"], r["secret"]) for r in rows]
+
+    keyed = games("a.sqlite", "--secret", "paper-2026")
+    assert len(keyed) == 6 and {s for *_, s in keyed} == {"paper-2026"}
+    assert games("b.sqlite", "--secret", "paper-2026") == keyed
+    listing = json.loads(cli("results", "--db", str(tmp_path / "a.sqlite"), "--json").stdout)
+    assert [(r["player"], r["secret"]) for r in listing["runs"]] == [("tiger:iterations=20,cp=10", "paper-2026"),
+                                                                     ("tiger:iterations=20,cp=20", "paper-2026")]
+    csv_rows = list(csv.DictReader(cli("results", "--db", str(tmp_path / "a.sqlite"), "--export", "csv").stdout
+                                   .splitlines()))
+    assert [r["secret"] for r in csv_rows] == ["paper-2026"] * 6
+    # a store holding the sweep under its own key: refused in one line, nothing played
+    drawn = games("c.sqlite")
+    assert [s for *_, s in drawn] != [s for *_, s in keyed]
+    refused = cli(*sweep, "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
+        f"error: {tmp_path / 'c.sqlite'} holds the run of tiger:iterations=20,cp=10 on American played under another "
+        "secret: its games would not be one run's with these; give another --db, or leave the secret out to resume it")
+    replayed = [(r["player"], r["secret"]) for r in listing["runs"]]  # each run replays with `run --secret`
+    again = cli("run", "-p", replayed[1][0], "--games", "3", "--time-per-game", "1", "--prep-time", "0", "--json",
+                "--secret", replayed[1][1], "--db", str(tmp_path / "d.sqlite"))
+    assert json.loads(again.stdout)["scores"] == [score for p, _, score, _ in keyed if p == replayed[1][0]]

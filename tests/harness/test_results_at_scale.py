@@ -117,7 +117,7 @@ def test_an_export_of_a_run_without_games_is_an_empty_export(cli, tmp_path):
     assert json.loads(cli("results", "--db", db, "--export", "json", "--run", 1)[1]) == []
     assert cli("results", "--db", db, "--export", "csv")[1].splitlines() == ["run_id,tournament_id,player,player_name,system,"
                                                                             "points,game_index,seed,score,decision_s,"
-                                                                            "penalty,fallback_moves,placements"]
+                                                                            "penalty,fallback_moves,placements,secret"]
 
 
 def test_reviewing_one_game_reads_that_game_not_the_run(cli, tmp_path, counted):

@@ -23,8 +23,8 @@ from ..harness.spec import MAX_SECONDS, RunSpecError
 from ..harness.store import ResultStore
 from ..points import integer_or_none
 from . import PLOT_SUFFIXES, app, check_output, penalties_text, point_system, point_systems, save_plot, seconds_between
-from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, QUIET_OPT, WORKERS_HELP,
-                      _check_workers, _Progress)
+from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, QUIET_OPT, SECRET_OPT, WORKERS_HELP,
+                      _check_workers, _Progress, check_secret)
 
 __all__ = ["experiment_app"]
 
@@ -110,15 +110,17 @@ PLOT_HELP = " (.png, .pdf or .svg; a name without suffix is written as PNG under
 
 @contextmanager
 def _recording(db: Path, workers: Optional[int], backend: str, address: Optional[str], total: int, desc: str,
-               show_progress: bool) -> Iterator[tuple[ResultStore, dict]]:
+               show_progress: bool, secret: Optional[str] = None) -> Iterator[tuple[ResultStore, dict]]:
     """The store and the options of ``experiments.runs.play_runs`` for one command, with
-    the backend's session and a progress bar around them."""
+    the backend's session and a progress bar around them; ``secret`` (``--secret``) keys
+    every run's player seeds, as ``run --secret`` keys its run's."""
+    secret = check_secret(secret)
     workers = _check_workers(workers)
     check_backend(backend, address)
     with ResultStore(db) as store, backend_session(backend, address):
         progress = _Progress(total, desc, show_progress)
         try:
-            yield store, dict(workers=workers, backend=backend, address=address,
+            yield store, dict(workers=workers, backend=backend, address=address, secret=secret,
                               on_result=lambda rec: progress.update(rec.score), on_held=progress.held)
         finally:
             progress.close()
@@ -205,6 +207,7 @@ def tiger_cmd(
     address: Optional[str] = ADDRESS_OPT,
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """Rerun Tiger's experiments under American (Arrington et al. 2016): Table 3's twelve
     selection/simulation rows, the C_p sweep of Figure 1 (saved as a plot) and,
@@ -246,7 +249,7 @@ def tiger_cmd(
                                     seed)
     every = [r for t in tables.values() for r in t]
     with _recording(db, workers, backend, address, _games(r.run for r in every), "tiger",
-                    not (quiet or json_out)) as (store, play):
+                    not (quiet or json_out), secret) as (store, play):
         fill_rows(every, store, **play)
     result: dict = {"system": "American", "games": games, "time_per_game": time_per_game, "seed": seed,
                     "db": str(db), **{name: [r.to_json() for r in t] for name, t in tables.items()}}
@@ -287,7 +290,8 @@ def gettysburg_cmd(
     variants: str = typer.Option("eps0=0.1,eps0=0.5,eps0=0.5+sizes", "--variants", help="NARL learners to compare."),
     learn_games: Optional[int] = typer.Option(100_000, "--learn-games", min=0,
                                               help="Learning games per learner and system, in each run's preparation "
-                                                   "(reproducible; 0: learn for --learn-seconds instead)."),
+                                                   "(fixed work: it replays with the run's secret, so in any store "
+                                                   "with --secret; 0: learn for --learn-seconds instead)."),
     learn_seconds: Optional[float] = typer.Option(None, "--learn-seconds", callback=seconds_between(0.0, MAX_SECONDS),
                                                   help="With --learn-games 0: each run's preparation time, in which "
                                                        "NARL learns (85% of it; default 10; the contest: 300)."),
@@ -312,6 +316,7 @@ def gettysburg_cmd(
     address: Optional[str] = ADDRESS_OPT,
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """GettysburgPlayer (Neller et al. 2016, sect. 6): NARL learners (Fig. 2) and searches."""
     from ..experiments import gettysburg as X
@@ -384,7 +389,7 @@ def gettysburg_cmd(
     say = (lambda m: None) if json_out else typer.echo
     out: dict = {"paper": X.PAPER, "db": str(db)}
     with _recording(db, workers, backend, address, _games(s for specs in plan.values() for s in specs)
-                    + search_total, "gettysburg", not (quiet or json_out)) as (store, play):
+                    + search_total, "gettysburg", not (quiet or json_out), secret) as (store, play):
         if learning:
             out["learning"] = X.run_learning(plan, store, {"samples": samples, "learn_games": lg,
                                                            "learn_seconds": ls, "games": games, "seed": seed,
@@ -461,6 +466,7 @@ def beemo_cmd(
     address: Optional[str] = ADDRESS_OPT,
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """BeeMo's figures (OG, flat MC + OG, learning with/without feedback, Flat MC vs
     UCB1 training) beside the papers'."""
@@ -510,7 +516,7 @@ def beemo_cmd(
         _players_made(flat_mc, "--seconds-per-move", seconds_per_move)
     _players_made(r.run.player for r in rows)
     with _recording(db, workers, backend, address, _games(r.run for r in rows), "beemo",
-                    not (quiet or json_out)) as (store, play):
+                    not (quiet or json_out), secret) as (store, play):
         fill_rows(rows, store, **play)
         ex.add_og_on_same_deals(rows, store)
     if json_out:
@@ -545,6 +551,7 @@ def matrix_cmd(
     address: Optional[str] = ADDRESS_OPT,
     json_out: bool = JSON_OPT,
     quiet: bool = QUIET_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """Every evaluator with every search under equal budgets on the same deals: means ± SE,
     each cell's paired difference against its row's greedy cell, and a heat map."""
@@ -568,7 +575,7 @@ def matrix_cmd(
     cells = _planned(lambda: ex.matrix_specs(ev_list, se_list, system_list, games, seed, time_per_game, prep_time),
                      "--games", games, seed)
     with _recording(db, workers, backend, address, _games(cells.values()), "matrix",
-                    not (quiet or json_out)) as (store, play):
+                    not (quiet or json_out), secret) as (store, play):
         rows = ex.run_matrix(cells, store, **play)
     save_plot(lambda name: ex.plot_matrix(rows, name, f"evaluator x search: {games} games per cell, "
                                                       f"{time_per_game:g} s per game, {prep_time:g} s preparation"),

@@ -601,9 +601,11 @@ def results_cmd(
             return
         runs = store.runs() if run is None else [store.run(run)]
         tours = store.tournaments()
+        secrets = store.run_secrets()  # the key that replays a run's players (run --secret)
     if json_out:
         regrets = run_regrets(db, runs, optima)
-        typer.echo(json.dumps({"runs": [{**r.to_json(), "optimum": regrets.get(r.run_id)} for r in runs],
+        typer.echo(json.dumps({"runs": [{**r.to_json(), "secret": secrets.get(r.run_id),
+                                         "optimum": regrets.get(r.run_id)} for r in runs],
                                "tournaments": tours}))
         return
     # Names in full: a cut player spec or system name ("Three Of A Kin") names nothing.

@@ -17,8 +17,8 @@ from ..points import SPEC_HELP
 from . import app, check_output, fail, point_system, save_plot
 from .experiment import _json
 from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT, MEMORY_OPT, PREP_OPT, QUIET_OPT,
-                      SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, built_player, check_run_options,
-                      use_classpath, warn_oversubscribed)
+                      SECRET_OPT, SEED_OPT, TPG_OPT, WORKERS_HELP, _check_workers, _Progress, built_player,
+                      check_run_options, check_secret, use_classpath, warn_oversubscribed)
 
 
 @app.command("sweep")
@@ -47,11 +47,13 @@ def sweep_cmd(
     address: Optional[str] = ADDRESS_OPT,
     classpath: Optional[str] = CLASSPATH_OPT,
     memory_limit: int = MEMORY_OPT,
+    secret: Optional[str] = SECRET_OPT,
 ) -> None:
     """Play a player over a grid (or random sample) of its parameters; print the mean with
     standard error per setting (each setting is a resumable run in the result store)."""
     use_classpath(classpath)
     check_run_options(games, seed, time_per_game, prep_time, memory_limit)
+    secret = check_secret(secret)
     ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
@@ -78,7 +80,7 @@ def sweep_cmd(
             rows = run_sweep(player, grid, ps, games, seed, store, time_per_game=time_per_game,
                              prep_time=prep_time, workers=workers, backend=backend, address=address,
                              on_result=lambda k, r: progress.update(r.score), memory_mb=memory_limit,
-                             on_held=lambda k, recs: progress.held(recs))
+                             on_held=lambda k, recs: progress.held(recs), secret=secret)
         finally:
             progress.close()
     if plot is not None:  # written beside it and moved over it: an interrupted plot leaves the old one whole

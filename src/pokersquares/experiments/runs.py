@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Sequence
 
 from ..harness.registry import make_player
@@ -55,13 +55,16 @@ def score_stats(scores: Sequence[float]) -> tuple[float, float]:
 def play_runs(specs: Sequence[RunSpec], store: ResultStore, *, workers: int | None = None,
               backend: str = "local", address: str | None = None,
               on_result: Callable[[GameRecord], None] | None = None,
-              on_held: Callable[[list[GameRecord]], None] | None = None) -> dict[RunSpec, tuple[int, list[GameRecord]]]:
+              on_held: Callable[[list[GameRecord]], None] | None = None,
+              secret: str | None = None) -> dict[RunSpec, tuple[int, list[GameRecord]]]:
     """Record every distinct run (resuming what ``store`` holds): run id and records per spec.
-    ``on_held`` is told each run's games the store already holds (not played again)."""
+    ``on_held`` is told each run's games the store already holds (not played again).
+    ``secret``: the key of every run's player seeds (:class:`RunSpec`), else each spec's own."""
     unique = list(dict.fromkeys(specs))
     for player in dict.fromkeys(s.player for s in unique):
         make_player(player)  # a parameter the player does not take fails here, before anything runs
-    results = record_runs(unique, store, workers=workers, backend=backend, address=address,
+    keyed = unique if secret is None else [replace(s, secret=secret) for s in unique]
+    results = record_runs(keyed, store, workers=workers, backend=backend, address=address,
                           on_result=None if on_result is None else (lambda _k, rec: on_result(rec)),
                           on_held=None if on_held is None else (lambda _k, recs: on_held(recs)))
     return dict(zip(unique, results))

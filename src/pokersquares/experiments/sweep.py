@@ -197,14 +197,16 @@ def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: i
               workers: int | None = None, backend: str = "local", address: str | None = None,
               on_result: Callable[[int, GameRecord], None] | None = None,
               memory_mb: int = DEFAULT_MEMORY_MB,
-              on_held: Callable[[int, list[GameRecord]], None] | None = None) -> list[dict]:
+              on_held: Callable[[int, list[GameRecord]], None] | None = None,
+              secret: str | None = None) -> list[dict]:
     """Play ``games`` games of every setting (resuming what the store holds) and return,
     per setting in order, ``{params, player, run_id, games, mean, stderr, stdev, penalties}``.
-    ``on_held(k, records)``: setting ``k``'s games the store already holds (not played again)."""
+    ``on_held(k, records)``: setting ``k``'s games the store already holds (not played again).
+    ``secret``: the key of every setting's player seeds (:class:`RunSpec`), else one each."""
     specs = [setting_spec(player, s) for s in grid]
     for spec in specs:
         make_player(spec)  # a parameter the player does not take fails here, before anything runs
-    runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb) for spec in specs]
+    runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb, secret) for spec in specs]
     results = record_runs(runs, store, workers=workers, on_result=on_result, backend=backend, address=address,
                           on_held=on_held)
     return [_summary(s, spec, run_id, recs) for s, spec, (run_id, recs) in zip(grid, specs, results)]

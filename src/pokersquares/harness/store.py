@@ -39,8 +39,10 @@ __all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB", "
 
 # The columns of an export (``results --export csv``), in order. ``player_name`` is the
 # player's own name, or the person's for a game played in the web app (``player`` human).
+# ``secret``: the key of the run's player seeds (``run --secret`` replays the run with it;
+# empty for a run that never played). Columns are added at the end, for readers by position.
 EXPORT_FIELDS = ["run_id", "tournament_id", "player", "player_name", "system", "points", "game_index", "seed",
-                 "score", "decision_s", "penalty", "fallback_moves", "placements"]
+                 "score", "decision_s", "penalty", "fallback_moves", "placements", "secret"]
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
@@ -1150,16 +1152,25 @@ class ResultStore:
         missing = sorted((wanted or set()) - {r.run_id for r in runs})
         if missing:
             raise StoreError(f"no run {', '.join(map(str, missing))} in {self.path}")
-        return (row for run in runs if wanted is None or run.run_id in wanted for row in self._export_rows(run))
+        secrets = self.run_secrets()
+        return (row for run in runs if wanted is None or run.run_id in wanted
+                for row in self._export_rows(run, secrets.get(run.run_id)))
 
-    def _export_rows(self, run: RunInfo) -> Iterator[dict]:
+    def run_secrets(self) -> dict[int, str | None]:
+        """Each run's secret, the key of its player seeds (None: a run that never played,
+        or a store made before secrets were kept); read only."""
+        if "secret" not in {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}:
+            return {}
+        return dict(self.conn.execute("SELECT run_id, secret FROM runs"))
+
+    def _export_rows(self, run: RunInfo, secret: str | None = None) -> Iterator[dict]:
         for g in self.iter_games(run.run_id):
             yield {"run_id": run.run_id, "player": run.player, "player_name": run.player_name,
                    "system": run.system_name,
                    "points": run.points, "game_index": g.game_index, "seed": g.seed,
                    "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
                    "placements": g.placements, "tournament_id": run.tournament_id,
-                   "fallback_moves": g.fallback_moves}
+                   "fallback_moves": g.fallback_moves, "secret": secret}
 
     def export_rows(self, run_ids: Iterable[int] | None = None) -> list[dict]:
         """Every game of the runs ``run_ids`` (all runs if None) as a row of the export."""
