@@ -131,3 +131,23 @@ def test_normalising_no_players_gives_nothing():
     assert normalize({}) == {}  # was min() of an empty sequence
     table = tournament_table(["a", "b"], ["S"], 2, {"S": {"a": np.array([1, 2]), "b": (3, 4)}})
     assert table["normalized"]["S"] == {"a": 0.0, "b": 1.0}  # arrays and tuples are lists of numbers too
+
+
+def test_a_tournament_resumed_by_other_code_is_that_codes_table(tmp_path):
+    """Other code (an upgrade) resuming a tournament plays its cells again as new runs;
+    stopped part way, the table took each cell's last run: the new code's games on one
+    system beside the old code's on the other, and "complete"."""
+    from pokersquares.harness.store import GameRecord
+
+    store = ResultStore(tmp_path / "t.sqlite")
+    systems = parse_point_systems("american,british")
+    table = run_tournament(["random", "greedy"], systems, 3, 0, store, time_per_game=30, prep_time=1)
+    assert table_from_store(store, table["tournament_id"])["complete"] and table["totals"]["British"]["greedy"] > 0
+    new = store.open_run("greedy", "greedy", systems[0], 0, 3, 30, 1, tournament_id=table["tournament_id"],
+                         version="new code")  # the upgraded code's first cell, then stopped
+    store.add_games(new, [GameRecord(i, i, 200) for i in range(3)])
+    again = table_from_store(store, table["tournament_id"])
+    assert not again["complete"]
+    assert again["totals"]["American"]["greedy"] == 600  # the new code's games
+    assert again["totals"]["British"]["greedy"] == 0  # the old code's are not its: not played yet
+    assert again["totals"]["British"]["random"] == table["totals"]["British"]["random"]  # another player's own

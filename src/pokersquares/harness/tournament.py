@@ -239,7 +239,13 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
     t = store.tournament(tournament_id)
     systems = [PointSystem.from_json(s) for s in t["systems"]]
     names = unique_names(systems)
-    by_key = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
+    runs = store.runs(tournament_id)
+    # Each player's cells from its newest code (the version of its last run): resumed by
+    # other code (an upgrade) and stopped part way, the table mixed the old code's games
+    # with the new's, and could call itself complete; a cell the new code has not played
+    # again is not played yet.
+    newest = {r.player: r.version for r in runs}  # in the order made: the last one's
+    by_key = {(tuple(r.points), r.player): r for r in runs if r.version == newest[r.player]}
     scores: dict[str, dict[str, list[int]]] = {}
     penalties: dict[str, dict[str, int]] = {}
     seeds: dict[str, dict[str, list[int]]] = {}
