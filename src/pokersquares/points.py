@@ -257,13 +257,20 @@ def _check_spec(spec: str) -> str:
     return spec
 
 
+# The names parse_point_system reads, and (_SPEC_KINDS) the first word of every named spec.
+_AMERICAN_NAMES = ("american", "ameritish-american")
+_BRITISH_NAMES = ("british", "english")
+_GENERATORS = {"ameritish": ameritish_system, "random": random_system, "hypercorner": hypercorner_system}
+_SPEC_KINDS = frozenset({*_AMERICAN_NAMES, *_BRITISH_NAMES, *_GENERATORS, "single", CONTEST})
+
+
 def parse_point_system(spec: str) -> PointSystem:
     """Turn what a user typed into a point system; see ``SPEC_HELP``."""
     text = _check_spec(spec).strip()
     low = text.lower()
-    if low in ("american", "ameritish-american"):
+    if low in _AMERICAN_NAMES:
         return AMERICAN
-    if low in ("british", "english"):
+    if low in _BRITISH_NAMES:
         return BRITISH
     if "," in text:
         parts = [p for p in text.split(",")]
@@ -272,11 +279,10 @@ def parse_point_system(spec: str) -> PointSystem:
                 f"a custom point system has 10 comma-separated integers, got {len(parts)}")
         return PointSystem(tuple(_parse_int(p, "each point value") for p in parts), "custom")
     kind, _, arg = low.partition(":")
-    generators = {"ameritish": ameritish_system, "random": random_system, "hypercorner": hypercorner_system}
-    if kind in generators:
+    if kind in _GENERATORS:
         if not arg:
             raise InvalidPointSystemError(f"{kind} needs a seed, e.g. {kind}:42")
-        return generators[kind](_parse_seed(arg, f"the seed of {kind}"))
+        return _GENERATORS[kind](_parse_seed(arg, f"the seed of {kind}"))
     if kind == "single":
         if arg.startswith("random:"):
             return random_single_hand_system(_parse_seed(arg[7:], "the seed of single:random"))
@@ -332,9 +338,6 @@ def split_point_system_specs(spec: str) -> list[str]:
     return [p for p in parts if p]
 
 
-# The first word of every named spec parse_point_system reads.
-_SPEC_KINDS = frozenset({"american", "ameritish-american", "british", "english", "ameritish", "random",
-                         "hypercorner", "single", "contest"})
 
 
 def parse_point_systems(spec: str) -> list[PointSystem]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import importlib
 import inspect
 import os
 import site
@@ -19,6 +20,7 @@ import sysconfig
 import time
 import types
 import warnings
+from pathlib import Path
 from typing import Callable
 
 from ..cards import as_sequence
@@ -150,8 +152,6 @@ def _saved_states_hash(params: dict) -> str:
     """A short hash of the files the spec's ``load=`` and ``priors=`` name (a folder: its
     ``*.npz``, the priors read from it), '' when it names none that exist (the player
     then fails or learns)."""
-    from pathlib import Path
-
     digest, found = hashlib.sha256(), False
     for key in SAVED_STATE_PARAMS:
         if key not in params:
@@ -171,8 +171,6 @@ def _named_code(params: dict) -> list:
     """The objects a ``module:Class`` player's parameters name as ``module.path:Name`` in
     the user's own modules (``PolicyPlayer:policy=mypkg.mod:my_policy``): their code
     plays too (building the player imports them; a value that imports nothing is not code)."""
-    import importlib
-
     found = []
     for value in getattr(params, "text", {}).values():
         module_name, colon, attr = str(value).partition(":")
