@@ -180,7 +180,14 @@ class PokerSquaresEnv(gym.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        text = Grid([int(c) for c in self.grid]).render(self.point_system)
+        # The lines' values as info["score"] counts them (a line with no card is worth 0):
+        # Grid.render scores an empty line as a high card, a mid-game "Total: -25" beside
+        # info["score"] -19 under a system whose high card is -3.
+        values = [int(v) for v in self._line_values]
+        rows = Grid([int(c) for c in self.grid]).render().split("\n")
+        text = "\n".join([*(f"{row} {values[r]:4d}" for r, row in enumerate(rows)),
+                          " ".join(f"{v:2d}" if -10 < v < 100 else f"{v:d}" for v in values[5:]),
+                          f"Total: {sum(values)}"])
         if self.deck is not None and self.turn < NUM_CELLS:
             text += f"\nto place: {card_name(self.deck[self.turn])}"
         return text
