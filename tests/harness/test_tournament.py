@@ -151,3 +151,45 @@ def test_a_tournament_resumed_by_other_code_is_that_codes_table(tmp_path):
     assert again["totals"]["American"]["greedy"] == 600  # the new code's games
     assert again["totals"]["British"]["greedy"] == 0  # the old code's are not its: not played yet
     assert again["totals"]["British"]["random"] == table["totals"]["British"]["random"]  # another player's own
+
+
+def test_a_tie_of_normalised_sums_is_a_tie_whatever_order_the_systems_add_up_in():
+    # "a" is normalised 0.3, 0.2, 0.1 on the three systems, "b" 0.1, 0.2, 0.3: both sum to
+    # 0.6, a tie, which goes to the player listed first. Added in the systems' order in
+    # floats, b's sum was 0.6000000000000001 and b ranked ahead of a.
+    scores = {s: {"a": [a], "b": [b], "z": [0], "top": [10]} for s, a, b in (("S", 3, 1), ("T", 2, 2), ("U", 1, 3))}
+    t = tournament_table(["a", "b", "z", "top"], ["S", "T", "U"], 1, scores)
+    assert t["scores"]["a"] == t["scores"]["b"] == 0.6
+    assert t["ranking"] == ["top", "a", "b", "z"]
+
+
+@pytest.mark.parametrize("n, x", [(2, 3), (2, 6), (3, 1), (5, 7), (40, 11)])
+def test_a_player_exactly_one_paired_se_behind_the_first_is_within_one_se(n, x):
+    # Behind the first by x on one deal and level on the other n - 1: the mean difference
+    # is -x/n and its paired SE x/n, so it is within one SE (at most one SE behind). In
+    # floats the SE came out a hair short for about a third of such (n, x) and it was not.
+    first = list(range(10, 10 + n))
+    other = [first[0] - x, *first[1:]]
+    t = tournament_table(["f", "o"], ["S"], n, {"S": {"f": first, "o": other}})
+    d = t["behind_first"]["S"]["players"]["o"]
+    assert d["diff"] == pytest.approx(-x / n) and d["se"] == pytest.approx(x / n)
+    assert d["close"] is True
+    # A hair more than one SE behind (one more point on a second deal) is not.
+    other[1] -= 1
+    assert tournament_table(["f", "o"], ["S"], n, {"S": {"f": first, "o": other}})["behind_first"]["S"][
+        "players"]["o"]["close"] is False
+
+
+def test_the_bootstrap_draws_one_set_of_deals_only_for_systems_that_hold_the_same_deals():
+    """A table held in part pairs each system on the deals its players share: here S on
+    deals 1..3 ("a" lacks deal 0) and T on deals 0..2 ("b" lacks deal 3). On deal 1 "a"
+    wins both systems, so who leads is uncertain. Drawn as one set by position, deal 1 of
+    S went with deal 0 of T, where "a" loses: the sums always tied, a gap of 0 ± 0."""
+    scores = {"S": {"a": [10, 0, 0], "b": [5, 0, 10, 10]}, "T": {"a": [0, 10, 10, 7], "b": [10, 0, 0]}}
+    seeds = {"S": {"a": [1, 2, 3], "b": [0, 1, 2, 3]}, "T": {"a": [0, 1, 2, 3], "b": [0, 1, 2]}}
+    t = tournament_table(["a", "b"], ["S", "T"], 4, scores, seeds=seeds)
+    assert t["resamples"] == 1000 and t["gap_se"][t["ranking"][1]] > 0.3
+    # Systems that hold the same deals still share one draw (as without seeds).
+    same = {"S": {"a": [10, 10, 0, 0], "b": [0, 0, 10, 10]}, "T": {"a": [0, 0, 10, 10], "b": [10, 10, 0, 0]}}
+    both = {s: {p: [3, 4, 5, 6] for p in "ab"} for s in "ST"}
+    assert tournament_table(["a", "b"], ["S", "T"], 4, same, seeds=both)["gap_se"] == {"a": 0.0, "b": 0.0}

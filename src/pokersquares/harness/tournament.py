@@ -4,6 +4,8 @@ score is the sum of its normalised scores; rank by it."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -54,9 +56,14 @@ def tournament_table(players: list[str], systems: list[str], games: int,
     _check_scores(players, systems, scores)
     # Totals and means over every game held; the pairings over the deals all players share.
     paired = scores if seeds is None else {s: _on_common_deals(players, scores[s], seeds.get(s)) for s in systems}
+    # Each system's deals paired (by seed; by position without seeds): the bootstrap
+    # draws one set for the systems only where they are the same deals.
+    deals = None if seeds is None else {s: _common_seeds(players, seeds[s]) for s in systems}
     totals = {s: {p: float(sum(scores[s][p])) for p in players} for s in systems}
     normalized = {s: normalize(totals[s]) for s in systems}
-    sums = {p: sum(normalized[s][p] for s in systems) for p in players}
+    # Summed exactly rounded: a tie (0.3 + 0.2 + 0.1 against 0.1 + 0.2 + 0.3) is a tie, ranked
+    # by the order given, not by the rounding of the order the systems were added in.
+    sums = {p: math.fsum(normalized[s][p] for s in systems) for p in players}
     ranking = sorted(players, key=lambda p: (-sums[p], players.index(p)))
     means = {s: {p: _mean_se(scores[s][p]) for p in players} for s in systems}
     return {"systems": systems, "players": players, "games": games, "totals": totals,
@@ -65,7 +72,7 @@ def tournament_table(players: list[str], systems: list[str], games: int,
             "mean_se": {s: {p: se for p, (_, se) in row.items()} for s, row in means.items()},
             "penalties": {s: {p: (penalties or {}).get(s, {}).get(p, 0) for p in players} for s in systems},
             "behind_first": {s: behind_first(players, paired[s], _first(players, scores[s])) for s in systems},
-            **bootstrap_errors(players, systems, paired, ranking[0] if players else None, resamples)}
+            **bootstrap_errors(players, systems, paired, ranking[0] if players else None, resamples, deals=deals)}
 
 
 def _on_common_deals(players: list[str], row: dict, seeds: dict) -> dict:
@@ -77,8 +84,14 @@ def _on_common_deals(players: list[str], row: dict, seeds: dict) -> dict:
         if held is None or len(held) != len(row[p]):
             raise TournamentError(f"the seeds of {p!r} are one deal seed per score")
         by_seed[p] = dict(zip((int(x) for x in held), row[p]))
-    common = sorted(set.intersection(*(set(d) for d in by_seed.values()))) if players else []
+    common = _common_seeds(players, seeds)
     return {p: [by_seed[p][k] for k in common] for p in players}
+
+
+def _common_seeds(players: list[str], seeds: dict) -> list[int]:
+    """The deal seeds every player of one system holds, in order (``seeds``: each player's,
+    checked by :func:`_on_common_deals`)."""
+    return sorted(set.intersection(*(set(int(x) for x in seeds[p]) for p in players))) if players else []
 
 
 def _first(players: list[str], scores: dict[str, list[int]]) -> str | None:
@@ -125,7 +138,25 @@ def behind_first(players: list[str], scores: dict[str, list[int]], first: str | 
         d = np.asarray(scores[p], dtype=np.float64) - np.asarray(scores[first], dtype=np.float64)
         diff, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
         out[p] = {"diff": diff, "se": se, "close": diff >= -se}
+        if math.isclose(diff, -se, rel_tol=1e-9, abs_tol=1e-12):  # on the line, rounding decided it
+            out[p]["close"] = _within_one_se(scores[p], scores[first])
     return {"first": first, "players": out}
+
+
+def _within_one_se(a: list, b: list) -> bool:
+    """Whether the mean of ``a - b`` (paired) is at least minus its standard error, in exact
+    arithmetic. With ``t`` and ``q`` the sum and the sum of squares of the ``n`` differences,
+    ``t / n >= -sqrt((n q - t²) / (n² (n - 1)))`` is ``t >= 0 or t² <= q``. In floats, a
+    player behind on one deal alone and level on the others (exactly one SE behind: mean
+    ``-x / n``, SE ``x / n``) was counted out for about a third of such deals by rounding."""
+    d = [_exact(x) - _exact(y) for x, y in zip(a, b)]
+    t = sum(d)
+    return t >= 0 or t * t <= sum(x * x for x in d)
+
+
+def _exact(x) -> int | Fraction:
+    """A score as an exact number: an integer as it is, a float as the fraction it holds."""
+    return int(x) if isinstance(x, (int, np.integer)) else Fraction(float(x))
 
 
 def _mean_se(scores: list[int]) -> tuple[float | None, float | None]:
@@ -136,12 +167,14 @@ def _mean_se(scores: list[int]) -> tuple[float | None, float | None]:
 
 
 def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, dict[str, list[int]]],
-                     leader: str | None, resamples: int = 1000, seed: int = 0) -> dict:
+                     leader: str | None, resamples: int = 1000, seed: int = 0,
+                     deals: dict[str, list[int]] | None = None) -> dict:
     """Standard errors of the tournament scores by the bootstrap: the deals are
     resampled with replacement, whole deals at a time (every player played the same
     deals, so the comparison stays paired), and the table is scored again. Game ``i``
-    is one deal on every system, so where every system holds the same number of games
-    one draw of deals serves them all (a deal good for a player on one system is
+    is one deal on every system (``deals``: each system's deal seed of each game, where
+    they may differ), so where every system holds the same deals one draw of deals
+    serves them all (a deal good for a player on one system is
     likely good on another: drawn apart, that was lost). ``score_se[p]`` is the spread
     of ``p``'s sum; ``gap_se[p]`` that of the leader's sum minus ``p``'s, the figure to
     judge whether ``p`` is really behind. Systems on which the players have not all
@@ -158,13 +191,19 @@ def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, d
     if not players or resamples < 2 or not kept:
         return {"score_se": {}, "gap_se": {}, "resamples": 0}
     rng = np.random.default_rng(seed)
+    # One draw for all only where game i is the same deal on every system: a table held in
+    # part pairs each system on the deals its players share, and two systems may share as
+    # many deals but not the same (drawn as one, deal 3 of one system went with deal 0 of
+    # the other, a dependence of deals that are not one).
     shared = len({n for _, n in kept}) == 1
+    if deals is not None:
+        shared = shared and len({tuple(deals.get(s, ())) for s, _ in kept}) == 1
     draw = rng.integers(kept[0][1], size=(resamples, kept[0][1])) if shared else None
     sums = np.zeros((len(players), resamples))
     for s, n in kept:
         matrix = np.array([scores[s][p] for p in players], dtype=np.float64)  # players x games
-        deals = draw if shared else rng.integers(n, size=(resamples, n))
-        totals = matrix[:, deals].sum(axis=2)  # players x resamples
+        picked = draw if shared else rng.integers(n, size=(resamples, n))
+        totals = matrix[:, picked].sum(axis=2)  # players x resamples
         lo, hi = totals.min(axis=0), totals.max(axis=0)
         span = np.where(hi > lo, hi - lo, 1.0)
         sums += np.where(hi > lo, (totals - lo) / span, 1.0)
