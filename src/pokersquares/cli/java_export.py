@@ -1,0 +1,50 @@
+"""``export-java`` and ``stdio-player``: this toolkit's players in the contest's Java framework."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..cards import check_seed
+from ..java_export import export_java, serve
+from . import app
+
+
+@app.command("export-java")
+def export_java_cmd(
+    player: str = typer.Option("champion", "--player", "-p", help="A registered player (see `players`), "
+                               "NAME:key=value,... or module.path:Class."),
+    out: Path = typer.Option(Path("."), "--out", "-o", help="The folder to write the class into (created if "
+                             "missing; its parent must exist)."),
+    class_name: Optional[str] = typer.Option(None, "--class-name", help="The Java class's name (default: Py "
+                                             "and the player's name, e.g. PyChampion)."),
+    classpath: Optional[str] = typer.Option(None, "--classpath", help="The contest framework's classes "
+                                            "(PokerSquaresPlayer, PokerSquaresPointSystem, Card), as "
+                                            "PATH[:PATH...], to compile against (default: $CLASSPATH)."),
+    compile_: bool = typer.Option(True, "--compile/--no-compile", help="Compile the class with javac (needs "
+                                  "--classpath); --no-compile writes the sources only."),
+    python: Optional[str] = typer.Option(None, "--python", help="The Python the class runs (default: this "
+                                         "one, where pokersquares is installed)."),
+) -> None:
+    """Write a Java class that plays as PLAYER inside the 2016 contest's Java framework
+    (a PokerSquaresPlayer: `new PyChampion()` in a Java tournament), and compile it
+    against the framework's classes. It runs `python -m pokersquares stdio-player`."""
+    files = export_java(player, out, class_name, classpath, compile_, python)
+    name = files[1].stem
+    for f in files:
+        typer.echo(f"wrote {f}")
+    typer.echo(f"in a Java tournament: new {name}() (classpath: the framework's classes and {out})")
+
+
+@app.command("stdio-player")
+def stdio_player_cmd(
+    player: str = typer.Option("champion", "--player", "-p", help="A registered player (see `players`), "
+                               "NAME:key=value,... or module.path:Class."),
+    seed: int = typer.Option(0, "--seed", help="The player's own random seed."),
+) -> None:
+    """Serve PLAYER over a line protocol on stdin/stdout, for the Java class `export-java`
+    writes: "system P0..P9 MILLIS", "init", "play CARD_ID MILLIS" -> "ok" / "play R C"."""
+    check_seed(seed, "--seed")
+    raise typer.Exit(serve(player, seed))

@@ -1,0 +1,262 @@
+"""This toolkit's players inside the 2016 contest's Java framework.
+
+``export_java`` writes (and compiles against the user's copy of the framework) a Java
+class that implements the framework's ``PokerSquaresPlayer`` and plays as one of this
+toolkit's players, so that a Java tournament of the contest's kind can enter
+``champion`` beside Java players: ``new PyChampion()``. The class extends
+``PokerSquaresPython`` (``PokerSquaresPython.java`` beside this file, written with it),
+which starts ``python -m pokersquares stdio-player --player SPEC`` and talks to it over
+the line protocol of the harness's Java shim, the other way round. ``serve`` is that
+process's side: it builds and warms up the player before it says ``ready``, then
+answers ``system``, ``init`` and ``play`` within the milliseconds the framework gives.
+
+The framework's clocks include the protocol's round trips (tens of microseconds, more
+on a busy machine), so the player is told a little less time than the framework gives:
+``SYSTEM_MARGIN_S`` of a preparation and ``MOVE_MARGIN_S`` of a game's time left.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import select
+import shutil
+import subprocess
+import sys
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import IO, Callable
+
+from .. import progress
+from ..cards import NUM_CARDS
+from ..errors import PokerSquaresError
+from ..points import PointSystem
+
+__all__ = ["export_java", "serve", "JavaExportError", "BASE_CLASS", "SYSTEM_MARGIN_S", "MOVE_MARGIN_S"]
+
+BASE_CLASS = "PokerSquaresPython"
+SYSTEM_MARGIN_S = 0.25   # of a preparation's budget: the reply, and a busy machine's scheduling
+MOVE_MARGIN_S = 0.02     # of a game's time left, at each move: the round trip
+_JAVA_KEYWORDS = frozenset(
+    "abstract assert boolean break byte case catch char class const continue default do double else enum "
+    "extends final finally float for goto if implements import instanceof int interface long native new "
+    "package private protected public return short static strictfp super switch synchronized this throw "
+    "throws transient try void volatile while true false null var record yield sealed permits".split())
+_FRAMEWORK = ("PokerSquaresPlayer", "PokerSquaresPointSystem", "Card")
+
+
+class JavaExportError(PokerSquaresError):
+    """A class that cannot be written or compiled: a bad name, folder, classpath or no javac."""
+
+
+def base_source() -> str:
+    """The Java source of ``PokerSquaresPython``, the class every exported player extends."""
+    return (resources.files(__package__) / f"{BASE_CLASS}.java").read_text(encoding="utf-8")
+
+
+def _java_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def player_source(class_name: str, command: list[str]) -> str:
+    """The Java source of ``class_name``: a ``PokerSquaresPython`` that runs ``command``."""
+    args = ", ".join(_java_string(a) for a in command)
+    return (f"// Written by `pokersquares export-java`: the pokersquares player `{command[-1]}` as a contest\n"
+            f"// PokerSquaresPlayer (it runs: {' '.join(command)}).\n"
+            f"public class {class_name} extends {BASE_CLASS} {{\n"
+            f"    public {class_name}() {{\n"
+            f"        super({args});\n"
+            f"    }}\n"
+            f"}}\n")
+
+
+def check_class_name(name: str) -> str:
+    """A Java class name (an identifier, not a keyword, not one of the framework's or the
+    base class's names); else a JavaExportError that says which rule it breaks."""
+    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name or ""):
+        raise JavaExportError(f"--class-name {name!r} is not a Java class name (letters, digits, _ and $, "
+                              "not starting with a digit; no package)")
+    if name in _JAVA_KEYWORDS:
+        raise JavaExportError(f"--class-name {name!r} is a Java keyword")
+    if name in _FRAMEWORK or name == BASE_CLASS:
+        raise JavaExportError(f"--class-name {name!r} is taken (the framework's or the base class's name)")
+    return name
+
+
+def default_class_name(spec: str) -> str:
+    """``champion`` -> ``PyChampion``, ``td:epsilon=0.1`` -> ``PyTdEpsilon01``."""
+    words = re.findall(r"[A-Za-z0-9]+", spec)
+    return "Py" + "".join(w[:1].upper() + w[1:] for w in words) if words else "PyPlayer"
+
+
+def _javac() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(Path(home) / "bin" / "javac", os.X_OK):
+        return str(Path(home) / "bin" / "javac")
+    found = shutil.which("javac")
+    if found is None:
+        raise JavaExportError("javac not found: compiling the class needs a JDK (or give --no-compile "
+                              "and compile it with the framework yourself)")
+    return found
+
+
+def export_java(spec: str, out: Path, class_name: str | None = None, classpath: str | None = None,
+                compile: bool = True, python: str | None = None) -> list[Path]:
+    """Write ``CLASS.java`` and ``PokerSquaresPython.java`` into the folder ``out`` (and,
+    with ``compile``, their ``.class`` files, compiled against ``classpath``, the
+    framework's classes; default: ``$CLASSPATH``). The class runs ``python -m pokersquares stdio-player --player
+    spec`` with this interpreter (or ``python``). Returns the files written. The spec is
+    checked by building the player, and the classpath's entries must exist, before
+    anything is written."""
+    from ..harness.registry import make_player
+
+    class_name = check_class_name(class_name or default_class_name(spec))
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise JavaExportError(f"--out {out} is a file, not a folder")
+    if not out.parent.is_dir():
+        raise JavaExportError(f"--out {out}: its folder {out.parent} does not exist")
+    if classpath is None:
+        classpath = os.environ.get("CLASSPATH", "")
+    entries = [e for e in classpath.split(os.pathsep) if e]
+    missing = [e for e in entries if not Path(e).exists()]
+    if missing:
+        raise JavaExportError(f"classpath entry {missing[0]} does not exist")
+    if compile and not entries:
+        raise JavaExportError("compiling needs the framework's classes: give --classpath (PokerSquaresPlayer, "
+                              "PokerSquaresPointSystem and Card), or --no-compile")
+    javac = _javac() if compile else None
+    make_player(spec)  # a bad spec is one line here, before anything is written
+    command = [python or sys.executable, "-m", "pokersquares", "stdio-player", "--player", spec]
+    out.mkdir(exist_ok=True)
+    files = [out / f"{BASE_CLASS}.java", out / f"{class_name}.java"]
+    files[0].write_text(base_source(), encoding="utf-8")
+    files[1].write_text(player_source(class_name, command), encoding="utf-8")
+    if javac is not None:
+        proc = subprocess.run([javac, "-cp", os.pathsep.join(entries), "-d", str(out), *map(str, files)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            first = next((line for line in proc.stderr.splitlines() if "error:" in line), proc.stderr.strip())
+            raise JavaExportError(f"javac failed (is the contest framework on --classpath?): {first.strip()}")
+        files += [out / f"{BASE_CLASS}.class", out / f"{class_name}.class"]
+    return files
+
+
+def _reply_failure(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _pipe_closed(fd: int) -> bool:
+    """Whether nobody reads the pipe ``fd`` writes to any more (its reader exited)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def serve(spec: str, seed: int = 0, lines: IO[str] | None = None, write: Callable[[str], None] | None = None,
+          halt: Callable[[], None] | None = None, answers_unread: Callable[[], bool] | None = None) -> int:
+    """Serve ``spec`` over the protocol: ``lines`` in (default: stdin), ``write`` out
+    (default: the process's stdout, which is then kept for the protocol alone: anything
+    else printed to it goes to stderr). At the end of ``lines``, the commands read are
+    answered and it returns, unless nobody reads the answers any more
+    (``answers_unread``; by default: the reader of stdout has gone, as when the JVM
+    ended): then ``halt`` is called at once, even while the player is busy (default:
+    ``os._exit(0)``). Returns the exit code: 0 at the end or after ``quit``, 2 if the
+    player could not be built."""
+    from ..harness.spec import build, limit_threads, player_cores
+
+    if write is None:
+        protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+        os.dup2(2, 1)  # a player's (or a library's) prints must not reach the protocol
+        sys.stdout = sys.stderr
+
+        def write(line: str) -> None:
+            try:
+                protocol.write(line + "\n")
+                protocol.flush()
+            except BrokenPipeError:  # nobody reads the answers: the JVM ended
+                os._exit(0)
+
+        if answers_unread is None:
+            def answers_unread() -> bool:
+                return _pipe_closed(protocol.fileno())
+    commands: queue.Queue = queue.Queue()
+
+    done = threading.Event()
+
+    def read() -> None:
+        for line in lines if lines is not None else sys.stdin:
+            commands.put(line)
+        commands.put(None)
+        # The JVM's end closes both pipes, not at one instant: watch the answers' reader
+        # until the commands read are answered.
+        while answers_unread is not None and not done.wait(0.05):
+            if answers_unread():
+                (halt or (lambda: os._exit(0)))()
+                return
+
+    try:
+        player = build(spec, seed)
+        problem = limit_threads(player_cores(spec))
+        if problem:
+            print(f"warning: {problem}", file=sys.stderr)
+    except Exception as e:  # a bad spec (one line of ours), or the player's constructor failed
+        write("error " + (" ".join(str(e).split()) if isinstance(e, PokerSquaresError) else _reply_failure(e)))
+        return 2
+    name = str(getattr(player, "name", spec))
+    write(f"ready {name}")
+    threading.Thread(target=read, name="pokersquares-stdin", daemon=True).start()
+    try:
+        return _answer(player, commands, write, _stage_lines(name))
+    finally:
+        done.set()
+
+
+def _stage_lines(name: str) -> Callable[[progress.Progress], None]:
+    """A progress listener that prints a line to stderr when the stage changes ("learning",
+    "checked against the greedy rule ..."), not every count: the JVM's terminal is shared
+    with the tournament's own output."""
+    last = [None]
+
+    def tell(p: progress.Progress) -> None:
+        if p.stage != last[0]:
+            last[0] = p.stage
+            print(f"pokersquares {name}: {p.stage}", file=sys.stderr, flush=True)
+    return tell
+
+
+def _answer(player, commands: queue.Queue, write: Callable[[str], None],
+            listener: Callable[[progress.Progress], None]) -> int:
+    """Answer the commands until their end (``None``) or ``quit``; a preparation's
+    progress goes to ``listener``."""
+    from ..harness.game_play import as_cell
+
+    while (line := commands.get()) is not None:
+        words = line.split()
+        if not words:
+            continue
+        try:
+            if words[0] == "system" and len(words) == 12:
+                points = PointSystem(tuple(int(w) for w in words[1:11]))
+                with progress.listening(listener):
+                    player.set_point_system(points, max(0.0, int(words[11]) / 1000 - SYSTEM_MARGIN_S))
+                write("ok")
+            elif words[0] == "init" and len(words) == 1:
+                player.start_game()
+                write("ok")
+            elif words[0] == "play" and len(words) == 3:
+                card = int(words[1])
+                if not 0 <= card < NUM_CARDS:
+                    raise ValueError(f"card id {card} is not 0..51")
+                row, col = as_cell(player.get_play(card, max(0.0, int(words[2]) / 1000 - MOVE_MARGIN_S)))
+                write(f"play {row} {col}")
+            elif words[0] == "quit":
+                return 0
+            else:
+                write(f"raised unknown command: {' '.join(words)[:80]}")
+        except Exception as e:  # the player's error, or a malformed command: the caller throws it
+            write(f"raised {_reply_failure(e)}")
+    return 0

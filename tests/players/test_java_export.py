@@ -1,0 +1,180 @@
+"""This toolkit's players inside the contest's Java framework (`export-java`): the exported
+class, compiled against the stand-in framework of tests/players/java/, is driven by the
+harness as a `java:` player, so each game goes Python harness -> JVM -> the exported class
+-> `stdio-player` -> the Python player, and back."""
+
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pokersquares import AMERICAN, BRITISH
+from pokersquares.harness.runner import RunSpec, run_games
+from pokersquares.java_export import (BASE_CLASS, MOVE_MARGIN_S, SYSTEM_MARGIN_S, JavaExportError,
+                                      default_class_name, export_java, serve)
+from pokersquares.players.baseline import GreedyPlayer
+
+HERE = Path(__file__).parent
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+
+
+def exported(java_classes, tmp_path, spec, name=None):
+    out = tmp_path / "exported"
+    export_java(spec, out, name, str(java_classes))
+    return out
+
+
+def run(spec, classpath, monkeypatch, system=AMERICAN, n=3, tpg=5.0):
+    from pokersquares.players import java
+
+    monkeypatch.setenv(java.CLASSPATH_ENV, classpath)
+    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
+    return run_games(RunSpec(spec, system, n, 10, tpg, 2.0), range(n), workers=1)
+
+
+def test_an_exported_greedy_player_plays_each_game_as_greedy_does(java_classes, tmp_path, monkeypatch):
+    out = exported(java_classes, tmp_path, "greedy")
+    cp = f"{java_classes}{os.pathsep}{out}"
+    for system in (AMERICAN, BRITISH):
+        ours = run("java:PyGreedy", cp, monkeypatch, system)
+        twin = run("greedy", cp, monkeypatch, system)
+        assert [r.penalty for r in ours] == [None] * 3
+        assert [(r.score, r.placements) for r in ours] == [(r.score, r.placements) for r in twin]
+
+
+def test_the_players_prints_do_not_reach_the_protocol(java_classes, tmp_path, monkeypatch):
+    out = exported(java_classes, tmp_path, "bridge_players:Chatty", "Chatty")
+    recs = run("java:Chatty", f"{java_classes}{os.pathsep}{out}", monkeypatch, n=2)
+    assert [r.penalty for r in recs] == [None, None] and all(len(r.placements) == 25 for r in recs)
+
+
+def test_the_players_error_is_thrown_in_java_and_scores_the_penalty(java_classes, tmp_path, monkeypatch):
+    out = exported(java_classes, tmp_path, "bridge_players:RaisesAtMove3", "Raiser")
+    recs = run("java:Raiser", f"{java_classes}{os.pathsep}{out}", monkeypatch, n=2)
+    for r in recs:
+        assert len(r.placements) == 2 and r.score == AMERICAN.penalty
+        assert r.penalty == ("error: JavaPlayerError: getPlay threw java.lang.IllegalStateException: "
+                             "pokersquares: RuntimeError: no idea at all"), r.penalty
+
+
+def test_a_bad_spec_a_name_or_a_classpath_is_refused_before_anything_is_written(java_classes, tmp_path):
+    out = tmp_path / "out"
+    cases = [
+        (dict(spec="nosuchplayer"), "unknown player"),
+        (dict(spec="greedy:depth=2"), "takes no parameter 'depth'"),
+        (dict(name="1Player"), "is not a Java class name"),
+        (dict(name="my.pkg.Player"), "is not a Java class name"),
+        (dict(name="class"), "is a Java keyword"),
+        (dict(name="Card"), "is taken"),
+        (dict(name=BASE_CLASS), "is taken"),
+        (dict(classpath=str(tmp_path / "missing.jar")), "missing.jar does not exist"),
+        (dict(classpath=""), "give --classpath"),
+        (dict(classpath=str(tmp_path)), "javac failed"),  # a folder without the framework
+    ]
+    for case, message in cases:
+        args = dict(spec="greedy", name=None, classpath=str(java_classes)) | case
+        with pytest.raises(JavaExportError if "unknown" not in message and "takes" not in message else Exception,
+                           match=message):
+            export_java(args["spec"], out, args["name"], args["classpath"])
+        if message != "javac failed":
+            assert not out.exists(), case
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(JavaExportError, match="is a file"):
+        export_java("greedy", tmp_path / "afile", classpath=str(java_classes))
+    with pytest.raises(JavaExportError, match="does not exist"):
+        export_java("greedy", tmp_path / "no" / "out", classpath=str(java_classes))
+
+
+def test_the_command_line_writes_the_sources_without_compiling(cli, tmp_path):
+    code, stdout, _ = cli("export-java", "--player", "greedy", "--out", tmp_path / "src", "--no-compile",
+                          "--python", "/opt/py/bin/python3")
+    assert code == 0 and "new PyGreedy()" in stdout
+    assert sorted(p.name for p in (tmp_path / "src").iterdir()) == [f"{BASE_CLASS}.java", "PyGreedy.java"]
+    text = (tmp_path / "src" / "PyGreedy.java").read_text()
+    assert ('super("/opt/py/bin/python3", "-m", "pokersquares", "stdio-player", "--player", "greedy");'
+            in text)
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", tmp_path / "x", "--class-name", "a-b")
+    assert code == 2 and stderr.startswith("error: --class-name 'a-b' is not a Java class name")
+    assert default_class_name("td:epsilon=0.1") == "PyTdEpsilon01" and default_class_name("champion") == "PyChampion"
+
+
+class Recording(GreedyPlayer):
+    """Greedy, remembering the budgets it was given."""
+
+    def __init__(self):
+        super().__init__()
+        self.budgets = []
+
+    def set_point_system(self, point_system, budget_s):
+        self.budgets.append(("system", point_system.points, budget_s))
+        super().set_point_system(point_system, budget_s)
+
+    def get_play(self, card, seconds_left):
+        self.budgets.append(("play", card, seconds_left))
+        return super().get_play(card, seconds_left)
+
+
+def serve_lines(lines, monkeypatch, player=None):
+    """serve() over in-memory lines: (exit code, replies, halted, the player)."""
+    import pokersquares.harness.spec as spec
+
+    made = player or Recording()
+    monkeypatch.setattr(spec, "make_player", lambda s: made)
+    replies, halted = [], []
+    code = serve("greedy", lines=io.StringIO("".join(line + "\n" for line in lines)),
+                 write=replies.append, halt=lambda: halted.append(True))
+    return code, replies, halted, made
+
+
+def test_the_protocol_answers_each_command_and_tells_the_player_its_time_less_the_margins(monkeypatch):
+    code, replies, halted, player = serve_lines(
+        ["system 0 2 5 10 15 20 25 50 75 100 3000", "init", "play 0 30000", "play 13 1000", "play 26 10",
+         "play 52 1000", "fly away", "system 1 2 3", "quit"], monkeypatch)
+    assert code == 0 and not halted
+    assert replies[0] == "ready greedy" and replies[1:3] == ["ok", "ok"]
+    cells = [tuple(map(int, r.split()[1:])) for r in replies[3:6]]
+    assert all(r.startswith("play ") for r in replies[3:6]) and len(set(cells)) == 3
+    assert all(0 <= r < 5 and 0 <= c < 5 for r, c in cells)
+    assert replies[6] == "raised ValueError: card id 52 is not 0..51"
+    assert replies[7] == "raised unknown command: fly away" and replies[8] == "raised unknown command: system 1 2 3"
+    assert player.budgets[0] == ("system", AMERICAN.points, pytest.approx(3.0 - SYSTEM_MARGIN_S))
+    assert [b[2] for b in player.budgets[1:]] == pytest.approx([30 - MOVE_MARGIN_S, 1 - MOVE_MARGIN_S, 0.0])
+
+
+def test_the_end_of_its_input_halts_it_even_while_the_player_is_busy():
+    # The JVM ended (killed in the middle of a 60 s preparation): its stdin closes, and the
+    # stdio player must not learn on alone for the rest of the minute.
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "stdio-player", "--player",
+                             "bridge_players:LearnsItsWholeBudget"], env=ENV, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout.readline() == "ready greedy\n"
+    proc.stdin.write("system 0 2 5 10 15 20 25 50 75 100 60000\n")
+    proc.stdin.flush()
+    time.sleep(0.5)
+    t = time.perf_counter()
+    proc.stdin.close()
+    time.sleep(0.3)  # the two pipes close one after the other
+    proc.stdout.close()
+    assert proc.wait(timeout=20) == 0 and time.perf_counter() - t < 15
+
+
+def test_commands_piped_in_are_all_answered_before_it_ends():
+    # Input that ends while its reader still reads the answers (a pipe from a shell, by
+    # hand): every command is answered, then it exits.
+    lines = "system 0 2 5 10 15 20 25 50 75 100 500\ninit\n" + "".join(f"play {c} 1000\n" for c in range(25))
+    proc = subprocess.run([sys.executable, "-m", "pokersquares", "stdio-player", "--player", "greedy"],
+                          input=lines, capture_output=True, text=True, env=ENV, timeout=120)
+    replies = proc.stdout.splitlines()
+    assert proc.returncode == 0 and replies[:3] == ["ready greedy", "ok", "ok"], proc.stdout
+    assert len(replies) == 28 and len({r for r in replies[3:]}) == 25 and all(r.startswith("play ") for r in replies[3:])
+
+
+def test_a_bad_player_is_one_error_line_and_exit_code_2():
+    proc = subprocess.run([sys.executable, "-m", "pokersquares", "stdio-player", "--player", "nosuch"],
+                          input="", capture_output=True, text=True, env=ENV, timeout=120)
+    assert proc.returncode == 2 and proc.stdout.startswith("error unknown player 'nosuch'"), proc.stdout
+    assert len(proc.stdout.splitlines()) == 1
