@@ -1035,6 +1035,27 @@ def test_a_class_tells_its_students_apart_by_the_names_they_give(tmp_path, cli):
     assert code == 0 and out.count("human (Ada Lovelace)") == 2 and out.count("human (Alan)") == 1, out
 
 
+def test_a_name_cleared_before_the_last_card_is_recorded_as_no_name(tmp_path):
+    """The name in *Your name* when a game ends is the one recorded (README): a person who
+    dealt as "Ada" and cleared the name before the last card (the page sends it empty)
+    was still recorded as Ada; a name left out of a placement still leaves it as it was."""
+    from pokersquares.harness.store import ResultStore
+
+    path = tmp_path / "store.sqlite"
+    with local_client(create_app(store_path=path)) as c:
+        for last in ("", "   ", None):
+            view = new_game(c, seed=8, name="Ada")
+            for cell in range(25):
+                body = {"cell": cell, "turn": view["turn"]}
+                if cell == 24 and last is not None:
+                    body["name"] = last
+                r = c.post(f"/api/games/{view['id']}/place", json=body)
+                assert r.status_code == 200, r.text
+                view = r.json()
+    with ResultStore(path, readonly=True) as store:
+        assert [r.player_name for r in store.runs()] == ["human", "human", "Ada"]
+
+
 def test_a_persons_game_timed_across_a_wall_clock_set_back_is_recorded_and_readable(tmp_path, monkeypatch):
     """The wall clock set back an hour while a person plays (by hand, or NTP): the game's
     time was the wall clock's difference, negative, and the record it made was one every

@@ -367,3 +367,111 @@ def test_a_card_whose_answer_is_lost_or_refused_for_a_moment_is_asked_again_and_
     expect(page.locator("#play-board .cell.pending")).to_have_count(0)
     expect(filled(page)).to_have_count(2)
     assert not page.problems
+
+
+def test_a_card_placed_while_its_hint_is_prepared_drops_that_hint_and_h_asks_about_the_next(context, server):
+    """Hint asked while the agent prepares, then the card placed elsewhere: the page went on
+    asking about the card already played, showed the server's refusal in red ("this
+    request is about turn 0, but the game is at turn 1") and ignored Hint for the new
+    card until then."""
+    page = open_watched(context, server)
+    deal(page, 53)
+    page.select_option("#play-agent", "greedy")
+    preparing, asked, held = [True], [], []
+
+    def hint(route):
+        asked.append((preparing[0], json.loads(route.request.post_data)["turn"]))
+        if preparing[0] and len(asked) == 2:
+            held.append(route)  # on its way while the card is placed; it reaches the server after
+        elif preparing[0]:  # the agent learns the point system: the page is told to ask again
+            route.fulfill(status=202, content_type="application/json",
+                          body=json.dumps({"detail": "greedy is learning this point system", "waited": 0.5}))
+        else:
+            route.continue_()
+
+    page.route("**/hint", hint)
+    page.click("#play-hint")
+    expect(page.locator("#play-hint-status")).to_contain_text("learning")
+    while not held:
+        page.wait_for_timeout(50)
+    page.click("#play-board button.cell[data-cell='0']")
+    expect(filled(page)).to_have_count(1)
+    held[0].continue_()  # the server refuses it: the game is at turn 1 now
+    page.wait_for_timeout(1000)  # its answer, and a poll about the old card, would have come by now
+    expect(page.locator("#play-hint-status")).not_to_contain_text("turn")
+    preparing[0] = False
+    page.click("#play-hint")
+    expect(page.locator("#play-hint-status")).to_contain_text("would place", timeout=SLOW)
+    expect(page.locator("#play-board .cell.heat").first).to_be_visible()
+    page.wait_for_timeout(500)
+    expect(page.locator("#play-hint-status")).not_to_have_class("note error")
+    assert [turn for was_preparing, turn in asked if not was_preparing] == [1], asked
+    assert page.evaluate("play.hint.turn") == 1
+    page.unroute("**/hint")
+    assert not page.problems
+
+
+def test_a_name_cleared_before_a_card_is_placed_is_sent_as_no_name(context, server):
+    """The name recorded is the one in *Your name* when the game ends: cleared, the page
+    sent no name at all, which the server read as "unchanged" (the old name stayed)."""
+    page = open_watched(context, server)
+    page.fill("#play-name", "Ada")
+    deal(page, 59)
+    page.fill("#play-name", "")
+    with page.expect_request("**/place") as placed:
+        page.click("#play-board button.cell[data-cell='0']")
+    assert json.loads(placed.value.post_data)["name"] == ""
+    expect(filled(page)).to_have_count(1)
+    assert not page.problems
+
+
+# -- a server that forgets games (restarted, or making room) -------------------------------------
+
+@pytest.fixture(scope="module")
+def forgetful_server():
+    """A server that holds two games: two dealt elsewhere drop a page's."""
+    from pokersquares.web.agents import registered_agents
+
+    agents = {name: spec for name, spec in registered_agents().items() if name in ("greedy", "gettysburg")}
+    with serving(create_app(agents=agents, max_games=2, prep_s=0.5, think_s=1.0, game_s=5.0)) as url:
+        yield url
+
+
+def forget_the_game(page, url):
+    for _ in range(2):
+        assert page.request.post(url + "api/games", data={"system": "british"}).status == 201
+
+
+def test_a_game_the_server_forgot_is_rebuilt_for_a_hint_a_replay_and_a_review(browser, forgetful_server):
+    """A placement on a game the server forgot rebuilt it from the page's moves, but Hint,
+    Replay and Review said "no such game on the server ...; start a new one": the person
+    who followed that advice lost a game the page could rebuild."""
+    ctx = browser.new_context(viewport={"width": 1360, "height": 940})
+    try:
+        page = open_watched(ctx, forgetful_server)
+        deal(page, 61)
+        for cell in range(3):
+            page.click(f"#play-board button.cell[data-cell='{cell}']")
+            expect(filled(page)).to_have_count(cell + 1)
+        forget_the_game(page, forgetful_server)
+        page.select_option("#play-agent", "greedy")
+        page.click("#play-hint")
+        expect(page.locator("#play-hint-status")).to_contain_text("would place", timeout=SLOW)
+        expect(page.locator("#play-board .cell.heat").first).to_be_visible()
+        for cell in range(3, 25):
+            page.click(f"#play-board button.cell[data-cell='{cell}']")
+            expect(filled(page)).to_have_count(cell + 1)
+        forget_the_game(page, forgetful_server)
+        page.select_option("#replay-agent", "greedy")
+        page.click("#replay-go")
+        expect(page.locator("#replay")).to_be_visible(timeout=SLOW)
+        expect(page.locator("#replay-status")).not_to_have_class("note error")
+        forget_the_game(page, forgetful_server)
+        page.select_option("#review-agent", "gettysburg")
+        page.click("#review-go")
+        expect(page.locator("#review-status")).to_contain_text("would have played", timeout=SLOW)
+        expect(page.locator("#play-info [data-seed]")).to_have_text("61")
+        assert page.evaluate("play.game.moves") == list(range(25))
+        assert not page.problems
+    finally:
+        ctx.close()

@@ -53,10 +53,13 @@ async def get_game(request: Request, game_id: str = GameId) -> dict:
 async def place(body: Place, request: Request, game_id: str = GameId) -> dict:
     game = games_of(request).get(game_id)
     # The name typed after the deal (the page deals one as it opens) is the one recorded:
-    # checked before the card is placed, so that a refused name places nothing.
-    name = person_name(body.name) if body.name is not None else None
+    # checked before the card is placed, so that a refused name places nothing. A name
+    # given empty (or only spaces) is none: the person cleared it, and the game is theirs
+    # without a name (not the name they had typed before).
+    named = body.name is not None
+    name = person_name(body.name) if named else None
     game.place(body.cell, body.turn)
-    if name is not None:
+    if named:
         with game.lock:
             game.name = name
     await _record(request, game)

@@ -40,7 +40,7 @@ class Place(_Body):
     turn: int | None = Field(None, ge=0, le=NUM_CELLS, description="the turn the page shows")
     name: str | None = Field(None, max_length=4 * NAME_MAX,
                              description="the person's name as the page shows it now (typed after the deal, "
-                                         "it is the one recorded with the finished game); absent: unchanged")
+                                         "it is the one recorded with the finished game); empty: no name; absent: unchanged")
 
 
 class Think(_Body):

@@ -104,6 +104,7 @@ async function untilReady(request, onWait, wait = new Wait()) {
     try {
       r = await request();
     } catch (e) {
+      if (wait.cancelled) throw new Cancelled();  // an answer to a request nobody waits for
       if ((e.status !== 503 && e.status !== 429) || ++busy > 30) throw e;
       if (wait.cancelled) throw new Cancelled();
       onWait({ busy: true, detail: e.message });
@@ -611,6 +612,10 @@ const play = {
     }
     const said = playAnnouncement(this.game, view);
     if (said) $("play-said").textContent = said;
+    // A card placed while the advice on it was still coming: that advice is about a card
+    // already played (the server would refuse it as about another turn), so it is dropped
+    // and H asks about the new card.
+    if (this.wait && this.game && this.game.id === view.id && this.game.turn !== view.turn) this.cancelHint(false);
     this.game = view;
     if (this.hint && this.hint.turn !== view.turn) this.hint = null;
     sessionStorage.setItem("ps.play.id", view.id);
@@ -642,7 +647,8 @@ const play = {
       for (let tries = 1; ; tries++) {
         try {
           // The name as typed now: one typed after the deal is the one recorded with the game.
-          const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn, name: playerName() });
+          // An empty name is sent too: cleared before the end, the game is recorded without one.
+          const { data } = await api("POST", `/api/games/${id}/place`, { cell, turn, name: playerName() ?? "" });
           // A new game dealt meanwhile stays: the answer is about the game left behind.
           if (!this.game || this.game.id !== id) return;
           this.cursor = cell;
@@ -684,7 +690,16 @@ const play = {
     }
   },
 
-  async askHint() {
+  // After a 404 about the game ``id``: the server forgot it (it restarted, or dropped it to
+  // make room), and it is rebuilt from this tab's deal and moves; whether it was.
+  async rebuilt(id) {
+    if (!this.game || this.game.id !== id) return false;
+    await this.resume();
+    return !!this.game && this.game.id !== id;
+  },
+
+  // ``again``: asked once more on the game rebuilt after the server forgot it.
+  async askHint(again = false) {
     if (!this.game || this.game.done || this.wait) return;
     const agent = $("play-agent").value, seconds = Number($("play-think").value), turn = this.game.turn, id = this.game.id;
     const system = this.game.system.spec;
@@ -707,8 +722,12 @@ const play = {
       this.render();
     } catch (e) {
       if (e instanceof Cancelled) return;
+      // Not "start a new one": the game is rebuilt and the card's advice asked for again.
+      if (e.status === 404 && !again && await this.rebuilt(id)) return await this.askHint(true);
       status.className = "note error";
       status.textContent = e.message;
+      // Played on from another tab: the board shows the game as the server holds it.
+      if (e.status === 409 && this.game && this.game.id === id) this.resume();
     } finally {
       if (this.wait === wait) {
         this.wait = null;
@@ -792,7 +811,7 @@ const play = {
     }
   },
 
-  async replayWith(agent) {
+  async replayWith(agent, again = false) {
     const id = this.game.id, status = $("replay-status");
     status.className = "note";
     status.textContent = `${agent} is playing this deal…`;
@@ -805,13 +824,17 @@ const play = {
       this.replayStep = 25;
       this.render();
     } catch (e) {
+      if (e.status === 404 && !again && await this.rebuilt(id)) {  // the server forgot the game: rebuilt, asked again
+        setBusy($("replay-go"), false);
+        return await this.replayWith(agent, true);
+      }
       status.className = "note error";
       status.textContent = e.message;
     } finally { setBusy($("replay-go"), false); }
   },
 
   // The coach's judgement of each of your moves: the costliest first.
-  async reviewWith(agent) {
+  async reviewWith(agent, again = false) {
     const id = this.game.id, status = $("review-status"), list = $("review-moves");
     status.className = "note";
     status.textContent = `${agent} is reviewing your moves…`;
@@ -835,6 +858,10 @@ const play = {
       list.hidden = costly.length === 0;
       $("review-move").hidden = true;
     } catch (e) {
+      if (e.status === 404 && !again && await this.rebuilt(id)) {  // the server forgot the game: rebuilt, asked again
+        setBusy($("review-go"), false);
+        return await this.reviewWith(agent, true);
+      }
       status.className = "note error";
       status.textContent = e.message;
     } finally { setBusy($("review-go"), false); }
