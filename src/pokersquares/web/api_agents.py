@@ -49,7 +49,8 @@ async def _advice(request: Request, game_id: str, body: Think, play: bool):
     if card is None:
         raise GameConflictError("the game is over: there is no card to place")
     if body.turn is not None and body.turn != turn:
-        raise GameConflictError(f"this request is about turn {body.turn}, but the game is at turn {turn}")
+        raise GameConflictError(f"this request is about turn {body.turn}, but the game is at turn {turn} "
+                                "(played from another tab?); reload to see the game")
     try:
         advice = await pool.advise(body.agent, game.point_system, grid, card, body.seconds, client_of(request))
     except AgentPreparing as p:
