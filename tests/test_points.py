@@ -239,3 +239,16 @@ def test_contest_shared_draws_the_generated_three_in_turn_from_one_generator():
     assert [parse_point_system(spec).points for spec in contest_specs()] == [s.points for s in fresh]
     with pytest.raises(InvalidPointSystemError, match="unknown reading 'shred' of the contest's twelve systems"):
         parse_point_systems("american;contest:shred")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("0,,5,10,15,20,25,50,75,100", "the points of one pair (value 2 of 10) must be an integer, got ''"),
+    ("0,2,5,10,15,20,25,50,75,x", "the points of royal flush (value 10 of 10) must be an integer, got 'x'"),
+    ("1.5,2,5,10,15,20,25,50,75,100", "the points of high card (value 1 of 10) must be an integer, got '1.5'"),
+])
+def test_a_custom_value_that_is_no_integer_is_named_by_its_hand(spec, message):
+    # It said "each point value must be an integer, got ''": which of the ten, a person
+    # typing them into the web app's form had to find.
+    with pytest.raises(InvalidPointSystemError) as e:
+        parse_point_system(spec)
+    assert str(e.value) == message

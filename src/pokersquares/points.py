@@ -277,7 +277,8 @@ def parse_point_system(spec: str) -> PointSystem:
         if len(parts) != NUM_HANDS:
             raise InvalidPointSystemError(
                 f"a custom point system has 10 comma-separated integers, got {len(parts)}")
-        return PointSystem(tuple(_parse_int(p, "each point value") for p in parts), "custom")
+        return PointSystem(tuple(_parse_int(p, f"the points of {HAND_NAMES[i]} (value {i + 1} of 10)")
+                                 for i, p in enumerate(parts)), "custom")
     kind, _, arg = low.partition(":")
     if kind in _GENERATORS:
         if not arg:
