@@ -72,3 +72,34 @@ def test_bad_options_exit_2_and_record_nothing(tmp_path: Path, args, cli):
     code, _, err = cli("experiment", "matrix", "-n", "2", "--db", str(db), *args)
     assert code == 2 and "Traceback" not in err and err.startswith("error:") and err.count("\n") == 1, (args, err)
     assert not db.exists() or sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+
+
+def test_two_systems_of_one_name_are_refused_not_merged():
+    # The cells are keyed by system name: a caller's two custom systems (both "custom") lost
+    # the first one's cells to the second's, silently.
+    from pokersquares.experiments.matrix import matrix_specs
+    from pokersquares.harness.runner import RunSpecError
+    from pokersquares.points import PointSystem
+
+    a, b = PointSystem((0, 1, 2, 3, 4, 5, 6, 7, 8, 9)), PointSystem((9, 8, 7, 6, 5, 4, 3, 2, 1, 0))
+    with pytest.raises(RunSpecError, match="two point systems are named 'custom'"):
+        matrix_specs(["narl"], ["greedy"], [a, b], 2, 0, 1.0, 1.0)
+    cells = matrix_specs(["narl"], ["greedy"], [a, PointSystem(b.points, "reversed")], 2, 0, 1.0, 1.0)
+    assert {k[0] for k in cells} == {"custom", "reversed"}
+
+
+def test_the_heat_maps_title_fits_a_narrow_matrix(tmp_path: Path, monkeypatch):
+    # Two searches make a figure narrower than the title, which was cut at both ends.
+    import matplotlib.pyplot as plt
+
+    from pokersquares.experiments.matrix import plot_matrix
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    rows = [{"system": "American", "evaluator": "narl", "search": s, "mean": 100.0, "se": 1.0,
+             "vs_greedy": d, "vs_greedy_se": 1.0} for s, d in (("greedy", 0.0), ("halving", 1.0))]
+    title = "evaluator x search: 50 games per cell, 1 s per game, 30 s of preparation per cell"
+    plot_matrix(rows, str(tmp_path / "m.png"), title)
+    fig = figures[0]
+    box = fig._suptitle.get_window_extent(fig.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width and fig._suptitle.get_text().replace("\n", " ") == title

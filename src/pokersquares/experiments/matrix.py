@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 import statistics
+import textwrap
 from typing import Sequence
 
 from ..harness.compare import paired_scores
-from ..harness.runner import RunSpec
+from ..harness.runner import RunSpec, RunSpecError
 from ..harness.store import ResultStore
 from ..players.hybrid import EVALUATORS, SEARCHES
 from ..points import PointSystem
@@ -34,6 +35,11 @@ def matrix_specs(evaluators: Sequence[str], searches: Sequence[str], systems: Se
                  seed: int, time_per_game: float, prep_time: float) -> dict[tuple[str, str, str], RunSpec]:
     """The run of every (system name, evaluator, search) cell; each row's ``greedy`` cell
     is always included, as the baseline of the paired differences."""
+    names = [system.name for system in systems]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:  # the cells are keyed by system name: one system's would take the other's place
+        raise RunSpecError(f"two point systems are named {twice!r}: give each its own name "
+                           "(PointSystem(points, name))")
     cells = {}
     for system in systems:
         for ev in evaluators:
@@ -102,7 +108,9 @@ def plot_matrix(rows: list[dict], path: str, title: str) -> None:
         ax.set_yticks(range(len(evaluators)), evaluators)
         ax.set_title(system)
         fig.colorbar(image, ax=ax, shrink=0.8, label="paired difference vs greedy")
-    fig.suptitle(title)
+    # Wrapped to the figure's width: a matrix of two or three searches is narrower than
+    # its title, which was cut at both ends ("uator x search: ... prepara").
+    fig.suptitle(textwrap.fill(title, max(24, int(fig.get_figwidth() * 10))))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
