@@ -62,6 +62,10 @@ BAD = {
                                              "ends in .json, but --export csv writes CSV"),
     "gettysburg learn seconds with learn games": (["experiment", "gettysburg", "--learn-seconds", "5"],
                                                   "--learn-seconds goes with --learn-games 0"),
+    # A list option: "one point system is wanted here", the parser's line for --system, was false.
+    "gettysburg search systems contest": (["experiment", "gettysburg", "--part", "search", "--search-systems",
+                                          "american,contest:shared"],
+                                         "--search-systems names its systems one by one, not 'contest:shared'"),
     "demo games past the limit": (["demo", "--games", "10000001"], "--games must be from 1 to 10,000,000"),
     # An empty list ran every registered player (91 s of tournament).
     "demo empty players": (["demo", "--players", ""], "--players needs at least one player"),
@@ -445,7 +449,17 @@ def test_a_store_damaged_under_a_command_is_one_line_exit_2(cli, tmp_path, monke
 @pytest.mark.parametrize("args, warned", [
     (["run", "--player", "beemo:cores=8", "--workers", "2", "--games", "2"], "2 parallel games of beemo:cores=8 at 8 "
                                                                            "cores each keep 16 cores busy"),
-    (["run", "--player", "beemo:cores=8", "--workers", "2", "--games", "1"], "beemo:cores=8 at 8 cores keep 8"),
+    (["run", "--player", "beemo:cores=8", "--workers", "2", "--games", "1"],
+     "beemo:cores=8 at 8 cores keeps 8 cores busy; this machine has 2: games under a time budget share cores and "
+     "play weaker (give a smaller cores=)"),
+    # Only the remedies there are: greedy has one core and no cores=, td no cores= (it said "a smaller cores=").
+    (["run", "--player", "greedy", "--workers", "4", "--games", "4"],
+     "4 parallel games of greedy at 1 core each keep 4 cores busy; this machine has 2: games under a time budget "
+     "share cores and play weaker (give fewer --workers)\n"),
+    (["run", "--player", "td", "--workers", "2", "--games", "2"], "at 2 cores each keep 4 cores busy; this machine "
+                                                                  "has 2: games under a time budget share cores "
+                                                                  "and play weaker (give fewer --workers)\n"),
+    (["run", "--player", "beemo", "--workers", "2", "--games", "2"], "(give fewer --workers or a smaller cores=)"),
     (["tournament", "--players", "greedy,beemo:cores=8", "--systems", "american", "--games", "1"], "beemo:cores=8 at 8"),
     (["run", "--player", "greedy", "--workers", "2", "--games", "2"], None),
 ])
@@ -469,7 +483,7 @@ def test_games_that_would_share_cores_are_warned_of_before_they_start(cli, tmp_p
     if warned is None:
         assert lines == [], err
     else:
-        assert len(lines) == 1 and warned in lines[0] and "this machine has 2" in lines[0], err
+        assert len(lines) == 1 and warned in lines[0] + "\n" and "this machine has 2" in lines[0], err
 
 
 def test_a_command_out_of_memory_is_one_line_saying_what_is_kept(cli, tmp_path, monkeypatch):
@@ -498,3 +512,23 @@ def test_the_number_check_leaves_other_options_values_and_plain_numbers_alone(cl
                          "--time-per-game", "0.5e1", "--prep-time", "0", "-q", "--db", db)
     assert code == 0, err
     assert stored(db) == (1, 0) and "over 2 games" in out
+
+
+def test_a_learning_coach_given_no_time_is_said_to_judge_by_the_greedy_rule(cli, tmp_path):
+    """At 0 s of preparation a learning coach plays the greedy rule, and the review takes
+    the rule's sampled values (``review.coach_values``): the note said they were "an
+    untrained evaluator's", just under the line that said "playing the greedy rule"."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "g.sqlite"
+    code, out, err = cli("run", "--player", "greedy", "--games", "1", "--db", db, *R)
+    assert code in (0, None), err
+    # gettysburg's kernels are parallel: played in a process of its own.
+    done = subprocess.run([sys.executable, "-m", "pokersquares", "review", str(db), "--run", "1", "--coach",
+                           "gettysburg", "--prep-time", "0"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note:")]
+    assert notes == ["note: gettysburg learns nothing in 0 s of preparation: its values are the greedy rule's, "
+                     "played on over sampled deals, not a learned evaluator's (give --prep-time, load=FILE a saved "
+                     "one, or --coach pretrained, which has priors for American and British)"], done.stderr

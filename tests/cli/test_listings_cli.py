@@ -77,6 +77,19 @@ def test_a_command_without_a_progress_bar_does_not_say_json_hides_one(cli, comma
     assert "progress bar" not in out and "Print machine-readable JSON." in out
 
 
+@pytest.mark.parametrize("command, option", [(["tournament"], "--systems"), (["demo"], "--systems"),
+                                             (["experiment", "matrix"], "--systems"), (["serve"], "--warm")])
+def test_an_option_that_takes_contest_names_its_shared_reading(cli, command, option):
+    """docs/contest-rules.md: 'contest:shared' plays the other reading wherever 'contest' is
+    taken; the help of each such option said 'contest' alone."""
+    code, out, err = cli(*command, "--help")
+    assert code == 0, err
+    text = " ".join(out.split())
+    described = text[text.index(f"{option} <str>"):]
+    described = described[:described.index(" --", 3)]  # up to the next option
+    assert "'contest'" in described and "'contest:shared'" in described, described
+
+
 def test_results_db_help_says_read_only_not_created(cli):
     code, out, err = cli("results", "--help")
     assert code == 0, err

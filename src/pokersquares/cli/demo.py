@@ -17,7 +17,7 @@ from ..harness.warm_up import warm_up_players
 from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
 from ..harness.runner import DEFAULT_MEMORY_MB
-from . import app, check_result_store, point_systems
+from . import CONTEST_SHARED_HELP, app, check_result_store, point_systems
 from .harness import DB_OPT, _Progress, check_player_list, check_run_options, check_system_list, print_table, play_cmd
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
@@ -29,7 +29,7 @@ def demo_cmd(
     players: Optional[str] = typer.Option(None, "--players", help="Players separated by commas or ';', each NAME or "
                                             "NAME:key=value,... (default: every registered one)."),
     systems: str = typer.Option(DEMO_SYSTEMS, "--systems", help="Point systems of the tournament, separated by commas or ';' (';' where a spec is ten integers), "
-                                "or 'contest' for the twelve of 2016. " + SPEC_HELP),
+                                "or 'contest' for the twelve of 2016 (" + CONTEST_SHARED_HELP + "). " + SPEC_HELP),
     prep_time: float = typer.Option(1.0, "--prep-time", help="Preprocessing seconds per system (the contest gave 300)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", help="Decision seconds per game (the contest gave 30)."),
     db: Path = DB_OPT,

@@ -22,7 +22,8 @@ from ..harness.runner import backend_session, check_backend
 from ..harness.spec import MAX_SECONDS, RunSpecError
 from ..harness.store import ResultStore
 from ..points import integer_or_none
-from . import PLOT_SUFFIXES, app, check_output, penalties_text, point_system, point_systems, save_plot, seconds_between
+from . import (CONTEST_SHARED_HELP, PLOT_SUFFIXES, app, check_output, penalties_text, point_system, point_systems,
+               save_plot, seconds_between)
 from .harness import (ADDRESS_OPT, BACKEND_OPT, DB_OPT, JSON_OPT, QUIET_OPT, SECRET_OPT, WORKERS_HELP,
                       _check_workers, _Progress, check_secret)
 
@@ -320,7 +321,7 @@ def gettysburg_cmd(
 ) -> None:
     """GettysburgPlayer (Neller et al. 2016, sect. 6): NARL learners (Fig. 2) and searches."""
     from ..experiments import gettysburg as X
-    from ..points import split_point_system_specs
+    from ..points import contest_words, split_point_system_specs
 
     if part not in ("learning", "search", "both"):
         raise ExperimentOptionError(f"--part must be learning, search or both, not {part!r}")
@@ -358,6 +359,9 @@ def gettysburg_cmd(
     if searching and not spec_list:
         raise ExperimentOptionError("--search-systems names no point system")
     for spec in spec_list:
+        if contest_words(spec) is not None:  # the parser's "one point system is wanted here" is false for a list
+            raise ExperimentOptionError(f"--search-systems names its systems one by one, not {spec.strip()!r}: "
+                                        "give them, e.g. american,british,ameritish:34412016")
         point_system(spec)  # bad specs fail before any work; typed values beyond the range are noted
     if len(set(spec_list)) < len(spec_list):
         raise ExperimentOptionError("--search-systems gives a point system twice")
@@ -538,8 +542,8 @@ def matrix_cmd(
     searches: str = typer.Option("greedy,flat_mc,expectimax,depth_mc,flat_ucb,mcts", "--searches",
                                  help="Comma-separated searches (each row's greedy cell is always played)."),
     systems: str = typer.Option("american,british,random:1", "--systems",
-                                 help="'contest' (the 12 systems of 2016) or point system specs separated by commas, "
-                                      "or by ';' when one is ten integers."),
+                                 help="'contest' (the 12 systems of 2016; " + CONTEST_SHARED_HELP + ") or point system "
+                                      "specs separated by commas, or by ';' when one is ten integers."),
     games: int = typer.Option(20, "--games", "-n", min=2, help="Games per cell (the same deals in every cell)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05, MAX_SECONDS), help="Decision seconds per game, every cell, at least 0.05."),
     prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Preparation seconds per cell, at least 0 (contest: 300)."),

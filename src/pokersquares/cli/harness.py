@@ -25,7 +25,7 @@ from ..harness.tournament import run_tournament, table_from_store
 from ..machine import usable_cores
 from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP
-from . import app, check_output, fail, penalties_text, point_system, point_systems
+from . import CONTEST_SHARED_HELP, app, check_output, fail, penalties_text, point_system, point_systems
 from .optimum import check_optima_store
 
 WORKERS_HELP = ("Games played in parallel (default: the cores this process may use, as taskset, a Slurm job "
@@ -238,10 +238,27 @@ def warn_oversubscribed(specs: list[str], workers: Optional[int], backend: str =
         cores = player_cores(spec)
         parallel = min(workers or default_workers(spec), games or 2 ** 63)  # ``games``: a run's, if fewer
         if parallel * cores > have:
-            shown = (f"{parallel} parallel games of {spec} at {cores} cores each" if parallel > 1
-                     else f"{spec} at {cores} cores")
-            typer.echo(f"warning: {shown} keep {parallel * cores} cores busy; {_cores_here(have)}: games under a "
-                       "time budget share cores and play weaker (give fewer --workers or a smaller cores=)", err=True)
+            each = f"{cores} core{'s' if cores > 1 else ''}"
+            shown = (f"{parallel} parallel games of {spec} at {each} each keep" if parallel > 1
+                     else f"{spec} at {each} keeps")
+            # Only what would help: one game has no fewer workers, and cores= is not every player's.
+            remedies = (["fewer --workers"] if parallel > 1 else []) + \
+                (["a smaller cores="] if cores > 1 and _takes_cores(spec) else [])
+            typer.echo(f"warning: {shown} {parallel * cores} cores busy; {_cores_here(have)}: games under a "
+                       "time budget share cores and play weaker"
+                       + (f" (give {' or '.join(remedies)})" if remedies else ""), err=True)
+
+
+def _takes_cores(spec: str) -> bool:
+    """Whether the player of ``spec`` takes ``cores=`` (``td`` and ``gettysburg`` do not, nor
+    does ``greedy``); yes when that cannot be known (a ``java:`` player does take it)."""
+    from ..harness.registry import factory_parameters, parse_player_spec, resolve_factory
+
+    try:
+        found = factory_parameters(resolve_factory(parse_player_spec(spec)[0])[0])
+    except Exception:  # noqa: BLE001 - the spec is checked elsewhere; the advice stays as it was
+        return True
+    return found is None or found[1] or "cores" in found[0]
 
 
 def _parameters_line(found: tuple[list[str], bool] | None) -> str:
@@ -472,7 +489,7 @@ def print_table(table: dict) -> None:
 def tournament_cmd(
     players: str = typer.Option(..., "--players", help="Players separated by commas or ';', each NAME or NAME:key=value,...; "
                                "e.g. random,champion:depth=25,stop_z=2,beemo (three players)."),
-    systems: str = typer.Option("contest", "--systems", help="'contest' (the 12 systems of 2016) or a list of specs separated by commas or ';' (';' "
+    systems: str = typer.Option("contest", "--systems", help="'contest' (the 12 systems of 2016; " + CONTEST_SHARED_HELP + ") or a list of specs separated by commas or ';' (';' "
                                   "where a spec is ten integers: 'american;0,1,2,3,4,5,6,7,8,9')."),
     games: int = typer.Option(10, "--games", "-n", help="Games per player and system."),
     seed: int = SEED_OPT,

@@ -117,14 +117,18 @@ def review_cmd(
     # A coach of fixed work (gettysburg:games=2000) learned its games whatever the budget.
     learns_in_budget = getattr(getattr(player, "evaluator", None), "learns_within_budget", True) is not False
     if prep_time == 0 and learns_in_budget and "load=" not in coach and getattr(player, "prior", None) is None:
+        # What judges instead: below 0.2 s a learner plays the greedy rule (coach_values then
+        # gives the rule's sampled values), else its evaluator as it is, untrained.
+        instead = ("the greedy rule's, played on over sampled deals, not a learned evaluator's"
+                   if getattr(player, "plays_greedy_rule", False) else "an untrained evaluator's")
         if hasattr(player, "priors"):  # pretrained, on a system it has no prior for: not told to try pretrained
             typer.echo(f"note: {coach} has no prior for {system.name} (the shipped ones are American and British) "
-                       "and learns nothing in 0 s of preparation: its values are an untrained evaluator's "
-                       "(give --prep-time)", err=True)
+                       f"and learns nothing in 0 s of preparation: its values are {instead} (give --prep-time)",
+                       err=True)
         else:
-            typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are an untrained "
-                       "evaluator's (give --prep-time, load=FILE a saved one, or --coach pretrained, which has "
-                       "priors for American and British)", err=True)
+            typer.echo(f"note: {coach} learns nothing in 0 s of preparation: its values are {instead} (give "
+                       "--prep-time, load=FILE a saved one, or --coach pretrained, which has priors for American "
+                       "and British)", err=True)
     values = coach_values(player)
     reviews = [review_record(values, info.points, record, exact_cells) for record in records]
     summary = run_summary(reviews)

@@ -15,7 +15,7 @@ from ..errors import PokerSquaresError
 from ..harness.store import DEFAULT_DB
 from ..machine import usable_cores
 from ..points import contest_specs, contest_words
-from . import app, check_result_store, fail, seconds_between
+from . import CONTEST_SHARED_HELP, app, check_result_store, fail, seconds_between
 
 
 def _is_loopback(host: str) -> bool:
@@ -100,7 +100,7 @@ def serve_cmd(
                             help="The result store (SQLite) the Results page reads; games played in the browser "
                                  "are recorded there as player 'human'."),
     warm: str = typer.Option("american", "--warm",
-                             help="Point systems (';'-separated specs; 'contest' for the twelve of 2016) every agent prepares for at start, "
+                             help="Point systems (';'-separated specs; 'contest' for the twelve of 2016, " + CONTEST_SHARED_HELP + ") every agent prepares for at start, "
                                   "so that first advice is quick; '' for none."),
     allow_host: list[str] = typer.Option([], "--allow-host", callback=_check_allow_hosts, metavar="NAME",
                                          help="Another host name (or IP address) the server answers to, alone: "
