@@ -57,6 +57,16 @@ def test_runs_are_paired_on_the_deals_both_played_and_only_on_one_system(stores)
 def test_filters_keep_the_runs_asked_for(stores):
     assert {r.info.player for r in load_runs(stores, players=["bee"])} == {"beemo"}
     assert [r.info.system_name for r in load_runs(stores, system="british")] == ["British"]
+    # A spec of the same points finds a run whatever its stored name: a contest tournament's
+    # "Ameritish" by ameritish:34412016 (found by name only, it matched nothing).
+    from pokersquares.points import parse_point_system
+
+    ameritish = parse_point_system("ameritish:34412016")
+    c = _store(stores[0].parent / "c.sqlite", [("tiger", PointSystem(ameritish.points, "Ameritish"), {0: 90}, 0.1)])
+    assert [r.info.system_name for r in load_runs([c], system="ameritish:34412016")] == ["Ameritish"]
+    assert [r.info.system_name for r in load_runs(stores, system="0,2,5,10,15,20,25,50,75,99")] == ["custom"]
+    assert [r.info.player for r in load_runs(stores, system="0,2,5,10,15,20,25,50,75,100")] == ["champion", "beemo"]
+    assert load_runs(stores, system="ameritish:1") == [] and load_runs(stores, system="custom")[0].info.player == "beemo"
 
 
 def run_cli(*args):

@@ -698,7 +698,7 @@ def compare_cmd(
     stores: list[Path] = typer.Argument(..., help="Result stores to read (read only)."),
     player: Optional[list[str]] = typer.Option(None, "--player", help="Only runs whose player spec contains this "
                                                                       "(repeatable)."),
-    system: Optional[str] = typer.Option(None, "--system", help="Only runs of this point system (its name)."),
+    system: Optional[str] = typer.Option(None, "--system", help="Only runs of this point system: its name (as `results` lists it) or a spec of the same points (ameritish:34412016)."),
     hands: bool = typer.Option(False, "--hands", help="Which hands each run's grids made (lines and points per "
                                                       "game by hand type), and each run against a reference per "
                                                       "hand type: --against, else the deals' optima with "

@@ -63,11 +63,24 @@ def _identity(info: RunInfo) -> tuple:
     return (info.player, tuple(info.points), info.seed, info.time_per_game, info.prep_time, info.created)
 
 
+def _spec_points(system: str | None) -> tuple[int, ...] | None:
+    """The points of ``system`` read as a point-system spec, or None (a name only, such as a
+    stored custom system's, or no system)."""
+    from ..points import parse_point_system
+
+    try:
+        return None if system is None else tuple(parse_point_system(system).points)
+    except PokerSquaresError:
+        return None
+
+
 def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: str | None = None,
               duplicates: list | None = None) -> list[RecordedRun]:
     """Every run with at least one game in the stores at ``paths`` (read only), in
     store order then run order; ``players``: keep the runs whose player spec contains
-    one of these; ``system``: keep the runs of this point system (its name, any case).
+    one of these; ``system``: keep the runs of this point system (its name, any case, or
+    a spec of the same points: ``ameritish:34412016`` finds a contest tournament's
+    "Ameritish", ``0,2,5,...`` an American run).
 
     A run found in two stores (a copy of a store, or of a store as it was earlier) is
     read once, with the more games of the two: compared with itself it would show a
@@ -79,6 +92,7 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
     if system is not None and not isinstance(system, str):
         raise InvalidPointSystemError(f"load_runs' system is a point system's name (text such as 'american'), "
                                       f"got {system!r}")
+    same_points = _spec_points(system)
     out: list[RecordedRun] = []
     seen = set()
     by_identity: dict[tuple, int] = {}
@@ -90,7 +104,8 @@ def load_runs(paths: Iterable[str | Path], players: Sequence[str] = (), system: 
             for info in store.runs():  # a run's settings or games edited by hand: a StoreError naming it
                 if players and not any(p in info.player for p in players):
                     continue
-                if system is not None and info.system_name.lower() != system.lower():
+                if (system is not None and info.system_name.lower() != system.lower()
+                        and tuple(info.points) != same_points):
                     continue
                 games = {g.seed: g for g in store.iter_games(info.run_id, moves=False)}
                 if not games:
