@@ -57,7 +57,7 @@ def demo_cmd(
     typer.echo(f"\n== 1,000 random games (numba kernel): mean {scores.mean():.2f}, sd {scores.std(ddof=1):.2f} "
                "(the 2013 slides: 14.4, sd 7.6) ==")
     typer.echo(f"\n== Tournament: {', '.join(names)}; {len(pss)} point systems ({', '.join(s.name for s in pss)}), "
-               f"{games} games each, {prep_time:g} s preparation, {time_per_game:g} s per game ==")
+               f"{games} game{'s' if games != 1 else ''} each, {prep_time:g} s preparation, {time_per_game:g} s per game ==")
     with ResultStore(db) as store:
         progress = _Progress(games * len(names) * len(pss), "tournament", True)
         try:

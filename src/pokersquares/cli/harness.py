@@ -650,7 +650,7 @@ def results_cmd(
     for t in tours:
         n = len(t["systems"])
         typer.echo(f"tournament {t['tournament_id']}: {', '.join(t['players'])} on {n} system{'s' * (n != 1)}, "
-                   f"{t['games']} games each (pokersquares results --tournament {t['tournament_id']})")
+                   f"{t['games']} game{'s' if t['games'] != 1 else ''} each (pokersquares results --tournament {t['tournament_id']})")
 
 
 def _print_hand_mixes(mixes: list[dict]) -> None:
