@@ -192,3 +192,20 @@ def test_a_warning_starts_at_the_margin_not_after_the_preparations_line(monkeypa
                                  "\r\x1b[Kwarning: 'gettysburg' took 8.2 s\nwarning: a second one\n")
     line(progress.Progress("learning", 200, 0.0, "gettysburg on American"))  # the next report: the line again
     assert stream.getvalue().endswith("\r\x1b[Kgettysburg on American: learning, 200 games, 0.0 s left")
+
+
+def test_a_progress_bar_starts_no_thread_before_the_runner_forks(capsys):
+    # tqdm's first bar started its monitor thread, alive from then on: every game process
+    # the runner forked after it was forked beside a thread (Python 3.12+ warns "use of
+    # fork() may lead to deadlocks in the child"; tqdm's lock, taken by the warning
+    # printer, could be copied held).
+    import threading
+
+    from pokersquares.cli.harness import _Progress
+
+    bar = _Progress(10, "games", enabled=True)
+    try:
+        assert bar.bar is not None
+        assert [t.name for t in threading.enumerate() if "tqdm" in t.name.lower() or "monitor" in t.name.lower()] == []
+    finally:
+        bar.bar.close()

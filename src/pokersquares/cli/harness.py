@@ -97,6 +97,10 @@ class _Progress:
         self.last = 0.0
         if enabled and total > 0:
             from tqdm import tqdm
+            # No monitor thread: the runner forks game processes, and a fork beside a thread
+            # may copy a lock it holds (tqdm's own, which the warning printer takes) held
+            # forever into the child; Python 3.12 and later warn of it at every fork.
+            tqdm.monitor_interval = 0
             self.bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
 
     def held(self, records) -> None:
