@@ -339,3 +339,12 @@ def shows_its_threads():
 
 def declares_nonsense_cores():
     return DeclaresNonsenseCores()
+
+
+class UnpicklableSlowWarmUp(SlowWarmUp):
+    """A slow warm-up (a cold numba cache), and no pickling once prepared: each worker
+    builds, warms up and prepares its own copy."""
+
+    def prepare(self, budget_s):
+        import threading
+        self.lock = threading.Lock()

@@ -165,6 +165,11 @@ class _MoveTrace:
         return moves, self.times[0] + max(0.0, now - self.times[1])
 
 
+def _preparing(spec: RunSpec) -> str:
+    """Whose preparation a progress line is about."""
+    return f"preparing {spec.player} on {spec.point_system.name}"
+
+
 def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: int, trace: _MoveTrace) -> None:
     become_worker(parent)
     note = limit_threads(cores)
@@ -173,9 +178,10 @@ def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: in
     try:
         if blob is not None:
             player = load_prepared(blob)
-        else:
-            player = build(spec.player, spec.prep_seed())
-            prepare_player(player, spec.point_system, spec.prep_time)
+        else:  # not picklable: prepared here, its lines named as the run's preparation names its own
+            with progress.listening(progress.with_subject(_preparing(spec))):
+                player = build(spec.player, spec.prep_seed())
+                prepare_player(player, spec.point_system, spec.prep_time)
     except BaseException as e:
         conn.send(("prep-error", fault_text(e)))
         return
@@ -338,7 +344,7 @@ def _prepare(ctx, spec: RunSpec, note: Callable[[str], None]) -> tuple[bytes | N
     conn, proc = _start(ctx, _prep_main, spec)
     deadline = time.monotonic() + WARM_UP_LIMIT_S  # building and compiling are not timed
     overdue = build_overrun(WARM_UP_LIMIT_S)
-    subject = f"preparing {spec.player} on {spec.point_system.name}"
+    subject = _preparing(spec)
     looked = time.monotonic()
     try:
         while True:
