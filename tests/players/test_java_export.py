@@ -71,16 +71,18 @@ def test_a_bad_spec_a_name_or_a_classpath_is_refused_before_anything_is_written(
         (dict(name="class"), "is a Java keyword"),
         (dict(name="Card"), "is taken"),
         (dict(name=BASE_CLASS), "is taken"),
+        (dict(name="Process"), r"is taken \(java.lang.Process"),  # the base class would not compile beside it
+        (dict(name="String"), r"is taken \(java.lang.String"),
         (dict(classpath=str(tmp_path / "missing.jar")), "missing.jar does not exist"),
         (dict(classpath=""), "give --classpath"),
-        (dict(classpath=str(tmp_path)), "javac failed"),  # a folder without the framework
+        (dict(classpath=str(tmp_path)), r"javac failed \(is the contest framework on --classpath\?\)"),  # no framework
     ]
     for case, message in cases:
         args = dict(spec="greedy", name=None, classpath=str(java_classes)) | case
         with pytest.raises(JavaExportError if "unknown" not in message and "takes" not in message else Exception,
                            match=message):
             export_java(args["spec"], out, args["name"], args["classpath"])
-        if message != "javac failed":
+        if not message.startswith("javac failed"):
             assert not out.exists(), case
     (tmp_path / "afile").write_text("x")
     with pytest.raises(JavaExportError, match="is a file"):
@@ -178,3 +180,61 @@ def test_a_bad_player_is_one_error_line_and_exit_code_2():
                           input="", capture_output=True, text=True, env=ENV, timeout=120)
     assert proc.returncode == 2 and proc.stdout.startswith("error unknown player 'nosuch'"), proc.stdout
     assert len(proc.stdout.splitlines()) == 1
+
+
+def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_given(java_classes, tmp_path,
+                                                                                     monkeypatch):
+    # javac reads a source in the platform's encoding (ASCII under the C locale) and reads
+    # a backslash-u anywhere, even in a comment, as a character: the spec (a path here) and
+    # the Python must come out of the Java string exactly as they went in.
+    import json
+    import shutil
+
+    import pokersquares
+
+    folder = tmp_path / 'models "v2" \\users è\nnew'
+    folder.mkdir()
+    shutil.copy(Path(pokersquares.__file__).parent / "priors" / "american.npz", folder / "td.npz")
+    spec = f"td:load={folder / 'td.npz'}"
+    args_file = tmp_path / "args.json"
+    fake = tmp_path / "a python"  # says ready and writes the arguments it was given
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                    f"open({str(args_file)!r}, 'w', encoding='utf-8').write(json.dumps(sys.argv[1:]))\n"
+                    "print('ready fake', flush=True)\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("LC_ALL", "C")
+    out = tmp_path / "out"
+    export_java(spec, out, "PyOdd", str(java_classes), python=str(fake))
+    assert (out / "PyOdd.java").read_text(encoding="utf-8").isascii()
+    (tmp_path / "Probe.java").write_text(
+        "public class Probe { public static void main(String[] a) throws Exception {\n"
+        "  PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(a[0]).getDeclaredConstructor().newInstance();\n"
+        "  System.out.println(p.getName()); System.exit(0); } }\n")
+    cp = os.pathsep.join([str(java_classes), str(out)])
+    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Probe.java")], check=True)
+    proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyOdd"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8"})
+    assert proc.returncode == 0 and proc.stdout == "fake\n", proc.stderr
+    assert json.loads(args_file.read_text(encoding="utf-8")) == ["-m", "pokersquares", "stdio-player", "--player",
+                                                                 spec]
+
+
+def test_a_folder_it_cannot_write_to_is_one_line(java_classes, tmp_path, cli):
+    out = tmp_path / "out"
+    (out / f"{BASE_CLASS}.java").mkdir(parents=True)  # as a folder that is not writable (root writes anywhere)
+    with pytest.raises(JavaExportError, match=f"--out {out}: cannot write .*{BASE_CLASS}.java"):
+        export_java("greedy", out, classpath=str(java_classes))
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
+    assert code == 2 and stderr.startswith(f"error: --out {out}: cannot write") and len(stderr.splitlines()) == 1
+
+
+def test_point_values_beyond_the_contests_range_are_said_to_be_clamped(monkeypatch, capsys):
+    # The framework scores the values it was given; the player plays them clamped, as the
+    # command line's systems are, and says so.
+    code, replies, _, player = serve_lines(["system 0 2 5 10 15 20 25 50 75 500 1000",
+                                            "system -300 2 5 10 15 20 25 50 75 100 1000", "quit"], monkeypatch)
+    assert code == 0 and replies == ["ready greedy", "ok", "ok"]
+    assert [b[1][9] for b in player.budgets] == [127, 100] and player.budgets[1][1][0] == -128
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert notes == ["note: point values are clamped to [-128, 127] as the contest's are: 500 -> 127",
+                     "note: point values are clamped to [-128, 127] as the contest's are: -300 -> -128"]

@@ -8,7 +8,9 @@ toolkit's players, so that a Java tournament of the contest's kind can enter
 which starts ``python -m pokersquares stdio-player --player SPEC`` and talks to it over
 the line protocol of the harness's Java shim, the other way round. ``serve`` is that
 process's side: it builds and warms up the player before it says ``ready``, then
-answers ``system``, ``init`` and ``play`` within the milliseconds the framework gives.
+answers ``system``, ``init`` and ``play``, telling the player the milliseconds the
+framework gives less a margin: a player that overruns its own clock (as any can on a
+machine with more busy processes than cores) overruns the framework's.
 
 The framework's clocks include the protocol's round trips (tens of microseconds, more
 on a busy machine), so the player is told a little less time than the framework gives:
@@ -32,7 +34,7 @@ from typing import IO, Callable
 from .. import progress
 from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
-from ..points import PointSystem
+from ..points import PointSystem, clamped_values
 
 __all__ = ["export_java", "serve", "JavaExportError", "BASE_CLASS", "SYSTEM_MARGIN_S", "MOVE_MARGIN_S"]
 
@@ -45,6 +47,10 @@ _JAVA_KEYWORDS = frozenset(
     "package private protected public return short static strictfp super switch synchronized this throw "
     "throws transient try void volatile while true false null var record yield sealed permits".split())
 _FRAMEWORK = ("PokerSquaresPlayer", "PokerSquaresPointSystem", "Card")
+# java.lang's types PokerSquaresPython.java names without an import: a class of the same
+# name in its folder (the same package) would be taken for them, and the base class not compile.
+_JAVA_LANG_USED = frozenset("IllegalStateException Integer InterruptedException Override Process ProcessBuilder "
+                            "Runtime String StringBuilder Thread".split())
 
 
 class JavaExportError(PokerSquaresError):
@@ -56,15 +62,38 @@ def base_source() -> str:
     return (resources.files(__package__) / f"{BASE_CLASS}.java").read_text(encoding="utf-8")
 
 
+def _java_escaped(text: str) -> str:
+    """``text`` inside a Java string literal, in ASCII: javac reads a source in the
+    platform's encoding (ASCII under the C locale), and turns any backslash-u in it, even
+    in a comment, into a character first (a path's ``\\users`` is an error, an escaped
+    newline ends a comment). So every backslash is doubled (no backslash-u is left for
+    javac to read), control characters are octal escapes and the rest of Unicode is
+    backslash-u escapes of its UTF-16 units."""
+    out = []
+    for unit in text.encode("utf-16-be", "surrogatepass").hex(" ", 2).split():
+        code = int(unit, 16)
+        ch = chr(code)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\{code:03o}")
+        elif code > 0x7E:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _java_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + _java_escaped(text) + '"'
 
 
 def player_source(class_name: str, command: list[str]) -> str:
-    """The Java source of ``class_name``: a ``PokerSquaresPython`` that runs ``command``."""
+    """The Java source of ``class_name``: a ``PokerSquaresPython`` that runs ``command``
+    (all in ASCII, whatever the command's characters)."""
     args = ", ".join(_java_string(a) for a in command)
-    return (f"// Written by `pokersquares export-java`: the pokersquares player `{command[-1]}` as a contest\n"
-            f"// PokerSquaresPlayer (it runs: {' '.join(command)}).\n"
+    return (f"// Written by `pokersquares export-java`: the pokersquares player `{_java_escaped(command[-1])}` as a\n"
+            f"// contest PokerSquaresPlayer (it runs: {' '.join(_java_escaped(a) for a in command)}).\n"
             f"public class {class_name} extends {BASE_CLASS} {{\n"
             f"    public {class_name}() {{\n"
             f"        super({args});\n"
@@ -82,6 +111,9 @@ def check_class_name(name: str) -> str:
         raise JavaExportError(f"--class-name {name!r} is a Java keyword")
     if name in _FRAMEWORK or name == BASE_CLASS:
         raise JavaExportError(f"--class-name {name!r} is taken (the framework's or the base class's name)")
+    if name in _JAVA_LANG_USED:
+        raise JavaExportError(f"--class-name {name!r} is taken (java.lang.{name}, which the base class uses): "
+                              "choose another name")
     return name
 
 
@@ -130,16 +162,25 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     javac = _javac() if compile else None
     make_player(spec)  # a bad spec is one line here, before anything is written
     command = [python or sys.executable, "-m", "pokersquares", "stdio-player", "--player", spec]
-    out.mkdir(exist_ok=True)
     files = [out / f"{BASE_CLASS}.java", out / f"{class_name}.java"]
-    files[0].write_text(base_source(), encoding="utf-8")
-    files[1].write_text(player_source(class_name, command), encoding="utf-8")
+    try:
+        out.mkdir(exist_ok=True)
+        files[0].write_text(base_source(), encoding="utf-8")
+        files[1].write_text(player_source(class_name, command), encoding="utf-8")
+    except OSError as e:  # a folder that is not writable, a name taken by a folder, a full disk
+        raise JavaExportError(f"--out {out}: cannot write {e.filename or out} ({e.strerror or e}): give a folder "
+                              "you can write to") from None
     if javac is not None:
         proc = subprocess.run([javac, "-cp", os.pathsep.join(entries), "-d", str(out), *map(str, files)],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             first = next((line for line in proc.stderr.splitlines() if "error:" in line), proc.stderr.strip())
-            raise JavaExportError(f"javac failed (is the contest framework on --classpath?): {first.strip()}")
+            # The hint only where javac missed one of the framework's classes.
+            missed = any(f"class {name}" in proc.stderr for name in _FRAMEWORK)
+            hint = " (is the contest framework on --classpath?)" if missed else ""
+            symbol = next((" ".join(line.split()) for line in proc.stderr.splitlines()
+                           if line.strip().startswith("symbol:")), "")
+            raise JavaExportError(f"javac failed{hint}: {first.strip()}" + (f" ({symbol})" if symbol else ""))
         files += [out / f"{BASE_CLASS}.class", out / f"{class_name}.class"]
     return files
 
@@ -241,6 +282,10 @@ def _answer(player, commands: queue.Queue, write: Callable[[str], None],
         try:
             if words[0] == "system" and len(words) == 12:
                 points = PointSystem(tuple(int(w) for w in words[1:11]))
+                clamped = clamped_values(",".join(words[1:11]), points)
+                if clamped:  # the framework scores the values as given: say that the player plays others
+                    print(f"note: point values are clamped to [-128, 127] as the contest's are: {clamped}",
+                          file=sys.stderr, flush=True)
                 with progress.listening(listener):
                     player.set_point_system(points, max(0.0, int(words[11]) / 1000 - SYSTEM_MARGIN_S))
                 write("ok")
