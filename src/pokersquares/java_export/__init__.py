@@ -138,10 +138,10 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
                 compile: bool = True, python: str | None = None) -> list[Path]:
     """Write ``CLASS.java`` and ``PokerSquaresPython.java`` into the folder ``out`` (and,
     with ``compile``, their ``.class`` files, compiled against ``classpath``, the
-    framework's classes; default: ``$CLASSPATH``). The class runs ``python -m pokersquares stdio-player --player
-    spec`` with this interpreter (or ``python``). Returns the files written. The spec is
-    checked by building the player, and the classpath's entries must exist, before
-    anything is written."""
+    framework's classes; default: ``$CLASSPATH``). The class runs ``python -m
+    pokersquares stdio-player --player spec`` with this interpreter (or ``python``).
+    Returns the files written. The spec is checked by building the player, and the
+    classpath's entries must exist, before anything is written."""
     from ..harness.registry import make_player
 
     class_name = check_class_name(class_name or default_class_name(spec))
