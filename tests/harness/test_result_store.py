@@ -86,6 +86,64 @@ def test_an_export_says_whose_games_they_are(tmp_path):
     assert [(r["player"], r["player_name"], r["score"]) for r in table] == [("human", "Ada", "40"), ("human", "Bo", "41")]
 
 
+def test_a_csv_export_runs_no_formula_a_name_holds(tmp_path):
+    """A name typed in the browser (or a player's, a point system's, a ``--secret``) that
+    starts as a spreadsheet formula (``=HYPERLINK(...)``, ``+1``, ``-2+3``, ``@SUM(A1)``) was
+    written into the CSV export as it was, and a spreadsheet opening the teacher's
+    download ran it. Now such a text cell starts with ``'`` (OWASP's advice); numbers (a
+    negative score or seed) and the JSON export are as stored, and the CSV still parses."""
+    import csv
+    import io
+    import json
+
+    from pokersquares.points import PointSystem
+
+    names = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tTab", 'Doe, "Jane"', "Ada"]
+    with ResultStore(tmp_path / "class.sqlite") as s:
+        for seed, name in enumerate(names):
+            run_id = s.open_run("human", name, AMERICAN, -seed, 1, 0.0, 0.0, version=f"web:{seed}")
+            s.add_games(run_id, [GameRecord(0, -seed, -5 * seed)])
+        run_id = s.open_run("=cmd|' /C calc'!A0", "mine", PointSystem(AMERICAN.points, "-custom"), 0, 1, 1.0, 0.0)
+        s.add_games(run_id, [GameRecord(0, 0, 0, penalty="=1+1")])
+        s.conn.execute("UPDATE runs SET secret = '@secret' WHERE run_id = ?", (run_id,))
+        table = list(csv.DictReader(io.StringIO("".join(s.export_chunks("csv")))))
+        rows = json.loads("".join(s.export_chunks("json")))
+    shown = ["'" + n if n[0] in "=+-@\t" else n for n in names]
+    assert [r["player_name"] for r in table] == [*shown, "mine"]
+    assert [(r["seed"], r["score"]) for r in table[:3]] == [("0", "0"), ("-1", "-5"), ("-2", "-10")]
+    assert {k: table[-1][k] for k in ("player", "system", "penalty", "secret")} == {
+        "player": "'=cmd|' /C calc'!A0", "system": "'-custom", "penalty": "'=1+1", "secret": "'@secret"}
+    assert [r["player_name"] for r in rows] == [*names, "mine"]  # JSON: as stored
+    assert (rows[-1]["player"], rows[-1]["system"], rows[-1]["penalty"]) == ("=cmd|' /C calc'!A0", "-custom", "=1+1")
+
+
+def test_an_export_tells_runs_of_other_code_and_limits_apart(tmp_path):
+    """Two runs of one player, system and seed played by two versions of its code (or
+    under other limits) were rows the export could not tell apart but by their run id,
+    and the ``secret`` it carries "to replay the run" came without the limits a replay
+    needs. Each row has its run's ``version``, ``time_per_game`` and ``prep_time`` now,
+    as ``results --json`` has, in the CSV's columns and the JSON's keys alike, in
+    :data:`EXPORT_FIELDS`' order in both."""
+    import csv
+    import io
+    import json
+
+    from pokersquares.harness.store import EXPORT_FIELDS
+
+    with ResultStore(tmp_path / "v.sqlite") as s:
+        for version, limit, prep in (("0.1.0/1", 1.0, 0.0), ("0.1.0/2", 1.0, 0.0), ("0.1.0/2", 2.5, 30.0)):
+            run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 1, limit, prep, version=version)
+            s.add_games(run_id, [GameRecord(0, 0, 40)])
+        listed = [(r.version, r.time_per_game, r.prep_time) for r in s.runs()]
+        text = "".join(s.export_chunks("csv"))
+        rows = json.loads("".join(s.export_chunks("json")))
+    table = list(csv.DictReader(io.StringIO(text)))
+    assert listed == [("0.1.0/1", 1.0, 0.0), ("0.1.0/2", 1.0, 0.0), ("0.1.0/2", 2.5, 30.0)]
+    assert [(r["version"], r["time_per_game"], r["prep_time"]) for r in rows] == listed
+    assert [(r["version"], float(r["time_per_game"]), float(r["prep_time"])) for r in table] == listed
+    assert text.splitlines()[0].split(",") == EXPORT_FIELDS == [list(r) for r in rows][0]
+
+
 def test_export_of_a_missing_run_is_an_error(tmp_path):
     with ResultStore(tmp_path / "e.sqlite") as s:
         run_id = s.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)

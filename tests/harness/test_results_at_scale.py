@@ -117,7 +117,8 @@ def test_an_export_of_a_run_without_games_is_an_empty_export(cli, tmp_path):
     assert json.loads(cli("results", "--db", db, "--export", "json", "--run", 1)[1]) == []
     assert cli("results", "--db", db, "--export", "csv")[1].splitlines() == ["run_id,tournament_id,player,player_name,system,"
                                                                             "points,game_index,seed,score,decision_s,"
-                                                                            "penalty,fallback_moves,placements,secret"]
+                                                                            "penalty,fallback_moves,placements,secret,"
+                                                                            "version,time_per_game,prep_time"]
 
 
 def test_reviewing_one_game_reads_that_game_not_the_run(cli, tmp_path, counted):
@@ -216,3 +217,16 @@ def test_an_export_with_tournament_exports_that_tournaments_games(cli, tmp_path)
     assert code == 2 and "no tournament 7" in err and out == "", err
     code, out, err = cli("results", "--db", db, "--tournament", t, "--run", 1, "--export", "csv")
     assert code == 2 and "--run or --tournament, not both" in err and err.count("\n") == 1 and out == "", err
+
+
+def test_the_export_columns_are_documented_in_results_help(cli):
+    """``results --help`` said "Export games as csv or json" and no more: what each column
+    of the export holds (points and placements as text in CSV, empty for none, the
+    formula guard) was said nowhere a user looks. Every column is named there now."""
+    from pokersquares.harness.store import EXPORT_FIELDS
+
+    code, out, err = cli("results", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert [f for f in EXPORT_FIELDS if f not in text] == []
+    assert "formula" in text

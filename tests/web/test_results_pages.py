@@ -131,3 +131,52 @@ def test_a_run_off_the_first_page_opens_by_its_id(many_runs):
         detail = c.get(f"/api/results/runs/{oldest}").json()
         assert detail["run"]["run_id"] == oldest and detail["scores"] == [90, 91]
         assert c.get(f"/api/results/runs/{first['runs_total'] + 1}").status_code == 404
+
+
+def test_the_downloaded_csv_runs_no_formula_a_person_typed_as_their_name(tmp_path):
+    """A name typed with a game in the browser (``=HYPERLINK(...)``, ``@SUM(A1)``) went into
+    the Results page's CSV download as typed, and the teacher's spreadsheet ran it as a
+    formula: it starts with ``'`` now, the download still one row per game."""
+    import csv
+    import io
+
+    from .test_api import new_game, place
+
+    path = tmp_path / "class.sqlite"
+    names = ['=HYPERLINK("http://x","y")', "@SUM(A1)", "-1+2", 'Doe, "Jane"']
+    with local_client(create_app(agents={}, store_path=path)) as c:
+        for seed, name in enumerate(names):
+            view = new_game(c, seed=seed, name=name)
+            for cell in range(25):
+                view = place(c, view, cell)
+        r = c.get("/api/results/export.csv")
+    assert r.status_code == 200, r.text
+    rows = list(csv.DictReader(io.StringIO(r.content.decode("utf-8"))))
+    assert [row["player_name"] for row in rows] == ["'" + names[0], "'" + names[1], "'" + names[2], names[3]]
+    assert [row["seed"] for row in rows] == ["0", "1", "2", "3"]
+
+
+def test_a_download_the_servers_full_disk_cannot_hold_says_so(many_runs, monkeypatch):
+    """An export past ``SPOOL_BYTES`` is held in the server's temporary folder: a full
+    disk there answered 500 "internal error: OSError: ...", as if a bug. It is the
+    server's disk (503), said in one line with the folder to free, and the next
+    download, with room again, is whole."""
+    import errno
+    import tempfile
+
+    from pokersquares.web import results as results_module
+
+    class Full(tempfile.SpooledTemporaryFile):
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    with local_client(create_app(agents={}, store_path=many_runs)) as c:
+        monkeypatch.setattr(results_module.tempfile, "SpooledTemporaryFile", Full)
+        r = c.get("/api/results/export.csv")
+        monkeypatch.undo()
+        again = c.get("/api/results/export.csv")
+    assert r.status_code == 503, r.text
+    detail = r.json()["detail"]
+    assert "\n" not in detail and "No space left on device" in detail and tempfile.gettempdir() in detail, detail
+    assert "internal error" not in detail
+    assert again.status_code == 200 and again.text.count("\n") == 1 + 2 + PEOPLES_GAMES + 3 * 4

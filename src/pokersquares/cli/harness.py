@@ -568,7 +568,19 @@ def results_cmd(
                                                 "one store per point system."),
     json_out: bool = PLAIN_JSON_OPT,
 ) -> None:
-    """List what the result store holds, show a tournament, or export games (CSV/JSON)."""
+    """List what the result store holds, show a tournament, or export games (CSV/JSON).
+
+    An export holds one row per game, with the columns run_id, tournament_id (empty or
+    null: none), player (the spec as given), player_name (the person's name for a game
+    played in the web app), system, points (in CSV ten integers separated by spaces),
+    game_index, seed, score, decision_s (seconds, to the microsecond), penalty (why the
+    game scored the penalty; empty or null: it did not), fallback_moves, placements (in
+    CSV JSON text: [card, row, col] per move), secret (the key that replays the run),
+    version (the code that played it), time_per_game and prep_time (its limits in
+    seconds). In CSV a text cell that starts with = + - @ or a tab gets a ' before it,
+    so that a spreadsheet shows it instead of running it as a formula; JSON holds every
+    value as stored.
+    """
     if out is not None and export is None:
         raise fail("--out goes with --export csv|json (it is where the export is written)")
     if export is not None and export not in ("csv", "json"):

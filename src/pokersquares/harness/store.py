@@ -40,9 +40,20 @@ __all__ = ["ResultStore", "StoreError", "GameRecord", "RunInfo", "DEFAULT_DB", "
 # The columns of an export (``results --export csv``), in order. ``player_name`` is the
 # player's own name, or the person's for a game played in the web app (``player`` human).
 # ``secret``: the key of the run's player seeds (``run --secret`` replays the run with it;
-# empty for a run that never played). Columns are added at the end, for readers by position.
+# empty for a run that never played). ``version``: the code that played the run (two runs
+# of one player and system told apart; empty for a run made before the store kept it);
+# ``time_per_game`` and ``prep_time``: its limits in seconds, what a replay needs besides
+# the secret. Columns are added at the end, for readers by position; a JSON row holds them
+# in this order too.
 EXPORT_FIELDS = ["run_id", "tournament_id", "player", "player_name", "system", "points", "game_index", "seed",
-                 "score", "decision_s", "penalty", "fallback_moves", "placements", "secret"]
+                 "score", "decision_s", "penalty", "fallback_moves", "placements", "secret", "version",
+                 "time_per_game", "prep_time"]
+# What a spreadsheet reads as a formula at the start of a cell (OWASP's "CSV injection"):
+# a person's name typed in the browser (``=HYPERLINK(...)``), a player's or a point
+# system's name, a ``--secret``. In the CSV export such a text cell starts with ``'``
+# (shown as text, the formula never run); the JSON export holds every value as stored.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_TEXT_FIELDS = ("player", "player_name", "system", "penalty", "secret", "version")
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
@@ -94,6 +105,12 @@ _ADDED_COLUMNS = [("games", "fallback_moves", "INTEGER NOT NULL DEFAULT 0"),
 # The most a game can score either way: ten lines of at most 128 points (values are
 # clamped to -128..127; the penalty is ten times the lowest).
 MAX_ABS_SCORE = 10 * 128
+
+
+def _as_text_cell(value):
+    """A text cell of the CSV export: one a spreadsheet would run as a formula
+    (:data:`FORMULA_STARTS`) with ``'`` before it, any other value as it is."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 class StoreError(PokerSquaresError):
@@ -1165,12 +1182,12 @@ class ResultStore:
 
     def _export_rows(self, run: RunInfo, secret: str | None = None) -> Iterator[dict]:
         for g in self.iter_games(run.run_id):
-            yield {"run_id": run.run_id, "player": run.player, "player_name": run.player_name,
-                   "system": run.system_name,
-                   "points": run.points, "game_index": g.game_index, "seed": g.seed,
-                   "score": g.score, "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
-                   "placements": g.placements, "tournament_id": run.tournament_id,
-                   "fallback_moves": g.fallback_moves, "secret": secret}
+            yield {"run_id": run.run_id, "tournament_id": run.tournament_id, "player": run.player,
+                   "player_name": run.player_name, "system": run.system_name, "points": run.points,
+                   "game_index": g.game_index, "seed": g.seed, "score": g.score,
+                   "decision_s": round(g.decision_s, 6), "penalty": g.penalty,
+                   "fallback_moves": g.fallback_moves, "placements": g.placements, "secret": secret,
+                   "version": run.version, "time_per_game": run.time_per_game, "prep_time": run.prep_time}
 
     def export_rows(self, run_ids: Iterable[int] | None = None) -> list[dict]:
         """Every game of the runs ``run_ids`` (all runs if None) as a row of the export."""
@@ -1199,7 +1216,8 @@ class ResultStore:
                 buf.write(("" if first else ", ") + json.dumps(r))
             else:
                 writer.writerow({**r, "points": " ".join(map(str, r["points"])),
-                                 "placements": json.dumps(r["placements"])})
+                                 "placements": json.dumps(r["placements"]),
+                                 **{k: _as_text_cell(r[k]) for k in _TEXT_FIELDS}})
             first = False
             if buf.tell() >= size:
                 yield buf.getvalue()

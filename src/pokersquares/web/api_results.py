@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, Path as PathParam, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from ..errors import PokerSquaresError
-from .results import (RUNS_PAGE, RUNS_PAGE_MAX, ResultNotFoundError, export_csv, results_index, run_detail,
-                      tournament_detail)
+from .results import (RUNS_PAGE, RUNS_PAGE_MAX, ExportRoomError, ResultNotFoundError, export_csv, results_index,
+                      run_detail, tournament_detail)
 
 __all__ = ["router"]
 
@@ -65,7 +65,10 @@ def export(request: Request,
     for r in run or ():
         if not 1 <= r <= ROW_ID_MAX:
             raise PokerSquaresError(f"a run id is a positive integer up to {ROW_ID_MAX}, got {r}")
-    file, size = export_csv(_store_path(request), run)
+    try:
+        file, size = export_csv(_store_path(request), run)
+    except ExportRoomError as e:  # the server's disk, not the request: not "bad request", not "internal error"
+        return JSONResponse({"detail": str(e)}, status_code=503)
     return StreamingResponse(_pieces(file), media_type="text/csv",
                              headers={"Content-Disposition": 'attachment; filename="pokersquares-games.csv"',
                                       "Content-Length": str(size)})

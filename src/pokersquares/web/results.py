@@ -26,8 +26,9 @@ from ..harness.tournament import table_from_store
 from ..points import PointSystem
 from .sessions import HUMAN, WebGame, grid_view, point_system_view
 
-__all__ = ["ResultNotFoundError", "HUMAN", "RUNS_PAGE", "RUNS_PAGE_MAX", "TOURNAMENTS_SHOWN", "results_index",
-           "run_detail", "tournament_detail", "summary", "record_human_game", "export_csv", "holds_nothing"]
+__all__ = ["ResultNotFoundError", "ExportRoomError", "HUMAN", "RUNS_PAGE", "RUNS_PAGE_MAX", "TOURNAMENTS_SHOWN",
+           "results_index", "run_detail", "tournament_detail", "summary", "record_human_game", "export_csv",
+           "holds_nothing"]
 
 GRID_CHUNK = 4096  # a run's games whose grids are classified at once
 SPOOL_BYTES = 1 << 20  # an export held in memory up to this size, then in a temporary file
@@ -42,6 +43,11 @@ TOURNAMENTS_SHOWN = 500
 
 class ResultNotFoundError(PokerSquaresError):
     """A run or tournament the store does not hold."""
+
+
+class ExportRoomError(PokerSquaresError):
+    """The server's temporary folder cannot hold an export (a full disk): the server's
+    trouble, not the request's."""
 
 
 def summary(records: list[GameRecord]) -> dict:
@@ -239,6 +245,11 @@ def export_csv(path: Path, run_ids: list[int] | None = None) -> tuple[BinaryIO, 
         try:
             for piece in store.export_chunks("csv", run_ids):
                 out.write(piece.encode("utf-8"))
+        except OSError as e:  # past SPOOL_BYTES it is a file in the temporary folder, which may be full
+            out.close()
+            raise ExportRoomError(f"the server could not hold the export in its temporary folder "
+                                  f"{tempfile.gettempdir()} ({e.strerror or e}); free some room there "
+                                  "and try again") from None
         except BaseException:
             out.close()
             raise
