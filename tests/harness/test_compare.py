@@ -242,3 +242,16 @@ def test_a_backup_made_before_an_upgrade_is_the_same_run(stores, tmp_path):
     runs = load_runs([backup, stores[0]], duplicates=duplicates)
     assert len(runs) == 2 and len(duplicates) == 2, duplicates
     assert compare_runs(runs)["paired"] == []
+
+
+def test_compare_says_whose_run_and_which_code(tmp_path):
+    # A browser game's run is player "human"; `results` shows the person, compare --json
+    # showed "human" alone, and two versions of one player's code alike.
+    with ResultStore(tmp_path / "h.sqlite") as store:
+        for name, version, score in (("Ada", "", 70), ("champion", "20", 120), ("champion", "19", 118)):
+            run = store.open_run("human" if name == "Ada" else "champion", name, AMERICAN, 0, 1, 1.0, 0.0,
+                                 version=version)
+            store.add_games(run, [GameRecord(0, 0, score)])
+    runs = compare_runs(load_runs([tmp_path / "h.sqlite"]))["runs"]
+    assert [(r["player"], r["player_name"], r["version"]) for r in runs] == [
+        ("human", "Ada", ""), ("champion", "champion", "20"), ("champion", "champion", "19")]

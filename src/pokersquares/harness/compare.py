@@ -200,6 +200,7 @@ def run_summary(run: RecordedRun, system: str | None = None) -> dict:
     games = list(run.games.values())
     scores = [g.score for g in games]
     return {"store": run.store, "run": run.info.run_id, "player": run.info.player,
+            "player_name": run.info.player_name, "version": run.info.version,
             "system": run.info.system_name if system is None else system, "points": list(run.info.points),
             "time_per_game": run.info.time_per_game, "prep_time": run.info.prep_time, "games": len(scores),
             "mean": statistics.fmean(scores), "stderr": _se(scores),
