@@ -211,7 +211,7 @@ SMALL = {
     "gettysburg": ("gettysburg", "--learn-games", "50", "--games", "2", "--search-games", "2", "--time-per-game",
                    "0.2", "--systems", "american", "--variants", "eps0=0.5", "--searches", "greedy",
                    "--search-systems", "american"),
-    "beemo": ("beemo", "--prep-time", "0.2", "--games", "2", "--mc-games", "0", "--systems", "american",
+    "beemo": ("beemo", "--prep-time", "0.35", "--games", "2", "--mc-games", "0", "--systems", "american",
               "--configs", "feedback", "--time-per-game", "0.2"),
     "matrix": ("matrix", "-n", "2", "--evaluators", "narl", "--searches", "greedy", "--systems", "american",
                "--time-per-game", "0.2", "--prep-time", "0.2"),

@@ -13,7 +13,7 @@ from pokersquares.harness.store import GameRecord, ResultStore
 R = ("--time-per-game", "0.2", "-q")
 SMALL = {
     "tiger": ("tiger", "-n", "1", "--prep-time", "0", *R),
-    "beemo": ("beemo", "-n", "2", "--prep-time", "0", "--systems", "american", *R),
+    "beemo": ("beemo", "-n", "2", "--prep-time", "0.35", "--systems", "american", *R),
     "gettysburg": ("gettysburg", "--learn-games", "50", "--games", "2", "--search-games", "2", "--systems",
                    "american", "--variants", "eps0=0.5", "--searches", "greedy", "--search-systems", "american", *R),
     "gettysburg part": ("gettysburg", *R),  # no option of either part: each case gives one
@@ -63,6 +63,35 @@ def test_options_unused_or_out_of_range_are_one_line_naming_them_before_anything
     assert not db.exists()
 
 
+@pytest.mark.parametrize("command, args, says", [
+    ("beemo", ("--configs", "feedback", "--mc-games", "0", "--prep-time", "0.1"), "--prep-time 0.1 is too little"),
+    # 0.3 s of preparation is 0.185 s of learning once the hand-over is kept back: the rule too.
+    ("beemo", ("--configs", "feedback", "--mc-games", "0", "--prep-time", "0.3"), "--prep-time 0.3 is too little"),
+    ("gettysburg", ("--learn-games", "0", "--learn-seconds", "0.3"), "--learn-seconds 0.3 is too little"),
+    ("beemo", ("--configs", "beemo", "--prep-time", "0"), "--prep-time 0 is too little"),
+    ("gettysburg", ("--learn-games", "0", "--learn-seconds", "0.1"), "--learn-seconds 0.1 is too little"),
+])
+def test_a_learning_budget_too_small_to_learn_is_one_line_before_anything_runs(cli, tmp_path: Path, command, args,
+                                                                              says):
+    """Below 0.2 s of learning (0.35 s of preparation, the hand-over kept back) a learner
+    plays the greedy rule (players.greedy_guard): every learning row printed the rule's
+    same figure under its configuration's name, beside the paper's."""
+    db = tmp_path / "x.sqlite"
+    plot = ("--plot-dir", tmp_path) if command == "gettysburg" else ()
+    code, out, err = cli("experiment", *SMALL[command], *plot, *args, "--db", db)
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert says in err and "greedy rule" in err, err
+    assert not db.exists()
+
+
+def test_a_loaded_table_needs_no_learning_budget():
+    rows = beemo.beemo_rows(prep_time=0.0, games=2, mc_games=2, playouts=2, systems=["american"], configs=["beemo"],
+                            load="/tables/american.json")
+    assert [r.run.player for r in rows] == ["og:load=/tables/american.json"] * 2 + [
+        "beemo:playouts=2,load=/tables/american.json"]
+    assert all(r.run.prep_time == 0.0 for r in rows)
+
+
 def _store_run(store: ResultStore, run, scores: list[int]) -> int:
     run_id = store.open_run(run.player, run.player.split(":")[0], run.point_system, run.seed, len(scores),
                             run.time_per_game, run.prep_time)
@@ -74,7 +103,7 @@ def test_og_on_the_same_deals_counts_only_the_og_rows_games(tmp_path: Path):
     """Beside flat MC, OG's mean on the same deals was the OG run's first stored games: with
     --mc-games past --games, games an earlier command (with more --games) had left in the
     run, or (in a fresh store) fewer deals than flat MC played."""
-    rows = beemo.beemo_rows(prep_time=0.0, games=2, mc_games=4, playouts=2, systems=["american"],
+    rows = beemo.beemo_rows(prep_time=0.35, games=2, mc_games=4, playouts=2, systems=["american"],
                             configs=["beemo"], time_per_game=0.2)
     og, flat = (next(r for r in rows if r.label == label) for label in ("og", "flat_mc"))
     with ResultStore(tmp_path / "b.sqlite") as store:
@@ -84,7 +113,7 @@ def test_og_on_the_same_deals_counts_only_the_og_rows_games(tmp_path: Path):
         beemo.add_og_on_same_deals(rows, store)
         assert flat.details["og_on_same_deals"] is None  # this OG row played 2 of flat MC's 4 deals
         # The OG row of a command with -n 6 played them all: their mean.
-        rows6 = beemo.beemo_rows(prep_time=0.0, games=6, mc_games=4, playouts=2, systems=["american"],
+        rows6 = beemo.beemo_rows(prep_time=0.35, games=6, mc_games=4, playouts=2, systems=["american"],
                                  configs=["beemo"], time_per_game=0.2)
         og6, flat6 = (next(r for r in rows6 if r.label == label) for label in ("og", "flat_mc"))
         og6.run_id, og6.games, flat6.run_id, flat6.games = og.run_id, 6, flat.run_id, 4

@@ -261,7 +261,7 @@ def tiger_cmd(
         typer.echo(_json(result))
         return
     typer.echo(f"Tiger under American: {games} games per row, {time_per_game:g} s per game "
-               f"(paper: 30 s, 2,000 games); results in {db}")
+               f"(paper: 30 s; 2,000 games for Table 3, 700 for Table 2); results in {db}")
     titles = {"table3": "Table 3: selection / simulation (mean ± s.e.)",
               "cp_sweep": "Figure 1: core MCTS, unsquashed scores, by C_p",
               "table2": "Table 2: core MCTS, C_p = 1/sqrt(2), squashed scores"}
@@ -295,7 +295,8 @@ def gettysburg_cmd(
                                                    "with --secret; 0: learn for --learn-seconds instead)."),
     learn_seconds: Optional[float] = typer.Option(None, "--learn-seconds", callback=seconds_between(0.0, MAX_SECONDS),
                                                   help="With --learn-games 0: each run's preparation time, in which "
-                                                       "NARL learns (85% of it; default 10; the contest: 300)."),
+                                                       "NARL learns (85% of it; at least 0.35, below which the greedy "
+                                                       "rule is played; default 10; the contest: 300)."),
     games: int = typer.Option(2000, "--games", "-n", min=2, help="Greedy games per learner and system (the paper: 2000)."),
     search_systems: str = typer.Option("american,british,ameritish:21347,hypercorner:21347", "--search-systems",
                                        help="Search comparison: point system specs separated by commas, or by ';' when "
@@ -452,8 +453,9 @@ def gettysburg_cmd(
 @experiment_app.command("beemo")
 def beemo_cmd(
     ctx: typer.Context,
-    prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Learning seconds per system and configuration, at least 0: "
-                                    "each run's preparation (contest: 300)."),
+    prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Learning seconds per system and configuration: "
+                                    "each run's preparation, at least 0.35 where a row learns (below it the "
+                                    "greedy rule is played), 0 with --load alone (contest: 300)."),
     games: int = typer.Option(10_000, "--games", "-n", min=1, help="OG games per learned table (the paper: 10,000)."),
     mc_games: int = typer.Option(100, "--mc-games", min=0, help="Flat MC + OG games on American (0: skip)."),
     playouts: int = typer.Option(100, "--playouts", min=0, help="Flat MC playouts per cell (the paper: 100; 0: no cap, use --seconds-per-move)."),
@@ -526,7 +528,8 @@ def beemo_cmd(
     if json_out:
         typer.echo(_json([r.to_json() for r in rows]))
         return
-    typer.echo(f"BeeMo: {prep_time:g} s of learning per run, {time_per_game:g} s per game; results in {db}")
+    learning = f"{prep_time:g} s of learning per run" + (f" (American's beemo row: the table {table})" if table else "")
+    typer.echo(f"BeeMo: {learning}, {time_per_game:g} s per game; results in {db}")
     for row in rows:
         same = row.details.get("og_on_same_deals")
         typer.echo(_show_row(row, 32, f"{row.label} ({row.run.point_system.name})")

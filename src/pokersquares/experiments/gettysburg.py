@@ -32,6 +32,7 @@ from ..harness.store import ResultStore
 from ..hands import HAND_NAMES
 from ..points import (AMERICAN, BRITISH, CONTEST_SEED, PointSystem, ameritish_system, hypercorner_system,
                       parse_point_system, random_system, single_hand_system)
+from .beemo import LEARN_MIN_S, LearningBudgetError
 from .runs import play_runs, score_stats
 
 __all__ = ["VARIANTS", "SYSTEM_TYPES", "CONTEST_SINGLES", "SEARCHES", "PAPER", "LEARN_LIMIT_S", "systems_of_type",
@@ -54,9 +55,11 @@ SEARCHES = ("expectimax", "depth_mc", "flat_ucb", "greedy")
 # limit (the contest's), as such learning stops at its count, not at the clock.
 LEARN_LIMIT_S = 300.0
 
+# The papers' words. Two Pairs is where an earlier player's edge led to the hand-size
+# feature; the paper names no system where the feature then helped.
 PAPER = {
     "learning": "Fig. 2: NARL with eps0 = 0.5 performed best for most point systems; the hand-size "
-                "feature generally improves performance for some simpler point systems (e.g. Two Pair).",
+                "feature generally improves performance for some simpler point systems.",
     "search": "Sect. 6.2: depth-2 expectimax + NARL (eps0 = 0.5) had the highest total normalised score "
               "(8 systems, seed 21347, 100 games each, 30 s per game) and was submitted.",
     "contest": "Contest (12 systems): GettysburgPlayer 11.763, 2nd to BeeMo 11.821.",
@@ -90,6 +93,10 @@ def narl_spec(search: str, variant: str, learn_games: int | None) -> str:
 def _run(search: str, variant: str, ps: PointSystem, learn_games: int | None, learn_seconds: float | None,
          games: int, seed: int, time_per_game: float) -> RunSpec:
     prep = LEARN_LIMIT_S if learn_games else float(learn_seconds or 0.0)
+    if not learn_games and prep < LEARN_MIN_S:  # NARL would play the greedy rule, every learner alike
+        raise LearningBudgetError(f"--learn-seconds {prep:g} is too little to learn: below {LEARN_MIN_S:g} s (the "
+                                  "hand-over kept back) every learner plays the greedy rule, not its table (or give "
+                                  "--learn-games)")
     return RunSpec(narl_spec(search, variant, learn_games), ps, games, seed, time_per_game, prep)
 
 
