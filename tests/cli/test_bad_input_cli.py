@@ -238,7 +238,7 @@ def test_export_of_a_missing_run_and_system_clamping_said_aloud(cli, tmp_path):
     ("run", "--player", "random", "--games", "1", *R, "--system", "0,2,5,10,15,20,25,50,75,500"),
     ("tournament", "--players", "random", "--games", "1", *R, "--systems", "british;0,2,5,10,15,20,25,50,75,500"),
     ("tournament", "--players", "random", "--games", "1", *R, "--systems", "0,2,5,10,15,20,25,50,75,500"),
-    ("experiment", "matrix", "--evaluators", "narl", "--searches", "greedy", "-n", "2", "--prep-time", "0.2",
+    ("experiment", "matrix", "--evaluators", "narl", "--searches", "greedy", "-n", "2", "--prep-time", "0.35",
      "--time-per-game", "1", "--systems", "british;0,2,5,10,15,20,25,50,75,500", "--plot", "{tmp}/m.png"),
     ("experiment", "gettysburg", "--part", "search", "--searches", "greedy", "--search-games", "2",
      "--learn-games", "50", "--search-systems", "0,2,5,10,15,20,25,50,75,500", "--plot-dir", "{tmp}"),

@@ -214,7 +214,7 @@ SMALL = {
     "beemo": ("beemo", "--prep-time", "0.35", "--games", "2", "--mc-games", "0", "--systems", "american",
               "--configs", "feedback", "--time-per-game", "0.2"),
     "matrix": ("matrix", "-n", "2", "--evaluators", "narl", "--searches", "greedy", "--systems", "american",
-               "--time-per-game", "0.2", "--prep-time", "0.2"),
+               "--time-per-game", "0.2", "--prep-time", "0.35"),
     "tiger": ("tiger", "-n", "1", "--parts", "cp", "--cp", "1", "--time-per-game", "0.2", "--prep-time", "0"),
 }
 

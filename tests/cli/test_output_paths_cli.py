@@ -16,7 +16,7 @@ R = ["--prep-time", "0", "--time-per-game", "0.2", "-q"]
 SWEEP = ["sweep", "--player", "greedy", "--param", "flush_weight=0,1", "--games", "1", *R]
 TIGER = ["experiment", "tiger", "-n", "1", "--parts", "cp", "--cp", "1", *R]
 MATRIX = ["experiment", "matrix", "-n", "2", "--evaluators", "narl", "--searches", "greedy", "--systems", "american",
-          "--time-per-game", "0.2", "--prep-time", "0.2", "-q"]
+          "--time-per-game", "0.2", "--prep-time", "0.35", "-q"]
 TRAIN = ["train", "--player", "og", "--system", "american", "--prep-time", "0.2"]
 
 

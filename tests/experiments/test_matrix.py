@@ -29,7 +29,7 @@ def run(*args):
 def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path):
     db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
     args = ("--evaluators", "narl,possibility", "--searches", "expectimax", "--systems", "american,single:flush",
-            "-n", "3", "--time-per-game", "0.3", "--prep-time", "0.3", "--db", str(db), "--plot", str(plot), "--json")
+            "-n", "3", "--time-per-game", "0.3", "--prep-time", "0.35", "--db", str(db), "--plot", str(plot), "--json")
     r = run(*args)
     assert r.returncode == 0, r.stderr
     cells = json.loads(r.stdout)["cells"]
@@ -56,7 +56,7 @@ def test_systems_typed_as_ten_integers_are_cells_of_their_own(tmp_path: Path):
     db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
     r = run("--evaluators", "narl", "--searches", "greedy", "--systems",
             "1,2,3,4,5,6,7,8,9,10; 0,0,0,0,0,0,0,0,0,1; american", "-n", "2", "--time-per-game", "1",
-            "--prep-time", "0.2", "--db", str(db), "--plot", str(plot), "--json")
+            "--prep-time", "0.35", "--db", str(db), "--plot", str(plot), "--json")
     assert r.returncode == 0, r.stderr
     cells = json.loads(r.stdout)["cells"]
     assert [c["system"] for c in cells] == ["custom", "custom (2)", "American"]
@@ -103,3 +103,16 @@ def test_the_heat_maps_title_fits_a_narrow_matrix(tmp_path: Path, monkeypatch):
     fig = figures[0]
     box = fig._suptitle.get_window_extent(fig.canvas.get_renderer())
     assert box.x0 >= 0 and box.x1 <= fig.bbox.width and fig._suptitle.get_text().replace("\n", " ") == title
+
+
+def test_a_preparation_too_short_for_a_learning_row_is_refused(tmp_path: Path, cli):
+    # At 0.2 s every learned row (narl, patterns, td) played the greedy rule under its own
+    # name; possibility learns nothing and needs no time.
+    db = tmp_path / "x.sqlite"
+    code, _, err = cli("experiment", "matrix", "--evaluators", "narl,possibility", "--searches", "greedy", "-n", "2",
+                       "--prep-time", "0.3", "--db", db)
+    assert code == 2 and err.startswith("error: --prep-time 0.3 is too little for narl to learn") and not db.exists()
+    from pokersquares.experiments.matrix import matrix_specs
+    from pokersquares.points import AMERICAN
+
+    assert len(matrix_specs(["possibility"], ["greedy"], [AMERICAN], 2, 0, 1.0, 0.0)) == 1

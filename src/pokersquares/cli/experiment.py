@@ -549,7 +549,7 @@ def matrix_cmd(
                                       "specs separated by commas, or by ';' when one is ten integers."),
     games: int = typer.Option(20, "--games", "-n", min=2, help="Games per cell (the same deals in every cell)."),
     time_per_game: float = typer.Option(1.0, "--time-per-game", callback=seconds_between(0.05, MAX_SECONDS), help="Decision seconds per game, every cell, at least 0.05."),
-    prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Preparation seconds per cell, at least 0 (contest: 300)."),
+    prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Preparation seconds per cell: at least 0.35 where an evaluator learns (patterns, narl, td; below it the greedy rule is played), 0 for possibility alone (contest: 300)."),
     seed: int = typer.Option(0, "--seed", help="Game i is dealt with seed + i."),
     plot: Path = typer.Option(Path("matrix.png"), "--plot", help="Where to save the heat map" + PLOT_HELP),
     db: Path = DB_OPT,

@@ -22,6 +22,7 @@ from ..harness.runner import RunSpec, RunSpecError
 from ..harness.store import ResultStore
 from ..players.hybrid import EVALUATORS, SEARCHES
 from ..points import PointSystem
+from .beemo import LEARN_MIN_S, LearningBudgetError
 from .runs import play_runs, score_stats
 
 __all__ = ["EVALUATORS", "SEARCHES", "matrix_specs", "run_matrix", "paired_difference", "plot_matrix"]
@@ -46,6 +47,12 @@ def matrix_specs(evaluators: Sequence[str], searches: Sequence[str], systems: Se
             for se in dict.fromkeys(["greedy", *searches]):
                 cells[(system.name, ev, se)] = RunSpec(cell_spec(ev, se), system, games, seed, time_per_game,
                                                        prep_time)
+    # After the runs' own checks: the rows would be the greedy rule's, each under its evaluator's name.
+    learning = [ev for ev in evaluators if ev in EVALUATORS and EVALUATORS[ev]().learns_within_budget]
+    if learning and prep_time < LEARN_MIN_S:
+        raise LearningBudgetError(f"--prep-time {prep_time:g} is too little for {', '.join(learning)} to learn: "
+                                  f"below {LEARN_MIN_S:g} s (the hand-over kept back) a learning evaluator plays "
+                                  "the greedy rule")
     return cells
 
 
