@@ -74,6 +74,8 @@ def parse_failure(root, args: list[str], in_block: bool) -> str | None:
     try:
         command.make_context(command.name, rest)
     except Exception as e:  # noqa: BLE001: any of Typer's usage errors, reported below
+        if type(e).__name__ == "Exit" and getattr(e, "exit_code", 1) == 0:  # `--help`: parsed, and answered
+            return None
         missing = type(e).__name__ == "MissingParameter"
         if missing and not in_block:
             return None

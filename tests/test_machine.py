@@ -71,5 +71,5 @@ def test_a_run_pinned_to_one_core_is_warned_of_two_parallel_games(tmp_path):
                            "--games", "2", "--workers", "2", "--db", str(tmp_path / "r.sqlite"), "--json"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert (f"warning: 2 parallel games of greedy at 1 cores each keep 2 cores busy; this process may use 1 of "
+    assert (f"warning: 2 parallel games of greedy at 1 core each keep 2 cores busy; this process may use 1 of "
             f"the machine's {os.cpu_count()}") in done.stderr
