@@ -28,28 +28,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..errors import PokerSquaresError
 from ..evaluators.patterns import PatternFileError, read_utilities
-from ..harness.player import PREP_MARGIN_S, PREP_MARGIN_SHARE
 from ..harness.runner import RunSpec
 from ..harness.store import ResultStore
-from ..players.greedy_guard import MIN_BUDGET_S
 from ..points import AMERICAN, BRITISH, PointSystem, contest_systems, single_hand_system
-from .runs import Row
+from .runs import LEARN_MIN_S, LearningBudgetError, Row
 
-__all__ = ["SYSTEMS", "LEARNING_CONFIGS", "PAPER", "LEARN_MIN_S", "LearningBudgetError", "og_spec", "flat_mc_spec",
-           "check_table", "beemo_rows", "add_og_on_same_deals"]
-
-# Below this preparation a learner learns nothing and plays the greedy rule instead
-# (players.greedy_guard, below MIN_BUDGET_S of learning): every learning row would show the
-# rule's scores under its configuration's name, the same figure beside each of the
-# paper's. The harness keeps back PREP_MARGIN_S and 5 % of a preparation (and the time to
-# pickle) for handing the player over, so 0.2 s of learning needs about 0.32 s of preparation.
-LEARN_MIN_S = round((MIN_BUDGET_S + PREP_MARGIN_S) / (1 - PREP_MARGIN_SHARE) + 0.03, 2)
-
-
-class LearningBudgetError(PokerSquaresError):
-    """A learning budget too small for any table to be learned and played."""
+__all__ = ["SYSTEMS", "LEARNING_CONFIGS", "PAPER", "og_spec", "flat_mc_spec", "check_table", "beemo_rows",
+           "add_og_on_same_deals"]
 
 
 def _hypercorner() -> PointSystem:

@@ -32,8 +32,7 @@ from ..harness.store import ResultStore
 from ..hands import HAND_NAMES
 from ..points import (AMERICAN, BRITISH, CONTEST_SEED, PointSystem, ameritish_system, hypercorner_system,
                       parse_point_system, random_system, single_hand_system)
-from .beemo import LEARN_MIN_S, LearningBudgetError
-from .runs import play_runs, score_stats
+from .runs import LEARN_MIN_S, LearningBudgetError, play_runs, score_stats
 
 __all__ = ["VARIANTS", "SYSTEM_TYPES", "CONTEST_SINGLES", "SEARCHES", "PAPER", "LEARN_LIMIT_S", "systems_of_type",
            "narl_spec", "normalise", "learning_plan", "run_learning", "search_plan", "run_search",

@@ -22,8 +22,7 @@ from ..harness.runner import RunSpec, RunSpecError
 from ..harness.store import ResultStore
 from ..players.hybrid import EVALUATORS, SEARCHES
 from ..points import PointSystem
-from .beemo import LEARN_MIN_S, LearningBudgetError
-from .runs import play_runs, score_stats
+from .runs import LEARN_MIN_S, LearningBudgetError, play_runs, score_stats
 
 __all__ = ["EVALUATORS", "SEARCHES", "matrix_specs", "run_matrix", "paired_difference", "plot_matrix"]
 

@@ -15,11 +15,25 @@ import statistics
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Sequence
 
+from ..errors import PokerSquaresError
+from ..harness.player import PREP_MARGIN_S, PREP_MARGIN_SHARE
 from ..harness.registry import make_player
 from ..harness.runner import RunSpec, record_runs
 from ..harness.store import GameRecord, ResultStore
+from ..players.greedy_guard import MIN_BUDGET_S
 
-__all__ = ["Row", "score_stats", "play_runs", "fill_rows"]
+__all__ = ["Row", "score_stats", "play_runs", "fill_rows", "LEARN_MIN_S", "LearningBudgetError"]
+
+# Below this preparation a learner learns nothing and plays the greedy rule instead
+# (players.greedy_guard, below MIN_BUDGET_S of learning): every learning row of an
+# experiment (beemo, gettysburg, the matrix) would show the rule's scores under its
+# learner's name. The harness keeps back PREP_MARGIN_S and 5 % of a preparation (and the
+# time to pickle) for handing the player over, so 0.2 s of learning needs about 0.32 s.
+LEARN_MIN_S = round((MIN_BUDGET_S + PREP_MARGIN_S) / (1 - PREP_MARGIN_SHARE) + 0.03, 2)
+
+
+class LearningBudgetError(PokerSquaresError):
+    """A learning budget too small for any table to be learned and played."""
 
 
 @dataclass

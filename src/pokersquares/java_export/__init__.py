@@ -23,7 +23,6 @@ import os
 import queue
 import re
 import select
-import shutil
 import subprocess
 import sys
 import threading
@@ -124,10 +123,9 @@ def default_class_name(spec: str) -> str:
 
 
 def _javac() -> str:
-    home = os.environ.get("JAVA_HOME")
-    if home and os.access(Path(home) / "bin" / "javac", os.X_OK):
-        return str(Path(home) / "bin" / "javac")
-    found = shutil.which("javac")
+    from ..players.java import java_tool
+
+    found = java_tool("javac")
     if found is None:
         raise JavaExportError("javac not found: compiling the class needs a JDK (or give --no-compile "
                               "and compile it with the framework yourself)")

@@ -33,7 +33,7 @@ from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import PointSystem
 from .catalog import register_player_family
 
-__all__ = ["JavaPlayer", "JavaPlayerError", "CLASSPATH_ENV", "set_classpath", "java_player_class"]
+__all__ = ["JavaPlayer", "JavaPlayerError", "CLASSPATH_ENV", "set_classpath", "java_player_class", "java_tool"]
 
 CLASSPATH_ENV = "POKERSQUARES_CLASSPATH"
 SHIM = "PokerSquaresShim"
@@ -46,7 +46,8 @@ class JavaPlayerError(RuntimeError):
     """The JVM died, a call into the player threw, or the shim could not answer."""
 
 
-def _java_tool(tool: str) -> str | None:
+def java_tool(tool: str) -> str | None:
+    """``$JAVA_HOME/bin/TOOL`` if there, else TOOL on the PATH, else None (``java``, ``javac``)."""
     home = os.environ.get("JAVA_HOME")
     if home and os.access(Path(home) / "bin" / tool, os.X_OK):
         return str(Path(home) / "bin" / tool)
@@ -68,7 +69,7 @@ def shim_classpath() -> list[str]:
     its compiled classes (compiled at first use), or, without ``javac``, its source file
     (Java 11+ runs a single source file, compiling it at each start)."""
     source, digest = _shim_source()
-    javac = _java_tool("javac")
+    javac = java_tool("javac")
     if javac is None:
         return [str(source)]
     for root in (_cache_root(), Path(tempfile.gettempdir()) / f"pokersquares-java-shim-{os.getuid()}"):
@@ -117,7 +118,7 @@ def set_classpath(text: str) -> str:
 
 
 def _jvm_command(class_name: str, classpath: list[str], java_opts: list[str], check: bool = False) -> list[str]:
-    java = _java_tool("java")
+    java = java_tool("java")
     if java is None:
         raise UnknownPlayerError("java not found: install a JDK (e.g. Debian's default-jdk-headless) "
                                  "or set JAVA_HOME")
