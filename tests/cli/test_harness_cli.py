@@ -201,7 +201,8 @@ def test_the_same_secret_replays_the_players_randomness_in_a_fresh_store(tmp_pat
 def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_secret(tmp_path):
     """`sweep` took no --secret: each fresh store drew its own keys, so a fixed-work sweep
     played other games in another store; and `results` never showed a run's secret, the
-    one thing needed to replay a figure elsewhere (it took sqlite3)."""
+    one thing needed to replay a figure elsewhere (it took sqlite3; then only `--json` and the
+    exports did, not its table)."""
     sweep = ("sweep", "-p", "tiger:iterations=20", "--param", "cp=10,20", "--games", "3", "--time-per-game", "1",
              "--prep-time", "0", "--json")
 
@@ -217,6 +218,8 @@ def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_sec
     listing = json.loads(cli("results", "--db", str(tmp_path / "a.sqlite"), "--json").stdout)
     assert [(r["player"], r["secret"]) for r in listing["runs"]] == [("tiger:iterations=20,cp=10", "paper-2026"),
                                                                      ("tiger:iterations=20,cp=20", "paper-2026")]
+    table = cli("results", "--db", str(tmp_path / "a.sqlite")).stdout.splitlines()  # the table too: last column
+    assert table[0].split()[-1] == "secret" and [line.split()[-1] for line in table[1:3]] == ["paper-2026"] * 2
     csv_rows = list(csv.DictReader(cli("results", "--db", str(tmp_path / "a.sqlite"), "--export", "csv").stdout
                                    .splitlines()))
     assert [r["secret"] for r in csv_rows] == ["paper-2026"] * 6

@@ -651,13 +651,16 @@ def results_cmd(
     wsys = max([14, *(len(name) for name in systems.values())])
     wv = max([7, *(len(r.version or "-") for r in runs)])
     wseed = max([8, *(len(str(r.seed)) for r in runs)])  # seeds are Java longs: up to 20 characters
+    shown_secret = {r.run_id: secrets.get(r.run_id) or "-" for r in runs}
+    wsec = max([6, *map(len, shown_secret.values())])
     typer.echo(f"{'run':>4} {'player':<{wp}} {'system':<{wsys}} {'seed':>{wseed}} {'games':>11} {'mean':>8} "
-               f"{'penalties':>9} {'limit s':>7} {'fallback':>8} {'tournament':>10} {'version':<{wv}}")
-    for r in runs:
+               f"{'penalties':>9} {'limit s':>7} {'fallback':>8} {'tournament':>10} {'version':<{wv}} {'secret':<{wsec}}")
+    for r in runs:  # the secret last and whole: with the spec, limits and seed it replays the run
         mean = f"{r.mean:.2f}" if r.mean is not None else "-"
         typer.echo(f"{r.run_id:>4} {who[r.run_id]:<{wp}} {systems[tuple(r.points)]:<{wsys}} {r.seed:>{wseed}} "
                    f"{f'{r.finished}/{r.games}':>11} {mean:>8} {r.penalties:>9} {r.time_per_game:>7g} "
-                   f"{r.fallback_moves:>8} {r.tournament_id or '':>10} {r.version or '-':<{wv}}")
+                   f"{r.fallback_moves:>8} {r.tournament_id or '':>10} {r.version or '-':<{wv}} "
+                   f"{shown_secret[r.run_id]:<{wsec}}")
     if any(r.fallback_moves for r in runs):
         typer.echo("(fallback: moves a search left to its greedy fallback for lack of time)")
     _print_regret_lines(db, runs, optima)
