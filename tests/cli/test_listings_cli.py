@@ -135,3 +135,33 @@ def test_a_listing_prints_on_a_terminal_without_unicode(tmp_path, encoding):
     out, err = done.stdout.decode(encoding), done.stderr.decode(encoding)
     assert done.returncode == 0 and "error" not in err, err
     assert "American: random (run 1) - greedy (run 2): -69.00 \u00b1 4.36" in out, out
+
+
+def _commands(group, path=()):
+    """Every command of the command line, by its words: ("run",), ("experiment", "tiger"), ..."""
+    for name, command in group.commands.items():
+        if getattr(command, "commands", None):  # a group (typer's own, not always click's class)
+            yield from _commands(command, (*path, name))
+        else:
+            yield (*path, name)
+
+
+def test_every_help_names_what_an_option_takes_in_words_and_lists_subcommands_whole(cli):
+    """An option given more than once showed Python's type (``--optima <list[Path]>``,
+    ``--param <list[str]>``), and ``experiment --help`` cut two summaries at "et al."
+    ("GettysburgPlayer (Neller et al.")."""
+    import typer.main
+
+    from pokersquares.cli import _load_subcommands, app
+
+    _load_subcommands()  # each module registers its commands when imported
+    commands = list(_commands(typer.main.get_command(app)))
+    assert ("experiment", "gettysburg") in commands and ("sweep",) in commands
+    for words in commands:
+        code, out, err = cli(*words, "--help")
+        assert code == 0, (words, err)
+        options = out[out.index("Options:"):]
+        assert "list[" not in options, (words, options)
+    code, out, err = cli("experiment", "--help")
+    listed = out[out.index("Commands:"):].splitlines()[1:]
+    assert len(listed) == 4 and not any(line.rstrip().endswith("...") or "et al" in line for line in listed), listed

@@ -56,7 +56,7 @@ def classify_cmd(
 
 @app.command("bench")
 def bench_cmd(
-    only: list[str] = typer.Option(None, "--only", help="Run only these benchmarks (repeatable)."),
+    only: list[str] = typer.Option(None, "--only", metavar="<str>", help="Run only these benchmarks (repeatable)."),
     repeats: Optional[int] = typer.Option(None, "--repeats", help="Repeats per figure, 1 to 1,000 (default: 5); "
                                           "the median is reported."),
     scale: Optional[float] = typer.Option(None, "--scale", help="Shrink (or grow) the work per repeat, 0.0001 to "

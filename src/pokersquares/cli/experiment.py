@@ -189,7 +189,7 @@ def _show_row(row, width: int = 44, label: str | None = None) -> str:
 TIGER_PARTS = ("table3", "cp", "squash")
 
 
-@experiment_app.command("tiger")
+@experiment_app.command("tiger", short_help="Tiger's tables: selection and simulation, C_p, squashing.")
 def tiger_cmd(
     ctx: typer.Context,
     games: int = typer.Option(10, "--games", "-n", min=1, help="Games per configuration (paper: 2,000; 700 for squashing)."),
@@ -278,7 +278,7 @@ def tiger_cmd(
 MAX_SAMPLES = 10_000  # systems drawn per random type: beyond it a typo, not a plan (the paper drew 500)
 
 
-@experiment_app.command("gettysburg")
+@experiment_app.command("gettysburg", short_help="GettysburgPlayer's figures: NARL learners and searches.")
 def gettysburg_cmd(
     ctx: typer.Context,
     part: str = typer.Option("both", "--part", help="learning, search or both."),
@@ -450,7 +450,7 @@ def gettysburg_cmd(
 # -- BeeMo ------------------------------------------------------------------------------------
 
 
-@experiment_app.command("beemo")
+@experiment_app.command("beemo", short_help="BeeMo's figures: OG, flat MC, learning, UCB1 training.")
 def beemo_cmd(
     ctx: typer.Context,
     prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Learning seconds per system and configuration: "
@@ -539,7 +539,7 @@ def beemo_cmd(
 # -- the evaluator x search matrix ---------------------------------------------------------------
 
 
-@experiment_app.command("matrix")
+@experiment_app.command("matrix", short_help="Every evaluator with every search, paired on the same deals.")
 def matrix_cmd(
     evaluators: str = typer.Option("patterns,narl,possibility", "--evaluators", help="Comma-separated evaluators."),
     searches: str = typer.Option("greedy,flat_mc,expectimax,depth_mc,flat_ucb,mcts", "--searches",

@@ -563,7 +563,7 @@ def results_cmd(
     export: Optional[str] = typer.Option(None, "--export", help="Export games as csv or json (with --run or "
                                                                 "--tournament: its games only)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the export here instead of standard output."),
-    optima: Optional[list[Path]] = typer.Option(None, "--optima", help="Read the deals' optima from this store "
+    optima: Optional[list[Path]] = typer.Option(None, "--optima", metavar="<path>", help="Read the deals' optima from this store "
                                                 "(pokersquares optimum --db) instead of --db; repeat it for "
                                                 "one store per point system."),
     json_out: bool = PLAIN_JSON_OPT,
@@ -715,14 +715,14 @@ def _print_hand_mixes(mixes: list[dict]) -> None:
 @app.command("compare")
 def compare_cmd(
     stores: list[Path] = typer.Argument(..., help="Result stores to read (read only)."),
-    player: Optional[list[str]] = typer.Option(None, "--player", help="Only runs whose player spec contains this "
+    player: Optional[list[str]] = typer.Option(None, "--player", metavar="<str>", help="Only runs whose player spec contains this "
                                                                       "(repeatable)."),
     system: Optional[str] = typer.Option(None, "--system", help="Only runs of this point system: its name (as `results` lists it) or a spec of the same points (ameritish:34412016)."),
     hands: bool = typer.Option(False, "--hands", help="Which hands each run's grids made (lines and points per "
                                                       "game by hand type), and each run against a reference per "
                                                       "hand type: --against, else the deals' optima with "
                                                       "--optima, else the system's first run."),
-    optima: Optional[list[Path]] = typer.Option(None, "--optima", help="With --hands: the deals' best grids from "
+    optima: Optional[list[Path]] = typer.Option(None, "--optima", metavar="<path>", help="With --hands: the deals' best grids from "
                                                 "this store (pokersquares optimum --db); repeatable."),
     against: Optional[str] = typer.Option(None, "--against", help="With --hands: compare each run with the first "
                                                                "run whose player spec contains this (optimum: the "

@@ -91,7 +91,7 @@ def optimum_cmd(
     address: Optional[str] = typer.Option(None, "--address", help="With --backend ray: the cluster's head host:port."),
     check: bool = typer.Option(False, "--check", help="Check every stored game against its deal's stored "
                                "optimum: no score may exceed the proven bound."),
-    optima: Optional[list[Path]] = typer.Option(None, "--optima", help="With --check: read the optima from this "
+    optima: Optional[list[Path]] = typer.Option(None, "--optima", metavar="<path>", help="With --check: read the optima from this "
                                                 "store instead of --db; repeat it for one store per point system."),
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:

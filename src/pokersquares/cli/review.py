@@ -50,7 +50,7 @@ def _check_record(run: int, record) -> None:
 def review_cmd(
     store: Path = typer.Argument(..., help="The result store holding the games (read only)."),
     run: int = typer.Option(..., "--run", help="The run whose games to review (`pokersquares results` lists them)."),
-    game: Optional[list[int]] = typer.Option(None, "--game", help="A game's deal seed (repeatable); default: every "
+    game: Optional[list[int]] = typer.Option(None, "--game", metavar="<int>", help="A game's deal seed (repeatable); default: every "
                                                                   "finished game of the run."),
     coach: str = typer.Option("champion", "--coach", help="The player whose evaluation judges the moves: one with an "
                                                           "evaluator (champion, td, gettysburg, beemo, ...; "

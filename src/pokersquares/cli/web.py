@@ -112,7 +112,7 @@ def serve_cmd(
                                               "answering to an address. '*' answers to any name: the guard is "
                                               "off (a warning says so)."),
     record: bool = typer.Option(True, "--record/--no-record", help="Record games played in the browser in --db."),
-    java_player: list[str] = typer.Option([], "--java-player",
+    java_player: list[str] = typer.Option([], "--java-player", metavar="<str>",
                                           help="A contest Java player's class (repeatable) to watch and replay deals "
                                                "with, as agent java-NAME; needs --classpath."),
     classpath: Optional[str] = typer.Option(None, "--classpath",
