@@ -12,7 +12,9 @@ copy), and restores the file. A mutant is *caught* when the tests fail.
 
 Exit status 1 when a mutant survives or no longer applies (its text was not found:
 the source changed under it, so the mutant must be updated). The copy keeps numba's
-cache between mutants, so only the mutated module compiles again.
+cache between mutants, so only the mutated module's kernels compile again (for a mutant
+of a kernel module or ``game``, every kernel: each kernel's cache is stamped with them
+all, ``pokersquares.kernels.cache``).
 """
 
 from __future__ import annotations

@@ -54,3 +54,52 @@ def test_other_cache_errors_are_still_numbas_to_raise():
                 raise OSError(code, os.strerror(code))
     finally:
         del os.environ[cache._SAID]
+
+
+_GREEDY_GAME = """
+import numpy as np
+from pokersquares.kernels.greedy import greedy_rule_games
+from pokersquares import AMERICAN
+deals = np.arange(25, dtype=np.int8)[None, :]
+print(int(greedy_rule_games(np.full(25, -1, dtype=np.int8), deals, np.array(AMERICAN.points, dtype=np.int64), 0.3)[0]))
+"""
+
+
+@pytest.mark.parametrize("edited, old, new", [
+    ("kernels/core.py", "    return total\n", "    return total + 1000\n"),  # a kernel greedy's kernel calls
+    ("game.py", "\n\n\ndef cell_index(", "\nLINES = LINES[:5] * 2  # the rows twice\n\n\ndef cell_index("),  # core reads it
+])
+def test_a_cached_kernel_compiles_again_when_a_module_it_calls_changes(tmp_path, edited, old, new):
+    """numba keys a cached kernel by its own file only: greedy's kernel compiles in core's
+    ``score_grid`` and game's lines, so after an edit (or an upgrade) of core.py or game.py
+    alone it kept running the old code from the cache (330 where the new code scores 1,330)."""
+    import shutil
+    from pathlib import Path
+
+    import pokersquares
+
+    package = Path(pokersquares.__file__).parent
+    shutil.copytree(package, tmp_path / "src" / "pokersquares",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path / "src"))
+
+    def score():
+        done = subprocess.run([sys.executable, "-c", _GREEDY_GAME], env=env, capture_output=True, text=True,
+                              timeout=600, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return int(done.stdout.split()[-1])
+
+    before = score()
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # cached
+    path = tmp_path / "src" / "pokersquares" / edited
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new))
+    shutil.copytree(tmp_path / "src", tmp_path / "fresh-src")
+    fresh = dict(env, NUMBA_CACHE_DIR=str(tmp_path / "fresh-cache"), PYTHONPATH=str(tmp_path / "fresh-src"))
+    after_fresh = subprocess.run([sys.executable, "-c", _GREEDY_GAME], env=fresh, capture_output=True, text=True,
+                                 timeout=600, cwd=tmp_path)
+    assert after_fresh.returncode == 0, after_fresh.stderr[-2000:]
+    expected = int(after_fresh.stdout.split()[-1])
+    assert expected != before  # the edit changes the score
+    assert score() == expected  # the warm cache runs the edited code too

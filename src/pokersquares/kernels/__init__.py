@@ -7,9 +7,10 @@ systems are ``int64[10]``. Kernels compile with ``cache=True``, so only the firs
 run on a machine pays for compilation.
 """
 
-from .cache import tolerate_unwritable_cache
+from .cache import stamp_with_kernel_sources, tolerate_unwritable_cache
 
 tolerate_unwritable_cache()  # before any kernel compiles: a cache that cannot be written is no error
+stamp_with_kernel_sources()  # before any kernel is defined: an edit to core.py makes td's cache stale too
 
 from .core import (  # noqa: E402
     LINES_ARRAY, add_card, classify_cards, classify_batch, classify_line, classify_packed, line_features,
