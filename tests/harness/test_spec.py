@@ -132,3 +132,24 @@ def test_minus_zero_seconds_are_zero_so_a_run_resumes_under_either():
     spec = RunSpec(player="greedy", point_system=AMERICAN, games=2, seed=0, time_per_game=1, prep_time=-0.0)
     assert math.copysign(1, spec.prep_time) == 1 and isinstance(spec.time_per_game, float)
     assert spec == RunSpec(player="greedy", point_system=AMERICAN, games=2, seed=0, time_per_game=1.0, prep_time=0.0)
+
+
+def test_a_player_given_one_thread_counts_one_core(monkeypatch, capsys):
+    """``td:threads=1`` learns and plays on one thread (measured: 1.00 core at most over
+    half-second windows of its preparation, 1.96 for ``threads=2``), yet it was counted
+    as td's two cores: ``run --player td:threads=1`` played one game at a time on a
+    machine of two, and ``--workers 2`` was warned of 4 cores busy."""
+    from pokersquares.cli import harness as cli_harness
+    from pokersquares.harness import spec as spec_module
+
+    monkeypatch.setattr(spec_module, "usable_cores", lambda: 2)
+    monkeypatch.setattr(cli_harness, "usable_cores", lambda: 2)
+    assert player_cores("td:threads=1") == 1 and spec_module.default_workers("td:threads=1") == 2
+    assert player_cores("td:threads=1,tdsearch=50,search=expectimax") == 1  # TD search on its threads too
+    assert player_cores("td") == 2 and player_cores("td:threads=2") == 2 and player_cores("td:threads=3") == 3
+    assert spec_module.default_workers("td") == 1
+    assert player_cores("gettysburg:threads=1") == 1 and player_cores("champion:cores=1") == 1
+    cli_harness.warn_oversubscribed(["td:threads=1"], 2)
+    assert "warning" not in capsys.readouterr().err
+    cli_harness.warn_oversubscribed(["td:threads=2"], 2)
+    assert "4 cores busy" in capsys.readouterr().err

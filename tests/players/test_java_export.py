@@ -238,3 +238,53 @@ def test_point_values_beyond_the_contests_range_are_said_to_be_clamped(monkeypat
     notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
     assert notes == ["note: point values are clamped to [-128, 127] as the contest's are: 500 -> 127",
                      "note: point values are clamped to [-128, 127] as the contest's are: -300 -> -128"]
+
+
+def test_a_module_player_is_found_from_another_folder_without_its_pythonpath(java_classes, tmp_path, monkeypatch,
+                                                                           cli):
+    # The class ran `python -m pokersquares stdio-player --player mymod:Mine` with the
+    # tournament's PYTHONPATH and folder: exported with PYTHONPATH=mods, it failed in any
+    # other folder without it ("cannot import player module 'mymod'"), or played another
+    # folder's mymod. It now puts the module's folder (quotes, backslashes, a space and
+    # non-ASCII in its name here) ahead of the PYTHONPATH the tournament has.
+    mods = tmp_path / 'my mods "v2" \\back è'
+    other = tmp_path / "other"
+    for folder in (mods, other, tmp_path / "elsewhere"):
+        folder.mkdir()
+    (mods / "mymod.py").write_text(
+        "from pokersquares.players.baseline import GreedyPlayer\n"
+        "try:\n    import extra\n    TAG = extra.TAG\nexcept ImportError:\n    TAG = 'alone'\n"
+        "class Mine(GreedyPlayer):\n    name = 'mine ' + TAG\n", encoding="utf-8")
+    (other / "mymod.py").write_text("from pokersquares.players.baseline import GreedyPlayer\n"
+                                    "class Mine(GreedyPlayer):\n    name = 'decoy'\n")
+    (other / "extra.py").write_text("TAG = 'with other'\n")
+    monkeypatch.syspath_prepend(str(mods))
+    out = tmp_path / "out"
+    export_java("mymod:Mine", out, "PyMine", str(java_classes))
+    assert (out / "PyMine.java").read_text(encoding="utf-8").isascii()
+    (tmp_path / "Probe.java").write_text(
+        "public class Probe { public static void main(String[] a) throws Exception {\n"
+        "  PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(a[0]).getDeclaredConstructor().newInstance();\n"
+        "  System.out.println(p.getName()); System.exit(0); } }\n")
+    cp = os.pathsep.join([str(java_classes), str(out)])
+    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Probe.java")], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"LC_ALL": "C.UTF-8"}
+    for pythonpath, name in ((None, "mine alone"), (str(other), "mine with other")):
+        proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyMine"],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path / "elsewhere",
+                              env=env if pythonpath is None else env | {"PYTHONPATH": pythonpath})
+        assert proc.returncode == 0 and proc.stdout == f"{name}\n", proc.stderr
+    recs = run("java:PyMine", cp, monkeypatch, n=2)  # games through the harness, its PYTHONPATH without mods
+    assert [r.penalty for r in recs] == [None, None] and all(len(r.placements) == 25 for r in recs)
+    # A registered player gets no folder; a module that cannot be imported is one line, nothing written.
+    assert "new String[]" not in (exported(java_classes, tmp_path, "greedy") / "PyGreedy.java").read_text()
+    code, _, stderr = cli("export-java", "--player", "nosuchmod:Mine", "--out", tmp_path / "none", "--no-compile")
+    assert code == 2 and stderr == "error: cannot import player module 'nosuchmod': ModuleNotFoundError: No module " \
+                                   "named 'nosuchmod'\n" and not (tmp_path / "none").exists()
+    colon = tmp_path / "a:b"
+    colon.mkdir()
+    (colon / "colonmod.py").write_text("from pokersquares.players.baseline import GreedyPlayer as Mine\n")
+    monkeypatch.syspath_prepend(str(colon))
+    with pytest.raises(JavaExportError, match="PYTHONPATH cannot hold: move or rename that folder"):
+        export_java("colonmod:Mine", tmp_path / "colon-out", "PyColon", str(java_classes))
+    assert not (tmp_path / "colon-out").exists()

@@ -220,6 +220,16 @@ def resolve_factory(name: str) -> tuple[Callable[..., Any], int | None]:
     return factory, declared_cores(name, factory)
 
 
+def player_module(name: str) -> str | None:
+    """The module a ``module:Class`` (or ``module:function``) player's name imports, or
+    None for a registered player or a family's member (``java:MyPlayer``)."""
+    _load_builtins()
+    module_name, colon, _ = name.partition(":")
+    if not colon or name in _REGISTRY or module_name in _REGISTRY or module_name in _FAMILIES:
+        return None
+    return module_name
+
+
 def declared_cores(name: str, factory) -> int:
     """The cores a player class (or a player) says one game keeps busy: an integer 1..MAX_CORES."""
     cores = getattr(factory, "cores", 1)

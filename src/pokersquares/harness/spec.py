@@ -217,12 +217,18 @@ def check_saved_states(specs: list[str], systems: list[PointSystem]) -> None:
 
 
 def player_cores(spec: str) -> int:
-    """How many cores one game of this player keeps busy."""
+    """How many cores one game of this player keeps busy (its preparation included):
+    ``cores=`` when given, else the player's own threads parameter when given (a
+    factory's ``threads_are_cores``: ``td:threads=1`` learns and searches on one
+    core), else what the player declares."""
     name, params = parse_player_spec(spec)
     factory, cores = resolve_factory(name)
     check_params(name, factory, params)
     if "cores" in params:
         return max(1, int(params["cores"]))
+    threads = getattr(factory, "threads_are_cores", None)
+    if isinstance(threads, str) and threads in params:
+        return max(1, int(params[threads]))
     if cores is None:  # ``module:function``: the player it makes declares them (it was taken as one core)
         cores = declared_cores(name, make_player(spec))
     return max(1, cores)

@@ -14,7 +14,9 @@
 //   a call that failed       <- "raised MESSAGE" (thrown here as an IllegalStateException)
 //
 // The Python process starts in the constructor (outside the framework's clocks) and its
-// error output goes to this JVM's; it ends when this JVM does (its stdin closes).
+// error output goes to this JVM's; it ends when this JVM does (its stdin closes). A
+// module:Class player's class also gives the folder its module was imported from, put
+// ahead of the PYTHONPATH the tournament runs with.
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -32,7 +34,21 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
 
     /** Starts {@code command} (a pokersquares stdio-player) and waits until its player is ready. */
     public PokerSquaresPython(String... command) {
+        this(new String[0], command);
+    }
+
+    /**
+     * Starts {@code command} with the folders {@code pythonPath} ahead of any PYTHONPATH
+     * already set (where a module:Class player's module was imported from when exported).
+     */
+    public PokerSquaresPython(String[] pythonPath, String[] command) {
         ProcessBuilder builder = new ProcessBuilder(command);
+        if (pythonPath.length > 0) {
+            String path = String.join(java.io.File.pathSeparator, pythonPath);
+            String set = builder.environment().get("PYTHONPATH");
+            builder.environment().put("PYTHONPATH", set == null || set.isEmpty() ? path
+                                      : path + java.io.File.pathSeparator + set);
+        }
         builder.redirectError(ProcessBuilder.Redirect.INHERIT);
         try {
             process = builder.start();

@@ -87,17 +87,53 @@ def _java_string(text: str) -> str:
     return '"' + _java_escaped(text) + '"'
 
 
-def player_source(class_name: str, command: list[str]) -> str:
+def player_source(class_name: str, command: list[str], python_path: list[str] | None = None) -> str:
     """The Java source of ``class_name``: a ``PokerSquaresPython`` that runs ``command``
-    (all in ASCII, whatever the command's characters)."""
+    with the folders ``python_path`` ahead of any ``PYTHONPATH`` already set (all in
+    ASCII, whatever the command's characters)."""
     args = ", ".join(_java_string(a) for a in command)
+    if python_path:
+        args = (f"new String[] {{{', '.join(_java_string(p) for p in python_path)}}}, "
+                f"new String[] {{{args}}}")
+    path_note = f" with PYTHONPATH {_java_escaped(os.pathsep.join(python_path))} first" if python_path else ""
     return (f"// Written by `pokersquares export-java`: the pokersquares player `{_java_escaped(command[-1])}` as a\n"
-            f"// contest PokerSquaresPlayer (it runs: {' '.join(_java_escaped(a) for a in command)}).\n"
+            f"// contest PokerSquaresPlayer (it runs: {' '.join(_java_escaped(a) for a in command)}{path_note}).\n"
             f"public class {class_name} extends {BASE_CLASS} {{\n"
             f"    public {class_name}() {{\n"
             f"        super({args});\n"
             f"    }}\n"
             f"}}\n")
+
+
+def import_folders(spec: str) -> list[str]:
+    """Where a ``module:Class`` (or ``module:function``) player's module was imported from
+    (the folder holding its top package), for the exported class to put on the Python
+    process's ``PYTHONPATH``: a Java tournament run from another folder, without the
+    ``PYTHONPATH`` the export had, then still finds it. Empty for a registered player
+    and for a module of the standard library, of an installed package or of pokersquares
+    itself (found without it). The module is imported already (the spec was built)."""
+    import importlib
+
+    from ..harness.registry import parse_player_spec, player_module
+    from ..harness.runner import _installed_roots
+
+    module_name = player_module(parse_player_spec(spec)[0])
+    if module_name is None:
+        return []
+    module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    found = getattr(module, "__spec__", None)
+    origin = getattr(found, "origin", None)
+    if found is None or not found.has_location or not isinstance(origin, str):
+        return []  # built in, frozen or a namespace package: nothing to point at
+    folder = Path(os.path.abspath(origin)).parent  # a zip's modules: the zip, as on sys.path
+    for _ in range(module_name.count(".") + (found.submodule_search_locations is not None)):
+        folder = folder.parent
+    if os.path.join(os.path.realpath(folder), "").startswith(_installed_roots()):
+        return []
+    if os.pathsep in str(folder):
+        raise JavaExportError(f"{module_name} was imported from {folder}, whose name has {os.pathsep!r}, which "
+                              "PYTHONPATH cannot hold: move or rename that folder (or install the package)")
+    return [str(folder)]
 
 
 def check_class_name(name: str) -> str:
@@ -137,9 +173,11 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     """Write ``CLASS.java`` and ``PokerSquaresPython.java`` into the folder ``out`` (and,
     with ``compile``, their ``.class`` files, compiled against ``classpath``, the
     framework's classes; default: ``$CLASSPATH``). The class runs ``python -m
-    pokersquares stdio-player --player spec`` with this interpreter (or ``python``).
-    Returns the files written. The spec is checked by building the player, and the
-    classpath's entries must exist, before anything is written."""
+    pokersquares stdio-player --player spec`` with this interpreter (or ``python``); for
+    a ``module:Class`` spec with the folder its module was imported from ahead of any
+    ``PYTHONPATH`` then set (:func:`import_folders`). Returns the files written. The
+    spec is checked by building the player, and the classpath's entries must exist,
+    before anything is written."""
     from ..harness.registry import make_player
 
     class_name = check_class_name(class_name or default_class_name(spec))
@@ -159,12 +197,13 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
                               "PokerSquaresPointSystem and Card), or --no-compile")
     javac = _javac() if compile else None
     make_player(spec)  # a bad spec is one line here, before anything is written
+    python_path = import_folders(spec)
     command = [python or sys.executable, "-m", "pokersquares", "stdio-player", "--player", spec]
     files = [out / f"{BASE_CLASS}.java", out / f"{class_name}.java"]
     try:
         out.mkdir(exist_ok=True)
         files[0].write_text(base_source(), encoding="utf-8")
-        files[1].write_text(player_source(class_name, command), encoding="utf-8")
+        files[1].write_text(player_source(class_name, command, python_path), encoding="utf-8")
     except OSError as e:  # a folder that is not writable, a name taken by a folder, a full disk
         raise JavaExportError(f"--out {out}: cannot write {e.filename or out} ({e.strerror or e}): give a folder "
                               "you can write to") from None

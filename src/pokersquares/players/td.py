@@ -42,4 +42,7 @@ def td(search: str = "greedy", groups: str = "sizes,suits,joint,ranks", alpha: f
     return SearchPlayer(evaluator, chosen, name=f"td-{search}", time_per_game=time_per_game)
 
 
+# The cores one game keeps busy: ``threads`` learn in the preparation and in TD search
+# (``tdsearch=``), and every other search td plays is on one core.
+td.threads_are_cores = "threads"
 td.version = "10"  # 10: below 0.2 s of preparation the greedy rule (no time to learn and check); 9: with a search, where the guard keeps the greedy rule, a Monte Carlo search over the rule; 8: temporal-coherence step sizes by default (tc=true, alpha=0.3); 7: faster NARL and TD kernels (same games, more of them in a budget); 6: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 5: table_step=0.002 by default; 4: table_step=; 3: table_updates=; 2: load=FILE
