@@ -216,3 +216,27 @@ def test_an_alarm_armed_by_a_c_failure_handler_does_not_abort_the_exit(tmp_path)
     r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
                        timeout=60)
     assert (r.returncode, r.stderr.strip(), r.stdout) == (143, "terminated", "")
+
+
+def test_a_stop_signal_after_the_command_ended_ends_the_process_without_a_traceback(tmp_path):
+    """An exported Java player's JVM stops its Python process as that exits (a player that
+    failed to build said so and was ending): the SIGTERM struck while the interpreter shut
+    down, and the handler's exception came out as "Exception ignored in ...
+    threading._shutdown" and a traceback."""
+    script = tmp_path / "late.py"
+    script.write_text(textwrap.dedent("""
+        import sys, threading, time
+        from pokersquares.cli import main
+        threading.Thread(target=time.sleep, args=(30,)).start()  # the shutdown waits for it
+        sys.argv = ["pokersquares", "system", "american"]
+        main()
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(11)]
+        assert "royal flush" in lines[-1], lines  # the command has said all it says: it is shutting down
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM and err == "", err

@@ -634,6 +634,12 @@ def main(sigint=None) -> None:
         sys.exit(1)
     finally:
         sys.unraisablehook = unraisable
+        # The command has ended: a stop signal while the interpreter shuts down (a Java
+        # player's JVM stopping its process as it exits) ends it as the signal does, not
+        # as an "Exception ignored in threading._shutdown" traceback.
+        for signum in STOP_SIGNALS:
+            if signal.getsignal(signum) is _on_stop_signal:
+                signal.signal(signum, signal.SIG_DFL)
 
 
 def _main() -> None:
