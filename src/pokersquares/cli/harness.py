@@ -195,6 +195,10 @@ def built_player(spec: str, option: str):
         if spec in str(e):
             raise
         raise fail(f"{option} {spec}: {e}") from None
+    except SystemExit as e:  # an entrant's module or constructor calling sys.exit() or exit()
+        # ended the command with its own exit code and no word (exit 3, or 1 and its message).
+        raise fail(f"{option} {spec}: the player called sys.exit({e.code!r}) while its module was imported or "
+                   f"it was built; a player's module and constructor must not exit") from None
 
 
 def shown_player(run) -> str:
@@ -321,7 +325,7 @@ def play_cmd(
     ps = point_system(system)
     spec = RunSpec(player, ps, 1, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
-    make_player(player)  # a bad spec fails here, before the store is touched
+    built_player(player, "--player")  # a bad spec fails here, before the store is touched
     check_saved_states([player], [ps])
     played = []
     with ResultStore(db) as store:
@@ -378,7 +382,7 @@ def run_cmd(
     check_backend(backend, address)
     spec = RunSpec(player, ps, games, seed, time_per_game, prep_time, memory_limit, secret)
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
-    make_player(player)  # a bad spec fails here, before the store is touched
+    built_player(player, "--player")  # a bad spec fails here, before the store is touched
     check_saved_states([player], [ps])
     warn_oversubscribed([player], workers, backend, games)
     with ResultStore(db) as store, backend_session(backend, address):
@@ -481,12 +485,50 @@ def print_table(table: dict) -> None:
     print_behind_first(table, ws, wm)
     typer.echo("")
     leader = table["ranking"][0]
+    rank = 0
     for i, p in enumerate(table["ranking"], 1):
-        line = f"{i}. {p}  {table['scores'][p]:.3f}"
-        if p in gap_se and p != leader:
+        # Level sums share a rank (1, 2, 2, 4): standings that ranked a tie by the order the
+        # players were listed in told the one listed last it had lost.
+        if i == 1 or table["scores"][p] != table["scores"][table["ranking"][i - 2]]:
+            rank = i
+        line = f"{rank}. {p}  {table['scores'][p]:.3f}"
+        if p != leader and table["scores"][p] == table["scores"][leader]:
+            line += f"  (level with {leader})"
+        elif p in gap_se and p != leader:
             line += (f"  ({table['scores'][leader] - table['scores'][p]:.3f} ± {gap_se[p]:.3f} behind {leader}, "
                      f"bootstrap over deals)")
         typer.echo(line)
+    print_penalty_reasons(table)
+
+
+def print_penalty_reasons(table: dict, most: int = 3) -> None:
+    """Under a tournament's table, why each player's penalised games scored the penalty:
+    per player and reason (at most ``most`` reasons a player), its games, the systems and
+    the deal seeds (``play --seed`` shows one again). The table's counts alone left a
+    student with 0 points on a system to export every game to learn why."""
+    reasons = table.get("penalty_reasons")
+    if not reasons:
+        return
+    lines = []
+    for p in table["players"]:
+        found: dict[str, tuple[list[str], list[int], int]] = {}
+        for s in table["systems"]:
+            for reason, seeds in reasons.get(s, {}).get(p, {}).items():
+                systems, held, n = found.get(reason, ([], [], 0))
+                found[reason] = (systems + [s], held + list(seeds), n + len(seeds))
+        ordered = sorted(found.items(), key=lambda kv: -kv[1][2])
+        for reason, (systems, seeds, n) in ordered[:most]:
+            lines.append(f"{p}: {n} game{'s' if n != 1 else ''} ({', '.join(systems)}; "
+                         f"{_seeds_text(sorted(set(seeds)))}): {reason}")
+        if len(ordered) > most:
+            lines.append(f"{p}: {len(ordered) - most} more reasons; `pokersquares results --tournament "
+                         f"{table.get('tournament_id', 'ID')} --export csv` lists each game's")
+    if lines:
+        typer.echo("")
+        typer.echo("penalised games and why (by deal seed: `pokersquares play --seed N` with the player, system and "
+                   "limits of the tournament shows one):")
+        for line in lines:
+            typer.echo("  " + line)
 
 
 @app.command("tournament")

@@ -264,13 +264,27 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     scores: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
     penalties: dict[str, dict[str, int]] = {sname: {} for sname in names}
     seeds: dict[str, dict[str, list[int]]] = {sname: {} for sname in names}
+    reasons: dict[str, dict[str, dict[str, list[int]]]] = {sname: {} for sname in names}
     for (sname, player), (_, records) in zip(cells, results):
         scores[sname][player] = [r.score for r in records]
         seeds[sname][player] = [r.seed for r in records]
         penalties[sname][player] = sum(1 for r in records if r.penalty)
+        reasons[sname][player] = _penalty_reasons(records)
     table = tournament_table(players, names, games, scores, penalties=penalties, seeds=seeds)
     table["tournament_id"] = tid
+    table["penalty_reasons"] = reasons
     return table
+
+
+def _penalty_reasons(records: list[GameRecord]) -> dict[str, list[int]]:
+    """Why a cell's games scored the penalty: each reason, most games first, with the deal
+    seeds of its games (``play --seed S`` shows one again). The table's penalty counts alone
+    left a student scored 0 on a system no way to learn why but an export of every game."""
+    found: dict[str, list[int]] = {}
+    for r in records:
+        if r.penalty:
+            found.setdefault(r.penalty, []).append(int(r.seed))
+    return dict(sorted(found.items(), key=lambda kv: -len(kv[1])))
 
 
 def table_from_store(store: ResultStore, tournament_id: int) -> dict:
@@ -288,9 +302,10 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
     scores: dict[str, dict[str, list[int]]] = {}
     penalties: dict[str, dict[str, int]] = {}
     seeds: dict[str, dict[str, list[int]]] = {}
+    reasons: dict[str, dict[str, dict[str, list[int]]]] = {}
     finished = 0
     for system, sname in zip(systems, names):
-        scores[sname], penalties[sname], seeds[sname] = {}, {}, {}
+        scores[sname], penalties[sname], seeds[sname], reasons[sname] = {}, {}, {}, {}
         for player in t["players"]:
             run = by_key.get((tuple(system.points), player))
             records = store.games(run.run_id) if run else []
@@ -298,7 +313,9 @@ def table_from_store(store: ResultStore, tournament_id: int) -> dict:
             scores[sname][player] = [r.score for r in records]
             seeds[sname][player] = [r.seed for r in records]
             penalties[sname][player] = sum(1 for r in records if r.penalty)
+            reasons[sname][player] = _penalty_reasons(records)
     table = tournament_table(t["players"], names, t["games"], scores, penalties=penalties, seeds=seeds)
     table["tournament_id"] = tournament_id
+    table["penalty_reasons"] = reasons
     table["complete"] = finished == t["games"] * len(systems) * len(t["players"])
     return table
