@@ -252,3 +252,29 @@ def test_a_custom_value_that_is_no_integer_is_named_by_its_hand(spec, message):
     with pytest.raises(InvalidPointSystemError) as e:
         parse_point_system(spec)
     assert str(e.value) == message
+
+
+def test_a_new_editions_twelve_draw_the_generated_three_from_its_seed():
+    """An organiser of a new edition had no way to draw its systems: only 2016's seed was
+    taken, and the twelve had to be typed spec by spec."""
+    from pokersquares.points import contest_words
+
+    fresh, shared = parse_point_systems("contest:2027"), parse_point_systems("contest:shared:2027")
+    assert [s.points for s in fresh] == [s.points for s in contest_systems(2027)]
+    assert (fresh[1].points, fresh[3].points, fresh[4].points) == (
+        ameritish_system(2027).points, hypercorner_system(2027).points, random_system(2027).points)
+    one = JavaRandom(2027)  # the shared reading: one generator, drawn in the contest's order
+    assert (shared[1].points, shared[3].points, shared[4].points) == (
+        ameritish_system(one).points, hypercorner_system(one).points, random_system(one).points)
+    assert [s.points for i, s in enumerate(fresh) if i not in (1, 3, 4)] == \
+        [s.points for i, s in enumerate(parse_point_systems("contest")) if i not in (1, 3, 4)]
+    assert fresh[3].points != parse_point_systems("contest")[3].points
+    assert contest_words("Contest") == (False, 34412016) and contest_words(" contest:shared:-5 ") == (True, -5)
+    assert contest_words("american") is None
+    for spec, message in (("contest:2:3", "unknown reading '2:3'"), ("contest:", "unknown reading ''"),
+                          ("contest:shared:x", "unknown reading 'shared:x'"),
+                          (f"contest:{2 ** 63}", "the seed of contest must be a Java long")):
+        with pytest.raises(InvalidPointSystemError, match=message):
+            parse_point_systems(spec)
+    with pytest.raises(InvalidPointSystemError, match="'contest' names twelve systems"):
+        parse_point_system("contest:7")

@@ -211,10 +211,23 @@ def contest_specs(seed: int = CONTEST_SEED, shared: bool = False) -> list[str]:
             *(f"single:{h.name.lower()}" for h in _CONTEST_SINGLES)]
 
 
-def contest_words(part: str) -> bool | None:
-    """For one part of a list of systems: None if it is no word for the twelve, else
-    whether it is the shared reading (``contest:shared``)."""
-    return {CONTEST: False, CONTEST_SHARED: True}.get(part.strip().lower())
+def contest_words(part: str) -> tuple[bool, int] | None:
+    """For one part of a list of systems: None if it does not name the twelve, else
+    ``(shared, seed)``: whether it is the shared reading and the seed the generated three
+    are drawn from. ``contest`` and ``contest:shared`` are 2016's (:data:`CONTEST_SEED`);
+    ``contest:SEED`` and ``contest:shared:SEED`` a new edition's twelve, its Ameritish,
+    Hypercorner and Random drawn from ``SEED`` as the contest drew its own."""
+    words = [w.strip() for w in part.strip().lower().split(":")]
+    if words[0] != CONTEST:
+        return None
+    shared = len(words) > 1 and words[1] == "shared"
+    rest = words[1 + shared:]
+    if not rest:
+        return shared, CONTEST_SEED
+    if len(rest) == 1 and integer_or_none(rest[0]) is not None:
+        return shared, _parse_seed(rest[0], f"the seed of {':'.join(words[:1 + shared])}")
+    raise InvalidPointSystemError(f"unknown reading {':'.join(words[1:])!r} of the contest's twelve systems: "
+                                  f"'{CONTEST}', '{CONTEST_SHARED}', 'contest:SEED' or 'contest:shared:SEED'")
 
 
 SPEC_HELP = (
@@ -292,9 +305,7 @@ def parse_point_system(spec: str) -> PointSystem:
         except ValueError as e:
             raise InvalidPointSystemError(str(e)) from None
     if kind == "contest":
-        if arg.strip() not in ("", "shared"):
-            raise InvalidPointSystemError(f"unknown reading {arg!r} of the contest's twelve systems: "
-                                          f"'{CONTEST}' or '{CONTEST_SHARED}'")
+        contest_words(spec)  # an unknown reading or a bad seed is said as such
         raise InvalidPointSystemError("'contest' names twelve systems; one point system is wanted here")
     raise InvalidPointSystemError(f"unknown point system {spec!r}; accepted: {SPEC_HELP}")
 
@@ -343,12 +354,13 @@ def split_point_system_specs(spec: str) -> list[str]:
 
 def parse_point_systems(spec: str) -> list[PointSystem]:
     """A list of systems: specs separated by ``;``, or by commas where each part is a
-    named spec; a part ``contest`` (or ``contest:shared``) stands for the twelve contest
-    systems (:func:`contest_systems`)."""
+    named spec; a part ``contest`` (or ``contest:shared``, ``contest:SEED``,
+    ``contest:shared:SEED``: :func:`contest_words`) stands for the twelve contest systems
+    (:func:`contest_systems`)."""
     systems: list[PointSystem] = []
     for part in split_point_system_specs(spec):
-        shared = contest_words(part)
-        systems += [parse_point_system(part)] if shared is None else contest_systems(shared=shared)
+        reading = contest_words(part)
+        systems += [parse_point_system(part)] if reading is None else contest_systems(reading[1], shared=reading[0])
     return systems
 
 

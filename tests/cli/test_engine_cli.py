@@ -21,7 +21,22 @@ def test_system_and_classify(cli):
     assert code == 0 and json.loads(out) == {"hand": "royal flush", "id": 9}
 
 
+def test_system_prints_an_editions_twelve_for_its_organiser_to_publish(cli):
+    from pokersquares.points import contest_systems
+
+    code, out, err = cli("system", "contest:2027", "--json")
+    assert code == 0, err
+    assert json.loads(out) == [s.to_json() for s in contest_systems(2027)]
+    code, out, err = cli("system", "contest")
+    tables = out.strip().split("\n\n")
+    assert code == 0 and [t.splitlines()[0] for t in tables] == [s.name for s in contest_systems()]
+    assert tables[3].splitlines()[1:] == [f"  {i}  {n:<16} {p:5d}" for i, n, p in contest_systems()[3].table()]
+    code, out, _ = cli("system", "british")
+    assert code == 0 and out.splitlines()[0] == "British"  # one system: one table, as before
+
+
 @pytest.mark.parametrize("args", [
+    ("system", "contest:abc"),
     ("classify", "AS", "AS", "2C", "3C", "4C"),
     ("classify", "AS", "2C"),
     ("classify", "XX", "2C", "3C", "4C", "5C"),

@@ -369,7 +369,8 @@ def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
 
 RESUMES = "finished games are recorded; run the same command again to resume"
 # What an option that takes 'contest' says of the other reading (docs/contest-rules.md).
-CONTEST_SHARED_HELP = "'contest:shared': the same twelve, the generated three drawn in turn from one generator"
+CONTEST_SHARED_HELP = ("'contest:shared': the same twelve, the generated three drawn in turn from one generator; "
+                       "'contest:SEED' or 'contest:shared:SEED': a new edition's twelve, those three drawn from SEED")
 
 
 def _option_value(args: list[str], *names: str) -> str | None:

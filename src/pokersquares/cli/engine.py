@@ -10,7 +10,8 @@ import typer
 
 from ..cards import card_name, deal, parse_cards
 from ..hands import HAND_NAMES, classify
-from . import app, check_output, fail, point_system
+from ..points import contest_words
+from . import app, check_output, fail, point_system, point_systems
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 EXPECTED_DEFAULT = "benchmarks/strength_expected.json"
@@ -28,17 +29,22 @@ def deal_cmd(
 
 @app.command("system")
 def system_cmd(
-    spec: str = typer.Argument(..., help="american, british, ameritish:SEED, random:SEED, hypercorner:SEED, single:HAND, or 10 integers"),
+    spec: str = typer.Argument(..., help="american, british, ameritish:SEED, random:SEED, hypercorner:SEED, single:HAND, "
+                                         "or 10 integers; or 'contest' (the twelve of 2016, or 'contest:SEED' a new "
+                                         "edition's: each a table, in --json a list)"),
     json_out: bool = JSON_OPT,
 ) -> None:
-    """Print a point system as a table."""
-    ps = point_system(spec)
+    """Print a point system as a table (or the contest's twelve, to publish an edition's)."""
+    twelve = contest_words(spec) is not None
+    systems = point_systems(spec) if twelve else [point_system(spec)]
     if json_out:
-        typer.echo(json.dumps(ps.to_json()))
+        docs = [ps.to_json() for ps in systems]
+        typer.echo(json.dumps(docs if twelve else docs[0]))
         return
-    typer.echo(ps.name)
-    for i, name, pts in ps.table():
-        typer.echo(f"  {i}  {name:<16} {pts:5d}")
+    for k, ps in enumerate(systems):
+        typer.echo(("\n" if k else "") + ps.name)
+        for i, name, pts in ps.table():
+            typer.echo(f"  {i}  {name:<16} {pts:5d}")
 
 
 @app.command("classify")

@@ -134,8 +134,8 @@ def serve_cmd(
 
     check_result_store(db, write=record)  # as run does: a folder or a foreign file is said now, not when a game ends
     systems = [spec for part in warm.split(";") if part.strip()  # 'contest' (or 'contest:shared'): its twelve
-               for shared in [contest_words(part)]
-               for spec in ([part.strip()] if shared is None else contest_specs(shared=shared))]
+               for reading in [contest_words(part)]
+               for spec in ([part.strip()] if reading is None else contest_specs(reading[1], shared=reading[0]))]
     agents = None
     if classpath is not None and not java_player:  # no other agent reads it
         raise fail("--classpath goes with --java-player (the Java players' classes)")
