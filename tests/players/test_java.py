@@ -257,3 +257,32 @@ def test_a_time_with_no_end_is_refused_in_one_line_not_an_overflow(java_classes)
         assert player.get_play(0, 5.0) is not None  # the game goes on as before
     finally:
         player.close()
+
+
+def test_a_class_two_classpath_entries_hold_is_said_once_naming_both(java_classes, tmp_path):
+    """Two entrants' classes of one name (Kim's and Lee's `FirstEmptyPlayer`): the JVM played
+    the first entry's every time, and nothing said the second was never played."""
+    import shutil
+    import zipfile
+
+    lee, jar = tmp_path / "lee", tmp_path / "ann.jar"
+    lee.mkdir()
+    shutil.copy(java_classes / "FirstEmptyPlayer.class", lee)
+    with zipfile.ZipFile(jar, "w") as z:
+        z.write(java_classes / "FirstEmptyPlayer.class", "FirstEmptyPlayer.class")
+    env = {k: v for k, v in os.environ.items() if k != java.CLASSPATH_ENV}
+
+    def said(classpath):
+        done = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "java:FirstEmptyPlayer",
+                               "--classpath", classpath, "--games", "1", "--db", str(tmp_path / "r.sqlite"), "-q"],
+                              capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return [line for line in done.stderr.splitlines() if "classpath entries" in line]
+
+    lines = said(os.pathsep.join(map(str, (java_classes, lee, jar))))
+    assert len(lines) == 1 and "is in 3 classpath entries" in lines[0], lines
+    assert all(str(p) in lines[0] for p in (java_classes, lee, jar)) and f"the first's, {java_classes}" in lines[0]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert said(os.pathsep.join(map(str, (java_classes, empty)))) == []  # held once: nothing to say
+    assert said(os.pathsep.join(map(str, (java_classes, java_classes)))) == []  # one folder given twice

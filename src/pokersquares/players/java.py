@@ -207,6 +207,42 @@ def _check_millis(seconds, what: str) -> None:
         raise PokerSquaresError(f"{what} for a Java player is a finite number of seconds, got {seconds!r}")
 
 
+def _holders(class_name: str, classpath: list[str]) -> list[str]:
+    """The classpath entries (folders or jars) that hold ``class_name``'s class file."""
+    import zipfile
+
+    rel = class_name.replace(".", "/") + ".class"
+    found, seen = [], set()
+    for entry in classpath:
+        path = Path(entry)
+        if os.path.realpath(path) in seen:  # one folder given twice holds one class
+            continue
+        seen.add(os.path.realpath(path))
+        if path.is_dir():
+            held = (path / rel).is_file()
+        else:
+            try:
+                with zipfile.ZipFile(path) as jar:
+                    held = rel in jar.namelist()
+            except (OSError, zipfile.BadZipFile):
+                held = False
+        if held:
+            found.append(entry)
+    return found
+
+
+def _warn_if_shadowed(class_name: str, classpath: list[str]) -> None:
+    """Say it when two classpath entries hold the class (two entrants' ``MyPlayer``): the
+    JVM plays the first's every time, and the other entrant's never, unsaid."""
+    import warnings
+
+    holders = _holders(class_name, classpath)
+    if len(holders) > 1:
+        warnings.warn(f"java:{class_name} is in {len(holders)} classpath entries ({', '.join(holders)}): the JVM "
+                      f"plays the first's, {holders[0]}, every time; give each entrant's class its own name (or "
+                      "package)", stacklevel=2)
+
+
 def java_player_class(class_name: str) -> type:
     """The factory of ``java:CLASS``, after checking (once per process and classpath) that
     java runs, the classpath exists, and the class is a PokerSquaresPlayer with a public
@@ -218,6 +254,7 @@ def java_player_class(class_name: str) -> type:
     key = (class_name, os.pathsep.join(classpath))
     if key not in _CHECKED:
         _check_start(class_name, classpath, [])
+        _warn_if_shadowed(class_name, classpath)
         _CHECKED[key] = type(f"JavaPlayer[{class_name}]", (JavaPlayer,), {
             "class_name": class_name, "version": f"java/{_fingerprint(class_name, classpath)}",
             "__module__": __name__})
