@@ -109,3 +109,77 @@ def test_a_name_given_on_the_play_tab_is_kept_and_its_games_are_told_apart(conte
         expect(people).to_have_count(1)
         expect(people.first.locator("td").first).to_have_text("Ada")
         expect(people.first.locator("td").nth(2)).to_have_text("1")
+
+
+L = 2**62 + 5  # deal seeds past 2**53, where JavaScript's numbers lose digits
+LONG_REASON = "error: FileNotFoundError: /home/student/" + "a_long_folder_name_" * 8 + "weights.npz"
+
+
+@pytest.fixture(scope="module")
+def penalised_server(tmp_path_factory):
+    """Tournament 1: bob and cy level first, dee third, ada last; ada's and dee's games
+    penalised for reasons of their own (dee's has HTML in it; ada has four). Tournament 2:
+    no game penalised."""
+    path = tmp_path_factory.mktemp("penalised-store") / "results.sqlite"
+    players, systems, games = ["ada", "bob", "cy", "dee"], [AMERICAN, BRITISH], 6
+    why = {("ada", "American"): ["error: A"] * 4 + ["error: B", "error: C"],
+           ("ada", "British"): [LONG_REASON] * 2 + ["error: A"] * 4,
+           ("dee", "American"): ["timeout: <b>x</b>"] * 2, ("dee", "British"): ["timeout: <b>x</b>"]}
+    with ResultStore(path) as store:
+        tid = store.open_tournament(players, systems, games, L, 1.0, 0.0)
+        for system in systems:
+            for p in players:
+                run = store.open_run(p, p, system, L, games, 1.0, 0.0, tid)
+                reasons = why.get((p, system.name), [])
+                store.add_games(run, [GameRecord(i, L + i, {"ada": 1, "bob": 30, "cy": 30, "dee": 5}[p], [], 0.1,
+                                                 reasons[i] if i < len(reasons) else None) for i in range(games)])
+        tid = store.open_tournament(["bob", "cy"], [AMERICAN], 2, 0, 1.0, 0.0)
+        for p in ("bob", "cy"):
+            run = store.open_run(p, p, AMERICAN, 0, 2, 1.0, 0.0, tid)
+            store.add_games(run, [GameRecord(i, i, 10 if p == "bob" else 5, [], 0.1) for i in range(2)])
+    with serving(create_app(prep_s=1.0, think_s=1.0, game_s=5.0, store_path=path, record_games=False)) as url:
+        yield url
+
+
+def test_a_tournament_ranks_level_players_alike_and_says_why_games_were_penalised(
+        context, penalised_server, axe):  # noqa: F811
+    # The rank column was the listing order (bob 1, cy 2 on the same score), and a penalised
+    # game was not on the page at all: a student scored 0 on a system could not learn why.
+    page = open_page(context, penalised_server + "#results/tournament/1")
+    table = page.locator("#tournament-table")
+    expect(table.locator("tbody tr")).to_have_count(4)
+    assert table.locator("tbody tr").evaluate_all("rs => rs.map(r => r.dataset.player)") == ["bob", "cy", "dee", "ada"]
+    expect(table.locator("tbody td:first-child")).to_have_text(["1", "1", "3", "4"])  # as the command line ranks them
+    # Each cell's penalised games, on the page (not in a tooltip a phone never shows).
+    expect(table.locator('tr[data-player="dee"] small.penalised')).to_have_text(["2 penalised games",
+                                                                                 "1 penalised game"])
+    expect(table.locator('tr[data-player="ada"] small.penalised')).to_have_text(["6 penalised games"] * 2)
+    expect(table.locator('tr[data-player="bob"] small.penalised')).to_have_count(0)
+    section = page.locator("#tournament-penalties")
+    expect(section.locator("h2")).to_have_text("Penalised games and why")
+    # Per player and reason, most games first, three reasons at most; the seeds to the last digit.
+    expect(section.locator("li")).to_have_text([
+        f"ada: 8 games (American, British; seeds {L}, {L + 1}, {L + 2}, {L + 3}, {L + 4} and 1 more): error: A",
+        f"ada: 2 games (British; seeds {L}, {L + 1}): {LONG_REASON}",
+        f"ada: 1 game (American; seed {L + 4}): error: B",
+        "ada: 1 more reason; the CSV of ada's games gives each game's",
+        f"dee: 3 games (American, British; seeds {L}, {L + 1}): timeout: <b>x</b>"])
+    expect(section.locator("b")).to_have_count(0)  # a player's text, never HTML
+    csv = page.request.get(section.locator("a").evaluate("a => a.href"))
+    assert csv.ok and "error: C" in csv.text() and "timeout" not in csv.text()  # ada's games, dee's not
+    assert serious_violations(axe, page) == []
+    # A phone: the long reason wraps, the table scrolls in its region; the page is no wider.
+    page.set_viewport_size({"width": 360, "height": 740})
+    expect(section).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert section.locator("li").evaluate_all("ls => ls.filter(l => l.scrollWidth > l.clientWidth + 1).length") == 0
+    region = page.evaluate("document.querySelector('#tournament-table').closest('[role=region]').className")
+    assert region == "table-scroll"
+    # A tournament with no game penalised says nothing of them.
+    page.set_viewport_size({"width": 1360, "height": 940})
+    page.locator("tr[data-tournament='2']").click()
+    expect(page.locator(".results-detail h2").first).to_have_text("Tournament 2")
+    expect(table.locator("tbody td:first-child")).to_have_text(["1", "2"])
+    expect(section).to_have_count(0)
+    expect(table.locator("small.penalised")).to_have_count(0)
+    assert not page.errors

@@ -82,7 +82,8 @@ def _say_penalties(records, what: str) -> None:
         typer.echo(f"warning: {what}: {n} game{'s' if n != 1 else ''} ({seeds}) scored the penalty: {reason}",
                    err=True)
     if len(reasons) > 3:
-        typer.echo(f"warning: {what}: {len(reasons) - 3} more reasons; `pokersquares results --export json` "
+        more = len(reasons) - 3
+        typer.echo(f"warning: {what}: {more} more reason{'s' if more != 1 else ''}; `pokersquares results --export json` "
                    f"lists each game's", err=True)
 
 
@@ -521,7 +522,8 @@ def print_penalty_reasons(table: dict, most: int = 3) -> None:
             lines.append(f"{p}: {n} game{'s' if n != 1 else ''} ({', '.join(systems)}; "
                          f"{_seeds_text(sorted(set(seeds)))}): {reason}")
         if len(ordered) > most:
-            lines.append(f"{p}: {len(ordered) - most} more reasons; `pokersquares results --tournament "
+            more = len(ordered) - most
+            lines.append(f"{p}: {more} more reason{'s' if more != 1 else ''}; `pokersquares results --tournament "
                          f"{table.get('tournament_id', 'ID')} --export csv` lists each game's")
     if lines:
         typer.echo("")

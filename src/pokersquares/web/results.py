@@ -205,6 +205,10 @@ def tournament_detail(path: Path, tournament_id: int) -> dict:
     table["system_points"] = {name: list(s.points) for s, name in zip(systems, table["systems"])}
     table["seed"] = info["seed"]
     table["seed_text"] = str(info["seed"])
+    # The penalised games' deal seeds as text too: JavaScript's numbers lose digits past 2**53.
+    table["penalty_reasons_text"] = {s: {p: {why: [str(x) for x in seeds] for why, seeds in reasons.items()}
+                                         for p, reasons in row.items()}
+                                     for s, row in table["penalty_reasons"].items()}
     table["created"] = info["created"]
     return table
 

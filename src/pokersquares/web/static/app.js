@@ -1240,6 +1240,7 @@ const shownPlayer = (r) => (r.player === "human" && r.player_name && r.player_na
 
 // A count with its thousands marked: Runs (20,000).
 const count = (n) => Number(n).toLocaleString("en-US");
+const plural = (n, word) => `${count(n)} ${word}${Number(n) === 1 ? "" : "s"}`;
 
 // Games played in the browser (player "human") per point system, beside the agents' runs:
 // the server sums up every one of them ({system_name, games, mean, best}), not only the
@@ -1430,8 +1431,13 @@ const results = {
     for (const s of systems) best[s] = Math.max(...players.map((p) => t.normalized[s][p]));
     const head = el("tr", {}, el("th", { class: "num", text: "rank" }), el("th", { text: "player" }),
       systems.map((s) => el("th", { class: "num", title: `${s}: ${t.system_points[s].join(", ")}`, text: s })), el("th", { class: "num", text: "total" }));
+    // Level sums share a rank (1, 2, 2, 4), as the command line's standings give them: ranked
+    // by the order the players were listed in, the one listed last was told it had lost.
+    let rank = 0;
+    const ranks = ranking.map((p, i) => (rank = i === 0 || t.scores[p] !== t.scores[ranking[i - 1]] ? i + 1 : rank));
+    const penalised = (s, p) => (t.penalties && t.penalties[s] && t.penalties[s][p]) || 0;
     const rows = ranking.map((p, i) => el("tr", { "data-player": p },
-      el("td", { class: "num", text: i + 1 }), el("td", {}, el("span", { class: "sw", style: `display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:5px;background:${PALETTE[players.indexOf(p) % PALETTE.length]}` }), p),
+      el("td", { class: "num", text: ranks[i] }), el("td", {}, el("span", { class: "sw", style: `display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:5px;background:${PALETTE[players.indexOf(p) % PALETTE.length]}` }), p),
       systems.map((s) => {
         const c = t.cells[s][p];
         const behind = t.behind_first && t.behind_first[s];
@@ -1444,21 +1450,68 @@ const results = {
           : el("small", { class: `gap${mine.close ? "" : " far"}`, text: `${signed(mine.diff, 2)} ± ${fmt(mine.se, 2)}${mine.close ? "" : " ✗"}` });
         return el("td", { class: `num${t.normalized[s][p] === best[s] ? " best" : ""}`, title: c.mean === null ? "no games" : `mean ${fmt(c.mean, 2)}${c.stderr === null || c.stderr === undefined ? "" : ` ± ${fmt(c.stderr, 2)}`} over ${c.games} games (run ${c.run_id})${gap}` },
           fmt(t.normalized[s][p], 3), el("br"), el("small", { class: "note", text: c.mean === null ? "–" : `μ ${fmt(c.mean, 1)}` }),
-          gapLine ? [el("br"), gapLine] : null);
+          gapLine ? [el("br"), gapLine] : null,
+          // On the page, not in the tooltip alone: a phone or a screen reader never sees a title.
+          penalised(s, p) ? [el("br"), el("small", { class: "penalised", text: plural(penalised(s, p), "penalised game") })] : null);
       }),
       el("td", { class: "num best", text: fmt(t.scores[p], 3) })));
     const maxScore = Math.max(...Object.values(t.scores), 0);
-    this.detail.replaceChildren(
+    replaceChildren(this.detail,
       el("h2", { text: `Tournament ${t.tournament_id}${t.complete ? "" : " (incomplete)"}` }),
       el("p", { class: "note", text: `${players.length} players × ${systems.length} point systems × ${t.games} games, seeds from ${t.seed_text}. Per system each total is normalised to (total − min) / (max − min); a player's tournament score is the sum. Below each mean: the player's mean minus the first's on that system, paired game by game, ± its standard error; ✗ where it is behind by more than one standard error.` }),
       el("div", { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "tournament table" }, el("table", { class: "data tournament-table", id: "tournament-table" }, el("thead", {}, head), el("tbody", {}, rows))),
+      this.penaltyReasons(t),
       scrollable(rankingChart(ranking, t.scores, maxScore, players, t.score_se || {})),
       legend(players),
       scrollable(groupedBarsChart(systems, players, (s, p) => t.normalized[s][p], "Normalised score per point system")),
       el("h2", { text: "Score distributions per player and point system" }),
       el("div", { class: "small-multiples" }, systems.map((s) => boxPlotChart(s, players, (p) => t.cells[s][p]))));
   },
+
+  // Why each player's penalised games scored the penalty, as the command line's standings say
+  // it: per player and reason (at most `most` reasons a player, most games first), its games,
+  // the systems and the deal seeds. The counts alone left a student scored 0 on a system no
+  // way to learn why but an export of every game. Null when no game was penalised.
+  penaltyReasons(t, most = 3) {
+    const reasons = t.penalty_reasons_text || {};
+    const items = [];
+    for (const p of t.players) {
+      const found = new Map();  // reason -> { systems, seeds, n }, in the order first met
+      for (const s of t.systems) {
+        for (const [reason, seeds] of Object.entries((reasons[s] || {})[p] || {})) {
+          const f = found.get(reason) || { systems: [], seeds: [], n: 0 };
+          f.systems.push(s); f.seeds.push(...seeds); f.n += seeds.length;
+          found.set(reason, f);
+        }
+      }
+      const ordered = [...found].sort((a, b) => b[1].n - a[1].n);
+      for (const [reason, f] of ordered.slice(0, most)) {
+        items.push(el("li", {}, el("strong", { text: p }),
+          `: ${plural(f.n, "game")} (${f.systems.join(", ")}; ${seedsText(f.seeds)}): ${reason}`));
+      }
+      if (ordered.length > most) {
+        const runs = t.systems.map((s) => t.cells[s][p].run_id).filter((r) => r !== null && r !== undefined);
+        items.push(el("li", {}, el("strong", { text: p }), `: ${plural(ordered.length - most, "more reason")}; `,
+          el("a", { href: `/api/results/export.csv?${runs.map((r) => `run=${r}`).join("&")}`, download: `pokersquares-tournament-${t.tournament_id}-games.csv` },
+            `the CSV of ${p}'s games`), " gives each game's"));
+      }
+    }
+    if (!items.length) return null;
+    return el("section", { class: "penalty-reasons", id: "tournament-penalties", "aria-labelledby": "tournament-penalties-h" },
+      el("h2", { id: "tournament-penalties-h", text: "Penalised games and why" }),
+      el("p", { class: "note" }, "By deal seed: ", el("code", { text: "pokersquares play --seed N" }),
+        " with the player, point system and limits of the tournament shows one again."),
+      el("ul", {}, items));
+  },
 };
+
+// "seed 7", "seeds 1, 3", or the first `shown` in order and how many more. Seeds are text
+// (JavaScript's numbers lose digits past 2**53), in order as integers.
+function seedsText(seeds, shown = 5) {
+  const sorted = [...new Set(seeds)].sort((a, b) => { const d = BigInt(a) - BigInt(b); return d < 0n ? -1 : d > 0n ? 1 : 0; });
+  const more = sorted.length > shown ? ` and ${sorted.length - shown} more` : "";
+  return `seed${sorted.length !== 1 ? "s" : ""} ${sorted.slice(0, shown).join(", ")}${more}`;
+}
 window.results = results;
 
 // ---------------------------------------------------------------------------------
