@@ -193,3 +193,23 @@ def test_the_bootstrap_draws_one_set_of_deals_only_for_systems_that_hold_the_sam
     same = {"S": {"a": [10, 10, 0, 0], "b": [0, 0, 10, 10]}, "T": {"a": [0, 0, 10, 10], "b": [10, 10, 0, 0]}}
     both = {s: {p: [3, 4, 5, 6] for p in "ab"} for s in "ST"}
     assert tournament_table(["a", "b"], ["S", "T"], 4, same, seeds=both)["gap_se"] == {"a": 0.0, "b": 0.0}
+
+
+def test_the_same_entrants_and_systems_listed_in_another_order_resume_one_tournament(tmp_path):
+    """An organiser who typed the entrants again alphabetically (or the systems in another
+    order) got a new tournament: every game played again (hours at the contest's limits)."""
+    store = ResultStore(tmp_path / "r.sqlite")
+    systems = parse_point_systems("american,british")
+    first = run_tournament(["random", "greedy"], systems, 3, 0, store, time_per_game=5, prep_time=0, workers=1)
+    played = []
+    again = run_tournament(["greedy", "random"], systems[::-1], 3, 0, store, time_per_game=5, prep_time=0,
+                           workers=1, on_result=lambda *a: played.append(a))
+    assert played == [] and again["tournament_id"] == first["tournament_id"]
+    assert again["scores"] == first["scores"] and again["players"] == ["greedy", "random"]
+    assert [t["tournament_id"] for t in store.tournaments()] == [first["tournament_id"]]
+    assert table_from_store(store, first["tournament_id"])["players"] == ["greedy", "random"]  # as listed last
+    # other limits, or another entrant, are another tournament
+    other = run_tournament(["greedy", "random"], systems, 3, 0, store, time_per_game=4, prep_time=0, workers=1)
+    assert other["tournament_id"] != first["tournament_id"]
+    third = run_tournament(["greedy"], systems, 3, 0, store, time_per_game=5, prep_time=0, workers=1)
+    assert third["tournament_id"] not in (first["tournament_id"], other["tournament_id"])

@@ -947,10 +947,11 @@ class ResultStore:
         key = _key(players, sys_json, seed, time_per_game, prep_time)
         with self.transaction():
             row = (self.conn.execute("SELECT tournament_id, games FROM tournaments WHERE key = ?", (key,)).fetchone()
-                   or self._tournament_keyed_with_games(players, sys_json, seed, time_per_game, prep_time))
-            if row:
-                self._write("UPDATE tournaments SET key = ?, games = MAX(games, ?) WHERE tournament_id = ?",
-                            (key, games, row[0]))
+                   or self._tournament_keyed_with_games(players, sys_json, seed, time_per_game, prep_time)
+                   or self._tournament_reordered(players, sys_json, seed, time_per_game, prep_time))
+            if row:  # listed in the order given now (the table's columns and rows)
+                self._write("UPDATE tournaments SET key = ?, players = ?, systems = ?, games = MAX(games, ?) "
+                            "WHERE tournament_id = ?", (key, json.dumps(players), json.dumps(sys_json), games, row[0]))
                 return row[0]
             cur = self._write(
                 "INSERT INTO tournaments (key, players, systems, games, seed, created) VALUES (?,?,?,?,?,?)",
@@ -966,6 +967,23 @@ class ResultStore:
             " ORDER BY games DESC, tournament_id", (json.dumps(players), json.dumps(sys_json), seed)).fetchall()
         for tid, held, old in rows:
             if _key(players, sys_json, held, seed, time_per_game, prep_time) == old:
+                return tid, held
+        return None
+
+    def _tournament_reordered(self, players, sys_json, seed, time_per_game, prep_time):
+        """``(tournament_id, games)`` of a tournament of these players and point systems
+        listed in another order, with these limits (its key says them); None if there is
+        none. The order changes no game: an organiser who listed the entrants again
+        alphabetically got a new tournament, every game played again."""
+        def points(systems):
+            return sorted(tuple(s["points"]) for s in systems)
+
+        rows = self.conn.execute("SELECT tournament_id, games, key, players, systems FROM tournaments WHERE seed = ?"
+                                 " ORDER BY tournament_id", (seed,)).fetchall()
+        for tid, held, old, held_players, held_systems in rows:
+            held_players, held_systems = json.loads(held_players), json.loads(held_systems)
+            if (sorted(held_players) == sorted(players) and points(held_systems) == points(sys_json)
+                    and old == _key(held_players, held_systems, seed, time_per_game, prep_time)):
                 return tid, held
         return None
 
