@@ -147,3 +147,33 @@ def test_one_playout_a_cell_is_a_search(patterns):
     g[:3] = [0, 1, 2]
     search.choose(patterns, g, 3, POINTS, 5.0, 0)
     assert search.last_playouts == 1
+
+
+class SlowPlayouts(RandomPlayouts):
+    """A plain-Python evaluator far slower than the numba kernels flat MC's prior fits."""
+
+    def playouts(self, grid, n, seed):
+        import time
+
+        time.sleep(0.002 * n)
+        return super().playouts(grid, n, seed)
+
+
+def test_its_first_clocked_batch_over_a_slow_evaluator_keeps_to_the_budget():
+    """Sized by the prior of 3e-7 s (numba playouts), the first batch over an evaluator of
+    one's own in plain Python ran 69.8 s on a 0.2 s budget: every game a timeout."""
+    import time
+
+    search, evaluator = FlatMonteCarlo(cores=1), SlowPlayouts()
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[:5] = parse_cards("2C 3D 4H 5S 7C".split())
+    # the kernels it calls loaded first (on a cold cache their compiling would be the budget)
+    FlatMonteCarlo(playouts=1, cores=1).choose(RandomPlayouts(), grid, 0, POINTS, float("inf"), 0)
+    for budget in (0.5, 0.5):  # the first move measures, the next is sized by it
+        start = time.perf_counter()
+        cell, values = search.choose(evaluator, grid, int(parse_cards(["9H"])[0]), POINTS, budget, 1)
+        assert time.perf_counter() - start < budget + 0.25 and grid[cell] == -1
+        assert search.last_playouts >= 1  # it searched, not only the greedy values
+    capped = FlatMonteCarlo(playouts=3, cores=1)  # fixed work: the cap alone, no probe
+    capped.choose(RandomPlayouts(), grid, int(parse_cards(["9H"])[0]), POINTS, float("inf"), 1)
+    assert capped.last_playouts == 3

@@ -287,6 +287,13 @@ class Evaluator(ABC):
     expected scores. How good the estimate is varies; what it means does not.
     ``tests/evaluators/test_contract.py`` checks every evaluator against this.
 
+    An evaluator of one's own defines ``placement_values`` and ``playouts`` (the two
+    abstract methods; ``state_value`` defaults to the mean of 16 of its greedy playouts,
+    slow in plain Python: define it too), keeps the points ``prepare`` is given (call
+    ``super().prepare(points, budget_s, seed)``), never modifies a grid it is given and
+    never gives NaN. :class:`~pokersquares.players.SearchPlayer` says in one line which
+    of these a move broke.
+
     The public methods check what they are given (the helpers above): a grid that is
     not 25 distinct card ids or -1, a card in hand that is not a card id or is on the
     grid, a negative count, points that are not 10 integers are user errors
@@ -387,6 +394,9 @@ class Evaluator(ABC):
         cell = int(np.argmax(values))
         if values[cell] == -np.inf:
             raise IllegalPlacementError("the grid is full: there is no empty cell for the card")
+        if values[cell] != values[cell]:  # argmax takes the first NaN as the best: an evaluator of one's own
+            raise PokerSquaresError(f"the {self.name} evaluator's placement_values gave NaN (cell {cell}): values "
+                                    "estimate the final score, -inf only for occupied cells")
         return cell
 
     def kernel(self):

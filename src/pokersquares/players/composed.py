@@ -9,10 +9,10 @@ import time
 import numpy as np
 
 from .. import progress
-from ..cards import Card
+from ..cards import Card, is_integer
 from ..errors import PokerSquaresError
-from ..evaluators.base import Evaluator
-from ..game import EMPTY
+from ..evaluators.base import Evaluator, _brief
+from ..game import EMPTY, NUM_CELLS
 from ..harness.player import BasePlayer
 from ..search.base import GreedySearch, Search
 from . import greedy_guard
@@ -22,6 +22,48 @@ __all__ = ["SearchPlayer", "LEARN_MARGIN_S"]
 
 # What in-game learning keeps back of the game's clock beyond the clock's reserve.
 LEARN_MARGIN_S = 0.25
+
+
+def _check_prepared(evaluator: Evaluator) -> None:
+    """A PokerSquaresError unless ``evaluator`` kept the points its ``prepare`` was given:
+    an evaluator of one's own whose ``prepare`` overrides the base's without keeping them
+    was told at every move to "call prepare(points, budget_s) ... first", which it had been."""
+    if evaluator.points is None:
+        raise PokerSquaresError(f"the {evaluator.name} evaluator's prepare kept no point system: call "
+                                "super().prepare(points, budget_s, seed) in it (or set self.points = points)")
+
+
+def _check_playout_keywords(search: Search, evaluator: Evaluator) -> None:
+    """A PokerSquaresError unless ``evaluator``'s ``limited_playouts`` takes the keywords
+    ``search`` passes it: ``CrnHalving(lam=0.5)`` passes ``lam=`` and ``stratify=True``
+    passes ``first=``, which only the TD evaluator takes; over any other evaluator every
+    game scored the penalty for a TypeError in the warm-up ("preparation failed")."""
+    import inspect
+    import sys
+
+    halving = sys.modules.get("pokersquares.search.halving")  # imported where a search is one
+    while halving is not None and search is not None:
+        if isinstance(search, halving.CrnHalving):
+            wanted = [(keyword, option) for keyword, option, used in (
+                ("lam", f"lam={search.lam:g}", search.lam != 1.0), ("first", "stratify=True", search.stratify)) if used]
+            try:
+                parameters = inspect.signature(evaluator.limited_playouts).parameters
+            except (TypeError, ValueError):
+                return
+            if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+                return
+            for keyword, option in wanted:
+                if keyword not in parameters:
+                    raise PokerSquaresError(f"CrnHalving({option}) passes {keyword}= to its evaluator's limited_playouts, "
+                                            f"which the {evaluator.name} evaluator's does not take (TdEvaluator's does): "
+                                            f"leave {option.split('=')[0]} at its default or give the evaluator's "
+                                            f"limited_playouts a {keyword}= keyword")
+        search = getattr(search, "inner", None)  # TdSearch decides with an inner search
+
+
+def _cells(cells: np.ndarray) -> str:
+    """``cells`` for a one-line message: "cell 3", "cells 1, 2, 3"."""
+    return f"cell {cells[0]}" if len(cells) == 1 else "cells " + ", ".join(map(str, cells))
 
 
 class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
@@ -55,6 +97,15 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         if isinstance(search, type) or not callable(getattr(search, "choose", None)):
             raise PokerSquaresError(f"SearchPlayer(evaluator, search) takes a search object second, such as "
                                     f"MCTS(), got {search!r}")
+        # One of one's own that only has the method a search calls (duck-typed) failed later,
+        # at the warm-up or the first move, as an AttributeError in every game's penalty.
+        for piece, base, what in ((evaluator, Evaluator, "pokersquares.evaluators.Evaluator: it gives the prepare, "
+                                   "greedy_cell and warm_up_copy a player calls"),
+                                  (search, Search, "pokersquares.search.Search: it gives the cores, min_search_s and "
+                                   "warm_up_copy a player reads")):
+            if not isinstance(piece, base):
+                raise PokerSquaresError(f"SearchPlayer takes a subclass of {what}; {type(piece).__name__} is not one")
+        _check_playout_keywords(search, evaluator)
         self.evaluator = evaluator
         self.search = search
         self.name = name or f"{evaluator.name}+{search.name}"
@@ -80,6 +131,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         start = time.perf_counter()
         check_s = greedy_guard.check_budget_s(budget_s) if self.evaluator.learns_within_budget else 0.0
         self.evaluator.prepare(self.points, budget_s - check_s, self.seed)
+        _check_prepared(self.evaluator)
         self.guard = None
         kept = self.evaluator.loaded_points() == tuple(int(p) for p in self.points)  # a saved state played
         if self.evaluator.learns_within_budget and budget_s < greedy_guard.MIN_BUDGET_S and not kept:
@@ -118,6 +170,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
             evaluator, search = self.evaluator.warm_up_copy(), self.search.warm_up_copy()
             points = np.array(AMERICAN.points, dtype=np.int64)
             evaluator.prepare(points, 0.05, 0)
+            _check_prepared(evaluator)
             early = np.full(25, EMPTY, dtype=np.int8)
             early[[0, 6, 12]] = [0, 14, 28]
             late = np.full(25, EMPTY, dtype=np.int8)
@@ -183,11 +236,45 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
             # No time to search: the evaluator's own move, counted in the game's record
             # unless the search is that move anyway (nothing was given up).
             self.fallback_moves += not isinstance(self.search, GreedySearch)
-            return self.evaluator.greedy_cell(grid, int(card))
-        cell, _ = self.search.choose(self.evaluator, grid, int(card), self.points, budget,
-                                     self.seed * 31 + self._moves)
+            given = grid.copy()
+            cell = self.evaluator.greedy_cell(given, int(card))
+            return self._checked_answer((cell, None), grid, given, f"the {self.evaluator.name} evaluator's greedy_cell")
+        given = grid.copy()  # the player's own grid is never the search's to change
+        cell = self._checked_answer(self.search.choose(self.evaluator, given, int(card), self.points, budget,
+                                                       self.seed * 31 + self._moves), grid, given)
         self.clock.move_done()
         self._moves += 1
+        return cell
+
+    def _checked_answer(self, answer, grid: np.ndarray, given: np.ndarray, what: str | None = None) -> int:
+        """The cell of a search's ``answer`` ``(cell, values)`` for ``grid``, which it was
+        given as the copy ``given``; else a PokerSquaresError in one line naming ``what``
+        answered (by default this player's search over its evaluator). A search or an
+        evaluator of one's own that broke the contract was played on, or scored the
+        penalty for a reason that named neither: one that changed the grid it was given
+        ("choose answered cell 20, which holds 8D", the card in hand), an answer of a
+        bare cell (a TypeError), an occupied cell (an evaluator's +inf where -inf belongs),
+        or a NaN value, which ``argmax`` takes as the best (played on, silently)."""
+        what = what or f"the {self.search.name} search over the {self.evaluator.name} evaluator"
+        if not np.array_equal(given, grid):
+            changed = _cells(np.flatnonzero(given != grid))
+            raise PokerSquaresError(f"{self.name}: {what} changed the grid it was given ({changed}): searches "
+                                    "and evaluators must not modify it; change a copy (grid.copy())")
+        if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+            raise PokerSquaresError(f"{self.name}: {what} answered {_brief(answer)}; a search's choose returns "
+                                    "(cell, values)")
+        cell, values = answer
+        if not is_integer(cell) or not 0 <= cell < NUM_CELLS:
+            raise PokerSquaresError(f"{self.name}: {what} chose {_brief(cell)}, not a cell index 0..24 (an integer)")
+        cell = int(cell)
+        if grid[cell] != EMPTY:
+            raise PokerSquaresError(f"{self.name}: {what} chose cell {cell}, which is occupied (an evaluator's "
+                                    "placement_values are -inf there)")
+        # The chosen cell's value only: a NaN elsewhere (an occupied cell's) chose nothing.
+        if (isinstance(values, np.ndarray) and values.dtype.kind == "f" and values.shape == (NUM_CELLS,)
+                and np.isnan(values[cell])):
+            raise PokerSquaresError(f"{self.name}: {what} gave values of NaN ({_cells(np.flatnonzero(np.isnan(values)))}), "
+                                    "which argmax takes as the best: values estimate the final score")
         return cell
 
     def cell_values(self, grid: np.ndarray, card: Card, seconds: float) -> np.ndarray:

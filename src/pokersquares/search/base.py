@@ -106,7 +106,9 @@ class Search(ABC):
         where occupied or not considered), on the scale of expected final score where
         the search can say so. ``time_s`` is the decision's seconds, >= 0; ``inf`` is
         no clock, which only a search whose work is bounded otherwise takes
-        (:meth:`needs_clock`). What it is given is checked first (:func:`checked_decision`)."""
+        (:meth:`needs_clock`). What it is given is checked first (:func:`checked_decision`);
+        ``grid`` is not the search's to change (work on ``grid.copy()``: a
+        :class:`~pokersquares.players.SearchPlayer` refuses a move that changed it)."""
 
 
 class GreedySearch(Search):

@@ -35,7 +35,9 @@ class FlatMonteCarlo(Search):
     the last one with a ``safety`` factor. A batch's cost is modelled as proportional
     to cells x playouts x cards dealt per playout; the cost per unit carries over from
     move to move, so the first batch of a move is already sized to the budget (a
-    third of it). With no time for even one playout per cell the search falls back
+    third of it); before any is measured, a clocked search plays one playout a cell
+    first and times it (the prior fits numba playouts, not an evaluator of one's own
+    in plain Python). With no time for even one playout per cell the search falls back
     to the evaluator's greedy values. ``cores`` is what the evaluator's playouts keep
     busy (2 for the pattern evaluator's parallel kernel).
     """
@@ -68,6 +70,7 @@ class FlatMonteCarlo(Search):
         self.time_fraction = time_fraction
         self.first_share = first_share
         self.unit_s = 3e-7  # seconds per cell x playout x card dealt; learned as it goes
+        self.unit_measured = False  # until then a clocked search plays one playout a cell first
         self.last_playouts = 0  # playouts per cell of the last decision, for reports
 
     def needs_clock(self) -> str | None:
@@ -102,12 +105,18 @@ class FlatMonteCarlo(Search):
             planned = share * remaining / per_playout if remaining > 0 else 0.0
             if cap is not None:
                 planned = min(planned, cap - done)
+            elif not self.unit_measured:
+                # The prior fits numba playouts; an evaluator of one's own in plain Python
+                # can be a thousand times slower, and its first batch, sized by the prior,
+                # ran a minute past a 1 s budget. So one playout a cell first, timed.
+                planned = min(planned, 1.0)
             batch = int(planned)
             if batch < 1:
                 break
             t = time.perf_counter()
             scores = evaluator.placement_playouts(grid, card, cells, batch, seed * 7919 + done)
             self.unit_s = (time.perf_counter() - t) / (batch * work)
+            self.unit_measured = True
             totals += scores.sum(axis=1)
             done += batch
         if done == 0:
