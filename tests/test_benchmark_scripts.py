@@ -606,3 +606,16 @@ def test_a_sigterm_while_the_benchmarks_server_starts_still_stops_it(monkeypatch
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert e.value.code == 143 and calls == ["started", "terminated", "waited"]
+
+
+def test_env_steps_prints_every_rate_as_json_and_refuses_bad_counts():
+    pytest.importorskip("gymnasium")
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "env_steps.py"), "--episodes", "2", "--steps", "50",
+                          "--envs", "2"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rates = json.loads(run.stdout)["steps_per_s"]
+    assert set(rates) == {"single_gym_make", "single_raw_env", "sync_2", "async_2"} and min(rates.values()) > 0
+    bad = subprocess.run([sys.executable, str(BENCHMARKS / "env_steps.py"), "--envs", "0,4"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].endswith("each count of --envs is 1 to 64, got '0,4'")

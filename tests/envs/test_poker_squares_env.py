@@ -450,3 +450,19 @@ def test_render_shows_the_lines_and_total_that_info_score_counts():
         env.step(int(cell))
     grid = Grid([int(c) for c in env.grid])  # the full grid: as the Java framework prints it
     assert env.render() == grid.render(NEG) and env.render().endswith(f"Total: {grid.score(NEG)}")
+
+
+@pytest.mark.parametrize("system", [[0] * 9 + [1000], np.array([0] * 8 + [-500, 1000]), "0,0,0,0,0,0,0,0,-500,1000"])
+def test_point_values_clamped_into_the_contests_range_are_said(system):
+    # A reward of 1000 for a royal flush paid 127 without a word (the command line says it).
+    with pytest.warns(UserWarning, match=r"clamped to \[-128, 127\].*1000 -> 127"):
+        env = gym.make("PokerSquares-v0", point_system=system)
+    assert env.unwrapped.point_system.points[9] == 127
+    with pytest.warns(UserWarning, match="1000 -> 127"):
+        env.reset(seed=1, options={"point_system": system})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=1)  # the default system, clamped once and said once
+        PokerSquaresEnv([-128] + [0] * 8 + [127]).reset(seed=1, options={"point_system": "british"})

@@ -27,6 +27,7 @@ The rewards of an episode therefore add up exactly to the final score.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -37,7 +38,7 @@ from ..cards import NUM_CARDS, as_sequence, card_name, deal
 from ..errors import IllegalPlacementError, InvalidPointSystemError, PokerSquaresError
 from ..game import EMPTY, LINES, NUM_CELLS, Grid
 from ..hands import classify
-from ..points import AMERICAN, PointSystem, parse_point_system
+from ..points import AMERICAN, PointSystem, clamped_values, parse_point_system
 
 __all__ = ["PokerSquaresEnv", "NO_CARD", "REWARDS"]
 
@@ -53,13 +54,20 @@ def _point_system(value: PointSystem | str | Any) -> PointSystem:
     if isinstance(value, PointSystem):
         return value
     if isinstance(value, str):
-        return parse_point_system(value)
-    values = as_sequence(value, "a point system (a PointSystem, a spec such as 'british' or ten integers)",
-                         InvalidPointSystemError)  # a set has no hand order, a dict gives its keys
-    for p in values:
-        if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
-            raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
-    return PointSystem(tuple(int(p) for p in values))
+        system = parse_point_system(value)
+        clamped = clamped_values(value, system)
+    else:
+        values = as_sequence(value, "a point system (a PointSystem, a spec such as 'british' or ten integers)",
+                             InvalidPointSystemError)  # a set has no hand order, a dict gives its keys
+        for p in values:
+            if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
+                raise InvalidPointSystemError(f"point values must be integers, got {p!r}")
+        typed = [int(p) for p in values]
+        system = PointSystem(tuple(typed))
+        clamped = ", ".join(f"{t} -> {p}" for t, p in zip(typed, system.points) if t != p)
+    if clamped:  # as the command line says it: a reward of 1000 never pays 127 unsaid
+        warnings.warn(f"point values are clamped to [-128, 127] as the contest's are: {clamped}", stacklevel=3)
+    return system
 
 
 def line_value(grid, line: int, points) -> int:
@@ -162,7 +170,11 @@ class PokerSquaresEnv(gym.Env):
         if not 0 <= cell < NUM_CELLS:
             raise IllegalPlacementError(f"an action is a cell index 0..24, got {cell}")
         if self.grid[cell] != EMPTY:
-            raise IllegalPlacementError(f"cell {cell} (row {cell // 5}, col {cell % 5}) already holds "
+            # No percent sign on the raising line: AsyncVectorEnv formats the worker's traceback
+            # with %, and "cell % 5" there turned this error into "TypeError: not enough arguments
+            # for format string".
+            row, col = divmod(cell, 5)
+            raise IllegalPlacementError(f"cell {cell} (row {row}, col {col}) already holds "
                                         f"{card_name(int(self.grid[cell]))}")
         self.grid[cell] = self.deck[self.turn]
         self.turn += 1
