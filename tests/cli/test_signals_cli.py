@@ -227,16 +227,19 @@ def test_a_stop_signal_after_the_command_ended_ends_the_process_without_a_traceb
     script.write_text(textwrap.dedent("""
         import sys, threading, time
         from pokersquares.cli import main
-        threading.Thread(target=time.sleep, args=(30,)).start()  # the shutdown waits for it
+        threading.Thread(target=time.sleep, args=(8,)).start()  # the shutdown waits for it
         sys.argv = ["pokersquares", "system", "american"]
-        main()
+        try:
+            main()
+        finally:
+            print("ended", flush=True)  # main() has returned: the interpreter shuts down next
     """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines = [proc.stdout.readline() for _ in range(11)]
-        assert "royal flush" in lines[-1], lines  # the command has said all it says: it is shutting down
+        lines = [proc.stdout.readline() for _ in range(12)]
+        assert lines[-1] == "ended\n" and "royal flush" in lines[-2], lines
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode == -signal.SIGTERM and err == "", err

@@ -182,6 +182,18 @@ def test_a_bad_player_is_one_error_line_and_exit_code_2():
     assert len(proc.stdout.splitlines()) == 1
 
 
+def _probe(tmp_path, java_classes, out) -> str:
+    """Compile ``Probe`` (it constructs the class named first and prints its name) into
+    ``tmp_path``; the classpath of the framework and the exported classes."""
+    (tmp_path / "Probe.java").write_text(
+        "public class Probe { public static void main(String[] a) throws Exception {\n"
+        "  PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(a[0]).getDeclaredConstructor().newInstance();\n"
+        "  System.out.println(p.getName()); System.exit(0); } }\n")
+    cp = os.pathsep.join([str(java_classes), str(out)])
+    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Probe.java")], check=True)
+    return cp
+
+
 def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_given(java_classes, tmp_path,
                                                                                      monkeypatch):
     # javac reads a source in the platform's encoding (ASCII under the C locale) and reads
@@ -206,12 +218,7 @@ def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_
     out = tmp_path / "out"
     export_java(spec, out, "PyOdd", str(java_classes), python=str(fake))
     assert (out / "PyOdd.java").read_text(encoding="utf-8").isascii()
-    (tmp_path / "Probe.java").write_text(
-        "public class Probe { public static void main(String[] a) throws Exception {\n"
-        "  PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(a[0]).getDeclaredConstructor().newInstance();\n"
-        "  System.out.println(p.getName()); System.exit(0); } }\n")
-    cp = os.pathsep.join([str(java_classes), str(out)])
-    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Probe.java")], check=True)
+    cp = _probe(tmp_path, java_classes, out)
     proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyOdd"],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8"})
     assert proc.returncode == 0 and proc.stdout == "fake\n", proc.stderr
@@ -262,12 +269,7 @@ def test_a_module_player_is_found_from_another_folder_without_its_pythonpath(jav
     out = tmp_path / "out"
     export_java("mymod:Mine", out, "PyMine", str(java_classes))
     assert (out / "PyMine.java").read_text(encoding="utf-8").isascii()
-    (tmp_path / "Probe.java").write_text(
-        "public class Probe { public static void main(String[] a) throws Exception {\n"
-        "  PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(a[0]).getDeclaredConstructor().newInstance();\n"
-        "  System.out.println(p.getName()); System.exit(0); } }\n")
-    cp = os.pathsep.join([str(java_classes), str(out)])
-    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Probe.java")], check=True)
+    cp = _probe(tmp_path, java_classes, out)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"LC_ALL": "C.UTF-8"}
     for pythonpath, name in ((None, "mine alone"), (str(other), "mine with other")):
         proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyMine"],

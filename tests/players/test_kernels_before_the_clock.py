@@ -57,4 +57,7 @@ def test_no_kernel_is_first_called_inside_a_clock(spec, prep):
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen["loaded"] > 0  # the warm-up loaded kernels: the count sees them
     assert seen["prep"] == [] and seen["game"] == [], seen
-    assert seen["penalty"] is None
+    # No other fault; a game of 0.5 s may still overrun by a tenth on a machine running the
+    # suite on both cores (CI once: beemo 0.61 s, tiger 0.52 s, no kernel compiled in the
+    # clock): budgets under load are tests/harness/test_budgets.py's to hold.
+    assert seen["penalty"] is None or seen["penalty"].startswith("timeout: "), seen["penalty"]
