@@ -90,7 +90,10 @@ _numba_stamp = caching._SourceFileBackedLocatorMixin.get_source_stamp
 def _stamp(self):
     stamp = _numba_stamp(self)
     if Path(self._py_file).resolve().parent == _KERNELS:
-        return stamp, kernel_sources_digest()  # any kernel module's edit makes this kernel's cache stale
+        try:
+            return stamp, kernel_sources_digest()  # any kernel module's edit makes this kernel's cache stale
+        except OSError:  # sources not on disk as files (a zipped install): numba's own stamp
+            return stamp
     return stamp
 
 
