@@ -64,7 +64,7 @@ def backend_session(backend: str = "local", address: str | None = None):
     return ray_backend.session(address)
 
 
-def _installed_roots() -> tuple[str, ...]:
+def installed_roots() -> tuple[str, ...]:
     """Folders of code that is not a user's own: the standard library, site-packages
     (the user's too) and this package."""
     roots = {os.path.dirname(os.path.abspath(__file__ + "/../.."))}  # pokersquares itself
@@ -84,7 +84,7 @@ def _own_modules(factory) -> list:
     ``from helper import pick``), followed through what those import in turn; not this
     package, the standard library or installed packages (their versions are not the
     player's code)."""
-    roots = _installed_roots()
+    roots = installed_roots()
     top = factory.__module__.split(".")[0]
 
     def own(module) -> bool:
@@ -183,7 +183,7 @@ def _named_code(params: dict) -> list:
         except Exception:  # not a module: the player judges its own parameter
             continue
         path = getattr(module, "__file__", None)
-        if not isinstance(path, str) or os.path.realpath(path).startswith(_installed_roots()):
+        if not isinstance(path, str) or os.path.realpath(path).startswith(installed_roots()):
             continue  # an installed package's code is not the user's (its version is not the player's)
         target = getattr(module, attr.partition(":")[0], None)
         if target is not None and getattr(target, "__module__", None) == module_name:

@@ -115,7 +115,7 @@ def import_folders(spec: str) -> list[str]:
     import importlib
 
     from ..harness.registry import parse_player_spec, player_module
-    from ..harness.runner import _installed_roots
+    from ..harness.runner import installed_roots
 
     module_name = player_module(parse_player_spec(spec)[0])
     if module_name is None:
@@ -128,7 +128,7 @@ def import_folders(spec: str) -> list[str]:
     folder = Path(os.path.abspath(origin)).parent  # a zip's modules: the zip, as on sys.path
     for _ in range(module_name.count(".") + (found.submodule_search_locations is not None)):
         folder = folder.parent
-    if os.path.join(os.path.realpath(folder), "").startswith(_installed_roots()):
+    if os.path.join(os.path.realpath(folder), "").startswith(installed_roots()):
         return []
     if os.pathsep in str(folder):
         raise JavaExportError(f"{module_name} was imported from {folder}, whose name has {os.pathsep!r}, which "

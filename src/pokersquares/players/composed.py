@@ -39,11 +39,11 @@ def _check_playout_keywords(search: Search, evaluator: Evaluator) -> None:
     passes ``first=``, which only the TD evaluator takes; over any other evaluator every
     game scored the penalty for a TypeError in the warm-up ("preparation failed")."""
     import inspect
-    import sys
 
-    halving = sys.modules.get("pokersquares.search.halving")  # imported where a search is one
-    while halving is not None and search is not None:
-        if isinstance(search, halving.CrnHalving):
+    from ..search.halving import CrnHalving
+
+    while search is not None:
+        if isinstance(search, CrnHalving):
             wanted = [(keyword, option) for keyword, option, used in (
                 ("lam", f"lam={search.lam:g}", search.lam != 1.0), ("first", "stratify=True", search.stratify)) if used]
             try:
