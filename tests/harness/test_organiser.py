@@ -34,6 +34,22 @@ def test_a_tournaments_standings_say_why_each_penalised_game_scored_the_penalty(
     assert list(json.loads(text)["penalty_reasons"]["American"]["fault_players:Illegal"].values()) == [[1]]
 
 
+def test_a_late_entrant_is_told_which_games_are_taken_not_played_again(tmp_path, cli):
+    db = tmp_path / "contest.sqlite"
+    limits = ("--systems", "american,british", "--games", "3", "--time-per-game", "5", "--prep-time", "0",
+              "--workers", "1", "--db", db)
+    code, out, err = cli("tournament", "--players", "random,greedy", *limits)
+    assert code == 0 and "taking" not in err, err
+    code, out, err = cli("tournament", "--players", "random,greedy,greedy:flush_weight=2", *limits)
+    assert code == 0, err
+    said = [line for line in err.replace("\r", "\n").splitlines() if "taking" in line]  # a line of its own
+    assert said == ["taking 12 games of tournament 1 (random, greedy on 2 systems): the same deals, limits and "
+                    "code, not played again"]
+    code, text, err = cli("results", "--db", db, "--tournament", "2", "--json")
+    table = json.loads(text)
+    assert table["complete"] and list(table["totals"]["American"]) == ["random", "greedy", "greedy:flush_weight=2"]
+
+
 def _entrant(tmp_path, monkeypatch, name, source):
     (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -213,3 +213,60 @@ def test_the_same_entrants_and_systems_listed_in_another_order_resume_one_tourna
     assert other["tournament_id"] != first["tournament_id"]
     third = run_tournament(["greedy"], systems, 3, 0, store, time_per_game=5, prep_time=0, workers=1)
     assert third["tournament_id"] not in (first["tournament_id"], other["tournament_id"])
+
+
+def _tournament(store, players, games=3, time_per_game=5, **kw):
+    played, taken = [], []
+    table = run_tournament(players, parse_point_systems("american,british"), games, 0, store, time_per_game=time_per_game,
+                           prep_time=0, workers=1, on_result=lambda s, p, r: played.append((s, p, r.game_index)),
+                           on_taken=taken.extend, **kw)
+    return table, played, taken
+
+
+def test_a_late_entrant_plays_only_its_own_games(tmp_path):
+    """An organiser who added a late entrant got a new tournament (its key is the entrants)
+    and every other entrant's games were played again: hours at the contest's limits, for
+    the same deals, limits and code."""
+    store = ResultStore(tmp_path / "r.sqlite")
+    first, _, _ = _tournament(store, ["random", "greedy"])
+    late, played, taken = _tournament(store, ["random", "greedy", "greedy_mc:reserve=0.1"])
+    assert late["tournament_id"] != first["tournament_id"]
+    assert {p for _, p, _ in played} == {"greedy_mc:reserve=0.1"} and len(played) == 6  # its own games only
+    assert sorted((t["player"], t["system"], t["from_tournament"], t["games"]) for t in taken) == [
+        (p, s, first["tournament_id"], 3) for p in ("greedy", "random") for s in ("American", "British")]
+    for s in ("American", "British"):
+        for p in ("random", "greedy"):
+            assert late["totals"][s][p] == first["totals"][s][p]
+    held = table_from_store(store, late["tournament_id"])
+    assert held["complete"] and held["totals"] == late["totals"]
+    assert table_from_store(store, first["tournament_id"])["players"] == ["random", "greedy"]  # left as it was
+    # An entrant dropped, with a game more: only the new deal is played.
+    more, played, taken = _tournament(store, ["greedy"], games=4)
+    assert sorted(played) == [("American", "greedy", 3), ("British", "greedy", 3)]
+    assert sorted((t["system"], t["games"]) for t in taken) == [("American", 3), ("British", 3)]
+    run = next(r for r in store.runs(more["tournament_id"]) if r.system_name == "American")
+    assert [g.score for g in store.games(run.run_id)][:3] == [
+        g.score for g in store.games(next(r.run_id for r in store.runs(first["tournament_id"])
+                                          if r.player == "greedy" and r.system_name == "American"))]
+    fewer, played, taken = _tournament(store, ["random"], games=2)  # dropped, fewer games: nothing to play
+    assert played == [] and [t["games"] for t in taken] == [2, 2]
+    held = table_from_store(store, fewer["tournament_id"])
+    assert held["complete"] and held["totals"] == fewer["totals"]
+    assert fewer["totals"]["British"]["random"] == sum(g.score for g in store.games(next(
+        r.run_id for r in store.runs(first["tournament_id"]) if r.player == "random" and r.system_name == "British"))[:2])
+
+
+def test_a_late_entrant_does_not_take_games_of_other_code_or_another_secret(tmp_path, monkeypatch):
+    """Runs are taken only where they are the very games this tournament would play: the
+    same code (the version the runs are keyed by), the same limits and, when one is given,
+    the same secret."""
+    store = ResultStore(tmp_path / "r.sqlite")
+    _tournament(store, ["random", "greedy"])
+    _, played, taken = _tournament(store, ["random", "greedy", "greedy:flush_weight=2"], secret="0" * 32)
+    assert taken == [] and len(played) == 18  # the held runs were played under other secrets
+    _, played, taken = _tournament(store, ["random", "greedy", "random:seed=3"], time_per_game=4)
+    assert taken == [] and len(played) == 18  # other limits
+    import pokersquares
+    monkeypatch.setattr(pokersquares, "__version__", "0.0.0-other")
+    _, played, taken = _tournament(store, ["random", "greedy", "random:seed=5"])
+    assert taken == [] and len(played) == 18  # another release's games

@@ -8,7 +8,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import typer
 
@@ -128,6 +128,13 @@ class _Progress:
             if now - self.last > 0.2:
                 self.bar.set_postfix(mean=f"{self.sum / self.n:.2f}", refresh=False)
                 self.last = now
+
+    def say(self, text: str) -> None:
+        """A line on standard error above the bar (not glued to its end)."""
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            typer.echo(text, err=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -572,7 +579,9 @@ def tournament_cmd(
                                    on_result=lambda s, p, r: progress.update(r.score),
                                    backend=backend, address=address, memory_mb=memory_limit,
                                    retry_penalties=retry_penalties, secret=secret,
-                                   on_held=lambda s, p, recs: progress.held(recs))
+                                   on_held=lambda s, p, recs: progress.held(recs),
+                                   on_taken=None if quiet or json_out else (
+                                       lambda taken: _say_taken(taken, progress.say)))
         finally:
             progress.close()
     with ResultStore(db, readonly=True) as store:
@@ -583,6 +592,20 @@ def tournament_cmd(
     else:
         print_table(table)
         _print_regret_lines(db, runs)
+
+
+def _say_taken(taken: list[dict], say: Callable[[str], None]) -> None:
+    """One line per tournament whose games a new tournament takes instead of playing
+    them again (a late entrant, an added system: the others' games are the same)."""
+    by_source: dict[int, list[dict]] = {}
+    for run in taken:
+        by_source.setdefault(run["from_tournament"], []).append(run)
+    for source, runs in by_source.items():
+        players = list(dict.fromkeys(r["player"] for r in runs))
+        systems = len({r["system"] for r in runs})
+        n = sum(r["games"] for r in runs)
+        say(f"taking {n} game{'s' * (n != 1)} of tournament {source} ({', '.join(players)} on {systems} "
+            f"system{'s' * (systems != 1)}): the same deals, limits and code, not played again")
 
 
 def _print_incomplete(store: ResultStore, tournament_id: int) -> None:

@@ -987,6 +987,50 @@ class ResultStore:
                 return tid, held
         return None
 
+    def take_runs(self, tournament_id: int, cells: list[tuple[str, PointSystem, str]], games: int,
+                  time_per_game: float, prep_time: float, secret: str | None = None) -> list[dict]:
+        """Copy into tournament ``tournament_id`` the games another tournament of the store
+        already played for its cells that have no run yet: ``cells`` is ``(player spec, point
+        system, version)`` each (the version :meth:`open_run` keys the run by). A cell takes
+        the run of the same player spec, points, first deal seed, limits and code in another
+        tournament that holds the most of its first ``games`` games, with its secret (the
+        players' seeds: the same games), unless ``secret`` is given and the run's is another.
+        Game ``i`` of every run is the same deal whatever tournament it belongs to, so an
+        organiser adding a late entrant (or a system) no longer plays every other game again.
+        Returns one ``{"player", "system", "from_tournament", "games"}`` per run taken."""
+        tournament_id = _row_id(tournament_id, "tournament")
+        seed = self.tournament(tournament_id)["seed"]
+        taken = []
+        with self.transaction():
+            for player, system, version in cells:
+                key = _run_key(player, system, seed, time_per_game, prep_time, tournament_id, version)
+                if self.conn.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone():
+                    continue
+                donor = self.conn.execute(
+                    "SELECT r.run_id, r.tournament_id, r.player_name, r.secret, COUNT(g.game_index) AS held"
+                    " FROM runs r JOIN games g ON g.run_id = r.run_id AND g.game_index < ?"
+                    " WHERE r.player = ? AND r.points = ? AND r.seed = ? AND r.time_per_game = ? AND r.prep_time = ?"
+                    " AND r.version = ? AND r.tournament_id IS NOT NULL AND r.tournament_id != ?"
+                    " AND (? IS NULL OR r.secret = ?)"
+                    " GROUP BY r.run_id ORDER BY held DESC, r.run_id DESC LIMIT 1",
+                    (games, player, json.dumps(list(system.points)), seed, time_per_game, prep_time, version,
+                     tournament_id, secret, secret)).fetchone()
+                if donor is None:
+                    continue
+                run_id, source, player_name, run_secret, held = donor
+                cur = self._write(
+                    "INSERT INTO runs (key, player, player_name, system_name, points, seed, games, time_per_game,"
+                    " prep_time, tournament_id, created, version, secret) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (key, player, player_name, system.name, json.dumps(list(system.points)), seed, games,
+                     time_per_game, prep_time, tournament_id, time.time(), version, run_secret))
+                self._write("INSERT INTO games (run_id, game_index, seed, score, placements, decision_s, penalty,"
+                            " finished, fallback_moves) SELECT ?, game_index, seed, score, placements, decision_s,"
+                            " penalty, finished, fallback_moves FROM games WHERE run_id = ? AND game_index < ?",
+                            (int(cur.lastrowid), run_id, games))
+                taken.append({"player": player, "system": system.name, "from_tournament": int(source),
+                              "games": int(held)})
+        return taken
+
     def forget_penalised(self, run_id: int) -> int:
         """Delete the run's penalised games, so that resuming plays them again; their number."""
         with self.transaction():

@@ -14,7 +14,8 @@ from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from ..points import PointSystem, unique_names
 from .registry import canonical_spec, make_player
-from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, record_runs
+from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, record_runs, run_version
+from .spec import check_saved_states
 from .store import GameRecord, ResultStore
 
 __all__ = ["TournamentError", "normalize", "tournament_table", "behind_first", "bootstrap_errors", "run_tournament", "table_from_store"]
@@ -218,11 +219,15 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
                    on_result: Callable[[str, str, GameRecord], None] | None = None,
                    backend: str = "local", address: str | None = None, memory_mb: int = DEFAULT_MEMORY_MB,
                    retry_penalties: bool = False, secret: str | None = None,
-                   on_held: Callable[[str, str, list[GameRecord]], None] | None = None) -> dict:
+                   on_held: Callable[[str, str, list[GameRecord]], None] | None = None,
+                   on_taken: Callable[[list[dict]], None] | None = None) -> dict:
     """Play every player on every system (resuming what the store holds) and return the table.
     ``secret``: the key of every run's player seeds (:class:`RunSpec`), else one each.
     ``on_held(system, player, records)``: a run's games the store already holds (not
-    played again), told before any game is played.
+    played again), told before any game is played. A cell the tournament has no run for
+    takes the games another tournament of the store played with the same player, points,
+    deals, limits and code (:meth:`ResultStore.take_runs`: a late entrant or an added
+    system plays only its own games); ``on_taken(runs)`` is told them first.
 
     Every player is built and every run checked before the tournament is recorded or
     a game played. The local backend plays the runs one after the other; Ray plays
@@ -256,7 +261,13 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     check_workers(workers)
     for player in players:
         make_player(player)
+    check_saved_states(players, systems)
+    versions = {player: run_version(player) for player in players}
     tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
+    taken = store.take_runs(tid, [(spec.player, spec.point_system, versions[spec.player]) for spec in specs],
+                            games, specs[0].time_per_game, specs[0].prep_time, secret)  # as the runs key them
+    if taken and on_taken is not None:
+        on_taken(taken)
     cb = None if on_result is None else (lambda k, rec: on_result(cells[k][0], cells[k][1], rec))
     held = None if on_held is None else (lambda k, recs: on_held(cells[k][0], cells[k][1], recs))
     results = record_runs(specs, store, workers=workers, tournament_id=tid, on_result=cb, backend=backend,
