@@ -43,7 +43,9 @@ def test_raylet_notes_reach_stderr_with_the_oldest_and_newest_rays(monkeypatch):
     """ray 2.10 (the lowest ``ray>=2.10`` allows) calls ``print_to_stdstream(data)``, later
     rays ``print_to_stdstream(data, ignore_prefix)``. The wrapper that sends the raylet's
     notes to stderr demanded ``ignore_prefix``: under ray 2.10 its log threads died with a
-    TypeError traceback and the notes ("a worker died") were lost."""
+    TypeError traceback and the notes ("a worker died") were lost. Ray 2.60 passes
+    ``ignore_prefix=False`` by name: the wrapper took it by position only, and the same
+    thread died there."""
     import sys
     import types
 
@@ -51,8 +53,9 @@ def test_raylet_notes_reach_stderr_with_the_oldest_and_newest_rays(monkeypatch):
 
     seen = []
     note = {"pid": "raylet", "is_err": False, "lines": ["a worker died"]}
-    for printer, rest in ((lambda data: seen.append((data,)), ()),
-                          (lambda data, ignore_prefix: seen.append((data, ignore_prefix)), (False,))):
+    for printer, rest, named in ((lambda data: seen.append((data,)), (), {}),
+                                 (lambda data, ignore_prefix: seen.append((data, ignore_prefix)), (False,), {}),
+                                 (lambda data, ignore_prefix: seen.append((data, ignore_prefix)), (), {"ignore_prefix": False})):
         worker = types.ModuleType("ray._private.worker")
         worker.print_to_stdstream = printer
         private = types.ModuleType("ray._private")
@@ -63,5 +66,5 @@ def test_raylet_notes_reach_stderr_with_the_oldest_and_newest_rays(monkeypatch):
         monkeypatch.setitem(sys.modules, "ray._private", private)
         monkeypatch.setitem(sys.modules, "ray._private.worker", worker)
         ray_backend._raylet_notes_to_stderr()
-        worker.print_to_stdstream(dict(note), *rest)
-    assert seen == [(dict(note, is_err=True),), (dict(note, is_err=True), False)]
+        worker.print_to_stdstream(dict(note), *rest, **named)
+    assert seen == [(dict(note, is_err=True),), (dict(note, is_err=True), False), (dict(note, is_err=True), False)]

@@ -218,3 +218,28 @@ def test_the_instances_processes_carry_its_mark_and_the_driver_no_longer_does():
     assert MARK_VARIABLE not in os.environ
     watcher = ray_backend._WATCHER[0]
     assert watcher.args[-1] == carried  # the watcher kills what carries this one
+
+
+def test_a_preparation_task_reserves_the_cores_its_learners_use(monkeypatch):
+    """og plays a game on one core but learns on two threads (learn_threads, 2 by default)
+    whose kernels release the GIL: its preparation task reserves 2 CPUs, not 1 beside a
+    task Ray puts on the other; its games reserve 1. A preparation wanting more CPUs
+    than the largest node has (3 on this 2-CPU instance) gets them all, not a wait for ever."""
+    real = dict(ray_backend._remotes())
+    asked = []
+
+    class Noting:
+        def __init__(self, kind: str) -> None:
+            self.kind = kind
+
+        def options(self, **options):
+            asked.append((self.kind, options["num_cpus"]))
+            return real[self.kind].options(**options)
+
+    for kind in ("prepare", "game"):
+        monkeypatch.setitem(ray_backend._REMOTES, kind, Noting(kind))
+    specs = ["og", "og:learn_threads=1", "og:learn_threads=3"]
+    runs = ray_backend.run_many([(RunSpec(s, AMERICAN, 1, 0, 5.0, 0.1), [0]) for s in specs])
+    assert [r.penalty for [r] in runs] == [None] * 3
+    assert [n for kind, n in asked if kind == "prepare"] == [2, 1, 2]
+    assert [n for kind, n in asked if kind == "game"] == [1, 1, 1]

@@ -63,7 +63,7 @@ from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
                    PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
                    load_overrun, load_prepared, player_cores,
-                   prep_limit_s, prep_overrun_note)
+                   prep_cores, prep_limit_s, prep_overrun_note)
 from .store import GameRecord
 
 __all__ = ["RayUnavailableError", "MAX_RETRIES", "init", "session", "run_games", "run_many"]
@@ -113,10 +113,10 @@ def _raylet_notes_to_stderr() -> None:
     if original is None or getattr(original, "_pokersquares", False):
         return
 
-    def to_stderr(data, *rest):  # (data) up to some ray 2.x, (data, ignore_prefix) later
+    def to_stderr(data, *rest, **named):  # (data) up to some ray 2.x, (data, ignore_prefix) later, by name in 2.60
         if data.get("pid") == "raylet":
             data = dict(data, is_err=True)
-        return original(data, *rest)
+        return original(data, *rest, **named)
 
     to_stderr._pokersquares = True
     ray_worker.print_to_stdstream = to_stderr
@@ -492,11 +492,23 @@ def _remotes() -> dict:
 
 
 # -- the driver -------------------------------------------------------------------------------
+def _most_cpus(ray) -> int | None:
+    """The CPUs of the cluster's largest live node (a task asking for more would wait for
+    ever), or None when Ray does not say."""
+    try:
+        cpus = [n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")]
+    except Exception:
+        return None
+    most = int(max(cpus, default=0))
+    return most if most >= 1 else None
+
+
 @dataclass
 class _Run:
     spec: object  # RunSpec
     todo: deque
-    cores: int
+    cores: int  # what each game task reserves (player_cores)
+    prep_cores: int = 1  # what the preparation task reserves (prep_cores: its learners may use more)
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
     blob_ref: object = None
     prepared: bool = False
@@ -571,8 +583,8 @@ class _Driver:
     def submit(self, k: int, index: int | None, attempt: int = 0) -> None:
         run, s = self.runs[k], self.runs[k].spec
         if index is None:
-            status_ref, run.blob_ref = self.remotes["prepare"].options(num_cpus=run.cores).remote(
-                self.clock, k, attempt, s.player, s.point_system, s.prep_time, s.prep_seed(), run.cores)
+            status_ref, run.blob_ref = self.remotes["prepare"].options(num_cpus=run.prep_cores).remote(
+                self.clock, k, attempt, s.player, s.point_system, s.prep_time, s.prep_seed(), run.prep_cores)
             self.flying[status_ref] = _Task(k, None, attempt, time.monotonic())
         else:
             ref = self.remotes["game"].options(num_cpus=run.cores).remote(
@@ -787,6 +799,9 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
         return [[] for _ in runs]
     ray = _ray()
     init(address)
+    most = _most_cpus(ray)
+    for run in runs:
+        run.prep_cores = prep_cores(run.spec.player, most)
     driver = _Driver(ray, runs, workers, on_result)
     for k, run in enumerate(runs):
         if run.todo:

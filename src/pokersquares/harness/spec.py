@@ -5,6 +5,7 @@ worker processes, Ray tasks) use these; neither imports the other.
 
 from __future__ import annotations
 
+import inspect
 import math
 import pickle
 import time
@@ -21,7 +22,7 @@ from .registry import canonical_spec, check_params, declared_cores, make_player,
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
-           "check_game_indices", "player_cores", "default_workers",
+           "check_game_indices", "player_cores", "prep_cores", "default_workers",
            "build", "build_and_prepare", "load_prepared", "handoff_blob", "prepare_for_handoff", "prepare_and_pickle", "limit_threads", "MAX_GAMES", "MAX_SECONDS", "HANG_GRACE_S", "prep_limit_s", "prep_overrun_note",
            "DEFAULT_MEMORY_MB", "OutOfMemoryError", "MAX_SECRET", "WARM_UP_LIMIT_S", "build_overrun", "load_overrun"]
 
@@ -232,6 +233,43 @@ def player_cores(spec: str) -> int:
     if cores is None:  # ``module:function``: the player it makes declares them (it was taken as one core)
         cores = declared_cores(name, make_player(spec))
     return max(1, cores)
+
+
+def prep_cores(spec: str, most: int | None = None) -> int:
+    """How many cores this player's preparation keeps busy: :func:`player_cores`, or more
+    where its learners run on more threads than one of its games uses (a factory's
+    ``prep_threads``: the parameter that sets them, as its name, or as ``(name, default)``
+    where the factory's own default is None; ``gettysburg:threads=``, 2 by default, while
+    a game searches on one core). Those threads call kernels that release the GIL, which
+    capping numba's threads does not hold: a Ray task reserving fewer CPUs shares them
+    with the tasks Ray puts on the others. At most ``most`` (the CPUs of the largest
+    machine that can run it: a Ray task asking for more would wait for ever), at least 1."""
+    cores = player_cores(spec)
+    name, params = parse_player_spec(spec)
+    factory, _ = resolve_factory(name)
+    check_params(name, factory, params)
+    threads = getattr(factory, "prep_threads", None)
+    if isinstance(threads, str):
+        threads = (threads, None)
+    if isinstance(threads, tuple) and len(threads) == 2 and isinstance(threads[0], str):
+        key, default = threads
+        value = params.get(key)
+        if value is None:
+            value = _parameter_default(factory, key)
+        if value is None:
+            value = default
+        if is_integer(value) and not isinstance(value, bool):
+            cores = max(cores, int(value))
+    return max(1, cores if most is None else min(cores, int(most)))
+
+
+def _parameter_default(factory, key: str):
+    """The default of ``factory``'s parameter ``key``, or None."""
+    try:
+        parameter = inspect.signature(factory).parameters.get(key)
+    except (TypeError, ValueError):
+        return None
+    return None if parameter is None or parameter.default is inspect.Parameter.empty else parameter.default
 
 
 def default_workers(spec: str) -> int:

@@ -78,6 +78,8 @@ def gettysburg(search: str = "expectimax", epsilon0: float = 0.5, decay: float =
     return player
 
 
+# Its preparation learns on ``threads`` cores (harness.spec.prep_cores), a game searches on one.
+gettysburg.prep_threads = "threads"
 # 2: NARL learns on 2 threads within the preprocessing budget (stored runs of 1 are not resumed)
 gettysburg.version = "9"  # 9: below 0.2 s of preparation the greedy rule (no time to learn and check); 8: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 7: a faster NARL kernel (same games, more of them in a budget); 6: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 5: the shared MoveClock; 4: the small-budget guard (players.greedy_guard)
 
