@@ -16,6 +16,9 @@ def test_a_preparation_counts_the_threads_its_learners_run_on():
                                     "beemo:learn_threads=3")] == [2, 2, 1, 3]
     # Players whose learners are their cores= (or threads=) are what a game uses.
     assert [prep_cores(s) for s in ("td", "td:threads=1", "champion:cores=1", "greedy")] == [2, 1, 1, 1]
+    # hybrid: its evaluator's learners (narl, patterns and td on two threads), not its search's one core.
+    assert [prep_cores(s) for s in ("hybrid", "hybrid:evaluator=patterns,search=greedy", "hybrid:evaluator=td",
+                                    "hybrid:evaluator=possibility")] == [2, 2, 2, 1]
 
 
 def test_a_preparation_asks_for_no_more_than_the_largest_machine_has():

@@ -76,4 +76,17 @@ def hybrid(evaluator: str = "narl", search: str = "mcts", cores: int = 1,
     return SearchPlayer(ev, se, name=f"{evaluator}+{search}", time_per_game=time_per_game)
 
 
+def _learner_threads(params: dict) -> int:
+    """The threads the evaluator of ``params`` learns on in the preparation (its own
+    ``threads`` or ``learn_threads`` default; 1 for one that does not learn), which may be
+    more than the one core a game's search uses (harness.spec.prep_cores)."""
+    import inspect
+    kind = EVALUATORS.get(params.get("evaluator", "narl"))
+    if kind is None:
+        return 1
+    signature = inspect.signature(kind).parameters
+    return max([int(signature[k].default) for k in ("threads", "learn_threads") if k in signature] or [1])
+
+
+hybrid.prep_threads = _learner_threads
 hybrid.version = "12"  # 12: below 0.2 s of preparation the greedy rule (no time to learn and check); 11: the patterns evaluator's limited playouts run in one kernel that releases the GIL (search=halving over patterns overran its batches); 10: where the guard keeps the greedy rule, a Monte Carlo search over the rule (not with search=greedy); 9: its td evaluator learns with temporal coherence (tc=true, alpha=0.3); 8: faster NARL and TD kernels (same games, more of them in a budget); 7: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 6: search=halving (the champion's CrnHalving, 4-card playouts); 5: MCTS searches of less than 20 ms are greedy moves; 4: the shared MoveClock; 2: every evaluator's values estimate the final score; 3: the small-budget guard
