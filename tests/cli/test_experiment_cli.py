@@ -130,6 +130,17 @@ def test_gettysburg_bad_options_exit_2(tmp_path: Path, args, in_process):
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("error:"), (args, r.stderr)
 
 
+@pytest.mark.parametrize("systems", ["american,American", "british; 0,1,3,6,12,5,10,16,30,30"])
+def test_gettysburg_search_systems_spelled_two_ways_are_one_system(tmp_path: Path, systems, in_process):
+    # One system written two ways is one run: it was shown as two rows and counted twice in the totals.
+    db = tmp_path / "g.sqlite"
+    r = in_process("gettysburg", "--part", "search", "--search-systems", systems, "--searches", "greedy",
+                   "--learn-games", "100", "--search-games", "2", "--time-per-game", "0.1", "--db", str(db),
+                   "--plot-dir", str(tmp_path))
+    assert r.returncode == 2 and r.stderr.startswith("error: --search-systems gives one point system twice ("), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not db.exists()
+
+
 def test_beemo_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
     db = tmp_path / "b.sqlite"
     args = ("beemo", "--prep-time", "0.5", "--games", "60", "--mc-games", "2", "--playouts", "5",

@@ -90,3 +90,56 @@ def test_the_ray_backend_records_what_the_local_backend_does(tmp_path, monkeypat
             out[backend, "games"] = [(g["seed"], g["score"], g["placements"]) for g in store.export_rows()]
     assert out["local"]["learning"]["rows"] == out["ray"]["learning"]["rows"]
     assert out["local", "games"] == out["ray", "games"] and len(out["ray", "games"]) == 4
+
+
+def test_the_cp_sweep_plot_draws_its_line_in_ascending_cp(tmp_path, monkeypatch):
+    """``--cp 20,1,5000,5``: the line went through the values as given, back and forth on
+    the log axis; it goes by ascending C_p, each point with its own mean and error."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.axes import Axes
+
+    drawn = []
+    errorbar = Axes.errorbar
+    def spy(self, x, y, *args, **kwargs):
+        drawn.append((list(x), list(y), list(kwargs["yerr"])))
+        return errorbar(self, x, y, *args, **kwargs)
+    monkeypatch.setattr(Axes, "errorbar", spy)
+    cps = [20, 1, 5000, 5]
+    rows = T.cp_rows(3, 0, 1.0, 0.0, cps)
+    for k, row in enumerate(rows):
+        row.games, row.mean, row.stderr = 3, 80.0 + k, 1.0 + k
+    T.plot_cp_sweep(rows, iter(cps), str(tmp_path / "cp.png"), 1.0)
+    assert drawn == [([1.0, 5.0, 20.0, 5000.0], [81.0, 83.0, 80.0, 82.0], [2.0, 4.0, 1.0, 3.0])]
+    assert (tmp_path / "cp.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_tie_names_the_same_best_whatever_the_order_of_the_lists(monkeypatch):
+    """Each learner (search) best on one system of two: a tie of totals. The best went to
+    the one listed first, so ``--variants eps0=0.1,eps0=0.5`` and ``eps0=0.5,eps0=0.1``
+    named different learners, and the search part then played over another one, every
+    game anew."""
+    from types import SimpleNamespace
+
+    means = {("American", "search=greedy", "epsilon0=0.1"): 100, ("American", "search=greedy", "epsilon0=0.5"): 90,
+             ("British", "search=greedy", "epsilon0=0.1"): 40, ("British", "search=greedy", "epsilon0=0.5"): 50,
+             ("American", "search=expectimax", "epsilon0=0.5"): 95,
+             ("British", "search=expectimax", "epsilon0=0.5"): 45}
+
+    def fake(specs, store, **play):
+        def games(s):
+            mean = means[(s.point_system.name, *s.player.partition(":")[2].split(",")[:2])]
+            return [SimpleNamespace(score=mean + d, penalty=0, decision_s=0.1) for d in (-1, 1)]
+        return {s: (k, games(s)) for k, s in enumerate(dict.fromkeys(specs))}
+    monkeypatch.setattr(G, "play_runs", fake)
+    bests, searched = set(), set()
+    for variants in (["eps0=0.1", "eps0=0.5"], ["eps0=0.5", "eps0=0.1"]):
+        result = G.run_learning(G.learning_plan(["american", "british"], variants, 1, 100, None, 2, 0, 1.0), None, {})
+        assert set(result["totals"].values()) == {1.0}
+        bests.add(result["best"])
+    for searches in (["greedy", "expectimax"], ["expectimax", "greedy"]):
+        plan = G.search_plan(["american", "british"], searches, "eps0=0.5", 100, None, 2, 0, 1.0)
+        result = G.run_search(plan, "eps0=0.5", None, {})
+        assert set(result["totals"].values()) == {1.0}
+        searched.add(result["best"])
+    assert len(bests) == 1 and len(searched) == 1

@@ -137,3 +137,28 @@ def test_sweep_cli_json_and_plot(tmp_path):
     assert len(rows) == 3 and all(set(row) >= {"params", "games", "mean", "stderr"} for row in rows)
     assert all(1 <= row["params"]["seed"] <= 9 and row["games"] == 4 for row in rows)
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
+    """The store knows a run by its spec's text: ``--param cp=.. --param delta=..`` given
+    the other way round (or a fixed parameter moved into --player) was a new run of every
+    setting, every game held played again; it resumes the runs held."""
+    db = tmp_path / "o.sqlite"
+
+    def sweep(*args):
+        r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", *args, "--games", "2", "--seed", "3",
+                            "--time-per-game", "5", "--prep-time", "0", "--secret", "k", "--workers", "1",
+                            "--db", str(db), "--json"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
+
+    first = sweep("--player", "tiger:iterations=40", "--param", "cp=1,5", "--param", "delta=0.1")
+    swapped = sweep("--player", "tiger:iterations=40", "--param", "delta=0.1", "--param", "cp=5,1")
+    moved = sweep("--player", "tiger:cp=5", "--param", "delta=0.1", "--param", "iterations=40")
+    assert {k: (r["run_id"], r["mean"], r["player"]) for k, r in swapped.items()} == {
+        k: (r["run_id"], r["mean"], r["player"]) for k, r in first.items()}
+    (row,) = moved.values()
+    assert (row["run_id"], row["mean"]) == (first['{"cp": 5, "delta": 0.1}']["run_id"],
+                                            first['{"cp": 5, "delta": 0.1}']["mean"])
+    with ResultStore(db) as store:
+        assert len(store.runs()) == 2 and sum(r.finished for r in store.runs()) == 4

@@ -363,9 +363,15 @@ def gettysburg_cmd(
         if contest_words(spec) is not None:  # the parser's "one point system is wanted here" is false for a list
             raise ExperimentOptionError(f"--search-systems names its systems one by one, not {spec.strip()!r}: "
                                         "give them, e.g. american,british,ameritish:34412016")
-        point_system(spec)  # bad specs fail before any work; typed values beyond the range are noted
-    if len(set(spec_list)) < len(spec_list):
-        raise ExperimentOptionError("--search-systems gives a point system twice")
+    # Bad specs fail before any work; typed values beyond the range are noted. One system
+    # written two ways (american and American, or its ten integers) is one run, shown and
+    # counted in the totals twice: by its points, as the matrix tells them.
+    seen: dict = {}
+    for k, spec in enumerate(spec_list):
+        earlier = seen.setdefault(point_system(spec).points, k)
+        if earlier != k:
+            raise ExperimentOptionError(f"--search-systems gives one point system twice "
+                                        f"({spec_list[earlier].strip()!r} and {spec.strip()!r}); give each once")
     if not plot_dir.is_dir():
         raise ExperimentOptionError(f"--plot-dir {str(plot_dir)!r} is not a directory")
     for name, wanted in (("gettysburg-learning.png", part in ("learning", "both")),

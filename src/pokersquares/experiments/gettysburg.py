@@ -105,6 +105,14 @@ def normalise(means: dict[str, float]) -> dict[str, float]:
     return {k: 1.0 if hi == lo else (v - lo) / (hi - lo) for k, v in means.items()}
 
 
+def _first(names: Sequence[str], canonical: Sequence[str]):
+    """A key for ``max`` that breaks a tie by ``canonical`` order, not by the order the
+    command line listed ``names`` in: ``--variants a,b`` and ``b,a`` named different bests
+    (and the search part then played over another learner, every game anew)."""
+    rank = {n: -list(canonical).index(n) if n in canonical else -len(canonical) for n in names}
+    return rank.__getitem__
+
+
 def _figures(records) -> dict:
     mean, se = score_stats([r.score for r in records])
     return {"mean": mean, "se": se, "games": len(records), "penalties": sum(1 for r in records if r.penalty)}
@@ -135,10 +143,13 @@ def run_learning(plan: dict[tuple[str, str], list[RunSpec]], store: ResultStore,
         norm = normalise({v: r["mean"] for v, r in row["variants"].items()})
         for v, x in norm.items():
             row["variants"][v]["normalised"] = x
-        row["best"] = max(norm, key=lambda v: (norm[v], row["variants"][v]["mean"]))
+        rank = _first(norm, VARIANTS)
+        row["best"] = max(norm, key=lambda v: (norm[v], row["variants"][v]["mean"], rank(v)))
     variants = list(dict.fromkeys(v for _, v in plan))
     totals = {v: sum(r["variants"][v]["normalised"] for r in rows.values()) for v in variants}
-    return {"rows": list(rows.values()), "totals": totals, "best": max(totals, key=totals.get) if totals else None,
+    rank = _first(totals, VARIANTS)
+    return {"rows": list(rows.values()), "totals": totals,
+            "best": max(totals, key=lambda v: (totals[v], rank(v))) if totals else None,
             "paper": PAPER["learning"], "settings": settings}
 
 
@@ -179,7 +190,9 @@ def run_search(plan: dict[tuple[str, str], RunSpec], variant: str, store: Result
             row["searches"][s]["normalised"] = x
     searches = list(dict.fromkeys(s for _, s in plan))
     totals = {s: sum(r["searches"][s]["normalised"] for r in rows.values()) for s in searches}
-    return {"rows": list(rows.values()), "totals": totals, "best": max(totals, key=totals.get) if totals else None,
+    rank = _first(totals, SEARCHES)
+    return {"rows": list(rows.values()), "totals": totals,
+            "best": max(totals, key=lambda s: (totals[s], rank(s))) if totals else None,
             "evaluator": variant, "paper": PAPER["search"], "settings": settings}
 
 

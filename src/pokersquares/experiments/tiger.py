@@ -102,7 +102,10 @@ def plot_cp_sweep(rows: list[Row], cps: Iterable[float], path: str, time_per_gam
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    cps = list(cps)
+    # In ascending C_p: a line through the values as given (--cp 20,1,5000) went back and forth.
+    cps = [float(cp) for cp in cps]
+    order = sorted(range(len(cps)), key=cps.__getitem__)
+    cps, rows = [cps[i] for i in order], [rows[i] for i in order]
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.errorbar(cps, [r.mean for r in rows], yerr=[r.stderr for r in rows], marker="o", capsize=3,
                 label=f"ours ({rows[0].games} games, {time_per_game:g} s/game)")
