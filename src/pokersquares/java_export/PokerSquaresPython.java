@@ -14,9 +14,30 @@
 //   a call that failed       <- "raised MESSAGE" (thrown here as an IllegalStateException)
 //
 // The Python process starts in the constructor (outside the framework's clocks) and its
-// error output goes to this JVM's; it ends when this JVM does (its stdin closes). A
-// module:Class player's class also gives the folder its module was imported from, put
-// ahead of the PYTHONPATH the tournament runs with.
+// error output goes to this JVM's. A module:Class player's class also gives the folder
+// its module was imported from, put ahead of the PYTHONPATH the tournament runs with.
+//
+// Processes. The framework plays one player's sequence at a time (setPointSystem, then
+// its games), so an instance that has played a game and is between games is done until
+// it is prepared again. When an instance is constructed or prepared, the Python process
+// of every other such instance of the same exported class is ended: a tournament that
+// makes a fresh instance per point system holds one process per exported class, not one
+// per instance (two instances of one class in one tournament each start a new process
+// in each preparation, about 1.5 s of its budget). An instance is never ended while it is
+// inside a call, in a game (after init, before its 25th play), or prepared and not yet
+// played (a tournament that prepares every player before any game). An ended instance
+// starts a new process when it is next prepared (inside that budget: the player is told
+// what is left of it) or, if it is asked to init without a setPointSystem first, at
+// init, which then prepares it again for its last point system with that system's
+// milliseconds (outside the framework's clocks, which do not time init). Every process
+// ends when the JVM does (its stdin closes; stopped after 2 s).
+//
+// Bounds. No call waits for ever: getPlay waits the game's time left and 1 s more,
+// setPointSystem its milliseconds and 10 s more, init 10 s; the constructor waits until
+// the player is ready (a cold cache compiles its kernels). A process that exits, or does
+// not answer in time (it is then killed), makes the call throw an IllegalStateException
+// (the framework scores the game's penalty); the next setPointSystem or init starts a new
+// one.
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,12 +46,33 @@ import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 public class PokerSquaresPython implements PokerSquaresPlayer {
-    private final Process process;
-    private final BufferedReader fromPython;
-    private final Writer toPython;
+    static final long PLAY_SLACK_MILLIS = 1000;     // past a game's time left: the game is lost anyway
+    static final long SYSTEM_SLACK_MILLIS = 10000;  // past a preparation's milliseconds
+    static final long INIT_MILLIS = 10000;
+    private static final int CARDS_PER_GAME = 25;
+    /** Every instance that has a process; guarded by itself. */
+    private static final List<PokerSquaresPython> LIVE = new ArrayList<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(PokerSquaresPython::stopAll, "pokersquares-stop"));
+    }
+
+    private final String[] pythonPath;
+    private final String[] command;
     private final String name;
+    private volatile Session session;  // null once ended (or its process died): the next setPointSystem or init starts one
+    private int[] points;         // the last point system and its milliseconds, to prepare a new process again
+    private long millis;
+    private boolean busy;         // inside a call (guarded by LIVE)
+    private int playsLeft;        // in the current game; 0 between games (guarded by LIVE)
+    private boolean played;       // a game was started since the last setPointSystem (guarded by LIVE)
 
     /** Starts {@code command} (a pokersquares stdio-player) and waits until its player is ready. */
     public PokerSquaresPython(String... command) {
@@ -42,66 +84,107 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
      * already set (where a module:Class player's module was imported from when exported).
      */
     public PokerSquaresPython(String[] pythonPath, String[] command) {
-        ProcessBuilder builder = new ProcessBuilder(command);
-        if (pythonPath.length > 0) {
-            String path = String.join(java.io.File.pathSeparator, pythonPath);
-            String set = builder.environment().get("PYTHONPATH");
-            builder.environment().put("PYTHONPATH", set == null || set.isEmpty() ? path
-                                      : path + java.io.File.pathSeparator + set);
-        }
-        builder.redirectError(ProcessBuilder.Redirect.INHERIT);
-        try {
-            process = builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("pokersquares: cannot start " + command[0] + ": " + e.getMessage(), e);
-        }
-        fromPython = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        toPython = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
-        String line = readLine();
-        if (!line.startsWith("ready ")) {
-            process.destroy();
-            throw new IllegalStateException("pokersquares: " + (line.startsWith("error ") ? line.substring(6) : line));
-        }
-        name = line.substring(6);
+        this.pythonPath = pythonPath.clone();
+        this.command = command.clone();
+        endOthers();
+        session = new Session(this.pythonPath, this.command, 0);
+        name = session.name;
+        register();
     }
 
-    /** At the JVM's end: the Python process's input ends (it exits once idle), else it is stopped. */
-    private void stop() {
-        try {
-            toPython.close();
-            if (!process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroy();
+    private boolean sameCommand(PokerSquaresPython other) {
+        return getClass() == other.getClass() && java.util.Arrays.equals(command, other.command)
+               && java.util.Arrays.equals(pythonPath, other.pythonPath);
+    }
+
+    private void register() {
+        synchronized (LIVE) {
+            LIVE.add(this);
+        }
+    }
+
+    /** Ends the processes of the other instances of this command that are done (see the header). */
+    private void endOthers() {
+        List<Session> ended = new ArrayList<>();
+        synchronized (LIVE) {
+            for (java.util.Iterator<PokerSquaresPython> it = LIVE.iterator(); it.hasNext(); ) {
+                PokerSquaresPython other = it.next();
+                if (other != this && sameCommand(other) && !other.busy && other.playsLeft == 0 && other.played
+                        && other.session != null) {
+                    ended.add(other.session);
+                    other.session = null;
+                    it.remove();
+                }
             }
-        } catch (IOException | InterruptedException e) {
-            process.destroy();
+        }
+        for (Session s : ended) {
+            s.end();
         }
     }
 
-    private String readLine() {
-        try {
-            String line = fromPython.readLine();
-            if (line != null) {
-                return line;
+    private static void stopAll() {
+        List<Session> sessions = new ArrayList<>();
+        synchronized (LIVE) {
+            for (PokerSquaresPython p : LIVE) {
+                if (p.session != null) {
+                    sessions.add(p.session);
+                }
             }
-            int code = process.waitFor();
-            throw new IllegalStateException("pokersquares: the Python player's process exited with code " + code);
-        } catch (IOException e) {
-            throw new UncheckedIOException("pokersquares: the Python player's process: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("pokersquares: interrupted waiting for the Python player", e);
+        }
+        for (Session s : sessions) {
+            s.closeInput();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (Session s : sessions) {
+            try {
+                if (!s.process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    s.process.destroy();
+                }
+            } catch (InterruptedException e) {
+                s.process.destroy();
+            }
         }
     }
 
-    private synchronized String call(String command, String expected) {
-        try {
-            toPython.write(command + "\n");
-            toPython.flush();
-        } catch (IOException e) {
-            throw new IllegalStateException("pokersquares: the Python player's process is gone (" + e.getMessage() + ")", e);
+    private void enter() {
+        synchronized (LIVE) {
+            busy = true;
         }
-        String line = readLine();
+    }
+
+    private void leave() {
+        synchronized (LIVE) {
+            busy = false;
+        }
+    }
+
+    /** A new process for this instance, prepared again for its last point system if {@code prepare}. */
+    private void restart(boolean prepare, long readyMillis) {
+        session = new Session(pythonPath, command, readyMillis);
+        register();
+        if (prepare && points != null) {
+            call(systemCommand(points, millis), "ok", millis + SYSTEM_SLACK_MILLIS);
+        }
+    }
+
+    /** Sends {@code command}; its answer, within {@code timeout} ms; a failed process is ended here. */
+    private String call(String command, String expected, long timeout) {
+        Session s = session;
+        if (s == null) {
+            throw new IllegalStateException("pokersquares: " + name + "'s Python process ended earlier in this "
+                                            + "game; it starts again at the next init or setPointSystem");
+        }
+        String line;
+        try {
+            line = s.ask(command, timeout);
+        } catch (RuntimeException e) {
+            s.kill();
+            synchronized (LIVE) {
+                session = null;
+                LIVE.remove(this);
+            }
+            throw e;
+        }
         if (line.startsWith("raised ")) {
             throw new IllegalStateException("pokersquares: " + line.substring(7));
         }
@@ -111,29 +194,197 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
         return line;
     }
 
-    @Override
-    public void setPointSystem(PokerSquaresPointSystem system, long millis) {
+    private static String systemCommand(int[] points, long millis) {
         StringBuilder command = new StringBuilder("system");
-        for (int points : system.getScoreTable()) {
-            command.append(' ').append(points);
+        for (int p : points) {
+            command.append(' ').append(p);
         }
-        call(command.append(' ').append(millis).toString(), "ok");
+        return command.append(' ').append(millis).toString();
     }
 
     @Override
-    public void init() {
-        call("init", "ok");
+    public synchronized void setPointSystem(PokerSquaresPointSystem system, long millis) {
+        long start = System.nanoTime();
+        int[] table = system.getScoreTable();
+        enter();
+        try {
+            synchronized (LIVE) {
+                playsLeft = 0;
+                played = false;
+            }
+            this.points = table.clone();
+            this.millis = millis;
+            endOthers();
+            if (session == null) {
+                restart(false, millis + SYSTEM_SLACK_MILLIS);
+            }
+            long left = Math.max(0, millis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            call(systemCommand(table, left), "ok", left + SYSTEM_SLACK_MILLIS);
+        } finally {
+            leave();
+        }
     }
 
     @Override
-    public int[] getPlay(Card card, long millisRemaining) {
+    public synchronized void init() {
+        enter();
+        try {
+            synchronized (LIVE) {
+                playsLeft = 0;
+                played = true;
+            }
+            if (session == null) {
+                restart(true, 0);
+            }
+            call("init", "ok", INIT_MILLIS);
+            synchronized (LIVE) {
+                playsLeft = CARDS_PER_GAME;
+            }
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public synchronized int[] getPlay(Card card, long millisRemaining) {
         int id = card.getSuit() * 13 + card.getRank();
-        String[] words = call("play " + id + " " + millisRemaining, "play ").split(" ");
-        return new int[] {Integer.parseInt(words[1]), Integer.parseInt(words[2])};
+        enter();
+        boolean answered = false;
+        try {
+            String[] words = call("play " + id + " " + millisRemaining, "play ",
+                                  Math.max(0, millisRemaining) + PLAY_SLACK_MILLIS).split(" ");
+            int[] cell = {Integer.parseInt(words[1]), Integer.parseInt(words[2])};
+            answered = true;
+            return cell;
+        } finally {
+            synchronized (LIVE) {
+                playsLeft = answered ? Math.max(0, playsLeft - 1) : 0;  // a game that failed is over
+                busy = false;
+            }
+        }
     }
 
     @Override
     public String getName() {
         return name;
+    }
+
+    /** One Python process: its pipes, and its answers as a reader thread reads them. */
+    private static final class Session {
+        private static final String END = new String("end of the answers");  // a marker, compared by identity
+        final Process process;
+        final String name;
+        private final Writer toPython;
+        private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+
+        /** Starts the process and waits for "ready" ({@code readyMillis} ms; 0: as long as it takes). */
+        Session(String[] pythonPath, String[] command, long readyMillis) {
+            ProcessBuilder builder = new ProcessBuilder(command);
+            if (pythonPath.length > 0) {
+                String path = String.join(java.io.File.pathSeparator, pythonPath);
+                String set = builder.environment().get("PYTHONPATH");
+                builder.environment().put("PYTHONPATH", set == null || set.isEmpty() ? path
+                                          : path + java.io.File.pathSeparator + set);
+            }
+            builder.redirectError(ProcessBuilder.Redirect.INHERIT);
+            try {
+                process = builder.start();
+            } catch (IOException e) {
+                throw new UncheckedIOException("pokersquares: cannot start " + command[0] + ": " + e.getMessage(), e);
+            }
+            toPython = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            BufferedReader fromPython = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                                                                                 StandardCharsets.UTF_8));
+            Thread reader = new Thread(() -> {
+                try {
+                    for (String line; (line = fromPython.readLine()) != null; ) {
+                        answers.add(line);
+                    }
+                } catch (IOException e) {
+                    // the process is gone: as the end of its answers
+                } finally {
+                    answers.add(END);
+                }
+            }, "pokersquares-answers");
+            reader.setDaemon(true);
+            reader.start();
+            String line;
+            try {
+                line = next(readyMillis, "its start");
+            } catch (RuntimeException e) {
+                kill();
+                throw e;
+            }
+            if (!line.startsWith("ready ")) {
+                kill();
+                throw new IllegalStateException("pokersquares: " + (line.startsWith("error ") ? line.substring(6) : line));
+            }
+            name = line.substring(6);
+        }
+
+        /** The next answer, within {@code timeout} ms (0: no limit). */
+        private String next(long timeout, String what) {
+            String line;
+            try {
+                line = timeout > 0 ? answers.poll(timeout, TimeUnit.MILLISECONDS) : answers.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("pokersquares: interrupted waiting for the Python player", e);
+            }
+            if (line == null) {
+                throw new IllegalStateException("pokersquares: the Python player did not answer " + what + " within "
+                                                + timeout + " ms; its process was stopped");
+            }
+            if (line == END) {
+                answers.add(END);
+                try {
+                    int code = process.waitFor();
+                    throw new IllegalStateException("pokersquares: the Python player's process exited with code " + code);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("pokersquares: interrupted waiting for the Python player", e);
+                }
+            }
+            return line;
+        }
+
+        String ask(String command, long timeout) {
+            try {
+                toPython.write(command + "\n");
+                toPython.flush();
+            } catch (IOException e) {
+                throw new IllegalStateException("pokersquares: the Python player's process is gone (" + e.getMessage()
+                                                + ")", e);
+            }
+            return next(timeout, "'" + command + "'");
+        }
+
+        void closeInput() {
+            try {
+                toPython.close();
+            } catch (IOException e) {
+                process.destroy();
+            }
+        }
+
+        /** Its input ends (it exits once idle); stopped if it has not within 5 s. Does not wait. */
+        void end() {
+            closeInput();
+            Thread reaper = new Thread(() -> {
+                try {
+                    if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                        process.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    process.destroyForcibly();
+                }
+            }, "pokersquares-end");
+            reaper.setDaemon(true);
+            reaper.start();
+        }
+
+        void kill() {
+            process.destroyForcibly();
+        }
     }
 }

@@ -10,7 +10,11 @@ the line protocol of the harness's Java shim, the other way round. ``serve`` is 
 process's side: it builds and warms up the player before it says ``ready``, then
 answers ``system``, ``init`` and ``play``, telling the player the milliseconds the
 framework gives less a margin: a player that overruns its own clock (as any can on a
-machine with more busy processes than cores) overruns the framework's.
+machine with more busy processes than cores) overruns the framework's. An instance that
+has played and is between games has its process ended when another instance of its
+class is made or prepared (a fresh instance per point system holds one process, not
+twelve), and no call waits for ever for an answer; ``PokerSquaresPython.java``'s header
+says exactly when.
 
 The framework's clocks include the protocol's round trips (tens of microseconds, more
 on a busy machine), so the player is told a little less time than the framework gives:
@@ -48,8 +52,8 @@ _JAVA_KEYWORDS = frozenset(
 _FRAMEWORK = ("PokerSquaresPlayer", "PokerSquaresPointSystem", "Card")
 # java.lang's types PokerSquaresPython.java names without an import: a class of the same
 # name in its folder (the same package) would be taken for them, and the base class not compile.
-_JAVA_LANG_USED = frozenset("IllegalStateException Integer InterruptedException Override Process ProcessBuilder "
-                            "Runtime String StringBuilder Thread".split())
+_JAVA_LANG_USED = frozenset("IllegalStateException Integer InterruptedException Math Override Process ProcessBuilder "
+                            "Runtime RuntimeException String StringBuilder System Thread".split())
 
 
 class JavaExportError(PokerSquaresError):

@@ -1,0 +1,182 @@
+"""The exported class's Python processes in a Java tournament: how many live at once, and
+that no call waits for ever. A Java organiser (compiled here against the stand-in
+framework of tests/players/java/) drives the exported classes as a tournament does."""
+
+import os
+import subprocess
+
+from pokersquares.java_export import export_java
+
+ORGANISER = r"""
+import java.util.*;
+
+public class Organiser {
+    static PokerSquaresPlayer make(String cls) throws Exception {
+        PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(cls).getDeclaredConstructor().newInstance();
+        look();
+        return p;
+    }
+
+    static void prepare(PokerSquaresPlayer p, int s) {
+        p.setPointSystem(system(s), 300);
+        look();
+    }
+
+    static long alive() {
+        return ProcessHandle.current().children().filter(ProcessHandle::isAlive).count();
+    }
+
+    static PokerSquaresPointSystem system(int s) {
+        int[] points = new int[10];
+        Random r = new Random(s);
+        for (int i = 0; i < 10; i++) points[i] = r.nextInt(256) - 128;
+        return new PokerSquaresPointSystem(points);
+    }
+
+    static final Set<Long> seen = new HashSet<>();  // every Python process's id seen
+
+    static void look() {
+        ProcessHandle.current().children().forEach(c -> seen.add(c.pid()));
+    }
+
+    /** Moves from..to-1 of a game (init before the first), checked to fill distinct cells. */
+    static void moves(PokerSquaresPlayer p, int seed, int from, int to, Set<Integer> cells) {
+        if (from == 0) p.init();
+        look();
+        List<Integer> deck = new ArrayList<>();
+        for (int i = 0; i < 52; i++) deck.add(i);
+        Collections.shuffle(deck, new Random(seed));
+        for (int k = from; k < to; k++) {
+            int[] rc = p.getPlay(Card.getCard(deck.get(k)), 30000);
+            cells.add(rc[0] * 5 + rc[1]);
+        }
+        if (cells.size() != to) throw new IllegalStateException("cells " + cells);
+    }
+
+    static void game(PokerSquaresPlayer p, int seed, long millis) {
+        moves(p, seed, 0, 25, new HashSet<>());
+    }
+
+    public static void main(String[] a) throws Exception {
+        String mode = a[0], cls = a[1];
+        if (mode.equals("fresh")) {  // a fresh instance per point system, one at a time
+            int n = Integer.parseInt(a[2]);
+            long most = 0;
+            for (int s = 0; s < n; s++) {
+                PokerSquaresPlayer p = make(cls);
+                p.setPointSystem(system(s), 300);
+                game(p, s, 30000);
+                most = Math.max(most, alive());
+            }
+            for (int i = 0; i < 100 && alive() > 1; i++) Thread.sleep(100);
+            System.out.println("systems " + n + " alive " + alive() + " most " + most);
+        } else if (mode.equals("interleaved")) {  // every instance prepared before any game; then a game again
+            PokerSquaresPlayer x = make(cls), y = make(cls);
+            prepare(x, 1);
+            prepare(y, 2);
+            game(x, 1, 30000);
+            game(y, 2, 30000);
+            game(x, 3, 30000);
+            Set<Integer> cells = new HashSet<>();
+            moves(y, 4, 0, 10, cells);
+            PokerSquaresPlayer z = make(cls);  // while y is in a game: x has played, and is ended
+            prepare(z, 3);
+            game(z, 5, 30000);
+            moves(y, 4, 10, 25, cells);
+            game(x, 6, 30000);  // x again (a new process, prepared again for its system)
+            look();
+            System.out.println("interleaved ok alive " + alive() + " processes " + seen.size());
+        } else if (mode.equals("hang")) {  // the Python player stops answering in its first game
+            PokerSquaresPlayer p = make(cls);
+            p.setPointSystem(system(0), 300);
+            p.init();
+            long t = System.nanoTime();
+            String thrown = "nothing";
+            try {
+                for (int k = 0; k < 25; k++) p.getPlay(Card.getCard(k), 1500);
+            } catch (IllegalStateException e) {
+                thrown = e.getMessage();
+            }
+            System.out.println("thrown after " + (System.nanoTime() - t) / 1000000 + " ms: " + thrown);
+            game(p, 5, 30000);  // the next game: a new process, prepared again
+            System.out.println("next game ok alive " + alive());
+        }
+        System.exit(0);
+    }
+}
+"""
+
+HANGS_ONCE = """
+import os, time
+from pokersquares.players.baseline import GreedyPlayer
+
+class HangsOnce(GreedyPlayer):
+    '''Greedy, except that the first process to make a third move never answers it.'''
+    def get_play(self, card, seconds_left):
+        self._moves = getattr(self, '_moves', 0) + 1
+        flag = os.environ['HANGS_ONCE_FLAG']
+        if self._moves == 3 and not os.path.exists(flag):
+            open(flag, 'w').close()
+            time.sleep(3600)
+        return super().get_play(card, seconds_left)
+
+    def start_game(self):
+        self._moves = 0
+        super().start_game()
+"""
+
+
+def organiser(java_classes, tmp_path, *exported):
+    """Compile Organiser beside the exported classes' folders; the classpath."""
+    cp = os.pathsep.join([str(java_classes), *map(str, exported), str(tmp_path)])
+    (tmp_path / "Organiser.java").write_text(ORGANISER)
+    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Organiser.java")], check=True)
+    return cp
+
+
+def drive(cp, *args, env=None, timeout=300):
+    proc = subprocess.run(["java", "-cp", cp, "Organiser", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.splitlines()
+
+
+def test_a_fresh_instance_per_system_does_not_pile_up_python_processes(java_classes, tmp_path):
+    # Each instance's process lived until the JVM ended: a tournament that makes a fresh
+    # instance per point system held one Python process per system (12 of ~180 MB for
+    # greedy, ~245 MB for champion). An instance that has played and is between games is
+    # now ended when another instance of its class is constructed or prepared.
+    out = tmp_path / "exported"
+    export_java("greedy", out, "PyGreedy", str(java_classes))
+    cp = organiser(java_classes, tmp_path, out)
+    assert drive(cp, "fresh", "PyGreedy", "4") == ["systems 4 alive 1 most 1"]
+
+
+def test_instances_prepared_before_their_games_are_not_ended(java_classes, tmp_path):
+    # Every instance prepared first, then their games: none is ended while it is prepared
+    # and has not played, nor in a game; one that played, ended when another was made,
+    # plays its next game on a new process. Processes: x, y, z, then x's second.
+    out = tmp_path / "exported"
+    export_java("greedy", out, "PyGreedy", str(java_classes))
+    cp = organiser(java_classes, tmp_path, out)
+    assert drive(cp, "interleaved", "PyGreedy") == ["interleaved ok alive 3 processes 4"]
+
+
+def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_classes, tmp_path, monkeypatch):
+    # getPlay waited for the Python process's answer for ever: a player that never
+    # answered hung the Java tournament. It now waits the game's time left and 1 s more,
+    # throws (the framework scores the penalty), and the next game has a new process.
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "hangsonce.py").write_text(HANGS_ONCE)
+    monkeypatch.syspath_prepend(str(mods))
+    out = tmp_path / "exported"
+    export_java("hangsonce:HangsOnce", out, "PyHangsOnce", str(java_classes))
+    cp = organiser(java_classes, tmp_path, out)
+    env = {**os.environ, "HANGS_ONCE_FLAG": str(tmp_path / "hung")}
+    lines = drive(cp, "hang", "PyHangsOnce", env=env, timeout=120)
+    assert len(lines) == 2 and lines[1] == "next game ok alive 1", lines
+    head, message = lines[0].split(": ", 1)
+    assert 2400 <= int(head.split()[2]) < 10000, lines
+    assert message == ("pokersquares: the Python player did not answer 'play 2 1500' within 2500 ms; its process "
+                       "was stopped"), message
