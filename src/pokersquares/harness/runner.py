@@ -309,6 +309,7 @@ class _Recorder:
         self.pending: list[list[GameRecord]] = [[] for _ in run_ids]
         self.since: float | None = None  # when the oldest unwritten game finished
         self.shared = [0] * len(run_ids)  # games played here that another command had recorded meanwhile
+        self.refused = False  # the store refused a batch: not asked again (held by another process, it waits as long)
 
     def collect(self, k: int, rec: GameRecord) -> None:
         self.pending[k].append(rec)
@@ -323,9 +324,19 @@ class _Recorder:
             self.flush()
 
     def flush(self) -> None:
+        """Write what finished; after the store refused a batch (StoreError: held by another
+        process past the busy timeout, a full disk) nothing: the command stops on that error,
+        and asked again at its end (``finally``) the store waited its whole timeout twice."""
+        if self.refused:
+            return
         for k, recs in enumerate(self.pending):
             if recs:
-                self.shared[k] += len(recs) - self.store.add_games(self.run_ids[k], recs)
+                try:
+                    added = self.store.add_games(self.run_ids[k], recs)
+                except StoreError:
+                    self.refused = True
+                    raise
+                self.shared[k] += len(recs) - added
                 recs.clear()
         self.since = None
 

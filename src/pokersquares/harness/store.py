@@ -57,6 +57,9 @@ _TEXT_FIELDS = ("player", "player_name", "system", "penalty", "secret", "version
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
+# How long a writer waits for another process's write to the store to end (SQLite's busy
+# timeout) before it stops in one line (:meth:`ResultStore._cannot_write`).
+BUSY_TIMEOUT_S = 30
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -499,6 +502,15 @@ def no_room(path: str | Path) -> tuple[str, str] | None:
     return None
 
 
+def _locked(e: sqlite3.Error) -> bool:
+    """Whether ``e`` is SQLite giving up on a lock another connection holds (its busy
+    timeout passed): SQLITE_BUSY or SQLITE_LOCKED, "database is locked"."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(e) or "busy" in str(e)
+
+
 def _uri_path(path: Path) -> str:
     """``path`` for a file: URI (its "?" and "#" would end the path)."""
     return str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
@@ -607,7 +619,8 @@ class _ClosedConnection:
 class ResultStore:
     """An SQLite file of runs, games and tournaments. One store may be used from several
     threads (a notebook's workers, a server's): their statements and transactions take
-    turns. Processes each open their own."""
+    turns. Processes each open their own. A store opened ``readonly`` reads the store as
+    it was when opened, to its close (open it again to see games written since)."""
 
     def __init__(self, path: str | Path = DEFAULT_DB, *, readonly: bool = False) -> None:
         self._lock = threading.RLock()  # one statement or transaction at a time (_SharedConnection)
@@ -641,6 +654,10 @@ class ResultStore:
             if readonly:
                 self.conn = open_for_reading(self.path)
                 self.conn.execute("PRAGMA busy_timeout = 30000")
+                # One read transaction to the close: every figure read from one state of the store
+                # (a tournament's table and the counts under it), whatever a writer adds meanwhile;
+                # a reader that cannot write the folder reads a copy, which is one state anyway.
+                self.conn.execute("BEGIN")
             else:
                 self._connect()
             if existed:
@@ -695,8 +712,8 @@ class ResultStore:
         self._conn = value if isinstance(value, _ClosedConnection) else _SharedConnection(value, self._lock)
 
     def _connect(self) -> None:
-        self.conn = _sqlite_connect(self.path, timeout=30, isolation_level=None)
-        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.conn = _sqlite_connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _set_wal(self) -> None:
         """Switch to write-ahead logging. The switch takes the file's exclusive lock and
@@ -766,6 +783,11 @@ class ResultStore:
         """The one line for a write to the store that failed: a full disk or a file-size
         limit is named, with what it leaves (every game committed before it is kept)."""
         room = no_room(self.path)
+        if room is None and _locked(e):  # SQLite's "database is locked" says neither who nor what to do
+            return (f"cannot write to the result store {self.path}: another process has held its write lock for "
+                    f"{BUSY_TIMEOUT_S:g} s (a command stopped with Ctrl-Z, or a program that has it open with "
+                    "changes not saved, such as an SQLite browser); what this command recorded before is kept: "
+                    "end that process and run this again to go on")
         if room is None:
             return f"cannot write to the result store {self.path}: {e}"
         return (f"cannot write to the result store {self.path}: {room[0]} ({e}); what it recorded before is "
