@@ -3,6 +3,7 @@ that no call waits for ever. A Java organiser (compiled here against the stand-i
 framework of tests/players/java/) drives the exported classes as a tournament does."""
 
 import os
+import shutil
 import subprocess
 
 from pokersquares.java_export import export_java
@@ -66,6 +67,8 @@ public class Organiser {
                 PokerSquaresPlayer p = make(cls);
                 p.setPointSystem(system(s), 300);
                 game(p, s, 30000);
+                // the instance ended at this one's making has had its input closed: let it exit
+                for (int i = 0; i < 50 && alive() > 1; i++) Thread.sleep(100);
                 most = Math.max(most, alive());
             }
             for (int i = 0; i < 100 && alive() > 1; i++) Thread.sleep(100);
@@ -91,15 +94,30 @@ public class Organiser {
             p.setPointSystem(system(0), 300);
             p.init();
             long t = System.nanoTime();
-            String thrown = "nothing";
-            try {
-                for (int k = 0; k < 25; k++) p.getPlay(Card.getCard(k), 1500);
-            } catch (IllegalStateException e) {
-                thrown = e.getMessage();
+            // As the contest's framework plays: no try/catch; the game ends at an answer that is
+            // late or not an empty cell of the grid.
+            int[] rc = {0, 0};
+            int k = 0;
+            for (; k < 25; k++) {
+                rc = p.getPlay(Card.getCard(k), 1500);
+                if (rc[0] < 0 || rc[0] > 4 || rc[1] < 0 || rc[1] > 4) break;
             }
-            System.out.println("thrown after " + (System.nanoTime() - t) / 1000000 + " ms: " + thrown);
+            System.out.println("answered " + rc[0] + "," + rc[1] + " at play " + k + " after "
+                               + (System.nanoTime() - t) / 1000000 + " ms");
             game(p, 5, 30000);  // the next game: a new process, prepared again
             System.out.println("next game ok alive " + alive());
+        } else if (mode.equals("illegal")) {  // a game the framework ends at an occupied cell
+            PokerSquaresPlayer x = make(cls);
+            x.setPointSystem(system(0), 300);
+            x.init();
+            Set<Integer> cells = new HashSet<>();
+            for (int k = 0; k < 25; k++) {
+                int[] rc = x.getPlay(Card.getCard(k), 30000);
+                if (!cells.add(rc[0] * 5 + rc[1])) break;
+            }
+            PokerSquaresPlayer y = make(cls);  // x's game is over: x is ended
+            for (int i = 0; i < 50 && alive() > 1; i++) Thread.sleep(100);
+            System.out.println("illegal alive " + alive());
         }
         System.exit(0);
     }
@@ -126,6 +144,23 @@ class HangsOnce(GreedyPlayer):
 """
 
 
+REPEATS = """
+from pokersquares.players.baseline import GreedyPlayer
+
+class Repeats(GreedyPlayer):
+    '''Greedy, except that its third move repeats its first cell (an occupied cell).'''
+    def get_play(self, card, seconds_left):
+        self._moves = getattr(self, '_moves', 0) + 1
+        cell = super().get_play(card, seconds_left)
+        self._first = getattr(self, '_first', None) or cell
+        return self._first if self._moves == 3 else cell
+
+    def start_game(self):
+        self._moves, self._first = 0, None
+        super().start_game()
+"""
+
+
 def organiser(java_classes, tmp_path, *exported):
     """Compile Organiser beside the exported classes' folders; the classpath."""
     cp = os.pathsep.join([str(java_classes), *map(str, exported), str(tmp_path)])
@@ -134,10 +169,12 @@ def organiser(java_classes, tmp_path, *exported):
     return cp
 
 
-def drive(cp, *args, env=None, timeout=300):
+def drive(cp, *args, env=None, timeout=300, stderr=None):
     proc = subprocess.run(["java", "-cp", cp, "Organiser", *args], capture_output=True, text=True,
                           timeout=timeout, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    if stderr is not None:
+        stderr.append(proc.stderr)
     return proc.stdout.splitlines()
 
 
@@ -165,7 +202,9 @@ def test_instances_prepared_before_their_games_are_not_ended(java_classes, tmp_p
 def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_classes, tmp_path, monkeypatch):
     # getPlay waited for the Python process's answer for ever: a player that never
     # answered hung the Java tournament. It now waits the game's time left and 1 s more,
-    # throws (the framework scores the penalty), and the next game has a new process.
+    # then answers (-1, -1), which the framework scores as the game's penalty (a throw
+    # would end the contest's tournament: its framework catches nothing), says why on
+    # stderr, and the next game has a new process.
     mods = tmp_path / "mods"
     mods.mkdir()
     (mods / "hangsonce.py").write_text(HANGS_ONCE)
@@ -174,9 +213,39 @@ def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_
     export_java("hangsonce:HangsOnce", out, "PyHangsOnce", str(java_classes))
     cp = organiser(java_classes, tmp_path, out)
     env = {**os.environ, "HANGS_ONCE_FLAG": str(tmp_path / "hung")}
-    lines = drive(cp, "hang", "PyHangsOnce", env=env, timeout=120)
+    err = []
+    lines = drive(cp, "hang", "PyHangsOnce", env=env, timeout=120, stderr=err)
     assert len(lines) == 2 and lines[1] == "next game ok alive 1", lines
-    head, message = lines[0].split(": ", 1)
-    assert 2400 <= int(head.split()[2]) < 10000, lines
-    assert message == ("pokersquares: the Python player did not answer 'play 2 1500' within 2500 ms; its process "
-                       "was stopped"), message
+    head, ms = lines[0].rsplit(" after ", 1)
+    assert head == "answered -1,-1 at play 2" and 2400 <= int(ms.split()[0]) < 10000, lines
+    assert ("pokersquares: the Python player did not answer 'play 2 1500' within 2500 ms; its process was stopped; "
+            "this play is answered (-1, -1)") in err[0].splitlines(), err[0][-2000:]
+
+
+def test_an_instance_whose_game_the_framework_ended_early_is_ended_too(java_classes, tmp_path, monkeypatch):
+    # The framework ends a game at an answer on an occupied cell (or past its time): the
+    # instance counted 22 plays still to come and was never ended, one process kept per
+    # system again where such a game was a system's last.
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "repeats.py").write_text(REPEATS)
+    monkeypatch.syspath_prepend(str(mods))
+    out = tmp_path / "exported"
+    export_java("repeats:Repeats", out, "PyRepeats", str(java_classes))
+    cp = organiser(java_classes, tmp_path, out)
+    assert drive(cp, "illegal", "PyRepeats") == ["illegal alive 1"]
+
+
+def test_every_class_file_a_java_tournament_needs_is_listed(java_classes, tmp_path):
+    # The base class's nested class (PokerSquaresPython$Session.class) was not listed: a user
+    # who copied the listed files beside the framework's got NoClassDefFoundError at once.
+    out = tmp_path / "exported"
+    files = export_java("greedy", out, "PyGreedy", str(java_classes))
+    classes = [f for f in files if f.suffix == ".class"]
+    assert sorted(classes) == sorted(out.glob("*.class")) and any("$" in f.name for f in classes)
+    copied = tmp_path / "copied"
+    copied.mkdir()
+    for f in classes:
+        shutil.copy(f, copied / f.name)
+    cp = organiser(java_classes, tmp_path, copied)
+    assert drive(cp, "fresh", "PyGreedy", "1") == ["systems 1 alive 1 most 1"]

@@ -33,11 +33,14 @@
 // ends when the JVM does (its stdin closes; stopped after 2 s).
 //
 // Bounds. No call waits for ever: getPlay waits the game's time left and 1 s more,
-// setPointSystem its milliseconds and 10 s more, init 10 s; the constructor waits until
-// the player is ready (a cold cache compiles its kernels). A process that exits, or does
-// not answer in time (it is then killed), makes the call throw an IllegalStateException
-// (the framework scores the game's penalty); the next setPointSystem or init starts a new
-// one.
+// setPointSystem its milliseconds and 10 s more, init 10 s (and 120 s for a new process
+// it starts); the constructor waits until the player is ready (a cold cache compiles its
+// kernels). A process that exits, or does not answer in time (it is then killed), is said
+// on stderr; getPlay then answers (-1, -1) and init returns (its game's plays answer the
+// same), which the framework scores as the game's penalty: the contest's framework catches
+// nothing, and a throw would end its tournament. setPointSystem throws (the framework runs
+// it on a thread of its own). The next setPointSystem or init starts a new process. The
+// player's own error ("raised") is thrown as an IllegalStateException, as before.
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -56,6 +59,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     static final long PLAY_SLACK_MILLIS = 1000;     // past a game's time left: the game is lost anyway
     static final long SYSTEM_SLACK_MILLIS = 10000;  // past a preparation's milliseconds
     static final long INIT_MILLIS = 10000;
+    static final long RESTART_MILLIS = 120000;      // a new process at init (its kernels cached by the first)
     private static final int CARDS_PER_GAME = 25;
     /** Every instance that has a process; guarded by itself. */
     private static final List<PokerSquaresPython> LIVE = new ArrayList<>();
@@ -73,6 +77,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     private boolean busy;         // inside a call (guarded by LIVE)
     private int playsLeft;        // in the current game; 0 between games (guarded by LIVE)
     private boolean played;       // a game was started since the last setPointSystem (guarded by LIVE)
+    private final boolean[] filled = new boolean[CARDS_PER_GAME];  // the cells answered in this game
 
     /** Starts {@code command} (a pokersquares stdio-player) and waits until its player is ready. */
     public PokerSquaresPython(String... command) {
@@ -167,12 +172,19 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
         }
     }
 
+    /** The Python process failed (did not answer in time, exited, could not start): not the player's own error. */
+    static final class Ended extends IllegalStateException {
+        Ended(String message) {
+            super(message);
+        }
+    }
+
     /** Sends {@code command}; its answer, within {@code timeout} ms; a failed process is ended here. */
     private String call(String command, String expected, long timeout) {
         Session s = session;
         if (s == null) {
-            throw new IllegalStateException("pokersquares: " + name + "'s Python process ended earlier in this "
-                                            + "game; it starts again at the next init or setPointSystem");
+            throw new Ended("pokersquares: " + name + "'s Python process ended earlier in this "
+                            + "game; it starts again at the next init or setPointSystem");
         }
         String line;
         try {
@@ -183,7 +195,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
                 session = null;
                 LIVE.remove(this);
             }
-            throw e;
+            throw new Ended(e.getMessage());
         }
         if (line.startsWith("raised ")) {
             throw new IllegalStateException("pokersquares: " + line.substring(7));
@@ -233,10 +245,25 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
                 playsLeft = 0;
                 played = true;
             }
-            if (session == null) {
-                restart(true, 0);
+            java.util.Arrays.fill(filled, false);
+            // A process that fails here is said on stderr, not thrown: the contest's framework
+            // catches nothing, and a throw would end its tournament; the game's plays are then
+            // answered (-1, -1), which it scores as the game's penalty.
+            try {
+                if (session == null) {
+                    restart(true, RESTART_MILLIS);
+                }
+                call("init", "ok", INIT_MILLIS);
+            } catch (Ended e) {
+                System.err.println(e.getMessage() + "; this game's plays are answered (-1, -1)");
+                return;
+            } catch (RuntimeException e) {
+                if (session != null) {
+                    throw e;  // the player's own error at init
+                }
+                System.err.println(e.getMessage() + "; this game's plays are answered (-1, -1)");
+                return;
             }
-            call("init", "ok", INIT_MILLIS);
             synchronized (LIVE) {
                 playsLeft = CARDS_PER_GAME;
             }
@@ -248,17 +275,34 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     @Override
     public synchronized int[] getPlay(Card card, long millisRemaining) {
         int id = card.getSuit() * 13 + card.getRank();
+        long start = System.nanoTime();
         enter();
-        boolean answered = false;
+        boolean goesOn = false;
         try {
-            String[] words = call("play " + id + " " + millisRemaining, "play ",
-                                  Math.max(0, millisRemaining) + PLAY_SLACK_MILLIS).split(" ");
+            String[] words;
+            try {
+                words = call("play " + id + " " + millisRemaining, "play ",
+                             Math.max(0, millisRemaining) + PLAY_SLACK_MILLIS).split(" ");
+            } catch (Ended e) {
+                // Not thrown: the contest's framework catches nothing, and a throw would end its
+                // tournament; an answer out of the grid is scored as this game's penalty.
+                if (session == null && playsLeft > 0) {
+                    System.err.println(e.getMessage() + "; this play is answered (-1, -1)");
+                }
+                return new int[] {-1, -1};
+            }
             int[] cell = {Integer.parseInt(words[1]), Integer.parseInt(words[2])};
-            answered = true;
+            long used = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            // The framework ends the game at an answer past its time or not on an empty cell.
+            boolean inGrid = cell[0] >= 0 && cell[0] < 5 && cell[1] >= 0 && cell[1] < 5;
+            goesOn = used <= millisRemaining && inGrid && !filled[cell[0] * 5 + cell[1]];
+            if (goesOn) {
+                filled[cell[0] * 5 + cell[1]] = true;
+            }
             return cell;
         } finally {
             synchronized (LIVE) {
-                playsLeft = answered ? Math.max(0, playsLeft - 1) : 0;  // a game that failed is over
+                playsLeft = goesOn ? Math.max(0, playsLeft - 1) : 0;  // a game that failed is over
                 busy = false;
             }
         }
@@ -338,8 +382,13 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
             if (line == END) {
                 answers.add(END);
                 try {
-                    int code = process.waitFor();
-                    throw new IllegalStateException("pokersquares: the Python player's process exited with code " + code);
+                    if (!process.waitFor(2, TimeUnit.SECONDS)) {
+                        process.destroyForcibly();
+                        throw new IllegalStateException("pokersquares: the Python player's process closed its output; "
+                                                        + "it was stopped");
+                    }
+                    throw new IllegalStateException("pokersquares: the Python player's process exited with code "
+                                                    + process.exitValue());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("pokersquares: interrupted waiting for the Python player", e);

@@ -222,7 +222,9 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
             symbol = next((" ".join(line.split()) for line in proc.stderr.splitlines()
                            if line.strip().startswith("symbol:")), "")
             raise JavaExportError(f"javac failed{hint}: {first.strip()}" + (f" ({symbol})" if symbol else ""))
-        files += [out / f"{BASE_CLASS}.class", out / f"{class_name}.class"]
+        # The base class's nested classes too ({BASE_CLASS}$Session.class): a user who copies
+        # the listed files beside the framework's would otherwise miss one at the first game.
+        files += sorted(out.glob(f"{BASE_CLASS}*.class")) + [out / f"{class_name}.class"]
     return files
 
 
