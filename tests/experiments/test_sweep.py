@@ -145,9 +145,9 @@ def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
     setting, every game held played again; it resumes the runs held."""
     db = tmp_path / "o.sqlite"
 
-    def sweep(*args):
+    def sweep(*args, secret="k"):
         r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", *args, "--games", "2", "--seed", "3",
-                            "--time-per-game", "5", "--prep-time", "0", "--secret", "k", "--workers", "1",
+                            "--time-per-game", "5", "--prep-time", "0", "--secret", secret, "--workers", "1",
                             "--db", str(db), "--json"], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         return {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
@@ -162,3 +162,9 @@ def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
                                             first['{"cp": 5, "delta": 0.1}']["mean"])
     with ResultStore(db) as store:
         assert len(store.runs()) == 2 and sum(r.finished for r in store.runs()) == 4
+    # Under another secret the held runs are not these games: the settings as typed, new runs
+    # (taken for the held ones, the sweep was refused as played under another secret).
+    other = sweep("--player", "tiger:iterations=40", "--param", "delta=0.1", "--param", "cp=5,1", secret="other")
+    assert {r["run_id"] for r in other.values()}.isdisjoint(r["run_id"] for r in first.values())
+    with ResultStore(db) as store:
+        assert len(store.runs()) == 4

@@ -199,20 +199,20 @@ def _parameters(spec: str) -> tuple:
 
 
 def _as_stored(specs: list[str], store: ResultStore, point_system: PointSystem, seed: int, time_per_game: float,
-               prep_time: float) -> list[str]:
+               prep_time: float, secret: str | None = None) -> list[str]:
     """Each spec as the store's run of the same setting writes it: the store knows a run by
     its spec's text, so ``--param a=.. --param b=..`` given in the other order (or a fixed
-    parameter moved) was a new run of every setting, the games held played again."""
+    parameter moved) was a new run of every setting, the games held played again. With
+    ``secret``, only a run played under it (another would be refused as another run's)."""
     held: dict[tuple, list[str]] = {}
-    points = list(point_system.points)
-    for run in store.runs():
-        if (run.tournament_id is None and list(run.points) == points and run.seed == seed
-                and run.time_per_game == time_per_game and run.prep_time == prep_time):
-            try:
-                key = _parameters(run.player) + (run.version,)
-            except PokerSquaresError:  # a player this code no longer knows
-                continue
-            held.setdefault(key, []).append(run.player)
+    for player, version, key_of_seeds in store.run_players(point_system, seed, time_per_game, prep_time):
+        if secret is not None and key_of_seeds not in (None, secret):
+            continue
+        try:
+            key = _parameters(player) + (version,)
+        except PokerSquaresError:  # a player this code no longer knows
+            continue
+        held.setdefault(key, []).append(player)
     out = []
     for spec in specs:
         spellings = held.get(_parameters(spec) + (run_version(spec),), [])
@@ -234,7 +234,7 @@ def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: i
     specs = [setting_spec(player, s) for s in grid]
     for spec in specs:
         make_player(spec)  # a parameter the player does not take fails here, before anything runs
-    specs = _as_stored(specs, store, point_system, seed, time_per_game, prep_time)
+    specs = _as_stored(specs, store, point_system, seed, time_per_game, prep_time, secret)
     runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb, secret) for spec in specs]
     results = record_runs(runs, store, workers=workers, on_result=on_result, backend=backend, address=address,
                           on_held=on_held)
