@@ -169,6 +169,17 @@ def organiser(java_classes, tmp_path, *exported):
     return cp
 
 
+def _exported_module_player(java_classes, tmp_path, monkeypatch, module, source, cls):
+    """A module:Class player written here, exported as Py<cls>; the organiser's classpath."""
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(mods))
+    out = tmp_path / "exported"
+    export_java(f"{module}:{cls}", out, f"Py{cls}", str(java_classes))
+    return organiser(java_classes, tmp_path, out)
+
+
 def drive(cp, *args, env=None, timeout=300, stderr=None):
     proc = subprocess.run(["java", "-cp", cp, "Organiser", *args], capture_output=True, text=True,
                           timeout=timeout, env=env)
@@ -205,13 +216,7 @@ def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_
     # then answers (-1, -1), which the framework scores as the game's penalty (a throw
     # would end the contest's tournament: its framework catches nothing), says why on
     # stderr, and the next game has a new process.
-    mods = tmp_path / "mods"
-    mods.mkdir()
-    (mods / "hangsonce.py").write_text(HANGS_ONCE)
-    monkeypatch.syspath_prepend(str(mods))
-    out = tmp_path / "exported"
-    export_java("hangsonce:HangsOnce", out, "PyHangsOnce", str(java_classes))
-    cp = organiser(java_classes, tmp_path, out)
+    cp = _exported_module_player(java_classes, tmp_path, monkeypatch, "hangsonce", HANGS_ONCE, "HangsOnce")
     env = {**os.environ, "HANGS_ONCE_FLAG": str(tmp_path / "hung")}
     err = []
     lines = drive(cp, "hang", "PyHangsOnce", env=env, timeout=120, stderr=err)
@@ -226,13 +231,7 @@ def test_an_instance_whose_game_the_framework_ended_early_is_ended_too(java_clas
     # The framework ends a game at an answer on an occupied cell (or past its time): the
     # instance counted 22 plays still to come and was never ended, one process kept per
     # system again where such a game was a system's last.
-    mods = tmp_path / "mods"
-    mods.mkdir()
-    (mods / "repeats.py").write_text(REPEATS)
-    monkeypatch.syspath_prepend(str(mods))
-    out = tmp_path / "exported"
-    export_java("repeats:Repeats", out, "PyRepeats", str(java_classes))
-    cp = organiser(java_classes, tmp_path, out)
+    cp = _exported_module_player(java_classes, tmp_path, monkeypatch, "repeats", REPEATS, "Repeats")
     assert drive(cp, "illegal", "PyRepeats") == ["illegal alive 1"]
 
 
