@@ -238,30 +238,27 @@ def player_cores(spec: str) -> int:
 def prep_cores(spec: str, most: int | None = None) -> int:
     """How many cores this player's preparation keeps busy: :func:`player_cores`, or more
     where its learners run on more threads than one of its games uses (a factory's
-    ``prep_threads``: the parameter that sets them, as its name, or as ``(name, default)``
-    where the factory's own default is None, or a function of the spec's parameters giving
-    their number; ``gettysburg:threads=``, 2 by default, while a game searches on one core). Those threads call kernels that release the GIL, which
-    capping numba's threads does not hold: a Ray task reserving fewer CPUs shares them
-    with the tasks Ray puts on the others. At most ``most`` (the CPUs of the largest
-    machine that can run it: a Ray task asking for more would wait for ever), at least 1."""
+    ``prep_threads``: the name of the parameter that sets them, its default read from the
+    factory, or a function of the spec's parameters giving their number; ``gettysburg``'s
+    ``threads=``, 2 by default, while a game searches on one core). Those threads call
+    kernels that release the GIL, which capping numba's threads does not hold: a Ray task
+    reserving fewer CPUs shares them with the tasks Ray puts on the others. At most
+    ``most`` (the CPUs of the largest machine that can run it: a Ray task asking for more
+    would wait for ever), at least 1."""
     cores = player_cores(spec)
     name, params = parse_player_spec(spec)
     factory, _ = resolve_factory(name)
     check_params(name, factory, params)
     threads = getattr(factory, "prep_threads", None)
-    if callable(threads):  # a factory whose learners depend on what it is given (hybrid's evaluator=)
-        threads = ("", threads(params))
-    elif isinstance(threads, str):
-        threads = (threads, None)
-    if isinstance(threads, tuple) and len(threads) == 2 and isinstance(threads[0], str):
-        key, default = threads
-        value = params.get(key)
+    value = None
+    if isinstance(threads, str):
+        value = params.get(threads)
         if value is None:
-            value = _parameter_default(factory, key)
-        if value is None:
-            value = default
-        if is_integer(value) and not isinstance(value, bool):
-            cores = max(cores, int(value))
+            value = _parameter_default(factory, threads)
+    elif callable(threads):  # learners that depend on what the spec gives (hybrid's evaluator=)
+        value = threads(params)
+    if is_integer(value) and not isinstance(value, bool):
+        cores = max(cores, int(value))
     return max(1, cores if most is None else min(cores, int(most)))
 
 

@@ -29,9 +29,14 @@ _LEARNING = ("train_games", "eval_games", "ucb_every", "ucb_c", "feedback", "car
              "learn_threads")  # PatternEvaluator's learning options, as beemo and og take them
 
 
-# The threads a preparation learns on when learn_threads is not given: PatternEvaluator's
-# (harness.spec.prep_cores; a game of og plays on one core, of beemo on cores=).
 _LEARN_THREADS = inspect.signature(PatternEvaluator).parameters["learn_threads"].default
+
+
+def _learn_threads(params: dict) -> int:
+    """The threads a preparation learns on (harness.spec.prep_cores): learn_threads, else
+    PatternEvaluator's default (a game of og plays on one core, of beemo on cores=)."""
+    given = params.get("learn_threads")
+    return _LEARN_THREADS if given is None else given
 
 
 def _evaluator(load, learning: dict) -> PatternEvaluator:
@@ -53,7 +58,7 @@ def beemo(load: str | None = None, playouts: int | None = None, time_per_game: f
                         name="beemo", time_per_game=time_per_game)
 
 
-beemo.prep_threads = ("learn_threads", _LEARN_THREADS)
+beemo.prep_threads = _learn_threads
 beemo.version = "5"  # 5: below 0.2 s of preparation the greedy rule (no time to learn and check); 4: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 3: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 2: the shared MoveClock (was: 8% of the game's clock and 10% of what was left kept back)
 
 
@@ -68,7 +73,7 @@ def og(load: str | None = None, train_games: int | None = None, eval_games: int 
     return SearchPlayer(_evaluator(load, learning), GreedySearch(), name="og")
 
 
-og.prep_threads = ("learn_threads", _LEARN_THREADS)
+og.prep_threads = _learn_threads
 og.version = "6"  # 6: below 0.2 s of preparation the greedy rule (no time to learn and check); 5: the guard keeps the learned table unless it is 2 SE behind the greedy rule; 4: the shared MoveClock; 2: values are summed line utilities (evaluator contract), not gains; 3: the small-budget guard
 
 
