@@ -256,6 +256,24 @@ def test_a_late_entrant_plays_only_its_own_games(tmp_path):
         r.run_id for r in store.runs(first["tournament_id"]) if r.player == "random" and r.system_name == "British"))[:2])
 
 
+def test_an_entrant_with_its_parameters_in_another_order_is_the_same_entrant(tmp_path):
+    """A tournament run again with an entrant's parameters written in another order was a
+    new tournament with a new player, its games played again: it is the tournament held;
+    and one entrant listed twice that way is refused, as a player listed twice is."""
+    store = ResultStore(tmp_path / "r.sqlite")
+    first, played, _ = _tournament(store, ["random", "tiger:iterations=20,cp=5"], games=2)
+    assert len(played) == 8
+    again, played, _ = _tournament(store, ["tiger:cp=5,iterations=20", "random"], games=2)
+    assert again["tournament_id"] == first["tournament_id"] and played == []
+    assert again["totals"]["British"]["tiger:iterations=20,cp=5"] == first["totals"]["British"][
+        "tiger:iterations=20,cp=5"]
+    late, played, taken = _tournament(store, ["tiger:cp=5,iterations=20", "greedy"], games=2)
+    assert late["tournament_id"] != first["tournament_id"] and {p for _, p, _ in played} == {"greedy"}
+    assert {t["player"] for t in taken} == {"tiger:iterations=20,cp=5"}
+    with pytest.raises(TournamentError, match="lists a player twice"):
+        _tournament(store, ["tiger:iterations=20,cp=5", "tiger:cp=5,iterations=20"], games=2)
+
+
 def test_a_late_entrant_does_not_take_games_of_other_code_or_another_secret(tmp_path, monkeypatch):
     """Runs are taken only where they are the very games this tournament would play: the
     same code (the version the runs are keyed by), the same limits and, when one is given,

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..errors import PokerSquaresError
 from ..harness.registry import _parse_value, make_player, parse_player_spec, text_parameters
-from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, record_runs, run_version
+from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, held_spelling, record_runs
 from ..harness.store import GameRecord, ResultStore
 from ..points import PointSystem
 
@@ -192,34 +192,6 @@ def _summary(setting: dict, spec: str, run_id: int, records: list[GameRecord]) -
             "penalties": sum(1 for r in records if r.penalty)}
 
 
-def _parameters(spec: str) -> tuple:
-    """What a spec plays, whatever the order its parameters are written in."""
-    name, params = parse_player_spec(spec)
-    return name, tuple(sorted(getattr(params, "text", {}).items()))
-
-
-def _as_stored(specs: list[str], store: ResultStore, point_system: PointSystem, seed: int, time_per_game: float,
-               prep_time: float, secret: str | None = None) -> list[str]:
-    """Each spec as the store's run of the same setting writes it: the store knows a run by
-    its spec's text, so ``--param a=.. --param b=..`` given in the other order (or a fixed
-    parameter moved) was a new run of every setting, the games held played again. With
-    ``secret``, only a run played under it (another would be refused as another run's)."""
-    held: dict[tuple, list[str]] = {}
-    for player, version, key_of_seeds in store.run_players(point_system, seed, time_per_game, prep_time):
-        if secret is not None and key_of_seeds not in (None, secret):
-            continue
-        try:
-            key = _parameters(player) + (version,)
-        except PokerSquaresError:  # a player this code no longer knows
-            continue
-        held.setdefault(key, []).append(player)
-    out = []
-    for spec in specs:
-        spellings = held.get(_parameters(spec) + (run_version(spec),), [])
-        out.append(spec if not spellings or spec in spellings else spellings[0])
-    return out
-
-
 def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: int, seed: int,
               store: ResultStore, *, time_per_game: float = 30.0, prep_time: float = 300.0,
               workers: int | None = None, backend: str = "local", address: str | None = None,
@@ -234,7 +206,9 @@ def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: i
     specs = [setting_spec(player, s) for s in grid]
     for spec in specs:
         make_player(spec)  # a parameter the player does not take fails here, before anything runs
-    specs = _as_stored(specs, store, point_system, seed, time_per_game, prep_time, secret)
+    # As the store's run of each setting writes it (--param options in another order).
+    specs = [held_spelling(store, spec, seed, time_per_game, prep_time, system=point_system, secret=secret)
+             for spec in specs]
     runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb, secret) for spec in specs]
     results = record_runs(runs, store, workers=workers, on_result=on_result, backend=backend, address=address,
                           on_held=on_held)

@@ -31,7 +31,7 @@ from ..errors import PokerSquaresError, UnknownPlayerError
 from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
-           "parse_player_spec", "split_player_list", "canonical_spec", "check_params", "factory_parameters", "text_parameters",
+           "parse_player_spec", "split_player_list", "canonical_spec", "spec_identity", "check_params", "factory_parameters", "text_parameters",
            "UnknownPlayerError"]
 
 
@@ -151,6 +151,14 @@ def canonical_spec(spec: str) -> str:
     _check_spec_text(spec)
     text = spec.strip()
     return text[:-1].rstrip() if text.endswith(":") else text
+
+
+def spec_identity(spec: str) -> tuple:
+    """What a spec plays, whatever the order its parameters are written in:
+    ``x:a=1,b=2`` and ``x:b=2,a=1`` are one player (each parameter as written: ``a=1`` and
+    ``a=1.0`` are not taken for one). UnknownPlayerError for a spec that names no player."""
+    name, params = parse_player_spec(spec)
+    return name, tuple(sorted(params.text.items()))
 
 
 def split_player_list(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from typing import Callable
 from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from .local_backend import RunnerWarning, run_games
-from .registry import make_player, parse_player_spec, resolve_factory
+from .registry import make_player, parse_player_spec, resolve_factory, spec_identity
 from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
                    RunSpecError, check_saved_states, check_seconds, check_workers, default_workers, player_cores,
                    prepare_for_handoff)
@@ -35,7 +35,7 @@ from .store import GameRecord, ResultStore, StoreError
 __all__ = ["RunSpec", "RunSpecError", "check_seconds", "MAX_GAMES", "MAX_SECONDS", "DEFAULT_MEMORY_MB",
            "HANG_GRACE_S", "PlayerFailedError", "RunnerWarning", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend",
            "backend_session", "default_workers", "player_cores", "run_games", "record_run", "record_runs",
-           "run_version"]
+           "run_version", "held_spelling"]
 
 # Where games run: "local" (worker processes on this machine, the default) or "ray"
 # (Ray tasks on a local Ray instance or a cluster; see ray_backend.py).
@@ -212,6 +212,41 @@ def run_version(spec: str) -> str:
     return version
 
 
+def held_spelling(store: ResultStore, player: str, seed: int, time_per_game: float, prep_time: float, *,
+                  system=None, secret: str | None = None, tournaments: bool = False) -> str:
+    """``player`` as the store's runs of these settings write it (points ``system``, or any
+    for None; the runs outside a tournament, or with ``tournaments`` every tournament's):
+    the store knows a run by its spec's text, so ``x:b=2,a=1`` after ``x:a=1,b=2`` was a
+    new run, every game held played again. The spelling given, if a run of the same code
+    has it; else the oldest run's of the same player and code (:func:`spec_identity`),
+    with ``secret`` only one played under it (another would be refused as another run's);
+    else the spelling given."""
+    version = run_version(player)
+    spellings = [held for held, held_version, held_secret in store.run_players(
+                     system, seed, time_per_game, prep_time, tournaments=tournaments)
+                 if held_version == version and (secret is None or held_secret in (None, secret))]
+    if player in spellings:
+        return player
+    identity = spec_identity(player)
+    for held in spellings:
+        try:
+            if spec_identity(held) == identity:
+                return held
+        except PokerSquaresError:  # a player this code no longer knows
+            continue
+    return player
+
+
+def _as_held(spec: RunSpec, store: ResultStore, tournament_id: int | None) -> RunSpec:
+    """``spec`` with its player written as the store's run of its setting writes it
+    (:func:`held_spelling`); a tournament's runs are spelled by the tournament."""
+    if tournament_id is not None:
+        return spec
+    player = held_spelling(store, spec.player, spec.seed, spec.time_per_game, spec.prep_time,
+                           system=spec.point_system, secret=spec.secret)
+    return spec if player == spec.player else dataclasses.replace(spec, player=player)
+
+
 def _check_call(specs: list, store, workers, tournament_id, names: list) -> None:
     """What :func:`record_run` and :func:`record_runs` are given, checked before the store
     is written: a bad call leaves nothing in it (not even an empty run)."""
@@ -282,6 +317,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                            backend=backend, address=address, retry_penalties=retry_penalties,
                            on_held=None if on_held is None else (lambda _k, recs: on_held(recs)))[0]
     make_player(spec.player)  # a bad spec fails here, before the store holds an empty run
+    spec = _as_held(spec, store, tournament_id)
     run_id = _open_run(store, spec, player_name, tournament_id, retry_penalties)
     spec = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
     held = [g for g in store.games(run_id) if g.game_index < spec.games]
@@ -383,6 +419,7 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
     specs = list(specs)
     run_ids, done = [], []
     for k, (spec, pname) in enumerate(zip(specs, names)):
+        spec = _as_held(spec, store, tournament_id)
         run_id = _open_run(store, spec, pname, tournament_id, retry_penalties)
         specs[k] = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
         run_ids.append(run_id)

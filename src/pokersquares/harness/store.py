@@ -1257,17 +1257,22 @@ class ResultStore:
         return (row for run in runs if wanted is None or run.run_id in wanted
                 for row in self._export_rows(run, secrets.get(run.run_id)))
 
-    def run_players(self, system: PointSystem, seed: int, time_per_game: float,
-                    prep_time: float) -> list[tuple[str, str | None, str | None]]:
-        """``(player spec, version, secret)`` of each run outside a tournament with these
-        points, first deal seed and limits, oldest first; read only, and no game is read
-        (a sweep looks its settings up here in a store of any size)."""
+    def run_players(self, system: PointSystem | None, seed: int, time_per_game: float, prep_time: float, *,
+                    tournaments: bool = False) -> list[tuple[str, str | None, str | None]]:
+        """``(player spec, version, secret)`` of each run with these points (any, for None),
+        first deal seed and limits, oldest first: the runs outside a tournament, or with
+        ``tournaments`` those of every tournament. Read only, and no game is read (a
+        command looks its players' spellings up here in a store of any size)."""
         columns = {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
         version, secret = (c if c in columns else "NULL" for c in ("version", "secret"))
+        where = "tournament_id IS NOT NULL" if tournaments else "tournament_id IS NULL"
+        args: list = [seed, time_per_game, prep_time]
+        if system is not None:
+            where += " AND points = ?"
+            args.append(json.dumps(list(system.points)))
         return [tuple(row) for row in self.conn.execute(
-            f"SELECT player, {version}, {secret} FROM runs WHERE tournament_id IS NULL AND points = ? AND seed = ?"
-            " AND time_per_game = ? AND prep_time = ? ORDER BY run_id",
-            (json.dumps(list(system.points)), seed, time_per_game, prep_time))]
+            f"SELECT player, {version}, {secret} FROM runs WHERE seed = ? AND time_per_game = ? AND prep_time = ?"
+            f" AND {where} ORDER BY run_id", args)]
 
     def run_secrets(self) -> dict[int, str | None]:
         """Each run's secret, the key of its player seeds (None: a run that never played,

@@ -13,8 +13,8 @@ import numpy as np
 from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from ..points import PointSystem, unique_names
-from .registry import canonical_spec, make_player
-from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, record_runs, run_version
+from .registry import canonical_spec, make_player, spec_identity
+from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, held_spelling, record_runs, run_version
 from .spec import check_saved_states
 from .store import GameRecord, ResultStore
 
@@ -250,17 +250,26 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     players = [canonical_spec(p) for p in players]
     if len({s.points for s in systems}) < len(systems):  # it would count twice in every player's score
         raise TournamentError("a tournament gives the same point values twice")
-    if len(set(players)) < len(players):
+    if len({spec_identity(p) for p in players}) < len(players):  # x:a=1,b=2 and x:b=2,a=1 too
         raise TournamentError("a tournament lists a player twice")
     names = unique_names(systems)
-    cells = [(sname, player) for sname in names for player in players]
-    specs = [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb, secret)
-             for system in systems for player in players]
+
+    def runs_of(players):
+        return [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb, secret)
+                for system in systems for player in players]
+
+    runs_of(players)  # each limit checked before anything is built
     if not isinstance(store, ResultStore):
         raise TournamentError(f"a tournament is recorded in a ResultStore, got {store!r}")
     check_workers(workers)
     for player in players:
         make_player(player)
+    # Each as the store's tournaments write it: the same entrant with its parameters in
+    # another order was another player, its games played again.
+    players = [held_spelling(store, p, seed, time_per_game, prep_time, secret=secret, tournaments=True)
+               for p in players]
+    cells = [(sname, player) for sname in names for player in players]
+    specs = runs_of(players)
     check_saved_states(players, systems)
     versions = {player: run_version(player) for player in players}
     tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
