@@ -84,3 +84,18 @@ def test_a_deal_seed_is_an_integer_not_an_array(seed):
         check_seed(seed)
     with pytest.raises(InvalidSeedError, match="integer"):
         deal(seed)
+
+
+def test_a_deal_takes_every_java_long_and_only_those():
+    """The contest's seeds are Java longs: -2**63 and 2**63-1 are seeds like any other
+    (a bound off by one would refuse the largest); one past either end is no seed."""
+    from pokersquares.cards import SEED_MAX, SEED_MIN, check_seed
+    from pokersquares.errors import InvalidSeedError
+
+    assert (SEED_MIN, SEED_MAX) == (-2 ** 63, 2 ** 63 - 1)
+    for seed in (SEED_MIN, SEED_MAX):
+        assert check_seed(seed) == seed and sorted(deal(seed)) == list(range(52))
+    assert deal(SEED_MAX) != deal(SEED_MIN)
+    for seed in (SEED_MIN - 1, SEED_MAX + 1):
+        with pytest.raises(InvalidSeedError, match="Java long"):
+            deal(seed)

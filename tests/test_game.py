@@ -28,6 +28,29 @@ def test_score_of_a_known_grid():
     assert text.splitlines()[0].startswith("TS JS QS KS AS") and "Total:" in text
 
 
+def test_columns_are_scored_after_the_rows_and_rendered_below_them():
+    """The ten hands are rows 0..4, then columns 0..4 (RULES.md). Worked by hand on the
+    grid above: its columns hold no hand but column 3's pair of nines (KS 3H 4S 9S 9H)."""
+    g = full_grid([
+        "TS JS QS KS AS",
+        "2H 2D 2C 3H 3D",
+        "4C 4D 4H 4S 5C",
+        "6C 7D 8H 9S TC",
+        "AH 3S 6H 9H KD",
+    ])
+    assert g.line(8) == parse_cards("KS 3H 4S 9S 9H".split())
+    assert g.hand_scores(AMERICAN) == [100, 25, 50, 15, 0, 0, 0, 0, 2, 0]
+    assert g.score(AMERICAN) == 192 and g.hand_counts() == [5, 1, 0, 0, 1, 0, 1, 1, 0, 1]
+    assert g.render(AMERICAN) == (
+        "TS JS QS KS AS  100\n"
+        "2H 2D 2C 3H 3D   25\n"
+        "4C 4D 4H 4S 5C   50\n"
+        "6C 7D 8H 9S TC   15\n"
+        "AH 3S 6H 9H KD    0\n"
+        " 0  0  0  2  0\n"
+        "Total: 192")
+
+
 def test_illegal_placements_raise_and_change_nothing():
     g = Grid()
     g.place(0, 0, 0)
@@ -53,7 +76,7 @@ def test_cells_and_hands_out_of_range_are_errors_not_other_cells():
     g = Grid()
     g.place(7, 1, 2)
     assert g[1, 2] == 7
-    for rc in [(0, 7), (-1, 0), (5, 5), (0, -1)]:
+    for rc in [(0, 7), (-1, 0), (5, 5), (0, -1), (0, 5), (4, 5), (5, 0)]:  # (0, 5) is no cell, not (1, 0)
         with pytest.raises(IndexError, match="0..4"):
             g[rc]
     for i in (10, -1):
@@ -74,7 +97,7 @@ def test_a_grid_is_made_of_integer_card_ids_and_a_game_of_a_point_system_and_a_d
     assert Grid(square)[1, 2] == 7 and Grid(square.ravel()) == Grid(square)
     with pytest.raises(InvalidPointSystemError):
         Game.from_seed(1, "american")
-    for deck in ([0, 1, 2], [0] * 25, list(range(24)) + [52], [c + 0.5 for c in range(25)]):
+    for deck in ([0, 1, 2], list(range(24)), [0] * 25, list(range(24)) + [52], [c + 0.5 for c in range(25)]):
         with pytest.raises(InvalidCardError):
             Game(AMERICAN, deck)
     assert Game(AMERICAN, list(range(25))).next_card == 0
@@ -237,3 +260,35 @@ def test_a_card_in_an_array_is_no_card_to_place():
         with pytest.raises(IllegalPlacementError):
             g.place(card, 0, 0)
         assert g == Grid()
+
+
+@pytest.mark.parametrize("cells, says", [([0, 0] + [-1] * 23, "distinct"), ([5] + [-1] * 23 + [5], "distinct"),
+                                         ([52] + [-1] * 24, "0..51"), ([-2] + [-1] * 24, "0..51")])
+def test_a_grid_holds_distinct_card_ids_0_to_51(cells, says):
+    """A card twice, or an id that is no card, makes no grid a game could reach."""
+    with pytest.raises(IllegalPlacementError, match=says):
+        Grid(cells)
+    assert Grid([51] + [-1] * 23 + [0]).cells[::24] == [51, 0]
+
+
+def test_a_game_given_a_grid_holds_the_placements_that_filled_it():
+    """A grid of one card given without its placement filled up after 24 plays, and the
+    game, counting plays, was never over: the next play was refused as an occupied cell."""
+    cards = deal(1)
+    lone = Grid()
+    lone.place(cards[0], 0, 0)
+    with pytest.raises(IllegalPlacementError, match="grid of 1 cards and"):
+        Game(AMERICAN, cards, grid=lone)
+    with pytest.raises(IllegalPlacementError, match="placements put them"):
+        Game(AMERICAN, cards, grid=lone, placements=[(cards[0], 0, 1)])  # not where the grid holds it
+    with pytest.raises(IllegalPlacementError, match="placements put them"):
+        Game(AMERICAN, cards, grid=Grid(), placements=[(cards[0], 0, 0)])
+    # The grid and placements of a game part played go on to the end, and it is over there.
+    played = Game(AMERICAN, cards)
+    played.play(0, 0)
+    game = Game(AMERICAN, cards, grid=lone, placements=list(played.placements))
+    for k in range(1, 25):
+        game.play(*divmod(k, 5))
+    assert game.done and game.next_card is None and game.turn == 25
+    with pytest.raises(IllegalPlacementError, match="over"):
+        game.play(0, 0)

@@ -278,3 +278,22 @@ def test_a_new_editions_twelve_draw_the_generated_three_from_its_seed():
             parse_point_systems(spec)
     with pytest.raises(InvalidPointSystemError, match="'contest' names twelve systems"):
         parse_point_system("contest:7")
+
+
+def test_clamped_values_names_each_value_clamped_above_and_below():
+    from pokersquares.points import clamped_values
+
+    spec = "500,-500,0,2,5,10,15,20,127,-128"
+    assert clamped_values(spec, parse_point_system(spec)) == "500 -> 127, -500 -> -128"
+    assert clamped_values("-129, 0,0,0,0,0,0,0,0,128", parse_point_system("-129,0,0,0,0,0,0,0,0,128")) == \
+        "-129 -> -128, 128 -> 127"
+    assert clamped_values("0,2,5,10,15,20,25,50,75,100", AMERICAN) == ""  # none clamped
+    assert clamped_values("american", AMERICAN) == ""  # not ten integers
+
+
+def test_unique_names_number_repeats_from_two():
+    from pokersquares.points import unique_names
+
+    customs = [PointSystem(AMERICAN.points), PointSystem(BRITISH.points), PointSystem(AMERICAN.points)]
+    assert unique_names(customs) == ["custom", "custom (2)", "custom (3)"]
+    assert unique_names([AMERICAN, *customs[:2], AMERICAN]) == ["American", "custom", "custom (2)", "American (2)"]

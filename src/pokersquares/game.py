@@ -195,8 +195,28 @@ class Game:
         self.deck = [int(c) for c in deck]
         if not isinstance(self.grid, Grid):
             raise IllegalPlacementError(f"a game's grid is a Grid (Grid() or Grid(cells)), got {self.grid!r}")
+        self._check_placements()
         if self.seed is not None:
             self.seed = check_seed(self.seed, "a game's seed")
+
+    def _check_placements(self) -> None:
+        """A grid given with the game holds the deck's first cards where ``placements``
+        put them, and nothing else: a grid of one card and no placements filled up after
+        24 plays, and the game, counting plays, was never over (the next play was refused
+        as an occupied cell)."""
+        try:
+            placed = [(int(card), int(row), int(col)) for card, row, col in self.placements]
+            sound = (sum(c != EMPTY for c in self.grid.cells) == len(placed) <= NUM_CELLS
+                     and all(card == self.deck[k] and 0 <= row < SIZE and 0 <= col < SIZE
+                             and self.grid.cells[cell_index(row, col)] == card
+                             for k, (card, row, col) in enumerate(placed)))
+        except (TypeError, ValueError):
+            sound = False
+        if not sound:
+            held = sum(c != EMPTY for c in self.grid.cells)
+            raise IllegalPlacementError(f"a game's grid holds the deck's first cards where its placements put them: "
+                                        f"got a grid of {held} cards and {self.placements!r:.80} (give both, or neither)")
+        self.placements = placed
 
     @classmethod
     def from_seed(cls, seed: int, point_system: PointSystem) -> "Game":
