@@ -126,6 +126,13 @@ def test_a_reader_reads_one_state_of_the_store_while_a_tournament_writes(tmp_pat
         assert [[g.score for g in reader.games(run)] for run in runs] == [[10 + run] for run in runs]
         assert reader.export_csv().count("\n") == 1 + 4
         assert table_from_store(reader, tid) == table and not table["complete"]
+        reader.refresh()  # a notebook keeping its reader open sees the new games when it asks
+        assert [r.finished for r in reader.runs(tid)] == [3, 3, 3, 3] and table_from_store(reader, tid)["complete"]
+        assert reader.export_csv().count("\n") == 1 + 12
+    with pytest.raises(StoreError, match="is closed"):
+        reader.refresh()
+    writer.refresh()  # a writer sees every write: nothing to do
+    assert [r.finished for r in writer.runs(tid)] == [3, 3, 3, 3]
     with ResultStore(path, readonly=True) as later:
         assert [r.finished for r in later.runs(tid)] == [3, 3, 3, 3] and table_from_store(later, tid)["complete"]
     writer.close()

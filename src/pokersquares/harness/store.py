@@ -620,13 +620,14 @@ class ResultStore:
     """An SQLite file of runs, games and tournaments. One store may be used from several
     threads (a notebook's workers, a server's): their statements and transactions take
     turns. Processes each open their own. A store opened ``readonly`` reads the store as
-    it was when opened, to its close (open it again to see games written since)."""
+    it was when opened, to its close or :meth:`refresh` (which reads the games written since)."""
 
     def __init__(self, path: str | Path = DEFAULT_DB, *, readonly: bool = False) -> None:
         self._lock = threading.RLock()  # one statement or transaction at a time (_SharedConnection)
         if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
             raise StoreError(f"a result store is a file's path (text or a Path), got {path!r}")
         self.path = Path(path)
+        self._readonly = bool(readonly)
         if readonly and not self.path.exists():
             raise StoreError(f"no result store at {self.path}")
         if self.path.exists() and not self.path.is_file():
@@ -652,12 +653,7 @@ class ResultStore:
                 what = "an empty file" if not existed else "an SQLite file with no tables"
                 raise StoreError(f"{self.path} is not a pokersquares result store ({what}): it holds no runs")
             if readonly:
-                self.conn = open_for_reading(self.path)
-                self.conn.execute("PRAGMA busy_timeout = 30000")
-                # One read transaction to the close: every figure read from one state of the store
-                # (a tournament's table and the counts under it), whatever a writer adds meanwhile;
-                # a reader that cannot write the folder reads a copy, which is one state anyway.
-                self.conn.execute("BEGIN")
+                self.conn = self._reader()
             else:
                 self._connect()
             if existed:
@@ -710,6 +706,30 @@ class ResultStore:
     @conn.setter
     def conn(self, value: sqlite3.Connection | _ClosedConnection) -> None:
         self._conn = value if isinstance(value, _ClosedConnection) else _SharedConnection(value, self._lock)
+
+    def _reader(self) -> sqlite3.Connection:
+        """A read-only store's connection. One read transaction to the close (or to
+        :meth:`refresh`): every figure read from one state of the store (a tournament's
+        table and the counts under it), whatever a writer adds meanwhile; a reader that
+        cannot write the folder reads a copy, which is one state anyway."""
+        conn = open_for_reading(self.path)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("BEGIN")
+        return conn
+
+    def refresh(self) -> None:
+        """A store opened ``readonly`` reads the store as it is now from here on: the games
+        written since it was opened or last refreshed (a notebook keeping one open while a
+        tournament runs); a writable store sees every write already, and is left as it is."""
+        with self._lock:
+            if isinstance(self.conn, _ClosedConnection) or not self._readonly:
+                self.conn.execute("SELECT 1")  # a closed store says so
+                return
+            old, self.conn = self.conn, self._reader()
+            old.close()
+            self._fallback = "fallback_moves" if "fallback_moves" in {
+                r[1] for r in self.conn.execute("PRAGMA table_info(games)")} else "0"
+            self._has_version = "version" in {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
 
     def _connect(self) -> None:
         self.conn = _sqlite_connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
