@@ -8,6 +8,7 @@ import copy
 import numpy as np
 import pytest
 
+from pokersquares.evaluators import Evaluator
 from pokersquares.kernels.core import score_grid
 
 from .conftest import EVALUATOR_NAMES, greedy_positions
@@ -441,3 +442,69 @@ def test_the_default_preparation_checks_everything_before_it_stores_the_points()
         with pytest.raises(PokerSquaresError):
             ev.prepare(_BRITISH, budget, seed)
         assert ev.points.tolist() == _AMERICAN.tolist()
+
+
+def test_thread_counts_and_budget_shares_take_their_documented_bounds():
+    """``checked_threads`` takes 1..MAX_THREADS, both included; ``checked_share`` a share
+    in (0, 1]: all of the budget is a share, none is not."""
+    from pokersquares.errors import PokerSquaresError
+    from pokersquares.evaluators.base import MAX_THREADS, checked_share, checked_threads
+
+    assert checked_threads(1) == 1 and checked_threads(np.int64(MAX_THREADS)) == MAX_THREADS == 64
+    for bad in (0, MAX_THREADS + 1, -1):
+        with pytest.raises(PokerSquaresError, match="from 1 to 64"):
+            checked_threads(bad)
+    assert checked_share(1, "budget_share") == 1.0 and checked_share(1e-9, "budget_share") == 1e-9
+    for bad in (0, 0.0, -0.5, 1.0000001):
+        with pytest.raises(PokerSquaresError, match=r"in \(0, 1\]"):
+            checked_share(bad, "budget_share")
+
+
+@pytest.mark.parametrize("name", ["narl", "td"])
+def test_a_negative_seed_is_masked_as_the_kernels_take_seeds(name):
+    """``masked_seed``: ``seed & SEED_MASK``, so -5 plays the games 2**63 - 5 plays,
+    whether the playouts are checked or not."""
+    from pokersquares.evaluators.base import SEED_MASK, masked_seed
+
+    assert masked_seed(-1) == SEED_MASK and masked_seed(-2 ** 63) == 0 and masked_seed(np.int64(5)) == 5
+    ev = _fresh(name)
+    ev.prepare(_AMERICAN, 0.05, 0)
+    grid = _grid()
+    np.testing.assert_array_equal(ev.playouts(grid, 4, -5), ev.playouts(grid, 4, (-5) & SEED_MASK))
+    np.testing.assert_array_equal(ev.limited_playouts(grid, 4, 3, -5), ev._unchecked_limited_playouts(grid, 4, 3, -5))
+
+
+def test_a_wide_integer_grid_is_checked_before_int8_would_wrap_it():
+    """256 + 5 as int8 is card 5 and 255 is -1 (empty): a grid of wider integers holding
+    them must be refused, not read as another position."""
+    from pokersquares.errors import IllegalPlacementError
+    from pokersquares.evaluators.base import checked_grid, checked_grid_and_cards
+
+    for value in (261, 255, 52, -257):
+        wide = _grid().astype(np.int64)
+        wide[1] = value
+        with pytest.raises(IllegalPlacementError, match="card ids 0..51 or -1"):
+            checked_grid(wide)
+        with pytest.raises(IllegalPlacementError, match="card ids 0..51 or -1"):
+            checked_grid_and_cards(wide.tolist(), [40])
+
+
+@pytest.mark.parametrize("name", EVALUATOR_NAMES)
+def test_placement_playouts_take_every_seed_in_int64s_range(name):
+    """The default ``placement_playouts`` seeds cell ``i``'s playouts ``seed * 131 + i``:
+    for a seed of 2**62 that left int64's range and the evaluator's own ``playouts``
+    refused it ("a seed is an integer in int64's range, got 604130868413987815424"). It
+    wraps as int64 arithmetic would, so every seed in range keeps its playouts."""
+    ev = _fresh(name)
+    ev.prepare(_AMERICAN, 0.05, 0)
+    grid = _grid()
+    for seed in (2 ** 62, 2 ** 63 - 1, -2 ** 63):
+        scores = ev.placement_playouts(grid, 40, [1, 2], 3, seed)
+        assert scores.shape == (2, 3) and np.array_equal(scores, ev.placement_playouts(grid, 40, [1, 2], 3, seed))
+    if type(ev).placement_playouts is Evaluator.placement_playouts:
+        child = grid.copy()
+        child[2] = 40
+        wrapped = (2 ** 62 * 131 + 1 + 2 ** 63) % 2 ** 64 - 2 ** 63
+        np.testing.assert_array_equal(ev.placement_playouts(grid, 40, [1, 2], 3, 2 ** 62)[1],
+                                      ev.playouts(child, 3, wrapped))
+        np.testing.assert_array_equal(ev.placement_playouts(grid, 40, [1, 2], 3, 7)[1], ev.playouts(child, 3, 7 * 131 + 1))

@@ -397,3 +397,25 @@ def test_counts_of_games_that_are_not_whole_and_nan_seconds_are_refused_not_play
     with pytest.raises(PokerSquaresError, match="learn's seconds must be a finite number, got nan"):
         ev.learn(seconds=float("nan"), show=False)
     assert ev.learn(games=np.int64(3), show=False)["games"] == 3
+
+
+def test_greedy_limited_playouts_place_each_card_where_placement_values_say(learned):
+    """Replayed move by move with the kernel's generator (the undealt cards in card
+    order, a prefix shuffled afresh each game): each dealt card goes to the argmax of
+    ``placement_values`` (the card no longer undealt), the game ends at ``state_value``."""
+    from pokersquares.evaluators.base import SEED_MASK
+    from pokersquares.kernels.core import rng_seed, shuffle_prefix
+
+    for (grid, _), depth, seed in zip(_random_grids(6, 12), (1, 3, 5, 8, 30, 2), (0, 4, -3, 9, 2, 7)):
+        n = 8
+        state = rng_seed(seed & SEED_MASK)
+        deck = np.setdiff1d(np.arange(52), grid[grid >= 0]).astype(np.int64)
+        moves = min(depth, int((grid < 0).sum()))
+        expected = []
+        for _ in range(n):
+            g = grid.copy()
+            shuffle_prefix(state, deck, 0, moves)
+            for card in deck[:moves]:
+                g[int(np.argmax(learned.placement_values(g, int(card))))] = card
+            expected.append(learned.state_value(g))
+        assert learned.limited_playouts(grid, n, depth, seed) == pytest.approx(expected)

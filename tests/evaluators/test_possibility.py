@@ -87,3 +87,51 @@ def test_the_heuristic_refuses_what_is_not_a_grid():
         with pytest.raises(IllegalPlacementError):
             ev.heuristic(bad)
     assert ev.heuristic(grid) == pytest.approx(0.0)
+
+
+def test_the_heuristic_is_h_without_the_offset_of_the_cards_on_the_grid():
+    """``heuristic`` takes from ``state_value`` the calibration offset of the number of
+    cards on the grid, leaving the paper's ``h`` (the readable reference)."""
+    ev = PossibilityEvaluator()
+    ev.prepare(PTS, 1.0)  # calibrates: the offsets differ from one card count to the next
+    assert len(set(np.round(ev.offsets[:25], 6))) == 25
+    rng = np.random.default_rng(9)
+    for n in (1, 5, 11, 18, 24, 25):
+        grid = np.full(25, -1, dtype=np.int8)
+        grid[rng.permutation(25)[:n]] = rng.permutation(52)[:n]
+        h = state_value(grid.tolist(), AMERICAN.points, APRIORI["british"], TUNED, 1.0)
+        assert ev.heuristic(grid) == pytest.approx(h)
+        assert ev.state_value(grid) == pytest.approx(h + ev.offsets[n])
+
+
+def test_a_made_weight_of_zero_values_made_types_at_zero_and_a_negative_one_at_their_apriori():
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 1]] = [4, 17]  # a pair of fives in row 0: a made pair
+    for made, reference in ((0.0, 0.0), (-1.0, None), (2.0, 2.0)):
+        ev = _evaluator(made_weight=made)
+        h = state_value(grid.tolist(), AMERICAN.points, APRIORI["british"], TUNED, reference)
+        assert ev.heuristic(grid) == pytest.approx(h), made
+    zero, apriori = _evaluator(made_weight=0.0), _evaluator(made_weight=-1.0)
+    assert zero.heuristic(grid) != pytest.approx(apriori.heuristic(grid))
+
+
+def test_weights_that_are_not_finite_numbers_within_the_bound_are_user_errors():
+    from pokersquares.evaluators.possibility import MAX_WEIGHT
+
+    for kw in (dict(made_weight=1e308), dict(alpha=-1e13), dict(gamma=float("nan")), dict(beta=float("inf")),
+               dict(alpha="0.1"), dict(made_weight=True)):
+        with pytest.raises(PokerSquaresError, match="must be a number from -1e\\+12 to 1e\\+12"):
+            PossibilityEvaluator(**kw)
+    PossibilityEvaluator(alpha=MAX_WEIGHT, made_weight=-MAX_WEIGHT)
+
+
+def test_an_apriori_table_that_is_not_ten_bounded_numbers_is_one_clear_error():
+    """A number was a TypeError ("object of type 'int' has no len()"), text a ValueError,
+    and NaN or 1e308 were taken: every placement value NaN."""
+    for table, says in ((5, "has 10 probabilities, got 5"), ([0.1] * 9, "has 10 probabilities"),
+                        ([float("nan")] * 10, "holds 10 numbers"), ([1e308] * 10, "holds 10 numbers"),
+                        (["a"] * 10, "holds 10 numbers"), ([True] * 10, "holds 10 numbers")):
+        with pytest.raises(PokerSquaresError, match=says):
+            PossibilityEvaluator(apriori=table)
+    ev = PossibilityEvaluator(apriori=np.array(APRIORI["measured"]))
+    assert ev.apriori == APRIORI["measured"]

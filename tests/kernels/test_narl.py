@@ -324,3 +324,15 @@ def test_pooling_carries_the_change_of_an_entry_that_stayed_at_its_horizon():
         base_used.copy()
     K.add_new(*helper, base_keys, base_sums, base_counts, into_keys, into_sums, into_counts, into_used)
     assert into_counts[slot] == 10 and into_sums[slot] / into_counts[slot] == pytest.approx(6.0)
+
+
+def test_rehash_into_a_table_that_holds_the_keys_adds_their_sums_and_counts():
+    # Pooling two learners: an entry both hold ends with both sums and both counts.
+    a, b = K.new_table(16), K.new_table(16)
+    K.rehash(np.array([77, 5]), np.array([6.0, 1.0]), np.array([2, 1]), *a)
+    K.rehash(np.array([77, 9]), np.array([9.0, 4.0]), np.array([3, 1]), *b)
+    K.rehash(a[0], a[1], a[2], *b)
+    assert b[3][0] == 3
+    for key, total, count in ((77, 15.0, 5), (5, 1.0, 1), (9, 4.0, 1)):
+        slot = K.lookup(b[0], key)
+        assert slot >= 0 and b[1][slot] == total and b[2][slot] == count

@@ -53,6 +53,10 @@ def test_possibility_matches_brute_force_reference():
         for _ in range(60):
             cards = _random_cards(n)
             assert kpos.possibility_array(cards).tolist() == ref.possibility(cards.tolist()), cards
+    # an empty hand can still become anything and has made nothing (the reference said
+    # a high card and a straight were impossible: its five off-suit cards made a flush)
+    empty = np.full(5, -1, dtype=np.int8)
+    assert kpos.possibility_array(empty).tolist() == ref.possibility([]) == [1] * 10
     # suited and connected short hands, where straights and flushes stay possible
     for text in ("2H 3H", "TS KS", "AD 5D 3D", "9C TC QC", "AH KH", "4S 8S"):
         cards = _hand(text)
@@ -138,3 +142,33 @@ def test_greedy_playouts_are_reproducible_and_follow_the_best_move():
         from pokersquares.kernels import score_grid
         possible.add(int(score_grid(g, np.array(AMERICAN.points, dtype=np.int64))))
     assert set(scores.tolist()) <= possible
+
+
+def test_calibration_offsets_are_the_mean_final_score_minus_the_mean_h_after_k_moves():
+    """``offset[k]``: over ``n`` best-move games from an empty grid (the kernel's deck and
+    generator, replayed here move by move), the mean final score minus the mean ``h`` of
+    the grid after ``k`` moves; ``offset[25]`` is 0. Crediting each ``h`` one move early
+    or late shifts every offset by a move's gain in ``h``."""
+    from pokersquares.kernels.core import rng_below, rng_seed, score_grid
+
+    points, apriori, sizes, made = SETTINGS[0]
+    params = _params(points, apriori, sizes, made)
+    params[kpos.OFFSET:kpos.OFFSET + 26] = 7.0  # the params' own offsets play no part
+    raw = _params(points, apriori, sizes, made)
+    n, seed = 3, 5
+    state = rng_seed(seed)
+    deck = np.arange(52, dtype=np.int64)  # not reset between games, as in the kernel
+    h_sum, final_sum = np.zeros(26), 0.0
+    for _ in range(n):
+        grid = np.full(25, -1, dtype=np.int8)
+        for k in range(25):
+            j = k + rng_below(state, 52 - k)
+            deck[k], deck[j] = deck[j], deck[k]
+            grid[int(np.argmax(kpos.placement_values(grid, deck[k], raw)))] = deck[k]
+            h_sum[k + 1] += kpos.state_value(grid, raw)
+        final_sum += score_grid(grid, np.array(points, dtype=np.int64))
+        assert h_sum[25] == pytest.approx(final_sum)  # h of a full grid is its score
+    expected = np.zeros(26)
+    expected[:25] = (final_sum - h_sum[:25]) / n
+    assert kpos.calibration_offsets(params, n, seed) == pytest.approx(expected)
+    assert expected[0] == pytest.approx(final_sum / n) and len(set(np.round(expected, 6))) > 20

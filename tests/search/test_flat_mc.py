@@ -177,3 +177,23 @@ def test_its_first_clocked_batch_over_a_slow_evaluator_keeps_to_the_budget():
     capped = FlatMonteCarlo(playouts=3, cores=1)  # fixed work: the cap alone, no probe
     capped.choose(RandomPlayouts(), grid, int(parse_cards(["9H"])[0]), POINTS, float("inf"), 1)
     assert capped.last_playouts == 3
+
+
+@pytest.mark.parametrize("seed", [2 ** 62, 2 ** 63 - 1, -2 ** 63])
+def test_any_int64_seed_searches(seed):
+    """The search derives each batch's seed as ``seed * 7919 + done``: past 2**63 / 7919
+    that left int64's range and the evaluator refused the valid seed the search was given.
+    Within the range the derived seeds are as before (the same playouts, the same move)."""
+    from pokersquares.evaluators.possibility import PossibilityEvaluator
+
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    ev = PossibilityEvaluator()
+    ev.prepare(points, 0.0)
+    grid = np.full(25, -1, dtype=np.int8)
+    cell, values = FlatMonteCarlo(playouts=2).choose(ev, grid, 40, points, 1.0, seed)
+    assert 0 <= cell < 25 and len(values) == 25 and np.isfinite(values).all()
+    from pokersquares.evaluators.base import wrapped_seed
+
+    assert [wrapped_seed(v) for v in (0, 12345 * 7919 + 3, 2 ** 63 - 1, -2 ** 63)] == [
+        0, 12345 * 7919 + 3, 2 ** 63 - 1, -2 ** 63]  # within the range: the seeds as before
+    assert wrapped_seed(2 ** 63) == -2 ** 63 and wrapped_seed(-2 ** 63 - 1) == 2 ** 63 - 1

@@ -13,7 +13,7 @@ from ..errors import IllegalPlacementError, InvalidPointSystemError, NotPrepared
 from ..game import EMPTY, NUM_CELLS
 
 __all__ = ["Evaluator", "TableKernelEvaluator", "checked_grid", "checked_card", "checked_position",
-           "checked_grid_and_cards", "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "checked_budget",
+           "checked_grid_and_cards", "checked_cells", "checked_count", "checked_points", "checked_seed", "masked_seed", "wrapped_seed", "checked_budget",
            "checked_threads", "checked_share", "SEED_MASK", "MAX_THREADS", "MIN_POINTS", "MAX_POINTS",
            "MAX_LEARNED_VALUE"]
 
@@ -224,6 +224,13 @@ def checked_seed(seed) -> int:
     return int(seed)
 
 
+def wrapped_seed(value: int) -> int:
+    """A seed derived by arithmetic (``seed * 131 + i``) taken into int64's range as int64
+    arithmetic wraps it: past 2**63 / 131 the product left the range, and the playouts
+    refused the valid seed they were given. Unchanged within the range."""
+    return (int(value) + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
 def masked_seed(seed) -> int:
     """``seed`` checked (:func:`checked_seed`) and made non-negative, as the kernels' and
     numpy's generators take it: ``seed & SEED_MASK``."""
@@ -384,7 +391,7 @@ class Evaluator(ABC):
         for i, cell in enumerate(cells):
             child = np.array(grid, dtype=np.int8)
             child[int(cell)] = card
-            out[i] = self.playouts(child, n, seed * 131 + i)
+            out[i] = self.playouts(child, n, wrapped_seed(seed * 131 + i))
         return out
 
     def greedy_cell(self, grid: np.ndarray, card: int) -> int:

@@ -49,7 +49,7 @@ from ..game import LINES
 from ..points import BRITISH
 from ..hands import NUM_HANDS, classify
 from ..kernels import possibility as kpos
-from .base import Evaluator, checked_budget, checked_card, checked_count, checked_grid, checked_points, checked_seed
+from .base import Evaluator, _brief, checked_budget, checked_card, checked_count, checked_grid, checked_points, checked_seed
 from .kernel import EvaluatorKernel
 
 __all__ = [
@@ -112,7 +112,7 @@ def possibility(cards: Sequence[Card]) -> list[int]:
     tried once in the hand's suit and once with as few cards of that suit as possible.
     """
     cards = list(cards)
-    current = classify(cards)
+    current = classify(cards) if cards else None  # no cards make no type yet
     if len(cards) == 5:
         return [2 if t == current else 0 for t in range(NUM_HANDS)]
     reachable = set()
@@ -127,10 +127,15 @@ def possibility(cards: Sequence[Card]) -> list[int]:
 def _completion(cards: list[Card], ranks: Sequence[int], suited: bool) -> list[Card] | None:
     """``cards`` plus one card of each of ``ranks``, all in the hand's suit (``suited``)
     or off it where possible; None if no such cards exist."""
-    suit = suit_of(cards[0]) if cards else 0
+    # An empty hand's suit is its first added card's: with suit 0 for it, every card off
+    # suit 0 went to suit 1, and five ranks made a flush, never a high card or a straight.
+    suit = suit_of(cards[0]) if cards else None
     hand = list(cards)
     for r in ranks:
-        if suited:
+        if suit is None:
+            suit = 0
+            options = [suit]
+        elif suited:
             options = [suit]
         else:
             options = [s for s in range(4) if s != suit] + [suit]
@@ -199,8 +204,13 @@ class PossibilityEvaluator(Evaluator):
             if apriori not in APRIORI:
                 raise PokerSquaresError(f"unknown a-priori table {apriori!r}; known: {', '.join(APRIORI)}")
             apriori = APRIORI[apriori]
-        if len(apriori) != NUM_HANDS:
-            raise PokerSquaresError(f"an a-priori table has 10 probabilities, got {len(apriori)}")
+        if not hasattr(apriori, "__len__") or len(apriori) != NUM_HANDS:
+            raise PokerSquaresError(f"an a-priori table has 10 probabilities, got {_brief(apriori)}")
+        # NaN or 1e308 made every value NaN (the greedy player refused to move); text, a
+        # TypeError or ValueError from deep in the constructor.
+        if not all(is_seconds(p) and abs(p) <= MAX_WEIGHT for p in apriori):
+            raise PokerSquaresError(f"an a-priori table holds 10 numbers from {-MAX_WEIGHT:g} to {MAX_WEIGHT:g}, "
+                                    f"got {_brief(list(apriori))}")
         # Finite and bounded: made_weight=1e308 made a value infinite, every cell's value
         # inf - inf, and the player had no cell to play (the game scored the penalty).
         # Far below the bound the weighted term already outweighs every other.

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..evaluators.base import Evaluator, checked_points
+from ..evaluators.base import Evaluator, checked_points, wrapped_seed
 from ..game import EMPTY
 from ..kernels.greedy import greedy_rule_cell, greedy_rule_games
 
@@ -105,7 +105,7 @@ def check_against_greedy(evaluator: Evaluator, points: np.ndarray, seconds: floa
     chunk = 0
     while len(learned) < max_games:
         n = min(CHUNK, max_games - len(learned))
-        learned.extend(evaluator.playouts(empty, n, seed * 7919 + chunk).tolist())
+        learned.extend(evaluator.playouts(empty, n, wrapped_seed(seed * 7919 + chunk)).tolist())
         deals = np.stack([rng.permutation(52)[:25] for _ in range(n)]).astype(np.int8)
         greedy.extend(greedy_rule_games(empty, deals, points, FLUSH_WEIGHT).tolist())
         chunk += 1

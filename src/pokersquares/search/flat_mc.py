@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..cards import is_integer, is_seconds
-from ..evaluators.base import MAX_THREADS, Evaluator, _brief
+from ..evaluators.base import MAX_THREADS, Evaluator, _brief, wrapped_seed
 from ..game import EMPTY
 from .base import Search, SearchOptionError, checked_decision, last_cell_values
 
@@ -114,7 +114,7 @@ class FlatMonteCarlo(Search):
             if batch < 1:
                 break
             t = time.perf_counter()
-            scores = evaluator.placement_playouts(grid, card, cells, batch, seed * 7919 + done)
+            scores = evaluator.placement_playouts(grid, card, cells, batch, wrapped_seed(seed * 7919 + done))
             self.unit_s = (time.perf_counter() - t) / (batch * work)
             self.unit_measured = True
             totals += scores.sum(axis=1)
