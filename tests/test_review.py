@@ -321,3 +321,23 @@ def test_a_coach_prepares_for_a_finite_time_with_a_seed_that_is_a_long(prep_s, s
 def test_a_coach_spec_is_text():
     with pytest.raises(ReviewError, match="player spec"):
         make_coach(None)
+
+
+def test_worst_moves_of_equal_loss_come_in_turn_order():
+    # corner_by_parity: every even card placed elsewhere than the corner gives away 0.02
+    r = review_game(corner_by_parity, AMERICAN.points, played(9, lambda empty: empty[0]), exact_cells=0)
+    even = [m.turn for m in r.moves[:24] if m.card % 2 == 0]
+    assert len(even) >= 3
+    assert [m.turn for m in r.worst(3)] == even[:3]
+    assert [m.turn for m in r.worst(len(even))] == even
+
+
+def test_a_recorded_game_is_reviewed_as_its_placements():
+    """A record's (card, row, col) is cell row * 5 + col, not its transpose."""
+    from pokersquares.harness.store import GameRecord
+    placements = played(3, lambda empty: empty[len(empty) // 3])
+    direct = review_game(by_index, AMERICAN.points, placements, exact_cells=2, seed=3)
+    stored = [(card, cell // 5, cell % 5) for card, cell in placements]
+    recorded = review_record(by_index, AMERICAN.points, GameRecord(0, 3, 0, stored), exact_cells=2)
+    assert [m.cell for m in recorded.moves] == [cell for _, cell in placements]
+    assert recorded.to_json() == direct.to_json()

@@ -201,3 +201,21 @@ def test_the_model_without_its_options_agrees(seed, system):
     fast = solve_cores(cards, points, time_limit=120)
     assert plain.proven and fast.proven
     assert plain.score == fast.score
+
+
+def test_straight_cores_ace_low_and_ace_high_but_not_around_the_corner():
+    straight = AMERICAN.points[4]
+    for hand in ("AC 2D 3H 4S 5C", "TC JD QH KS AC", "9C TD JH QS KC"):
+        assert line_cores(parse_cards(hand.split()), AMERICAN.points) == [((0, 1, 2, 3, 4), straight)], hand
+    assert line_cores(parse_cards("JC QD KH AS 2C".split()), AMERICAN.points) == []
+
+
+@pytest.mark.parametrize("hand, contained", [(2, 1), (3, 1), (6, 1), (7, 1), (6, 2), (6, 3), (7, 3)])
+def test_a_hand_worth_less_than_a_hand_whose_core_it_holds_is_not_monotone(hand, contained):
+    # American made non-monotone in one place only: the hand below one whose core it contains
+    p = list(AMERICAN.points)
+    p[hand] = p[contained] - 1
+    assert not is_monotone(p), (hand, contained, p)
+    p = list(AMERICAN.points)
+    p[0] = p[1] + 1  # high card above a pair
+    assert not is_monotone(p)

@@ -93,3 +93,28 @@ def test_bad_cards_are_refused_before_any_solving(cards):
     with pytest.raises(InvalidCardError):
         solve_deal(cards, AMERICAN, time_limit=30)
     assert time.perf_counter() - t0 < 1  # not after the time limit
+
+
+def test_a_flush_row_and_a_flush_column_of_one_suit_can_cross():
+    # All 13 clubs and 4 cards of each other suit, only flushes score: two club rows and a
+    # club column across them (10 + 3 clubs) make 3 flushes. The suit cut keeps rows of one
+    # suit from columns of another; among one suit's lines it would bound the deal at 2.
+    from pokersquares.points import parse_point_system
+    cards = parse_cards("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC 2D 5D 8D JD 3H 6H 9H QH 4S 7S TS KS".split())
+    points = np.array(parse_point_system("single:flush").points)
+    grid = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9, 10, 13, 14, 15, 16, 11, 17, 18, 19, 20, 12, 21, 22, 23, 24]
+    lines = [[cards[p] for p in grid[r * 5:r * 5 + 5]] for r in range(5)] + [[cards[p] for p in grid[c::5]]
+                                                                             for c in range(5)]
+    assert sum(points[classify(line)] for line in lines) == 3  # A3579, 2468T, A2JQK of clubs
+    r = solve_exact(cards, points, time_limit=5, start_grid=grid, start_score=3)  # the relaxation alone
+    assert r.score == 3 and r.bound >= 3
+
+
+def test_a_start_grids_lines_are_found_in_the_subsets():
+    # the start solution handed to HiGHS sets the variable of each of its lines by rank
+    from pokersquares.optimum.exact import _subset_index, subsets
+    for size in (3, 5):
+        subs, _ = subsets(size)
+        rng = np.random.default_rng(size)
+        for i in list(range(len(subs)))[:200] + [int(i) for i in rng.integers(0, len(subs), 300)] + [len(subs) - 1]:
+            assert _subset_index(rng.permutation(subs[i]), size) == i

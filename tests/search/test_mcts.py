@@ -297,3 +297,77 @@ def test_one_search_asked_from_two_threads_at_once_answers_each_as_if_alone():
         assert not errors
         for k in asks:
             assert got[k][0] == alone[k][0] and np.array_equal(got[k][1], alone[k][1]), k
+
+
+def test_final_picks_the_best_mean_or_the_most_visited_root_child():
+    # with a wide C_p on a mid-game position the most visited child and the best mean
+    # differ: each final rule must pick its own
+    ev, grid, card = _mid_game(8)
+    for final in ("mean", "visits"):
+        search = MCTS("uct", "random", cp=1000.0, final=final, iterations=300)
+        cell, means = search.choose(ev, grid, card, PTS, 0.0, seed=0)
+        visits = km.root_values(search._tree, True)
+        assert np.array_equal(means, km.root_values(search._tree, False))
+        assert int(np.argmax(visits)) != int(np.argmax(means))
+        assert cell == int(np.argmax(visits if final == "visits" else means))
+
+
+def test_squash_ranges_of_every_kind():
+    from pokersquares.points import BRITISH
+    british = np.array(BRITISH.points, dtype=np.int64)
+    negative = np.array([-20, -5, 0, 3, 4, 5, 6, 7, 8, 90], dtype=np.int64)
+    assert squash_range("imprecise", negative) == (-200.0, 900.0)  # 10 x the lowest, 10 x the highest
+    assert squash_range("imprecise", british) == (10.0 * british.min(), 10.0 * british.max())
+    assert squash_range("max200", negative) == (0.0, 200.0)
+    assert squash_range("max2000", negative) == (0.0, 2000.0)
+    with pytest.raises(PokerSquaresError, match="unknown squash"):
+        squash_range("max20", PTS)
+
+
+def test_iterations_above_the_cap_are_refused():
+    from pokersquares.search.mcts import MAX_ITERATIONS
+    with pytest.raises(PokerSquaresError, match="iterations"):
+        MCTS(iterations=MAX_ITERATIONS + 1)
+    assert MCTS(iterations=MAX_ITERATIONS).iterations == MAX_ITERATIONS
+
+
+def test_fixed_iterations_are_counted():
+    ev, grid, card = _mid_game()
+    search = MCTS("prune", "best", iterations=120)
+    for move in (1, 2):
+        search.choose(ev, grid, card, PTS, 0.0, seed=move)
+        assert search.last_iterations == 120 and int(search._tree.visits[0]) == 120
+        assert search.iterations_total == 120 * move and search.moves_total == move
+
+
+def test_calc_variants_compute_the_evaluators_values_without_using_them():
+    # the paper's "+ Calc": plain UCT selection or random simulation that still pays for
+    # the values pruning would use, and plays exactly as without them
+    _, grid, card = _mid_game()
+
+    class Counting(_PythonEvaluator):
+        calls = 0
+
+        def placement_values(self, grid, card):
+            Counting.calls += 1
+            return super().placement_values(grid, card)
+
+    ev = Counting()
+    ev.prepare(PTS, 0.0)
+    plain = MCTS("uct", "random", iterations=200)
+    assert not plain.needs_evaluator
+    cell, values = plain.choose(ev, grid, card, PTS, 0.0, seed=3)
+    for kwargs in (dict(select_calc=True), dict(simulate_calc=True)):
+        Counting.calls = 0
+        search = MCTS("uct", "random", iterations=200, **kwargs)
+        assert search.needs_evaluator
+        got = search.choose(ev, grid, card, PTS, 0.0, seed=3)
+        assert Counting.calls > 1, kwargs  # at the root and below it
+        assert got[0] == cell and np.array_equal(got[1], values)
+
+
+def test_a_warm_up_searches_at_most_its_cap():
+    from pokersquares.search.mcts import WARM_UP_ITERATIONS
+    assert MCTS(iterations=10 ** 6).warm_up_copy().iterations == WARM_UP_ITERATIONS
+    assert MCTS(iterations=5).warm_up_copy().iterations == 5
+    assert MCTS().warm_up_copy().iterations is None

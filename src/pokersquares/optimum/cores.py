@@ -181,10 +181,10 @@ class CoreOptions:
 
 @dataclass
 class CoresResult:
-    score: int | None       # best grid's score (None if none better than ``start_score`` was found)
+    score: int              # best grid's score (``start_score`` if none better was found)
     bound: int              # proven upper bound
     proven: bool
-    grid: list[int] | None  # positions into the deal's cards, row-major
+    grid: list[int] | None  # positions into the deal's cards, row-major (``start_grid`` if none better)
     seconds: float
     rounds: int             # models solved (one more per cut-off choice)
 
