@@ -70,3 +70,47 @@ def test_a_benchmark_request_out_of_range_is_one_bench_error(kwargs):
     from pokersquares.bench import BenchError, UnknownBenchmarkError, run_benchmarks
     with pytest.raises((BenchError, UnknownBenchmarkError)):
         run_benchmarks(repeats=1, **kwargs)
+
+
+def test_a_fall_of_exactly_two_expected_standard_errors_is_not_flagged_and_the_expected_se_is_the_yardstick():
+    """"More than two standard errors of the expectation": the expected figure's own SE,
+    not the measured one's."""
+    expected = {"og": {"mean": 100.0, "se": 1.0}}
+    assert compare({"og": {"mean": 98.0, "se": 1.0}}, expected) == []  # 2 SE exactly
+    assert len(compare({"og": {"mean": 97.5, "se": 5.0}}, expected)) == 1  # 2.5 expected SEs (0.5 measured)
+    assert compare({"og": {"mean": 97.5, "se": 5.0}}, {"og": {"mean": 100.0, "se": 1.5}}) == []
+
+
+def test_each_figure_is_its_deals_mean_and_standard_error_and_agents_share_an_evaluator(monkeypatch):
+    """run_strength on stand-in agents that fill the first empty cell: the mean and the
+    sample standard error of their deals' scores, the mean of the first 100 deals for
+    an agent of more, and one preparation for two agents of one evaluator."""
+    import numpy as np
+
+    from pokersquares import strength
+    from pokersquares.game import EMPTY
+    from pokersquares.points import AMERICAN
+
+    prepared = []
+
+    def evaluator(points):
+        prepared.append(points)
+        return "ev"
+
+    class FirstEmpty:
+        def choose(self, ev, grid, card, points, seconds, seed):
+            assert ev == "ev"
+            return int(np.flatnonzero(grid == EMPTY)[0]), 0.0
+
+    monkeypatch.setattr(strength, "AGENTS", (strength.StrengthAgent("a", evaluator, FirstEmpty, 101),
+                                             strength.StrengthAgent("b", evaluator, FirstEmpty, 100)))
+    out = strength.run_strength()
+    assert len(prepared) == 1
+    points = np.array(AMERICAN.points, dtype=np.int64)
+    scores = np.array([strength.play_deal(lambda g, c, m: int(np.flatnonzero(g == EMPTY)[0]), points, s)
+                       for s in range(101)], dtype=float)
+    assert scores.std() > 0
+    a, b = out["a"], out["b"]
+    assert (a["mean"], a["se"], a["games"]) == (round(scores.mean(), 3), round(scores.std(ddof=1) / 101 ** 0.5, 3), 101)
+    assert a["mean_first_100"] == round(scores[:100].mean(), 3) == b["mean"]
+    assert "mean_first_100" not in b  # every agent plays those deals: its mean is theirs

@@ -38,8 +38,8 @@ from .search.base import GreedySearch, Search
 __all__ = ["AGENTS", "StrengthAgent", "play", "play_deal", "run_strength", "compare", "EXPECTED_PATH"]
 
 EXPECTED_PATH = Path("benchmarks") / "strength_expected.json"
-FALL_WARNING_SE = 2.0
-COMMON_DEALS = 100  # every agent plays at least the deals of seeds 0..99  # flag a figure this many standard errors below its expectation
+FALL_WARNING_SE = 2.0  # flag a figure this many standard errors below its expectation
+COMMON_DEALS = 100  # every agent plays at least the deals of seeds 0..99
 
 
 def _patterns(points: np.ndarray) -> Evaluator:

@@ -96,3 +96,30 @@ def test_bench_strength_refuses_expected_figures_that_are_not_finite(figures, cl
     code, out, err = cli("bench", "--strength", "--only", "og", "--expected", expected, "--json")
     assert code == 2 and out == "" and err.startswith("error: --expected") and err.count("\n") == 1, err
     assert "og" in err
+
+
+def test_bench_strength_update_replaces_the_measured_figures_keeps_the_others_and_warns_of_a_fall(
+        cli, tmp_path, monkeypatch):
+    import pokersquares.strength as strength
+
+    monkeypatch.setattr(strength, "run_strength", lambda only, progress=None: {"og": {"mean": 110.0, "se": 0.8}})
+    expected = tmp_path / "expected.json"
+    expected.write_text(json.dumps({"og": {"mean": 115.0, "se": 0.8}, "tiger": {"mean": 98.0, "se": 3.5}}))
+    code, out, err = cli("bench", "--strength", "--only", "og", "--expected", expected, "--update")
+    assert code == 0, err
+    assert json.loads(expected.read_text()) == {"og": {"mean": 110.0, "se": 0.8}, "tiger": {"mean": 98.0, "se": 3.5}}
+    assert err.startswith("warning: og: 110.00 is 5.00 below its expected 115.00") and err.count("\n") == 1, err
+    assert "every figure within" not in out
+    code, out, err = cli("bench", "--strength", "--only", "og", "--expected", expected)  # now the expectation
+    assert code == 0 and err == "" and out.strip() == f"every figure within 2 standard errors of {expected} or above it"
+
+
+def test_bench_expected_without_strength_is_one_line_before_any_benchmark(cli, tmp_path, monkeypatch):
+    import pokersquares.bench
+
+    def ran(*args, **kwargs):
+        raise AssertionError("a benchmark ran")
+
+    monkeypatch.setattr(pokersquares.bench, "run_benchmarks", ran)
+    code, out, err = cli("bench", "--expected", tmp_path / "expected.json", "--only", "random_games_per_s")
+    assert code != 0 and out == "" and err == "error: --expected goes with --strength (the expected strength figures)\n"

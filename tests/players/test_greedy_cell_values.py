@@ -95,3 +95,24 @@ def test_the_largest_flush_weights_play_legal_games(flush_weight, play_legal):
     player = GreedyPlayer(flush_weight=flush_weight)
     player.set_point_system(AMERICAN, 0)
     play_legal(player, 0)
+
+
+@pytest.mark.parametrize("flush, second_club, fifth_club", [(20, 0.3 * 2 / 5 * 20, 20 - 0.3 * 4 / 5 * 20),
+                                                            (-20, 0.0, -20.0)])
+def test_a_suited_columns_bonus_grows_with_it_and_ends_when_it_is_full_or_flushes_score_below_zero(
+        flush, second_club, fifth_club):
+    """The column bonus is flush_weight x length / 5 of the flush points, for two to four
+    cards of one suit: none for one card, none for a full column (it scores its flush
+    itself), none for two suits, none when a flush scores below zero."""
+    from pokersquares import PointSystem
+
+    player = GreedyPlayer()
+    player.set_point_system(PointSystem((0, 2, 5, 10, 15, flush, 25, 50, 75, 100)), 0)
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[0] = 0  # AC
+    gains = player.gains(grid, 1)  # 2C
+    assert gains[5] == pytest.approx(second_club)  # under the ace: a suited column of two
+    assert gains[1] == 0 and gains[6] == 0  # beside it (rows take no bonus); alone in its lines
+    assert player.gains(grid, 13)[5] == 2  # AD under AC: the pair's points, no bonus for two suits
+    grid[[0, 5, 10, 15]] = [1, 3, 5, 7]  # 2C 4C 6C 8C down column 0
+    assert player.gains(grid, 9)[20] == pytest.approx(fifth_club)  # TC completes a flush (no straight)

@@ -83,6 +83,7 @@ def test_the_search_plays_better_than_the_rule_it_searches_over(system, deals):
 @pytest.mark.parametrize("spec, message", [
     ("greedy_mc:time_per_game=0", "time_per_game > 0"),
     ("greedy_mc:reserve=1", "reserve in [0, 1)"),
+    ("greedy_mc:reserve=-0.1", "reserve in [0, 1)"),  # more than the game's clock a game
     ("greedy_mc:playouts=5", "playouts"),
 ])
 def test_bad_options_are_one_clear_error(spec, message):
@@ -108,3 +109,18 @@ def test_choose_and_cell_values_refuse_what_is_not_a_position_in_one_line(spec, 
     the grid or card 60 (greedy's rule kernels indexing out of their tables), truncate card
     30.7 to 30, and answer a full grid with "All-NaN slice" or "moves must be at least 1"."""
     refuses_what_is_not_a_position(make_player(spec), ("choose",) if spec == "random" else ("choose", "cell_values"))
+
+
+def test_random_replays_its_moves_from_its_seed():
+    """The harness seeds each game's player (``set_seed``): random's own generator must
+    restart from it, or its games do not replay from the run's secret."""
+    from pokersquares.players.baseline import RandomPlayer
+
+    deal = np.random.default_rng(3).permutation(52)[:25]
+    games = []
+    for seed in (7, 7, 8):
+        player = RandomPlayer()
+        player.set_point_system(AMERICAN, 0.0)
+        player.set_seed(seed)
+        games.append(_game(player, deal))
+    assert games[0] == games[1] != games[2]

@@ -286,3 +286,55 @@ def test_a_class_two_classpath_entries_hold_is_said_once_naming_both(java_classe
     empty.mkdir()
     assert said(os.pathsep.join(map(str, (java_classes, empty)))) == []  # held once: nothing to say
     assert said(os.pathsep.join(map(str, (java_classes, java_classes)))) == []  # one folder given twice
+
+
+def test_a_classpath_wildcard_takes_the_jars_of_its_folder(java_classes, tmp_path, monkeypatch):
+    """Java's `folder/*` (every jar in the folder) is a classpath entry like any other:
+    checked by its folder, kept with its star, and given to the JVM as it is."""
+    import zipfile
+
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    with zipfile.ZipFile(jars / "framework-and-players.jar", "w") as z:
+        for f in java_classes.glob("*.class"):
+            z.write(f, f.name)
+    monkeypatch.setenv(java.CLASSPATH_ENV, "")  # restored after the test
+    assert java.set_classpath(f"{jars}{os.sep}*") == str(jars.resolve() / "*") == os.environ[java.CLASSPATH_ENV]
+    with pytest.raises(UnknownPlayerError, match="does not exist"):
+        java.set_classpath(f"{tmp_path / 'missing'}{os.sep}*")
+    recs = run("java:FirstEmptyPlayer", n=1, system=AMERICAN, workers=1)
+    assert [r.penalty for r in recs] == [None]
+    assert [r.score for r in recs] == [r.score for r in run("first_empty_player:FirstEmpty", n=1, system=AMERICAN,
+                                                            workers=1)]
+
+
+def test_a_jvm_started_again_is_told_the_point_system_before_its_next_game(java_classes):
+    """A JVM that died (or was stopped) in a game is replaced at the next: the new one's
+    player must get setPointSystem before init, as the contest's did."""
+    player = make_player("java:FirstEmptyPlayer")
+    sent = []
+    call = player._call
+    player._call = lambda command, *args, **kwargs: (sent.append((command or "start").split()[0]),
+                                                    call(command, *args, **kwargs))[1]
+    try:
+        player.set_point_system(AMERICAN, 1.0)
+        player.start_game()
+        assert player.get_play(0, 5.0) == (0, 0)
+        player._proc.kill()  # as a JVM that exits in a game
+        player._proc.wait()
+        sent.clear()
+        player.start_game()
+        assert sent == ["start", "system", "init"]
+        assert player.get_play(0, 5.0) == (0, 0)
+    finally:
+        player.close()
+
+
+@pytest.mark.parametrize("grace", ["1e300", "1e7"])
+def test_a_grace_beyond_any_clock_is_refused_in_one_line_not_a_penalty_for_every_game(java_classes, grace):
+    """java:...:grace=1e300 was taken, then every game's preparation failed on an
+    OverflowError (a wait past the platform's time_t), each game scoring the penalty;
+    the harness's own times stop at 1e6 s."""
+    with pytest.raises(UnknownPlayerError, match=r"^grace must be a number of seconds from 0 to 1e\+06, got "):
+        make_player(f"java:FirstEmptyPlayer:grace={grace}")
+    assert make_player("java:FirstEmptyPlayer:grace=1e6").grace == 1e6

@@ -152,3 +152,73 @@ def test_the_readme_names_each_default_that_is_not_the_papers():
                if line.startswith("| `tiger` (3rd)"))
     for name in tiger_departures()[1]:
         assert f"tiger:{name}={TIGER_PAPER[name]:g}" in row, name
+
+
+def test_parameters_reach_the_evaluator():
+    from pokersquares.evaluators.possibility import UNTUNED
+
+    player = make_player("tiger:alpha=0.2,beta=0.4,gamma=0.6,made_weight=-1")
+    assert player.evaluator.size_weights == (0.2, 0.4, 0.6) and player.evaluator.made_weight is None
+    player = make_player("tiger:weights=untuned,beta=0.5,made_weight=0.5")
+    assert player.evaluator.size_weights == (UNTUNED[0], 0.5, UNTUNED[2]) and player.evaluator.made_weight == 0.5
+
+
+def test_without_rules_every_move_but_the_first_and_last_is_searched(play_legal):
+    player = make_player("tiger:iterations=10,rules=false")
+    player.set_point_system(AMERICAN, 1.0)
+    play_legal(player, 4)
+    assert player.search.moves_total == 23 and player.iterations_per_move == 10
+
+
+def _expected_final(grid, card, cell, system):
+    """The exact mean final score of ``card`` in ``cell`` of a grid with two empty cells,
+    the last card uniform over the undealt ones (plain Python)."""
+    import numpy as np
+
+    from pokersquares import Grid
+
+    g = np.array(grid)
+    g[cell] = card
+    other = int(np.flatnonzero(g < 0)[0])
+    scores = []
+    for last in sorted(set(range(52)) - set(g[g >= 0].tolist())):
+        g[other] = last
+        scores.append(Grid(g.tolist()).score(system))
+    return sum(scores) / len(scores)
+
+
+def test_the_next_to_last_card_goes_to_the_cell_of_the_best_exact_expected_score():
+    import numpy as np
+
+    from pokersquares.cards import deal
+
+    player = make_player("tiger:iterations=10")
+    player.set_point_system(AMERICAN, 1.0)
+    player.start_game()
+    differ = 0
+    for seed in range(6):
+        cards = deal(seed)
+        grid = np.full(25, -1, dtype=np.int8)
+        empty = [(3 * seed) % 25, (3 * seed + 7) % 25]
+        grid[[c for c in range(25) if c not in empty]] = cards[:23]
+        values = {cell: _expected_final(grid, int(cards[23]), cell, AMERICAN) for cell in empty}
+        best = max(values, key=values.get)
+        if values[empty[0]] != values[empty[1]]:
+            differ += 1
+            assert player.choose(grid, int(cards[23]), 1.0) == best, seed
+    assert differ >= 3  # the deals test the choice
+
+
+def test_the_second_card_goes_to_the_evaluators_best_cell_unsearched_and_the_third_is_searched():
+    import numpy as np
+
+    player = make_player("tiger:iterations=10")
+    player.set_point_system(AMERICAN, 1.0)
+    player.start_game()
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[0] = 12  # KC
+    assert player.choose(grid, 25, 1.0) == player.evaluator.greedy_cell(grid, 25)  # KD
+    assert player.search.moves_total == 0
+    grid[1] = 25
+    player.choose(grid, 38, 1.0)  # KH
+    assert player.search.moves_total == 1

@@ -40,6 +40,7 @@ SHIM = "PokerSquaresShim"
 START_LIMIT_S = 60.0   # JVM start, class loading and the player's constructor (untimed by the contest)
 INIT_LIMIT_S = 30.0    # init() before each game (untimed by the contest)
 QUIT_WAIT_S = 2.0
+MAX_GRACE_S = 1e6      # the harness's longest time (harness.spec.MAX_SECONDS)
 
 
 class JavaPlayerError(RuntimeError):
@@ -281,8 +282,10 @@ class JavaPlayer:
         self.name = f"java:{self.class_name}"
         if not isinstance(cores, int) or cores < 1:
             raise UnknownPlayerError(f"cores must be a positive integer, got {cores!r}")
-        if not isinstance(grace, (int, float)) or grace < 0:
-            raise UnknownPlayerError(f"grace must be a number of seconds >= 0, got {grace!r}")
+        # A grace beyond the harness's longest time (1e6 s) overflowed the wait for the
+        # player's answer (select's time_t): every game's preparation failed, unsaid till then.
+        if not isinstance(grace, (int, float)) or isinstance(grace, bool) or not 0 <= grace <= MAX_GRACE_S:
+            raise UnknownPlayerError(f"grace must be a number of seconds from 0 to {MAX_GRACE_S:g}, got {grace!r}")
         if not isinstance(java_opts, str):
             raise UnknownPlayerError(f"java_opts must be JVM options separated by spaces, got {java_opts!r}")
         self.cores = cores
