@@ -217,6 +217,58 @@ def test_serve_says_when_the_server_did_not_start(cli, monkeypatch):
     assert err.strip().splitlines()[-1] == f"error: the server did not start on 127.0.0.1:{port}"
 
 
+def test_serve_says_a_port_in_use_or_a_host_it_cannot_listen_on_in_one_line_before_it_starts(cli, served_apps):
+    """A port another program listens on, or a host name that resolves to nothing, is
+    said in one line naming the option (exit 2) before the address is printed and
+    before any server is made to run."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = cli("serve", "--port", str(port), "--warm", "", "--no-record")
+    assert (code, out, served_apps) == (2, "", []), err
+    assert err.strip().splitlines() == [f"error: cannot listen on 127.0.0.1:{port} (--host 127.0.0.1, --port {port}): "
+                                        "Address already in use"]
+    code, out, err = cli("serve", "--host", "no.such.host.invalid", "--port", str(_free_port()), "--warm", "",
+                         "--no-record")
+    assert (code, out, served_apps) == (2, "", []), err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: --host 'no.such.host.invalid': not an address this machine can listen on"), err
+
+
+def test_serve_checks_its_result_store_before_it_starts_and_records_only_when_asked(cli, served_apps, tmp_path):
+    """A --db it could not create games in is said in one line before the server starts
+    (not when a person's first game ends); --no-record writes nothing, so needs no
+    folder, and the page is told games are not recorded."""
+    from fastapi.testclient import TestClient
+
+    nowhere = tmp_path / "no-such-folder" / "r.sqlite"
+    code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "", "--db", str(nowhere))
+    assert (code, out, served_apps) == (2, "", []), err
+    assert err.strip().splitlines() == [f"error: cannot create the result store {nowhere} (--db): "
+                                        f"folder {nowhere.parent} does not exist"]
+    for args, records in [(["--db", str(nowhere), "--no-record"], False), (["--db", str(tmp_path / "r.sqlite")], True)]:
+        served_apps.clear()
+        code, out, err = cli("serve", "--port", str(_free_port()), "--warm", "", *args)
+        assert code == 0 and len(served_apps) == 1, err
+        config = TestClient(served_apps[0], base_url="http://127.0.0.1").get("/api/config").json()
+        assert config["records_games"] is records and config["results"] is True
+
+
+def test_serve_prints_its_address_and_warns_only_when_others_can_reach_it(cli, served_apps):
+    """The printed address opens the app: an IPv6 address in brackets. Bound to the
+    loopback (127.0.0.1, ::1) nothing is said; bound to every interface, a warning that
+    anyone who reaches the machine can use the app."""
+    for host, url in [("127.0.0.1", "http://127.0.0.1:{}/"), ("::1", "http://[::1]:{}/")]:
+        port = _free_port()
+        code, out, err = cli("serve", "--host", host, "--port", str(port), "--warm", "", "--no-record")
+        assert code == 0 and out.startswith(f"Poker Squares at {url.format(port)} "), (out, err)
+        assert "warning" not in err, err
+    code, out, err = cli("serve", "--host", "0.0.0.0", "--port", str(_free_port()), "--warm", "", "--no-record")
+    assert code == 0 and "warning: serving on 0.0.0.0: anyone who can reach this address can use the app" in err, err
+
+
 def test_serve_started_with_ctrl_c_ignored_keeps_it_ignored(tmp_path):
     """Started in a script's background (Ctrl-C ignored, as ``run`` keeps it): Ctrl-C to
     the group leaves the server serving (uvicorn took SIGINT over and shut down, exit 0

@@ -63,6 +63,35 @@ def test_page_and_static_files_are_served(client):
         assert client.get(f"/static/{name}").status_code == 200
 
 
+def test_the_page_names_its_static_files_anew_when_any_of_them_changes(tmp_path, monkeypatch):
+    """The page asks for its scripts and style with a stamp, so that a browser never
+    runs a cached old script against a newer server: changing any one file (here the
+    style, not a script) changes the stamp of every script the page names."""
+    import os
+    import re
+    import shutil
+
+    import pokersquares.web.app as web_app
+
+    static = tmp_path / "static"
+    shutil.copytree(web_app.STATIC_DIR, static)
+    for i, path in enumerate(sorted(static.iterdir())):
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))
+    monkeypatch.setattr(web_app, "STATIC_DIR", static)
+
+    def stamps():
+        with local_client(create_app(agents={})) as c:
+            page = c.get("/").text
+        found = dict(re.findall(r'/static/([\w.-]+\.(?:js|css))\?v=(\d+)"', page))
+        assert "app.js" in found and "app.css" in found, page[:300]
+        return found
+
+    before = stamps()
+    assert set(before.values()) == {str(1_700_000_000 + len(list(static.iterdir())) - 1)}
+    os.utime(static / "app.css", (1_800_000_000, 1_800_000_000))
+    assert set(stamps().values()) == {"1800000000"}
+
+
 def test_config_offers_registered_agents_only(client):
     config = client.get("/api/config").json()
     names = [a["name"] for a in config["agents"]]
@@ -302,7 +331,10 @@ def test_only_registered_agents_within_the_time_limit(client, body, status):
 def test_watching_greedy_plays_greedys_game(client):
     view = new_game(client, seed=21)
     for turn in range(25):
-        r = client.post(f"/api/games/{view['id']}/agent-move", json={"agent": "greedy", "seconds": 0.2, "turn": turn})
+        # 202 while greedy's kernels load (a cold numba cache, this test run alone)
+        while (r := client.post(f"/api/games/{view['id']}/agent-move",
+                                json={"agent": "greedy", "seconds": 0.2, "turn": turn})).status_code == 202:
+            time.sleep(0.2)
         assert r.status_code == 200, r.text
         step = r.json()
         assert step["game"]["turn"] == turn + 1 and step["game"]["last_cell"] == step["choice"]
@@ -316,10 +348,13 @@ def test_replay_puts_the_agent_beside_the_player(client):
     assert r.status_code == 409  # not finished
     for cell in range(25):
         view = place(client, view, cell)
-    r = client.post(f"/api/games/{view['id']}/replay", json={"agent": "greedy"})
+    # 202 while greedy's kernels load (a cold numba cache, this test run alone)
+    while (r := client.post(f"/api/games/{view['id']}/replay", json={"agent": "greedy"})).status_code == 202:
+        time.sleep(0.2)
     assert r.status_code == 200, r.text
     replay = r.json()
     assert len(replay["player"]) == len(replay["agent_steps"]) == 26
+    assert [step["turn"] for step in replay["player"]] == [step["turn"] for step in replay["agent_steps"]] == list(range(26))
     assert replay["player_score"] == view["score"] and replay["player"][-1]["cells"] == view["cells"]
     assert replay["agent_score"] == greedy_game(8).score()
     for k in range(1, 26):
@@ -574,12 +609,14 @@ def test_tournament_table_is_the_contests(result_store):
 
 def test_results_without_a_store(tmp_path):
     with local_client(create_app(store_path=tmp_path / "none.sqlite")) as c:
+        assert c.get("/api/config").json()["results"] is True  # a store is named (made or not)
         index = c.get("/api/results").json()
         assert not index["available"] and "no result store" in index["detail"]
         assert "finish a game on the Play tab" in index["detail"]
         assert c.get("/api/results/runs/1").status_code == 404
     with local_client(create_app()) as c:
         assert not c.get("/api/results").json()["available"]
+        assert c.get("/api/config").json()["results"] is False  # no store named
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")  # what SQLite leaves of a store not made yet
     with local_client(create_app(store_path=empty)) as c:
@@ -672,6 +709,49 @@ def test_request_bodies_are_limited(client):
     assert client.post("/api/games", json={"system": "american"}).status_code == 201
 
 
+def _through_body_limit(max_bytes, chunks, content_length=None):
+    """A request sent through ``BodyLimit`` to an app that echoes the body it reads:
+    (status, body). ``chunks``: the pieces the server receives (no Content-Length unless
+    given, as a chunked upload); TestClient reads a body whole, so the ASGI calls are
+    made here."""
+    import asyncio
+
+    from pokersquares.web.guards import BodyLimit
+
+    async def echo(scope, receive, send):
+        body, more = b"", True
+        while more:
+            msg = await receive()
+            body, more = body + msg.get("body", b""), msg.get("more_body", False)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    pieces = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)]
+    sent = []
+
+    async def receive():
+        return pieces.pop(0) if pieces else {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [] if content_length is None else [(b"content-length", content_length)]
+    asyncio.run(BodyLimit(echo, max_bytes=max_bytes)({"type": "http", "headers": headers}, receive, send))
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_bodies_up_to_the_limit_are_read_whole_and_one_byte_more_is_refused():
+    """The limit is the largest body taken: a body of exactly that many bytes is
+    answered, given by its Content-Length or sent in chunks (handed on whole, every
+    chunk of it); one byte more is a 413; a Content-Length that is not a number a 400."""
+    assert _through_body_limit(100, [b"x" * 100], b"100") == (200, b"x" * 100)
+    assert _through_body_limit(100, [b"x" * 101], b"101")[0] == 413
+    assert _through_body_limit(100, [b"ab", b"cd" * 20, b"e" * 58]) == (200, b"ab" + b"cd" * 20 + b"e" * 58)
+    assert _through_body_limit(100, [b"x" * 40, b"x" * 40, b"x" * 21])[0] == 413
+    status, body = _through_body_limit(100, [b"{}"], b"2x")
+    assert status == 400 and b"Content-Length header is not a number" in body
+
+
 def test_only_the_servers_own_host_names_are_answered():
     app = create_app()
     for host, status in [("127.0.0.1:8000", 200), ("localhost", 200), ("[::1]:8000", 200),
@@ -729,7 +809,9 @@ def test_a_star_among_the_named_hosts_answers_any_name():
 
 
 @pytest.mark.parametrize("value", ["myhost.lan", "MyHost", "my_host.local", "localhost.", "192.168.1.20",
-                                   "fe80::1", "[fe80::1]", "*"])
+                                   "fe80::1", "[fe80::1]", "*",
+                                   # the longest name DNS carries: 253 characters (a final dot aside)
+                                   ".".join(["a" * 63] * 3 + ["b" * 61]), ".".join(["a" * 63] * 3 + ["b" * 61]) + "."])
 def test_a_host_name_or_address_alone_may_be_named(value):
     from pokersquares.web.guards import host_name_error
 
@@ -743,6 +825,7 @@ def test_a_host_name_or_address_alone_may_be_named(value):
     ("*.lan", "'*' stands only alone"), ("fe80::1%eth0", "zone"), ("1.2.3", "not a host name"),
     ("999.1.1.1", "not a host name"), ("-myhost", "not a host name"), ("my..host", "not a host name"),
     ("[1.2.3.4]", "not a host name"), ("a" * 64 + ".lan", "not a host name"),
+    (".".join(["a" * 63] * 3 + ["b" * 62]), "not a host name"),  # 254 characters
 ])
 def test_a_malformed_host_name_is_said_to_be_so(value, says):
     from pokersquares.web.guards import host_name_error
@@ -888,6 +971,23 @@ def test_preparations_are_bounded_per_client():
         r = _hint(c, views[3], "slow", client="greedy-page")
         assert "already have 3 agents preparing" in r.json()["detail"]
         assert _hint(c, views[3], "slow", client="another-page").status_code == 202
+
+
+def test_a_client_is_its_pages_id_at_its_address_and_an_id_that_is_not_one_is_left_out():
+    """Work is bounded per client: a page's own id (1 to 64 letters, digits, '-', '_')
+    at its address; any other X-Client value (a path, spaces, 10 kB of text, nothing)
+    is not kept as a name: the request counts as its address's."""
+    from starlette.requests import Request
+
+    from pokersquares.web.guards import client_of
+
+    def client(page):
+        headers = [] if page is None else [(b"x-client", page.encode())]
+        return client_of(Request({"type": "http", "headers": headers, "client": ("10.0.0.5", 4321)}))
+
+    assert client("tab-07_A") == "10.0.0.5/tab-07_A" and client("x" * 64) == "10.0.0.5/" + "x" * 64
+    for page in (None, "", "a b", "../x", "x" * 65, "y" * 10_000, "tab\u00e9"):
+        assert client(page) == "10.0.0.5", page
 
 
 def test_a_cancelled_or_evicted_preparation_that_has_not_started_never_runs():
@@ -1095,7 +1195,11 @@ def test_a_watched_game_rebuilt_after_a_restart_is_still_not_a_persons(tmp_path)
     with local_client(create_app(store_path=path)) as c:
         watched = new_game(c, seed=5)
         for turn in range(24):
-            r = c.post(f"/api/games/{watched['id']}/agent-move", json={"agent": "greedy", "seconds": 0.1, "turn": turn})
+            # 202 while greedy's kernels load (a cold numba cache, this test run alone)
+            while (r := c.post(f"/api/games/{watched['id']}/agent-move",
+                               json={"agent": "greedy", "seconds": 0.1, "turn": turn})).status_code == 202:
+                time.sleep(0.2)
+            assert r.status_code == 200, r.text
             watched = r.json()["game"]
         assert watched["agent_played"] is True and new_game(c, seed=5)["agent_played"] is False
     with local_client(create_app(store_path=path)) as c:  # the server restarted: the page rebuilds the game
@@ -1199,6 +1303,35 @@ def test_with_nothing_to_warm_the_kernels_are_still_compiled_aside_and_nothing_i
         assert c.get("/api/agents/status").json()["preparations"] == []
     assert [e.split()[2] for e in events if e.startswith("kernels of ")] == ["greedy"]
     assert "compiling their kernels in the background" in events[0]
+
+
+def test_when_compiling_in_processes_fails_the_agents_compile_here_and_every_preparation_is_counted(monkeypatch):
+    """Processes that cannot be started (a locked-down machine) leave no agent waiting
+    for kernels nobody compiles: the server says so and prepares each agent in its own
+    process; the console counts every agent on every warmed system, [1/4] to [4/4],
+    and says all are prepared once the last is."""
+    from pokersquares.harness import warm_up
+
+    def no_processes(*args, **kwargs):
+        raise OSError("cannot start a process")
+
+    monkeypatch.setattr(warm_up, "warm_up_players", no_processes)
+    events = []
+    registered = registered_agents()
+    agents = {"greedy": registered["greedy"], "random": registered["random"]}
+    with local_client(create_app(agents=agents, prep_s=0.2, warm=["american", "british"], on_event=events.append,
+                                 compile_processes=1)) as c:
+        deadline = time.monotonic() + 60
+        while len([e for e in events if e.startswith("[")]) < 4 or not any(e.startswith("all agents") for e in events):
+            assert time.monotonic() < deadline, events
+            time.sleep(0.1)
+        phases = [p["phase"] for p in c.get("/api/agents/status").json()["preparations"]]
+    assert phases == ["ready"] * 4
+    assert any(e == "compiling in separate processes failed (OSError: cannot start a process); compiling here"
+               for e in events), events
+    counted = [e.split("]")[0] + "]" for e in events if e.startswith("[")]
+    assert counted == ["[1/4]", "[2/4]", "[3/4]", "[4/4]"], events
+    assert events[-1].startswith("all agents prepared") and sum(e.startswith("all agents") for e in events) == 1
 
 
 def test_a_held_agent_waits_for_its_kernels_then_prepares_and_can_be_cancelled_meanwhile():

@@ -235,6 +235,8 @@ def test_placements_raced_from_threads_place_one_card_a_turn_and_the_game_is_rec
             game.play(cell // 5, cell % 5)
         assert view["done"] and sorted(view["moves"]) == list(range(25)) and view["score"] == game.score()
         assert one_line_error(c.post(f"/api/games/{gid}/place", json={"cell": 0, "turn": 25}), 409)
+        # Recorded: the game never asks to be recorded again (its flag is said True once).
+        assert c.app.state.games.get(gid).finished_by_person() is False
     with ResultStore(path, readonly=True) as store:
         runs = store.runs()
         assert [(r.player, r.games) for r in runs] == [("human", 1)]

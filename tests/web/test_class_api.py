@@ -84,7 +84,7 @@ def test_names_students_type_are_taken_or_refused_in_a_line_that_says_what_to_do
     composed, decomposed = "José", unicodedata.normalize("NFD", "José")
     assert composed != decomposed
     with TestClient(create_app(agents={}, store_path=path), base_url="http://127.0.0.1") as c:
-        for name in ("👩\u200d💻 Ada", "🏳️\u200d🌈 Sam", composed, decomposed, "Human"):
+        for name in ("👩\u200d💻 Ada", "🏳️\u200d🌈 Sam", composed, decomposed, "Human", "n" * 40):
             r = c.post("/api/games", json={"system": "american", "seed": 5, "name": name})
             assert r.status_code == 201, (name, r.text)
             view = r.json()
@@ -100,4 +100,4 @@ def test_names_students_type_are_taken_or_refused_in_a_line_that_says_what_to_do
             assert "\n" not in r.json()["detail"]
         people = c.get("/api/results").json()["people"]
     assert sorted((p["name"], p["games"]) for p in people) == sorted(
-        [("👩\u200d💻 Ada", 1), ("🏳️\u200d🌈 Sam", 1), (composed, 2), ("Human", 1)])
+        [("👩\u200d💻 Ada", 1), ("🏳️\u200d🌈 Sam", 1), (composed, 2), ("Human", 1), ("n" * 40, 1)])

@@ -170,6 +170,8 @@ def test_an_unexpected_failure_is_a_one_line_json_500_and_the_solver_goes_on(mon
     def crashes_on_seed_5(seed, point_system, time_limit):
         if seed == 5:
             raise RuntimeError("HiGHS: internal error")
+        if seed == 7:  # a library's message of several lines: its first is said
+            raise RuntimeError("HiGHS: model infeasible\n  row 12: bound violated\n  row 13: bound violated")
         return solve(seed, point_system, time_limit=1.0)
 
     monkeypatch.setattr(api_optimum, "solve_seed", crashes_on_seed_5)
@@ -177,8 +179,25 @@ def test_an_unexpected_failure_is_a_one_line_json_500_and_the_solver_goes_on(mon
         r = c.get("/api/optimum", params={"seed": "5", "system": "american"})
         assert r.status_code == 500 and r.headers["content-type"] == "application/json"
         assert r.json() == {"detail": "internal error: RuntimeError: HiGHS: internal error"}
+        r = c.get("/api/optimum", params={"seed": "7", "system": "american"})
+        assert r.status_code == 500 and r.json() == {"detail": "internal error: RuntimeError: HiGHS: model infeasible"}
         r = c.get("/api/optimum", params={"seed": "6", "system": "american"})
         assert r.status_code == 200 and r.json()["seed"] == "6"
+
+
+def test_a_busy_optimum_solver_is_a_503_the_page_retries(monkeypatch):
+    """The solver holding as many deals as it may is the server being busy (503: the
+    page waits and asks again), not a bad request."""
+    from pokersquares.web.api_optimum import OptimumBusyError, OptimumSolver
+
+    async def busy(self, *args, **kwargs):
+        raise OptimumBusyError("the optimum solver is busy with 4 deals; try again in a minute")
+
+    monkeypatch.setattr(OptimumSolver, "answer", busy)
+    with local_client(create_app(agents={})) as c:
+        r = c.get("/api/optimum", params={"seed": "5", "system": "american"})
+        assert r.status_code == 503, r.text
+        assert r.json() == {"detail": "the optimum solver is busy with 4 deals; try again in a minute"}
 
 
 class _Hog(BasePlayer):
