@@ -234,3 +234,30 @@ def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_sec
     again = cli("run", "-p", replayed[1][0], "--games", "3", "--time-per-game", "1", "--prep-time", "0", "--json",
                 "--secret", replayed[1][1], "--db", str(tmp_path / "d.sqlite"))
     assert json.loads(again.stdout)["scores"] == [score for p, _, score, _ in keyed if p == replayed[1][0]]
+
+
+def test_a_player_written_with_its_parameters_in_another_order_is_named_as_the_store_holds_it(tmp_path):
+    """`run` and `play` resumed the store's run of the player written the other way but
+    named it as typed, so the `compare --player` the output suggested found no run; and
+    `tournament --players` listing one player both ways drew its progress bar and made an
+    empty store before `a tournament lists a player twice`."""
+    db = str(tmp_path / "o.sqlite")
+    common = ("--system", "british", "--prep-time", "0", "--time-per-game", "5", "--db", db, "--json")
+    first = json.loads(cli("run", "-p", "tiger:iterations=20,cp=5", "--games", "2", "-q", *common).stdout)
+    again = cli("run", "-p", "tiger:cp=5, iterations=20", "--games", "3", "-q", *common)
+    assert again.returncode == 0, again.stderr
+    data = json.loads(again.stdout)
+    assert data["player"] == "tiger:iterations=20,cp=5" and data["run_id"] == first["run_id"]
+    assert data["scores"][:2] == first["scores"]
+    played = json.loads(cli("play", "-p", "tiger:cp=5,iterations=20", "--seed", "0", *common).stdout)
+    assert played["player"] == "tiger:iterations=20,cp=5" and played["from_store"] is True
+    assert played["score"] == first["scores"][0]
+    shown = cli("compare", db, "--player", data["player"], "--json")
+    assert shown.returncode == 0, shown.stderr
+    fresh = tmp_path / "t.sqlite"
+    r = cli("tournament", "--players", "tiger:iterations=20,cp=5;tiger:cp=5,iterations=20", "--systems", "american",
+            "--games", "1", "--prep-time", "0", "--time-per-game", "5", "--db", str(fresh))
+    assert r.returncode == 2 and not fresh.exists()
+    assert r.stderr.strip().splitlines() == [
+        "error: --players lists a player twice: tiger:iterations=20,cp=5 and tiger:cp=5,iterations=20 "
+        "(its parameters in another order)"]

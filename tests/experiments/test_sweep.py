@@ -145,12 +145,12 @@ def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
     setting, every game held played again; it resumes the runs held."""
     db = tmp_path / "o.sqlite"
 
-    def sweep(*args, secret="k"):
+    def sweep(*args, secret="k", code=0):
         r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", *args, "--games", "2", "--seed", "3",
                             "--time-per-game", "5", "--prep-time", "0", "--secret", secret, "--workers", "1",
                             "--db", str(db), "--json"], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        return {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
+        assert r.returncode == code, r.stderr
+        return r if code else {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
 
     first = sweep("--player", "tiger:iterations=40", "--param", "cp=1,5", "--param", "delta=0.1")
     swapped = sweep("--player", "tiger:iterations=40", "--param", "delta=0.1", "--param", "cp=5,1")
@@ -162,9 +162,12 @@ def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
                                             first['{"cp": 5, "delta": 0.1}']["mean"])
     with ResultStore(db) as store:
         assert len(store.runs()) == 2 and sum(r.finished for r in store.runs()) == 4
-    # Under another secret the held runs are not these games: the settings as typed, new runs
-    # (taken for the held ones, the sweep was refused as played under another secret).
-    other = sweep("--player", "tiger:iterations=40", "--param", "delta=0.1", "--param", "cp=5,1", secret="other")
-    assert {r["run_id"] for r in other.values()}.isdisjoint(r["run_id"] for r in first.values())
+    # Under another secret the held runs are not these games, written either way: refused
+    # before any game, as the same sweep in the first order is (a new run beside them was
+    # two runs of one player and setting in the store).
+    # A new setting first (cp=9): refused before it is played too.
+    for args in (("--param", "delta=0.1", "--param", "cp=9,5,1"), ("--param", "cp=1,5", "--param", "delta=0.1")):
+        other = sweep("--player", "tiger:iterations=40", *args, secret="other", code=2)
+        assert "played under another secret" in other.stderr and len(other.stderr.strip().splitlines()) == 1
     with ResultStore(db) as store:
-        assert len(store.runs()) == 4
+        assert len(store.runs()) == 2

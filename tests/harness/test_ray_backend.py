@@ -243,3 +243,23 @@ def test_a_preparation_task_reserves_the_cores_its_learners_use(monkeypatch):
     assert [r.penalty for [r] in runs] == [None] * 3
     assert [n for kind, n in asked if kind == "prepare"] == [2, 1, 2]
     assert [n for kind, n in asked if kind == "game"] == [1, 1, 1]
+
+
+def test_one_run_given_twice_is_played_once(tmp_path):
+    """Two specs of one run (the player written with its parameters in two orders, or the
+    same spec twice): Ray played each game twice and told of another command playing the
+    run at the same time. Each game is played once, and both answers hold the run's games."""
+    import warnings
+
+    from pokersquares.harness.runner import record_runs
+
+    store = ResultStore(tmp_path / "r.sqlite")
+    specs = [RunSpec("greedy:flush_weight=0.3", AMERICAN, 3, 5, 5.0, 0.0),
+             RunSpec("greedy: flush_weight=0.3", AMERICAN, 4, 5, 5.0, 0.0)]
+    played = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = record_runs(specs, store, on_result=lambda k, rec: played.append(rec.game_index), backend="ray")
+    assert sorted(played) == [0, 1, 2, 3]
+    assert out[0][0] == out[1][0] and [r.game_index for r in out[1][1]] == [0, 1, 2, 3]
+    assert [r.score for r in out[0][1]] == [r.score for r in out[1][1]][:3]

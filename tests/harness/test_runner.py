@@ -4,8 +4,8 @@ import pytest
 from pokersquares import AMERICAN, BRITISH, PointSystem, deal
 from pokersquares.harness.game_play import play_game
 from pokersquares.harness.registry import UnknownPlayerError
-from pokersquares.harness.runner import RunSpec, record_run, run_games, run_version
-from pokersquares.harness.store import ResultStore
+from pokersquares.harness.runner import RunSpec, record_run, record_runs, run_games, run_version
+from pokersquares.harness.store import ResultStore, StoreError
 from pokersquares.players.baseline import GreedyPlayer
 
 NEG = PointSystem((-3, 2, 5, 10, 15, 20, 25, 50, 75, 100), "negative high card")
@@ -156,7 +156,7 @@ def test_record_run_resumes_instead_of_replaying(tmp_path):
 def test_a_run_with_its_parameters_in_another_order_resumes_the_run_held(tmp_path):
     """The store knows a run by its spec's text: ``tiger:cp=5,iterations=20`` after
     ``tiger:iterations=20,cp=5`` was a new run, every game held played again; it resumes
-    the run held, and a run under another secret is not taken for it."""
+    the run held, and is refused under another secret as the run's own spelling is."""
     store = ResultStore(tmp_path / "r.sqlite")
     run_id, recs = record_run(RunSpec("tiger:iterations=20,cp=5", BRITISH, 3, 7, 30.0, 0.0), store)
     seen = []
@@ -165,11 +165,18 @@ def test_a_run_with_its_parameters_in_another_order_resumes_the_run_held(tmp_pat
     assert again == run_id and [r.game_index for r in seen] == [3]  # the one game it lacked
     assert [r.score for r in recs2[:3]] == [r.score for r in recs]
     assert [r.player for r in store.runs()] == ["tiger:iterations=20,cp=5"]
-    other, _ = record_run(RunSpec("tiger:cp=5,iterations=20", BRITISH, 1, 7, 30.0, 0.0, secret="0" * 32), store)
-    assert other != run_id and store.run(other).player == "tiger:cp=5,iterations=20"
+    # Under another secret, refused written either way (before, one way made a second run).
+    for spelled in ("tiger:cp=5,iterations=20", "tiger:iterations=20,cp=5"):
+        with pytest.raises(StoreError, match="another secret"):
+            record_run(RunSpec(spelled, BRITISH, 1, 7, 30.0, 0.0, secret="0" * 32), store)
+    # Several runs at once: refused before the first is played.
+    with pytest.raises(StoreError, match="another secret"):
+        record_runs([RunSpec("greedy", BRITISH, 1, 7, 30.0, 0.0, secret="0" * 32),
+                     RunSpec("tiger:cp=5,iterations=20", BRITISH, 1, 7, 30.0, 0.0, secret="0" * 32)], store)
+    assert len(store.runs()) == 1
     # Another value of a parameter is another player.
     third, _ = record_run(RunSpec("tiger:cp=6,iterations=20", BRITISH, 1, 7, 30.0, 0.0), store)
-    assert third not in (run_id, other)
+    assert third != run_id and len(store.runs()) == 2
     # A store of both spellings (written before they were one run): each resumes its own.
     spelled = "tiger: iterations=20 ,cp=6"
     own = store.open_run(spelled, "tiger", BRITISH, 7, 1, 30.0, 0.0, None, run_version(spelled))

@@ -139,6 +139,31 @@ def test_a_reader_reads_one_state_of_the_store_while_a_tournament_writes(tmp_pat
     assert not os.path.exists(f"{path}-wal")  # the last connection still folds the log into the store
 
 
+def test_a_refresh_of_a_store_moved_away_and_a_reading_cut_short_are_said_in_one_line(tmp_path):
+    """A refresh after the store was moved raised FileNotFoundError; a reading of a run's
+    games going on across a refresh (or a close) raised sqlite3's "Cannot operate on a
+    closed database". Both are one StoreError, and the store reads on as it was."""
+    from pokersquares.harness.store import GameRecord
+
+    path = tmp_path / "m.sqlite"
+    with ResultStore(path) as writer:
+        run = writer.open_run("greedy", "greedy", AMERICAN, 0, 3, 1.0, 0.0)
+        writer.add_games(run, [GameRecord(i, i, 10 + i) for i in range(3)])
+    for cut in ("refresh", "close"):
+        reader = ResultStore(path, readonly=True)
+        games = reader.iter_games(run)
+        assert next(games).score == 10
+        getattr(reader, cut)()
+        with pytest.raises(StoreError, match="closed or refreshed while run 1's games were read"):
+            next(games)
+        reader.close()
+    with ResultStore(path, readonly=True) as reader:
+        path.rename(tmp_path / "moved.sqlite")
+        with pytest.raises(StoreError, match="no result store at .* any more"):
+            reader.refresh()
+        assert [g.score for g in reader.iter_games(run)] == [10, 11, 12]
+
+
 def test_a_writer_held_off_waits_once_not_twice(tmp_path, monkeypatch):
     """The batch the store refused was written again when the run stopped (its
     ``finally``): a command held off by another process waited the busy timeout twice,

@@ -274,6 +274,22 @@ def test_an_entrant_with_its_parameters_in_another_order_is_the_same_entrant(tmp
         _tournament(store, ["tiger:iterations=20,cp=5", "tiger:cp=5,iterations=20"], games=2)
 
 
+def test_a_tournament_stopped_before_an_entrant_played_resumes_with_its_own_spellings(tmp_path):
+    """A tournament stopped before its second entrant's run was opened, then another that
+    entered the same player spelled the other way: the first tournament's command run
+    again took the other spelling (the only one with a run) and made a new tournament,
+    leaving the first one incomplete for ever. It resumes the first."""
+    store = ResultStore(tmp_path / "r.sqlite")
+    entered = ["greedy", "tiger:cp=5,iterations=20"]
+    systems = parse_point_systems("american,british")
+    stopped = store.open_tournament(entered, systems, 2, 0, 5, 0)  # stopped before any run was opened
+    _tournament(store, ["tiger:iterations=20,cp=5"], games=2)
+    again, played, _ = _tournament(store, entered, games=2)
+    assert again["tournament_id"] == stopped and again["players"] == entered
+    assert {p for _, p, _ in played} == {"greedy"}  # tiger's games taken from the other tournament
+    assert table_from_store(store, stopped)["complete"]
+
+
 def test_a_late_entrant_does_not_take_games_of_other_code_or_another_secret(tmp_path, monkeypatch):
     """Runs are taken only where they are the very games this tournament would play: the
     same code (the version the runs are keyed by), the same limits and, when one is given,

@@ -17,7 +17,7 @@ from ..errors import PokerSquaresError
 from ..files import replacing
 from ..game import Grid
 from ..harness.compare import records_summary
-from ..harness.registry import factory_parameters, list_players, make_player, split_player_list
+from ..harness.registry import factory_parameters, list_players, make_player, spec_identity, split_player_list
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.spec import MAX_GAMES, MAX_SECRET, check_saved_states, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
@@ -186,11 +186,22 @@ def check_player_list(text: str, option: str) -> list[str]:
         raise fail(f"{option}: {e}") from None
     if not names:
         raise fail(f"{option} needs at least one player")
-    if len(set(names)) != len(names):
-        raise fail(f"{option} lists a player twice")
+    for k, p in enumerate(names):
+        same = [q for q in names[:k] if _same_player(q, p)]
+        if same:
+            raise fail(f"{option} lists a player twice" + (f": {same[0]} and {p} (its parameters in another order)"
+                                                           if same[0] != p else f": {p}"))
     for p in names:
         built_player(p, option)
     return names
+
+
+def _same_player(a: str, b: str) -> bool:
+    """Whether two specs play the same player (:func:`spec_identity`), else the same text."""
+    try:
+        return spec_identity(a) == spec_identity(b)
+    except PokerSquaresError:
+        return a == b
 
 
 def built_player(spec: str, option: str):
@@ -339,6 +350,7 @@ def play_cmd(
     with ResultStore(db) as store:
         run_id, records = record_run(spec, store, workers=1, on_result=played.append,
                                      retry_penalties=retry_penalties)
+        player = store.run(run_id).player  # the store's run of it, perhaps its parameters in another order
     rec = records[0]
     if not played and not json_out:
         typer.echo(f"(the game stored in run {run_id} of {db}; play it again with another --db"
@@ -406,6 +418,7 @@ def run_cmd(
     summary = records_summary(records)
     with ResultStore(db, readonly=True) as store:
         optimum = run_regrets(db, [store.run(run_id)]).get(run_id)
+        player = store.run(run_id).player  # the store's run of it, perhaps its parameters in another order
     _say_penalties(records, f"{player} on {ps.name}")
     if json_out:
         typer.echo(json.dumps({"player": player, "system": ps.name, "points": list(ps.points), "seed": seed,

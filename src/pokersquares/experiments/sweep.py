@@ -207,8 +207,7 @@ def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: i
     for spec in specs:
         make_player(spec)  # a parameter the player does not take fails here, before anything runs
     # As the store's run of each setting writes it (--param options in another order).
-    specs = [held_spelling(store, spec, seed, time_per_game, prep_time, system=point_system, secret=secret)
-             for spec in specs]
+    specs = [held_spelling(store, spec, seed, time_per_game, prep_time, system=point_system) for spec in specs]
     runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb, secret) for spec in specs]
     results = record_runs(runs, store, workers=workers, on_result=on_result, backend=backend, address=address,
                           on_held=on_held)

@@ -156,7 +156,8 @@ def canonical_spec(spec: str) -> str:
 def spec_identity(spec: str) -> tuple:
     """What a spec plays, whatever the order its parameters are written in:
     ``x:a=1,b=2`` and ``x:b=2,a=1`` are one player (each parameter as written: ``a=1`` and
-    ``a=1.0`` are not taken for one). UnknownPlayerError for a spec that names no player."""
+    ``a=1.0`` are not taken for one). Read from the text alone (no module is imported);
+    UnknownPlayerError for a spec that cannot be read as one."""
     name, params = parse_player_spec(spec)
     return name, tuple(sorted(params.text.items()))
 

@@ -35,7 +35,7 @@ from .store import GameRecord, ResultStore, StoreError
 __all__ = ["RunSpec", "RunSpecError", "check_seconds", "MAX_GAMES", "MAX_SECONDS", "DEFAULT_MEMORY_MB",
            "HANG_GRACE_S", "PlayerFailedError", "RunnerWarning", "prepare_for_handoff", "BackendError", "BACKENDS", "check_backend",
            "backend_session", "default_workers", "player_cores", "run_games", "record_run", "record_runs",
-           "run_version", "held_spelling"]
+           "run_version", "held_spelling", "held_spellings"]
 
 # Where games run: "local" (worker processes on this machine, the default) or "ray"
 # (Ray tasks on a local Ray instance or a cluster; see ray_backend.py).
@@ -212,29 +212,36 @@ def run_version(spec: str) -> str:
     return version
 
 
-def held_spelling(store: ResultStore, player: str, seed: int, time_per_game: float, prep_time: float, *,
-                  system=None, secret: str | None = None, tournaments: bool = False) -> str:
-    """``player`` as the store's runs of these settings write it (points ``system``, or any
-    for None; the runs outside a tournament, or with ``tournaments`` every tournament's):
-    the store knows a run by its spec's text, so ``x:b=2,a=1`` after ``x:a=1,b=2`` was a
-    new run, every game held played again. The spelling given, if a run of the same code
-    has it; else the oldest run's of the same player and code (:func:`spec_identity`),
-    with ``secret`` only one played under it (another would be refused as another run's);
-    else the spelling given."""
+def held_spellings(store: ResultStore, player: str, seed: int, time_per_game: float, prep_time: float, *,
+                   system=None, tournaments: bool = False) -> list[str]:
+    """Every way the store's runs of these settings write ``player`` (points ``system``, or
+    any for None; the runs outside a tournament, or with ``tournaments`` every tournament's):
+    the spellings of the runs of the same player (:func:`spec_identity`: its parameters in
+    any order) and code, oldest run first, each once."""
     version = run_version(player)
-    spellings = [held for held, held_version, held_secret in store.run_players(
-                     system, seed, time_per_game, prep_time, tournaments=tournaments)
-                 if held_version == version and (secret is None or held_secret in (None, secret))]
-    if player in spellings:
-        return player
     identity = spec_identity(player)
-    for held in spellings:
+    found: list[str] = []
+    for held, held_version, _ in store.run_players(system, seed, time_per_game, prep_time, tournaments=tournaments):
+        if held_version != version or held in found:
+            continue
         try:
-            if spec_identity(held) == identity:
-                return held
+            if held == player or spec_identity(held) == identity:
+                found.append(held)
         except PokerSquaresError:  # a player this code no longer knows
             continue
-    return player
+    return found
+
+
+def held_spelling(store: ResultStore, player: str, seed: int, time_per_game: float, prep_time: float, *,
+                  system=None, tournaments: bool = False) -> str:
+    """``player`` as the store's runs of these settings write it (:func:`held_spellings`):
+    the store knows a run by its spec's text, so ``x:b=2,a=1`` after ``x:a=1,b=2`` was a
+    new run, every game held played again. The spelling given, if a run of the same code
+    has it; else the oldest run's of the same player and code; else the spelling given.
+    (A run held under another secret is the same player's: a command given another
+    secret is refused for it, whichever way it is written.)"""
+    spellings = held_spellings(store, player, seed, time_per_game, prep_time, system=system, tournaments=tournaments)
+    return player if player in spellings or not spellings else spellings[0]
 
 
 def _as_held(spec: RunSpec, store: ResultStore, tournament_id: int | None) -> RunSpec:
@@ -243,7 +250,7 @@ def _as_held(spec: RunSpec, store: ResultStore, tournament_id: int | None) -> Ru
     if tournament_id is not None:
         return spec
     player = held_spelling(store, spec.player, spec.seed, spec.time_per_game, spec.prep_time,
-                           system=spec.point_system, secret=spec.secret)
+                           system=spec.point_system)
     return spec if player == spec.player else dataclasses.replace(spec, player=player)
 
 
@@ -269,6 +276,7 @@ def _check_call(specs: list, store, workers, tournament_id, names: list) -> None
         check_saved_states([player], [spec.point_system for spec in specs if spec.player == player])
     for spec in specs:  # a run the store holds under another secret: said before any run is played
         if spec.secret is not None:
+            spec = _as_held(spec, store, tournament_id)  # written either way
             held = store.secret_of(spec.player, spec.point_system, spec.seed, spec.time_per_game, spec.prep_time,
                                    tournament_id, run_version(spec.player))
             if held is not None and held != spec.secret:
@@ -428,7 +436,12 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
         if on_held is not None:
             on_held(k, held)
     recorder = _Recorder(store, run_ids, on_result)
-    jobs = [(spec, [i for i in range(spec.games) if i not in done[k]]) for k, spec in enumerate(specs)]
+    jobs, scheduled = [], {}  # a run given twice (its player written two ways) is played once
+    for k, spec in enumerate(specs):
+        taken = scheduled.setdefault(run_ids[k], set())
+        todo = [i for i in range(spec.games) if i not in done[k] and i not in taken]
+        taken.update(todo)
+        jobs.append((spec, todo))
     try:
         ray_backend.run_many(jobs, workers=workers, on_result=recorder.collect, address=address,
                              on_tick=recorder.tick)

@@ -720,12 +720,23 @@ class ResultStore:
     def refresh(self) -> None:
         """A store opened ``readonly`` reads the store as it is now from here on: the games
         written since it was opened or last refreshed (a notebook keeping one open while a
-        tournament runs); a writable store sees every write already, and is left as it is."""
+        tournament runs); a reading still going (:meth:`iter_games`) stops there with a
+        StoreError, as at :meth:`close`. A writable
+        store sees every write already, and is left as it is. A store that can no longer be
+        read (moved away, deleted) is a StoreError, and the store reads on as it was."""
         with self._lock:
             if isinstance(self.conn, _ClosedConnection) or not self._readonly:
                 self.conn.execute("SELECT 1")  # a closed store says so
                 return
-            old, self.conn = self.conn, self._reader()
+            if not self.path.is_file():
+                raise StoreError(f"no result store at {self.path} any more (moved or deleted); this one reads it "
+                                 "as it was when opened or last refreshed")
+            try:
+                reader = self._reader()
+            except (OSError, sqlite3.Error) as e:
+                raise StoreError(f"cannot read the result store {self.path} again: {e}; this one reads it as it "
+                                 "was when opened or last refreshed") from None
+            old, self.conn = self.conn, reader
             old.close()
             self._fallback = "fallback_moves" if "fallback_moves" in {
                 r[1] for r in self.conn.execute("PRAGMA table_info(games)")} else "0"
@@ -1017,6 +1028,14 @@ class ResultStore:
         listed in another order, with these limits (its key says them); None if there is
         none. The order changes no game: an organiser who listed the entrants again
         alphabetically got a new tournament, every game played again."""
+        for tid, held, held_players in self._tournaments_of(sys_json, seed, time_per_game, prep_time):
+            if sorted(held_players) == sorted(players):
+                return tid, held
+        return None
+
+    def _tournaments_of(self, sys_json, seed, time_per_game, prep_time) -> Iterator[tuple[int, int, list[str]]]:
+        """``(tournament_id, games, players)`` of each tournament of these point systems (in
+        any order), first deal seed and limits (its key says them), oldest first."""
         def points(systems):
             return sorted(tuple(s["points"]) for s in systems)
 
@@ -1024,13 +1043,20 @@ class ResultStore:
                                  " ORDER BY tournament_id", (seed,)).fetchall()
         for tid, held, old, held_players, held_systems in rows:
             held_players, held_systems = json.loads(held_players), json.loads(held_systems)
-            if (sorted(held_players) == sorted(players) and points(held_systems) == points(sys_json)
-                    and old == _key(held_players, held_systems, seed, time_per_game, prep_time)):
-                return tid, held
-        return None
+            if points(held_systems) == points(sys_json) and old == _key(held_players, held_systems, seed,
+                                                                        time_per_game, prep_time):
+                yield tid, held, held_players
+
+    def tournament_entrants(self, systems: list[PointSystem], seed: int, time_per_game: float,
+                            prep_time: float) -> list[list[str]]:
+        """The players of each tournament of these point systems (in any order), first deal
+        seed and limits, oldest first, as it lists them; read only."""
+        sys_json = [s.to_json() for s in systems]
+        return [players for _, _, players in self._tournaments_of(sys_json, seed, time_per_game, prep_time)]
 
     def take_runs(self, tournament_id: int, cells: list[tuple[str, PointSystem, str]], games: int,
-                  time_per_game: float, prep_time: float, secret: str | None = None) -> list[dict]:
+                  time_per_game: float, prep_time: float, secret: str | None = None,
+                  spellings: dict[str, Sequence[str]] | None = None) -> list[dict]:
         """Copy into tournament ``tournament_id`` the games another tournament of the store
         already played for its cells that have no run yet: ``cells`` is ``(player spec, point
         system, version)`` each (the version :meth:`open_run` keys the run by). A cell takes
@@ -1039,6 +1065,8 @@ class ResultStore:
         players' seeds: the same games), unless ``secret`` is given and the run's is another.
         Game ``i`` of every run is the same deal whatever tournament it belongs to, so an
         organiser adding a late entrant (or a system) no longer plays every other game again.
+        ``spellings``: for a player spec, every text of the same player a run may be held
+        under (its parameters in another order); the spec alone if not given.
         Returns one ``{"player", "system", "from_tournament", "games"}`` per run taken."""
         tournament_id = _row_id(tournament_id, "tournament")
         seed = self.tournament(tournament_id)["seed"]
@@ -1048,14 +1076,16 @@ class ResultStore:
                 key = _run_key(player, system, seed, time_per_game, prep_time, tournament_id, version)
                 if self.conn.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone():
                     continue
+                texts = list(dict.fromkeys([player, *(spellings or {}).get(player, ())]))
                 donor = self.conn.execute(
                     "SELECT r.run_id, r.tournament_id, r.player_name, r.secret, COUNT(g.game_index) AS held"
                     " FROM runs r JOIN games g ON g.run_id = r.run_id AND g.game_index < ?"
-                    " WHERE r.player = ? AND r.points = ? AND r.seed = ? AND r.time_per_game = ? AND r.prep_time = ?"
+                    f" WHERE r.player IN ({','.join('?' * len(texts))}) AND r.points = ? AND r.seed = ?"
+                    " AND r.time_per_game = ? AND r.prep_time = ?"
                     " AND r.version = ? AND r.tournament_id IS NOT NULL AND r.tournament_id != ?"
                     " AND (? IS NULL OR r.secret = ?)"
                     " GROUP BY r.run_id ORDER BY held DESC, r.run_id DESC LIMIT 1",
-                    (games, player, json.dumps(list(system.points)), seed, time_per_game, prep_time, version,
+                    (games, *texts, json.dumps(list(system.points)), seed, time_per_game, prep_time, version,
                      tournament_id, secret, secret)).fetchone()
                 if donor is None:
                     continue
@@ -1135,7 +1165,16 @@ class ResultStore:
         else:  # each seed looked up alone (by the games' index); one outside SQLite's integers is no game
             rows = sorted(row for seed in dict.fromkeys(seeds) if -2 ** 63 <= seed < 2 ** 63
                           for row in self.conn.execute(sql + " AND seed = ?", (run_id, seed)))
-        for i, s, sc, pl, d, pen, fb in rows:
+        rows = iter(rows)
+        while True:
+            try:
+                row = next(rows, None)
+            except sqlite3.ProgrammingError:  # the connection closed under the reading
+                raise StoreError(f"the result store {self.path} was closed or refreshed while run {run_id}'s games "
+                                 "were read; read them again") from None
+            if row is None:
+                return
+            i, s, sc, pl, d, pen, fb = row
             if person and is_seconds(d) and -math.inf < d < 0:
                 d = 0.0
             self._check_figures(run_id, i, s, sc, d, pen, fb)

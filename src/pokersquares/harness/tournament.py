@@ -14,7 +14,7 @@ from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from ..points import PointSystem, unique_names
 from .registry import canonical_spec, make_player, spec_identity
-from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, held_spelling, record_runs, run_version
+from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, held_spelling, held_spellings, record_runs, run_version
 from .spec import check_saved_states
 from .store import GameRecord, ResultStore
 
@@ -264,17 +264,16 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     check_workers(workers)
     for player in players:
         make_player(player)
-    # Each as the store's tournaments write it: the same entrant with its parameters in
-    # another order was another player, its games played again.
-    players = [held_spelling(store, p, seed, time_per_game, prep_time, secret=secret, tournaments=True)
-               for p in players]
+    players = _as_entered(players, store, systems, seed, time_per_game, prep_time)
     cells = [(sname, player) for sname in names for player in players]
     specs = runs_of(players)
     check_saved_states(players, systems)
     versions = {player: run_version(player) for player in players}
     tid = store.open_tournament(players, systems, games, seed, time_per_game, prep_time)
     taken = store.take_runs(tid, [(spec.player, spec.point_system, versions[spec.player]) for spec in specs],
-                            games, specs[0].time_per_game, specs[0].prep_time, secret)  # as the runs key them
+                            games, specs[0].time_per_game, specs[0].prep_time, secret,  # as the runs key them
+                            spellings={p: held_spellings(store, p, seed, time_per_game, prep_time, tournaments=True)
+                                       for p in players})
     if taken and on_taken is not None:
         on_taken(taken)
     cb = None if on_result is None else (lambda k, rec: on_result(cells[k][0], cells[k][1], rec))
@@ -294,6 +293,27 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
     table["tournament_id"] = tid
     table["penalty_reasons"] = reasons
     return table
+
+
+def _as_entered(players: list[str], store: ResultStore, systems: list[PointSystem], seed: int,
+                time_per_game: float, prep_time: float) -> list[str]:
+    """Each entrant as the store writes it: the same entrant with its parameters in another
+    order was another player, its games played again. A tournament of these entrants (so
+    written or not), systems and limits gives its own spellings (a command run again after
+    a stop resumes it, even where an entrant has no run yet); else each as the store's
+    tournaments' runs write it (:func:`held_spelling`)."""
+    mine = [spec_identity(p) for p in players]
+    held = []
+    for entrants in store.tournament_entrants(systems, seed, time_per_game, prep_time):
+        try:
+            theirs = {spec_identity(p): p for p in entrants}
+        except PokerSquaresError:  # an entrant this code no longer knows
+            continue
+        if sorted(theirs) == sorted(mine) and len(theirs) == len(entrants):
+            held.append([theirs[i] for i in mine])
+    if held:
+        return players if players in held else held[0]
+    return [held_spelling(store, p, seed, time_per_game, prep_time, tournaments=True) for p in players]
 
 
 def _penalty_reasons(records: list[GameRecord]) -> dict[str, list[int]]:
