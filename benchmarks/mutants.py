@@ -9,6 +9,7 @@ copy), and restores the file. A mutant is *caught* when the tests fail.
     python benchmarks/mutants.py                 # all, a table and a JSON summary
     python benchmarks/mutants.py --only pruning  # some, by name
     python benchmarks/mutants.py --json          # JSON only
+    python benchmarks/mutants.py --file new.json # a batch of new ones, before they join the list
 
 Exit status 1 when a mutant survives or no longer applies (its text was not found:
 the source changed under it, so the mutant must be updated). The copy keeps numba's
@@ -33,8 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "tests" / "mutants" / "mutants.json"
 
 
-def load_mutants(only: list[str] | None = None) -> list[dict]:
-    mutants = json.loads(MUTANTS.read_text())
+def load_mutants(only: list[str] | None = None, path: Path = MUTANTS) -> list[dict]:
+    try:
+        mutants = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read the mutants in {path}: {e}") from None
+    if not isinstance(mutants, list) or not all(isinstance(m, dict) and {"name", "file", "old", "new", "tests"} <= m.keys()
+                                                for m in mutants):
+        raise ValueError(f"{path} is not a list of mutants (each with name, file, old, new and tests)")
     if only:
         unknown = set(only) - {m["name"] for m in mutants}
         if unknown:
@@ -74,9 +81,12 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="mutant names")
     parser.add_argument("--json", action="store_true", help="print JSON only")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant's tests")
+    parser.add_argument("--file", type=Path, default=MUTANTS,
+                        help="a JSON list of mutants to run instead of tests/mutants/mutants.json "
+                             "(new ones, checked before they join it)")
     args = parser.parse_args()
     try:
-        mutants = load_mutants(args.only)
+        mutants = load_mutants(args.only, args.file)
     except ValueError as e:
         parser.error(str(e))
     results = []
@@ -90,7 +100,7 @@ def main() -> int:
                 shutil.copy(src, copy / part)
         for mutant in mutants:
             result = run_mutant(copy, mutant, args.timeout)
-            result["mechanism"] = mutant["mechanism"]
+            result["mechanism"] = mutant.get("mechanism", "")
             results.append(result)
             if not args.json:
                 print(f"{result['status']:9} {mutant['name']:28} {result.get('seconds', 0):7.1f} s  {result['detail']}",

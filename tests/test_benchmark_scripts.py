@@ -517,6 +517,9 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
     # once its server had started and listed its agents):
     ("guard_decisions.py", ["--repeats", "0"], "--repeats must be at least 1 and --prep-time more than 0"),
     ("mutants.py", ["--only", "bogus"], "unknown mutants: bogus"),
+    ("mutants.py", ["--file", "/nonexistent/new.json"], "cannot read the mutants in /nonexistent/new.json"),
+    ("mutants.py", ["--file", str(BENCHMARKS.parent / "pyproject.toml")], "cannot read the mutants in "),
+    ("mutants.py", ["--file", str(BENCHMARKS / "strength_expected.json")], "is not a list of mutants"),
     ("preparation_spread.py", ["--system", "American"], "give either result stores"),
     ("combine_systems.py", ["/nonexistent/r.sqlite", "--player", "a", "--rival", "b"],
      "no result store at /nonexistent/r.sqlite"),
