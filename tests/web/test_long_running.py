@@ -200,7 +200,7 @@ def test_a_connection_that_sends_no_request_is_closed_after_the_keep_alive(ours)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", timeout_keep_alive=0.5,
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None, timeout_keep_alive=0.5,
                             lifespan="off", **({"http": first_request_timeout()} if ours else {}))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

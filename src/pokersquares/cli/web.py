@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import signal
 import socket
+import sys
 import time
 from pathlib import Path
 from typing import Optional
@@ -162,9 +164,10 @@ def serve_cmd(
     typer.echo(f"Poker Squares at http://{shown}:{port}/  (Ctrl+C to stop)")
     typer.echo("Loading the agents in the background" + (f" and preparing them for {', '.join(systems)}" if systems else "")
                + " (a fresh install compiles them first, about a minute); the page shows progress.", err=True)
+    _log_to_stderr()
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
-    server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning",
+    server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning", log_config=None,
                                              timeout_keep_alive=KEEP_ALIVE_S, http=first_request_timeout()))
     _hang_up_stops(server)
     # Not uvicorn.run, which swallows the Ctrl-C it re-raises after shutting down (and
@@ -204,6 +207,23 @@ def first_request_timeout():
                                                                     self.timeout_keep_alive_handler)
 
     return FirstRequestTimeout
+
+
+def _log_to_stderr() -> None:
+    """uvicorn's messages (a port taken since it was checked, a bad request) on standard
+    error as uvicorn's own logging config says them, without that config: uvicorn
+    applies it with ``logging.config.dictConfig``, which closes every log handler of
+    the process, not only uvicorn's. absl's (imported with OpenSpiel's MCTS) then closed
+    the stream it was made with unless it was still ``sys.stderr``: a ``serve`` run in a
+    process that had played openspiel:mcts under another standard error (a test
+    session's capture) closed that one."""
+    from uvicorn.logging import DefaultFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(DefaultFormatter("%(levelprefix)s %(message)s"))
+    logger = logging.getLogger("uvicorn")
+    logger.handlers = [handler]
+    logger.propagate = False
 
 
 def _server(uvicorn, config):
