@@ -29,3 +29,19 @@ def test_the_readme_composition_plays_a_legal_game():
     prepare_player(player, AMERICAN, 0.5)
     record = play_game(player, AMERICAN, seed=3, time_per_game=2.0)
     assert record.penalty is None and len(record.placements) == 25
+
+
+def test_the_kernels_names_are_checked_and_their_kernels_stay_in_core():
+    """``pokersquares.kernels``' names check their arguments (tests/kernels/test_public_kernels.py);
+    the unchecked kernels of the same names stay in ``pokersquares.kernels.core``, where the
+    package's own loops and numba code call them."""
+    from numba.core.registry import CPUDispatcher
+
+    from pokersquares import kernels
+    for name in kernels.__all__:
+        public = getattr(kernels, name)
+        if name == "LINES_ARRAY":
+            assert public is kernels.core.LINES_ARRAY
+            continue
+        assert callable(public) and public.__doc__ and not isinstance(public, CPUDispatcher), name
+        assert isinstance(getattr(kernels.core, name), CPUDispatcher), name

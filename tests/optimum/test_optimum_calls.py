@@ -35,6 +35,32 @@ def test_the_cards_and_the_seed_are_checked():
         solve_deal(CARDS, AMERICAN, time_limit=1, seed="x")  # a label stored as the deal's seed
 
 
+@pytest.mark.parametrize("solver", ["exact", "cores"])
+@pytest.mark.parametrize("cards, points, size, error, words", [
+    (list(range(24)), AMERICAN.points, 5, InvalidCardError, "25 distinct cards"),
+    (list(range(26)), AMERICAN.points, 5, InvalidCardError, "25 distinct cards"),
+    ([0] * 12 + list(range(13)), AMERICAN.points, 5, InvalidCardError, "25 distinct cards"),
+    (list(range(30, 55)), AMERICAN.points, 5, InvalidCardError, "ids 0..51"),
+    (set(range(25)), AMERICAN.points, 5, InvalidCardError, "in an order"),  # the grid is positions into it
+    (list(range(10)), AMERICAN.points, 3, InvalidCardError, "9 distinct cards"),
+    (list(range(25)), AMERICAN.points[:2], 5, InvalidPointSystemError, "10 integers"),
+], ids=["24_cards", "26_cards", "repeated_cards", "cards_past_51", "a_set", "10_cards_for_3x3", "two_points"])
+def test_the_exact_solvers_called_directly_refuse_a_bad_deal_before_solving(solver, cards, points, size, error,
+                                                                          words):
+    """``solve_exact`` and ``solve_cores`` check their deal as ``solve_deal`` does: 24 cards
+    raised IndexError, 26, repeated or unknown cards were solved as if they were a deal."""
+    import time
+
+    from pokersquares.optimum.cores import solve_cores
+    from pokersquares.optimum.exact import solve_exact
+
+    solve = {"exact": solve_exact, "cores": solve_cores}[solver]
+    t0 = time.perf_counter()
+    with pytest.raises(error, match=words):
+        solve(cards, np.array(points), time_limit=5, size=size)
+    assert time.perf_counter() - t0 < 1  # before any solving
+
+
 @pytest.mark.parametrize("kwargs", [
     dict(seeds=[0, 2 ** 70]), dict(seeds=[1.0]), dict(seeds=None), dict(seeds="12"),
     dict(point_system="american"), dict(time_limit=float("nan")), dict(workers=1.5), dict(workers=0),

@@ -20,13 +20,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..cards import as_sequence, card_name, check_seed, deal, is_card_id, is_seconds
-from ..errors import InvalidCardError, InvalidPointSystemError, PokerSquaresError
+from ..cards import card_name, check_seed, deal, is_seconds
+from ..errors import InvalidPointSystemError, PokerSquaresError
 from ..points import PointSystem
 from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
 from .exact import SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
 from .exact import require_solver as require_highs
-from .search import grid_score, local_search
+from .search import check_deal, grid_score, local_search
 
 __all__ = ["Optimum", "solve_deal", "solve_seed", "SolverNotInstalledError", "CpSatNotInstalledError",
            "require_solver", "DEFAULT_TIME_LIMIT"]
@@ -92,13 +92,8 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
                                       f"...), got {point_system!r}")
     if seed is not None:
         seed = check_seed(seed, "the deal's seed")
-    # Their order does not matter (a set will do), but they must be cards: not text, not a dict's keys.
-    cards = list(cards) if isinstance(cards, AbstractSet) else as_sequence(cards, "a deal's cards", InvalidCardError)
-    if not all(map(is_card_id, cards)):
-        raise InvalidCardError(f"a deal's cards are ids 0..51, got {cards!r}")
-    cards = [int(c) for c in cards]
-    if len(cards) != 25 or len(set(cards)) != 25:
-        raise InvalidCardError("a deal's optimum needs 25 distinct cards")
+    # Their order does not matter here (a set will do), but they must be cards: not text, not a dict's keys.
+    cards = check_deal(list(cards) if isinstance(cards, AbstractSet) else cards)
     require_solver(point_system.points)
     t0 = time.perf_counter()
     c0 = time.process_time()

@@ -45,7 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import PokerSquaresError
+from ..evaluators.base import checked_points
 from ..hands import classify
+from .search import check_deal
 
 __all__ = ["CpSatNotInstalledError", "require_cp_sat", "is_monotone", "line_cores", "realise", "solve_cores",
            "CoreOptions", "rank_family_bounds",
@@ -195,7 +197,11 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
     """Prove ``start_score`` (a grid's score) optimal or find a better grid, within
     ``time_limit`` seconds. The model above asks for a choice worth more than the
     start; none means the start is optimal. A limit that runs out leaves ``proven``
-    false and the bound proven by then. Exact for monotone point systems."""
+    false and the bound proven by then. Exact for monotone point systems. ``cards``
+    that are not ``size**2`` distinct card ids are an InvalidCardError, ``points`` that
+    are not 10 integers an InvalidPointSystemError."""
+    cards = check_deal(cards, size)
+    points = checked_points(points)
     cp_model = require_cp_sat()
     t0 = time.perf_counter()
     if not is_monotone(points):

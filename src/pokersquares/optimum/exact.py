@@ -33,8 +33,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import PokerSquaresError
+from ..evaluators.base import checked_points
 from ..kernels.core import classify_batch, classify_cards
-from .search import local_search
+from .search import check_deal, local_search
 
 __all__ = ["SolverNotInstalledError", "ExactResult", "solve_exact", "greedy_partition", "line_subsets",
            "require_solver", "subsets"]
@@ -239,10 +240,13 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
     ``start_grid`` (positions into ``cards``, row-major) is handed to the solver as
     its first solution. The linear relaxation is solved first (a bound in seconds,
     often a proof already); the integer program then gets the time left. A limit
-    that runs out leaves ``proven`` false and the bound proven by then."""
+    that runs out leaves ``proven`` false and the bound proven by then. ``cards`` that
+    are not ``size**2`` distinct card ids are an InvalidCardError, ``points`` that are
+    not 10 integers an InvalidPointSystemError."""
+    cards = np.asarray(check_deal(cards, size), dtype=np.int64)
+    points = checked_points(points)
     highspy = require_solver()
     t0 = time.perf_counter()
-    cards = np.asarray(cards, dtype=np.int64)
     subs, _ = subsets(size)
     cells = size * size
     values = line_subsets(cards, points, size)

@@ -9,17 +9,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cards import as_sequence, is_card_id
+from ..errors import InvalidCardError
 from ..game import LINES
 from ..hands import classify
 from ..kernels.core import rng_below, rng_seed
 from ..kernels.optimum import best_of_restarts
 
-__all__ = ["late_acceptance_reference", "local_search", "grid_score"]
+__all__ = ["check_deal", "late_acceptance_reference", "local_search", "grid_score"]
 
 # Effort of ``local_search``: ~6 million swaps, about a second on one core.
 RESTARTS = 16
 STEPS = 400_000
 HISTORY = 1000
+
+
+def check_deal(cards, size: int = 5) -> list[int]:
+    """``cards`` as a list of ints if they are ``size**2`` distinct card ids in an order
+    (the solvers' grids are positions into it); else InvalidCardError. ``solve_deal``,
+    ``solve_exact`` and ``solve_cores`` check their deal so before anything indexes by it."""
+    cards = as_sequence(cards, "a deal's cards", InvalidCardError)
+    if not all(map(is_card_id, cards)):
+        raise InvalidCardError(f"a deal's cards are ids 0..51, got {cards!r}")
+    cards = [int(c) for c in cards]
+    if len(cards) != size * size or len(set(cards)) != len(cards):
+        raise InvalidCardError(f"a deal's optimum needs {size * size} distinct cards")
+    return cards
 
 
 def grid_score(cells, points) -> int:
