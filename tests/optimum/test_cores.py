@@ -128,10 +128,10 @@ def test_core_model_agrees_with_the_line_model(seed, system):
 def own_cores(cards, grid, points, size=5):
     """Each line's own core (the most valuable core inside it), rows then columns, or
     None for a line worth high card: the choice a grid realises."""
-    from pokersquares.optimum.cores import _lines
+    from pokersquares.optimum.search import size_lines
     cores = line_cores(cards, points, size)
     out = []
-    for line in _lines(size):
+    for line in size_lines(size):
         inside = set(grid[q] for q in line)
         best = max(((v, core) for core, v in cores if set(core) <= inside), default=None)
         out.append(None if best is None else best[1])

@@ -61,6 +61,54 @@ def test_the_exact_solvers_called_directly_refuse_a_bad_deal_before_solving(solv
     assert time.perf_counter() - t0 < 1  # before any solving
 
 
+@pytest.mark.parametrize("solver", ["exact", "cores"])
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(time_limit="5"), "time limit"), (dict(time_limit=float("nan")), "time limit"),
+    (dict(time_limit=0), "time limit"), (dict(size=6), "size is 2..5"), (dict(size="3"), "size is 2..5"),
+    (dict(start_score=20), "comes with its start grid"),
+    (dict(start_grid=list(range(8))), "the 9 positions"), (dict(start_grid=[0] * 9), "the 9 positions"),
+    (dict(start_grid=[c + 0.5 for c in range(9)]), "the 9 positions"),
+    (dict(start_grid="012345678"), "start grid must be a list"),
+    (dict(start_grid=[None] + list(range(1, 9))), "the 9 positions"),
+    (dict(start_grid=list(range(9)), start_score=2.5), "not the start score given, 2.5"),
+], ids=["time_text", "time_nan", "time_0", "size_6", "size_text", "score_without_grid", "grid_of_8",
+        "grid_repeated", "grid_halves", "grid_text", "grid_of_none", "score_half"])
+def test_the_exact_solvers_called_directly_refuse_a_bad_limit_size_or_start(solver, kwargs, words):
+    """The time limit met a bare TypeError ("5") or ran the solver on NaN; a size of 6
+    asked for 36 cards of five-card lines; a start grid of 8 positions, or a position
+    twice, was handed to the solver as a solution."""
+    from pokersquares.optimum.cores import solve_cores
+    from pokersquares.optimum.exact import solve_exact
+
+    solve = {"exact": solve_exact, "cores": solve_cores}[solver]
+    args = dict(time_limit=5, size=3)
+    args.update(kwargs)
+    with pytest.raises(PokerSquaresError, match=words):
+        solve(list(range(9)), np.array(AMERICAN.points), **args)
+
+
+@pytest.mark.parametrize("solver", ["exact", "cores"])
+def test_a_start_score_its_grid_does_not_make_is_refused_not_proven(solver):
+    """A start score above the deal's optimum, beside a grid that scores less, came back
+    as the optimum, proven: the solver takes the start as found."""
+    from pokersquares.optimum.cores import solve_cores
+    from pokersquares.optimum.exact import solve_exact
+    from pokersquares.optimum.search import start_score_of
+
+    solve = {"exact": solve_exact, "cores": solve_cores}[solver]
+    cards, points = [0, 13, 26, 1, 14, 27, 2, 15, 28], np.array(AMERICAN.points)  # three trips
+    best = solve(cards, points, time_limit=20, size=3)
+    assert best.proven and best.score == 30
+    grid = [0, 1, 3, 2, 4, 6, 5, 7, 8]
+    own = start_score_of(cards, grid, points, size=3)
+    assert own < best.score
+    with pytest.raises(PokerSquaresError, match=f"the start grid scores {own}, not the start score given, "
+                                                f"{best.score + 1}"):
+        solve(cards, points, time_limit=20, size=3, start_grid=grid, start_score=best.score + 1)
+    kept = solve(cards, points, time_limit=20, size=3, start_grid=grid, start_score=own)
+    assert kept.proven and kept.score == best.score
+
+
 @pytest.mark.parametrize("kwargs", [
     dict(seeds=[0, 2 ** 70]), dict(seeds=[1.0]), dict(seeds=None), dict(seeds="12"),
     dict(point_system="american"), dict(time_limit=float("nan")), dict(workers=1.5), dict(workers=0),

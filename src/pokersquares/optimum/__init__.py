@@ -13,20 +13,19 @@ Rules-level: nothing here knows about players.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..cards import card_name, check_seed, deal, is_seconds
-from ..errors import InvalidPointSystemError, PokerSquaresError
+from ..cards import card_name, check_seed, deal
+from ..errors import InvalidPointSystemError
 from ..points import PointSystem
 from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
 from .exact import SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
 from .exact import require_solver as require_highs
-from .search import check_deal, grid_score, local_search
+from .search import check_deal, check_time_limit, grid_score, local_search
 
 __all__ = ["Optimum", "solve_deal", "solve_seed", "SolverNotInstalledError", "CpSatNotInstalledError",
            "require_solver", "DEFAULT_TIME_LIMIT"]
@@ -42,13 +41,6 @@ def require_solver(points=None):
 
 DEFAULT_TIME_LIMIT = 60.0
 
-
-def check_time_limit(time_limit) -> float:
-    """``time_limit`` if it is a finite number of seconds above 0 (an infinite one would let
-    a proof run for hours unasked), else PokerSquaresError."""
-    if not is_seconds(time_limit) or not 0 < time_limit < math.inf:
-        raise PokerSquaresError(f"the time limit must be a finite number of seconds above 0, got {time_limit!r}")
-    return float(time_limit)
 
 GREEDY_STARTS = 8  # local searches that keep the rows of a greedy split (see greedy_partition)
 

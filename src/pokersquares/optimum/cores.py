@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import PokerSquaresError
 from ..evaluators.base import checked_points
 from ..hands import classify
-from .search import check_deal
+from .search import check_deal, check_start, check_time_limit, start_score_of
 
 __all__ = ["CpSatNotInstalledError", "require_cp_sat", "is_monotone", "line_cores", "realise", "solve_cores",
            "CoreOptions", "rank_family_bounds",
@@ -202,6 +202,8 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
     are not 10 integers an InvalidPointSystemError."""
     cards = check_deal(cards, size)
     points = checked_points(points)
+    time_limit = check_time_limit(time_limit)
+    start_grid, start_score = check_start(cards, points, start_grid, start_score, size)
     cp_model = require_cp_sat()
     t0 = time.perf_counter()
     if not is_monotone(points):
@@ -214,7 +216,7 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
     score, grid = start_score, start_grid
     if score is None:
         grid = list(range(size * size))
-        score = _grid_score(cards, grid, points, size)
+        score = start_score_of(cards, grid, points, size)
     bound = 2 * size * max(points)  # every line at most the best hand, until a model says more
     rounds = 0
     m, x = _core_model(cores, cards, size, options)
@@ -264,7 +266,7 @@ def solve_cores(cards, points, *, time_limit: float, start_score: int | None = N
                         crossed.add(core)
                         _crossing_count(m, x, cores, index[core], size)
             continue
-        found = _grid_score(cards, placed, points, size)
+        found = start_score_of(cards, placed, points, size)
         if found < int(round(solver.objective_value)) + base:
             raise RuntimeError("a realised choice of cores scores below its value: the point system is not monotone")
         score, grid = found, placed
@@ -475,10 +477,3 @@ def rank_family_bounds(cores, cards, size: int = 5) -> list[tuple[tuple[int, ...
     return [(js, a, b) for js, (a, b) in found.items()]
 
 
-def _lines(size: int) -> list[list[int]]:
-    return [[r * size + k for k in range(size)] for r in range(size)] + \
-           [[r * size + k for r in range(size)] for k in range(size)]
-
-
-def _grid_score(cards, grid, points, size):
-    return sum(points[classify([int(cards[grid[q]]) for q in line])] for line in _lines(size))

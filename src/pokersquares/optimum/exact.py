@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import PokerSquaresError
 from ..evaluators.base import checked_points
 from ..kernels.core import classify_batch, classify_cards
-from .search import check_deal, local_search
+from .search import check_deal, check_start, check_time_limit, local_search
 
 __all__ = ["SolverNotInstalledError", "ExactResult", "solve_exact", "greedy_partition", "line_subsets",
            "require_solver", "subsets"]
@@ -243,8 +243,11 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
     that runs out leaves ``proven`` false and the bound proven by then. ``cards`` that
     are not ``size**2`` distinct card ids are an InvalidCardError, ``points`` that are
     not 10 integers an InvalidPointSystemError."""
-    cards = np.asarray(check_deal(cards, size), dtype=np.int64)
+    cards = check_deal(cards, size)
     points = checked_points(points)
+    time_limit = check_time_limit(time_limit)
+    start_grid, start_score = check_start(cards, points, start_grid, start_score, size)
+    cards = np.asarray(cards, dtype=np.int64)
     highspy = require_solver()
     t0 = time.perf_counter()
     subs, _ = subsets(size)

@@ -7,16 +7,19 @@ same random stream and is tested against it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..cards import as_sequence, is_card_id
-from ..errors import InvalidCardError
+from ..cards import as_sequence, is_card_id, is_integer, is_seconds
+from ..errors import InvalidCardError, PokerSquaresError
 from ..game import LINES
 from ..hands import classify
 from ..kernels.core import rng_below, rng_seed
 from ..kernels.optimum import best_of_restarts
 
-__all__ = ["check_deal", "late_acceptance_reference", "local_search", "grid_score"]
+__all__ = ["check_deal", "check_start", "check_time_limit", "late_acceptance_reference", "local_search",
+           "grid_score", "size_lines", "start_score_of"]
 
 # Effort of ``local_search``: ~6 million swaps, about a second on one core.
 RESTARTS = 16
@@ -26,8 +29,11 @@ HISTORY = 1000
 
 def check_deal(cards, size: int = 5) -> list[int]:
     """``cards`` as a list of ints if they are ``size**2`` distinct card ids in an order
-    (the solvers' grids are positions into it); else InvalidCardError. ``solve_deal``,
-    ``solve_exact`` and ``solve_cores`` check their deal so before anything indexes by it."""
+    (the solvers' grids are positions into it), for a ``size`` of 2..5; else
+    InvalidCardError. ``solve_deal``, ``solve_exact`` and ``solve_cores`` check their deal
+    so before anything indexes by it."""
+    if not is_integer(size) or not 2 <= size <= 5:
+        raise InvalidCardError(f"a grid's size is 2..5 (5 is the game's), got {size!r}")
     cards = as_sequence(cards, "a deal's cards", InvalidCardError)
     if not all(map(is_card_id, cards)):
         raise InvalidCardError(f"a deal's cards are ids 0..51, got {cards!r}")
@@ -35,6 +41,45 @@ def check_deal(cards, size: int = 5) -> list[int]:
     if len(cards) != size * size or len(set(cards)) != len(cards):
         raise InvalidCardError(f"a deal's optimum needs {size * size} distinct cards")
     return cards
+
+
+def check_time_limit(time_limit) -> float:
+    """``time_limit`` if it is a finite number of seconds above 0 (an infinite one would let
+    a proof run for hours unasked), else PokerSquaresError."""
+    if not is_seconds(time_limit) or not 0 < time_limit < math.inf:
+        raise PokerSquaresError(f"the time limit must be a finite number of seconds above 0, got {time_limit!r}")
+    return float(time_limit)
+
+
+def check_start(cards: list[int], points, start_grid, start_score, size: int = 5) -> tuple[list[int] | None, int | None]:
+    """A solver's start as ``(grid, score)``: ``(None, None)`` without one, else
+    ``start_grid`` (positions into ``cards``, each once, row-major) and its score, which
+    ``start_score``, if given, must be: a solver takes it as found, and a score its grid
+    does not make would be proven optimal or beaten falsely. Else PokerSquaresError."""
+    if start_grid is None:
+        if start_score is not None:
+            raise PokerSquaresError("a start score comes with its start grid")
+        return None, None
+    grid = as_sequence(start_grid, "a start grid", PokerSquaresError)
+    if not all(map(is_integer, grid)) or sorted(grid) != list(range(size * size)):
+        raise PokerSquaresError(f"a start grid is the {size * size} positions into the deal's cards, each once, "
+                                f"got {start_grid!r}")
+    grid = [int(q) for q in grid]
+    score = start_score_of(cards, grid, points, size)
+    if start_score is not None and (not is_integer(start_score) or start_score != score):
+        raise PokerSquaresError(f"the start grid scores {score}, not the start score given, {start_score!r}")
+    return grid, score
+
+
+def size_lines(size: int) -> list[list[int]]:
+    """The rows, then the columns, of a ``size`` x ``size`` grid, as lists of positions."""
+    return [[r * size + k for k in range(size)] for r in range(size)] + \
+           [[r * size + k for r in range(size)] for k in range(size)]
+
+
+def start_score_of(cards, grid, points, size: int = 5) -> int:
+    """Points of the grid whose cell ``q`` holds ``cards[grid[q]]`` (plain Python)."""
+    return int(sum(points[classify([int(cards[grid[q]]) for q in line])] for line in size_lines(size)))
 
 
 def grid_score(cells, points) -> int:
