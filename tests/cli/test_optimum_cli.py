@@ -225,3 +225,44 @@ def test_one_deal_has_no_standard_error():
     both = summarize([one, two])
     assert both["mean_score_stderr"] == pytest.approx(1.0)
     assert "mean best grid 3.00 ± 1.00, mean bound 3.50" in format_summary(flush.name, both)
+
+
+def _without_the_solvers(monkeypatch):
+    """As if ``pip install pokersquares`` had not added the [optimum] extra."""
+    for name in ("highspy", "ortools", "ortools.sat", "ortools.sat.python", "ortools.sat.python.cp_model"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--seeds", "0..x", "--system", "american"), "seeds are an integer, a range"),
+    (("--seed", "1", "--system", "american", "--workers", "2"), "--workers goes with --seeds"),
+    (("--seeds", "0..3", "--system", "american"), "--seeds needs --db"),
+    (("--seed", "1", "--system", "pony"), "pony"),
+])
+def test_without_the_solvers_bad_arguments_are_said_first(cli, tmp_path, monkeypatch, args, says):
+    """Every call was refused for the missing extra first: a mistyped range was said only
+    after installing OR-Tools."""
+    monkeypatch.chdir(tmp_path)
+    _without_the_solvers(monkeypatch)
+    code, _, err = cli("optimum", *args, "--db", "o.sqlite") if "needs --db" not in says else cli("optimum", *args)
+    assert code == 2 and says in err and "pip install" not in err, err
+
+
+def test_without_the_solvers_a_finished_store_is_read_and_a_deal_to_solve_names_the_extra(cli, tmp_path,
+                                                                                          monkeypatch):
+    """A store that holds every deal asked for (one kept in version control) was refused
+    for the missing extra though nothing needed solving."""
+    db = str(tmp_path / "o.sqlite")
+    code, out, err = cli("optimum", "--seeds", "2..3", "--system", "single:flush", "--db", db, "--json")
+    assert code == 0, err
+    solved = json.loads(out)
+    before = (tmp_path / "o.sqlite").read_bytes()
+    _without_the_solvers(monkeypatch)
+    code, out, err = cli("optimum", "--seeds", "2..3", "--system", "single:flush", "--db", db, "--json")
+    assert code == 0, err
+    assert json.loads(out)["optima"] == solved["optima"]
+    code, out, err = cli("optimum", "--seed", "3", "--system", "single:flush", "--db", db)
+    assert code == 0 and "stored" in out, err
+    code, out, err = cli("optimum", "--seeds", "2..4", "--system", "single:flush", "--db", db)
+    assert code == 2 and "pokersquares[optimum]" in err and out == "", (out, err)  # said before any deal's line
+    assert (tmp_path / "o.sqlite").read_bytes() == before

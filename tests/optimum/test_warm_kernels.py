@@ -25,9 +25,10 @@ def test_the_kernels_warm_before_the_deals_clock(monkeypatch):
 
     monkeypatch.setattr(optimum, "warm_kernels", slow_warm_up)
     t0 = time.perf_counter()
-    opt = solve_seed(3, parse_point_system("single:flush"), time_limit=10)
+    opt = solve_seed(3, parse_point_system("single:flush"), time_limit=30)
+    wall = time.perf_counter() - t0
     assert calls and calls[0] >= t0
-    assert opt.proven and opt.seconds < time.perf_counter() - t0 - 2
+    assert opt.proven and opt.seconds < wall - 2 + 0.01  # its seconds are rounded to the millisecond
 
 
 WARM_THEN_SOLVE = """

@@ -97,7 +97,7 @@ def optimum_cmd(
 ) -> None:
     """The best grid the deal's 25 cards allow if all were known in advance, a proven
     upper bound, and whether the grid is proven optimal."""
-    from ..optimum import require_solver, solve_seed
+    from ..optimum import solve_seed
     from ..optimum.store import solve_seeds
 
     check_seconds(time_limit, "--time-limit", zero_ok=False)  # finite, positive, not absurd
@@ -122,7 +122,6 @@ def optimum_cmd(
     if (seed is None) == (seeds is None):
         raise PokerSquaresError("give one of --seed S or --seeds A..B")
     ps = point_system(system)
-    require_solver(ps.points)
     if seed is not None:
         _check_seed(seed)
         if workers != 1 or backend != "local":  # one deal: one process solves it

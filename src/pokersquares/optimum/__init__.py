@@ -40,9 +40,8 @@ def require_solver(points=None):
     if points is None or is_monotone(points):
         require_cp_sat()
 
+
 DEFAULT_TIME_LIMIT = 60.0
-
-
 GREEDY_STARTS = 8  # local searches that keep the rows of a greedy split (see greedy_partition)
 
 

@@ -245,7 +245,7 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
     call resumes. A store that already holds every deal is only read: reading a
     finished store back (one kept in version control, say) leaves its file as it was."""
     from ..harness.store import StoreError
-    from . import check_time_limit, solve_seed
+    from . import check_time_limit, require_solver, solve_seed
     # Everything checked before the store is opened (or created): a bad call records nothing.
     seeds = [check_seed(s) for s in as_sequence(seeds, "the deals' seeds", InvalidSeedError)]
     if not isinstance(point_system, PointSystem):
@@ -268,6 +268,8 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
             # opened for writing below, which says what is wrong with the file.
             done = {}
     todo = [s for s in seeds if s not in done]
+    if todo:  # a finished store is read without the [optimum] extra
+        require_solver(point_system.points)
     for s in seeds:
         if s in done and on_result:
             on_result(done[s], True)
