@@ -71,8 +71,9 @@ def bench_cmd(
                                   "fixed deals with fixed work (deterministic; a few minutes), compared "
                                   "with the expected figures."),
     expected: str = typer.Option(EXPECTED_DEFAULT, "--expected",
-                                 help="With --strength: the expected figures (a JSON file; the default is the "
-                                      "repository's, found from its root folder; with --update, created if missing)."),
+                                 help="With --strength: the expected figures (a JSON file; the default, the "
+                                      "repository's, is read relative to the current folder: run from the "
+                                      "repository's root; with --update, created if missing)."),
     update: bool = typer.Option(False, "--update", help="With --strength: store the figures measured as "
                                 "the expected ones."),
     json_out: bool = JSON_OPT,
