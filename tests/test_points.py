@@ -297,3 +297,16 @@ def test_unique_names_number_repeats_from_two():
     customs = [PointSystem(AMERICAN.points), PointSystem(BRITISH.points), PointSystem(AMERICAN.points)]
     assert unique_names(customs) == ["custom", "custom (2)", "custom (3)"]
     assert unique_names([AMERICAN, *customs[:2], AMERICAN]) == ["American", "custom", "custom (2)", "American (2)"]
+
+
+@pytest.mark.parametrize("typed, meant", [("americn", "american"), ("BRTISH", "british"), ("AMERICAN ", None),
+                                          ("hypercornr:3", "hypercorner"), ("randm:5", "random"),
+                                          ("singel:flush", "single"), ("xyz", None), ("contst", "contest")])
+def test_a_near_miss_of_a_point_system_name_is_named(typed, meant):
+    """A misspelt name listed every accepted spec and left the user to spot theirs."""
+    if meant is None and typed.strip().lower() == "american":
+        assert parse_point_system(typed) is AMERICAN
+        return
+    with pytest.raises(InvalidPointSystemError) as e:
+        parse_point_system(typed)
+    assert (f"(did you mean {meant!r}?)" in str(e.value)) if meant else "did you mean" not in str(e.value)

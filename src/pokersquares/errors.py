@@ -7,8 +7,18 @@ non-zero exit.
 __all__ = [
     "PokerSquaresError", "InvalidCardError", "InvalidPointSystemError",
     "IllegalPlacementError", "InvalidSeedError", "UnknownPlayerError", "NotPreparedError",
-    "InvalidHandError", "InvalidCellError", "InvalidBoundError",
+    "InvalidHandError", "InvalidCellError", "InvalidBoundError", "did_you_mean",
 ]
+
+
+def did_you_mean(word: str, choices) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to ``word`` when one is close (a
+    letter missing, doubled or swapped, another case), else ''."""
+    import difflib
+
+    lowered = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.strip().lower(), list(lowered), n=1, cutoff=0.8)
+    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
 
 
 class PokerSquaresError(ValueError):

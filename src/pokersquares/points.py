@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .cards import as_sequence
-from .errors import InvalidPointSystemError
+from .errors import InvalidPointSystemError, did_you_mean
 from .hands import HAND_NAMES, NUM_HANDS, HandId, parse_hand_name
 from .javarandom import JavaRandom
 
@@ -307,7 +307,8 @@ def parse_point_system(spec: str) -> PointSystem:
     if kind == "contest":
         contest_words(spec)  # an unknown reading or a bad seed is said as such
         raise InvalidPointSystemError("'contest' names twelve systems; one point system is wanted here")
-    raise InvalidPointSystemError(f"unknown point system {spec!r}; accepted: {SPEC_HELP}")
+    raise InvalidPointSystemError(f"unknown point system {spec!r}{did_you_mean(kind, _SPEC_KINDS)}; "
+                                  f"accepted: {SPEC_HELP}")
 
 
 def clamped_values(spec: str, system: PointSystem) -> str:

@@ -153,3 +153,12 @@ def test_a_player_given_one_thread_counts_one_core(monkeypatch, capsys):
     assert "warning" not in capsys.readouterr().err
     cli_harness.warn_oversubscribed(["td:threads=2"], 2)
     assert "4 cores busy" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("typed, meant", [("Greedy", "greedy"), ("GREEDYY", "greedy"), ("tigre", "tiger"),
+                                          ("champon:cores=1", "champion"), ("bogus", None)])
+def test_a_near_miss_of_a_player_name_is_named(typed, meant):
+    """A misspelt player listed every registered name and left the user to spot theirs."""
+    with pytest.raises(PokerSquaresError, match="unknown player") as e:
+        make_player(typed)
+    assert (f"(did you mean {meant!r}?)" in str(e.value)) if meant else "did you mean" not in str(e.value)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..cards import is_integer
-from ..errors import PokerSquaresError, UnknownPlayerError
+from ..errors import PokerSquaresError, UnknownPlayerError, did_you_mean
 from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
@@ -203,7 +203,8 @@ def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
         cls, _, params = rest.partition(":")
         return f"{head}:{cls}", _parse_params(params)
     known = ", ".join(sorted(_REGISTRY))
-    raise UnknownPlayerError(f"unknown player {spec!r}; known players: {known} (or module.path:ClassName)")
+    raise UnknownPlayerError(f"unknown player {spec!r}{did_you_mean(head, _REGISTRY)}; known players: {known} "
+                             f"(or module.path:ClassName)")
 
 
 def resolve_factory(name: str) -> tuple[Callable[..., Any], int | None]:
