@@ -17,7 +17,8 @@ from ..errors import PokerSquaresError
 from ..files import replacing
 from ..game import Grid
 from ..harness.compare import records_summary
-from ..harness.registry import factory_parameters, list_players, make_player, spec_identity, split_player_list
+from ..harness.registry import (checked_player, factory_parameters, list_players, one_build_per_spec, spec_identity,
+                                split_player_list)
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.spec import MAX_GAMES, MAX_SECRET, check_saved_states, check_seconds
 from ..harness.store import DEFAULT_DB, ResultStore
@@ -205,11 +206,11 @@ def _same_player(a: str, b: str) -> bool:
 
 
 def built_player(spec: str, option: str):
-    """``make_player(spec)``, a refusal said with the spec it is about when the player's
+    """``checked_player(spec)``, a refusal said with the spec it is about when the player's
     own message does not name it (one of several players, or one setting of a sweep:
     "depth must be ... got 0" did not say whose)."""
     try:
-        return make_player(spec)
+        return checked_player(spec)
     except PokerSquaresError as e:
         if spec in str(e):
             raise
@@ -322,6 +323,7 @@ def players_cmd(json_out: bool = PLAIN_JSON_OPT) -> None:
 
 
 @app.command("play")
+@one_build_per_spec()  # a player is built once in this process, for all its checks
 def play_cmd(
     player: str = typer.Option("champion", "--player", "-p", help="A registered player (see `players`), NAME:key=value,... or module.path:Class."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
@@ -375,6 +377,7 @@ def play_cmd(
 
 
 @app.command("run")
+@one_build_per_spec()  # a player is built once in this process, for all its checks
 def run_cmd(
     player: str = typer.Option("champion", "--player", "-p", help="A registered player, NAME:key=value,... or module.path:Class."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
@@ -554,6 +557,7 @@ def print_penalty_reasons(table: dict, most: int = 3) -> None:
 
 
 @app.command("tournament")
+@one_build_per_spec()  # each player is built once in this process, for all its checks
 def tournament_cmd(
     players: str = typer.Option(..., "--players", help="Players separated by commas or ';', each NAME or NAME:key=value,...; "
                                "e.g. random,champion:depth=25,stop_z=2,beemo (three players)."),

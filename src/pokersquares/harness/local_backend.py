@@ -35,7 +35,7 @@ from .. import progress
 from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from .game_play import fault_text, play_game, prepare_player, seed_global_randomness
-from .registry import make_player
+from .registry import checked_player, one_build_per_spec
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
                    OutOfMemoryError, PlayerFailedError, RunSpec, build, build_overrun, default_workers,
@@ -599,9 +599,10 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
         return []
     if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
         spec = dataclasses.replace(spec, secret=new_secret())
-    make_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played
-    cores = player_cores(spec.player)
-    size = max(1, min(workers or default_workers(spec.player), len(todo)))
+    with one_build_per_spec():  # the player built once for these checks
+        checked_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played
+        cores = player_cores(spec.player)
+        size = max(1, min(workers or default_workers(spec.player), len(todo)))
     results: dict[int, GameRecord] = {}
     said: set[str] = set()
 

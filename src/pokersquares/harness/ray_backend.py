@@ -58,7 +58,7 @@ from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from .game_play import fault_text, play_game, seed_global_randomness
 from .local_backend import RunnerWarning
-from .registry import make_player
+from .registry import checked_player, one_build_per_spec
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
                    PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
@@ -790,11 +790,12 @@ def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = 
     workers = check_workers(workers)
     jobs = [(spec, check_game_indices(spec, indices)) for spec, indices in jobs]
     runs = []
-    for spec, indices in jobs:
-        make_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played
-        if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
-            spec = dataclasses.replace(spec, secret=new_secret())
-        runs.append(_Run(spec, deque(sorted(indices)), player_cores(spec.player)))
+    with one_build_per_spec():  # each player built once for these checks (record_runs' too)
+        for spec, indices in jobs:
+            checked_player(spec.player)  # unknown names, bad parameters and import errors: one line, nothing played
+            if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
+                spec = dataclasses.replace(spec, secret=new_secret())
+            runs.append(_Run(spec, deque(sorted(indices)), player_cores(spec.player)))
     if not any(r.todo for r in runs):
         return [[] for _ in runs]
     ray = _ray()

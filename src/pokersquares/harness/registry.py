@@ -16,6 +16,7 @@ lists two players.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib
 import inspect
 import math
@@ -32,7 +33,7 @@ from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
            "parse_player_spec", "split_player_list", "canonical_spec", "spec_identity", "check_params", "factory_parameters", "text_parameters",
-           "UnknownPlayerError"]
+           "checked_player", "one_build_per_spec", "UnknownPlayerError"]
 
 
 @dataclass(frozen=True)
@@ -401,3 +402,35 @@ def make_player(spec: str):
         raise UnknownPlayerError(f"{name!r} is not a player: it has no {', '.join(missing)} "
                                  "(a player has set_point_system, start_game and get_play)")
     return player
+
+
+# The players a command's checks built, by spec (spec_identity), while one_build_per_spec holds.
+_CHECKED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("checked_players", default=None)
+
+
+@contextlib.contextmanager
+def one_build_per_spec():
+    """Within the block (a command, one call of the harness), :func:`checked_player` builds
+    each spec once; a block within another shares the outer one's players."""
+    if _CHECKED.get() is not None:
+        yield
+        return
+    token = _CHECKED.set({})
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
+def checked_player(spec: str):
+    """:func:`make_player` for what the command's own process learns from a player (that it
+    builds, the cores it declares, the points of the state it loaded): within
+    :func:`one_build_per_spec`, the one instance built for the spec (its constructor ran
+    once). Never to be prepared or played: a game's player is built where it plays."""
+    built = _CHECKED.get()
+    if built is None:
+        return make_player(spec)
+    key = spec_identity(spec)
+    if key not in built:
+        built[key] = make_player(spec)
+    return built[key]

@@ -26,7 +26,7 @@ from typing import Callable
 from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from .local_backend import RunnerWarning, run_games
-from .registry import make_player, parse_player_spec, resolve_factory, spec_identity
+from .registry import checked_player, one_build_per_spec, parse_player_spec, resolve_factory, spec_identity
 from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
                    RunSpecError, check_saved_states, check_seconds, check_workers, default_workers, player_cores,
                    prepare_for_handoff)
@@ -305,6 +305,7 @@ def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tourna
     return run_id
 
 
+@one_build_per_spec()  # the player built once for this call's checks (run_games' too)
 def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                tournament_id: int | None = None,
                on_result: Callable[[GameRecord], None] | None = None,
@@ -324,7 +325,7 @@ def record_run(spec: RunSpec, store: ResultStore, *, workers: int | None = None,
                            player_names=None if player_name is None else [player_name],
                            backend=backend, address=address, retry_penalties=retry_penalties,
                            on_held=None if on_held is None else (lambda _k, recs: on_held(recs)))[0]
-    make_player(spec.player)  # a bad spec fails here, before the store holds an empty run
+    checked_player(spec.player)  # a bad spec fails here, before the store holds an empty run
     spec = _as_held(spec, store, tournament_id)
     run_id = _open_run(store, spec, player_name, tournament_id, retry_penalties)
     spec = dataclasses.replace(spec, secret=store.run_secret(run_id, spec.secret))
@@ -388,11 +389,11 @@ class _Recorder:
         """Say, once per run, that another command played the same run at the same time
         (two commands started alike on one store): both played the games, each is recorded once."""
         for k, spec in enumerate(specs):
-            if self.shared[k]:
+            if self.shared[k]:  # said at the line that called record_run(s), past its one_build_per_spec
                 warnings.warn(f"{spec.player} on {spec.point_system.name}: another command played run "
                               f"{self.run_ids[k]} of {self.store.path} at the same time; {self.shared[k]} of the "
                               "games this one played were recorded by it first (each game is recorded once, "
-                              "the results are the store's)", RunnerWarning, stacklevel=3)
+                              "the results are the store's)", RunnerWarning, stacklevel=4)
 
     def stored(self, k: int, games: int) -> list[GameRecord]:
         """Run ``k``'s games as the store holds them (the first record of a game written
@@ -400,6 +401,7 @@ class _Recorder:
         return [g for g in self.store.games(self.run_ids[k]) if g.game_index < games]
 
 
+@one_build_per_spec()  # each player built once for this call's checks (record_run's too)
 def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None = None,
                 tournament_id: int | None = None,
                 on_result: Callable[[int, GameRecord], None] | None = None,
@@ -416,7 +418,7 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
                                                                             RunSpecError)
     _check_call(specs, store, workers, tournament_id, names)
     for spec in specs:
-        make_player(spec.player)
+        checked_player(spec.player)
     if backend == "local":
         return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
                            on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)),

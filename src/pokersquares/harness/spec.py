@@ -18,7 +18,8 @@ from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from ..points import PointSystem
 from .game_play import prepare_player, seed_global_randomness
-from .registry import canonical_spec, check_params, declared_cores, make_player, parse_player_spec, resolve_factory
+from .registry import (canonical_spec, check_params, checked_player, declared_cores, make_player, parse_player_spec,
+                       resolve_factory)
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
@@ -199,7 +200,7 @@ def check_loaded_points(spec: str, point_system: PointSystem, player=None) -> No
     anew in its budget (nothing in 0 s), and the games would be recorded under the
     file's name, played by an untrained table (a British file run under American: 78.5
     a game, a warning inside the progress line, exit 0)."""
-    saved = loaded_points(make_player(spec) if player is None else player)
+    saved = loaded_points(checked_player(spec) if player is None else player)
     if saved is not None and saved != tuple(point_system.points):
         raise RunSpecError(f"{spec}: its saved state was learned for points {', '.join(map(str, saved))}, not "
                            f"{point_system.name}'s ({', '.join(map(str, point_system.points))}); train one for "
@@ -212,7 +213,7 @@ def check_saved_states(specs: list[str], systems: list[PointSystem]) -> None:
     every point system it is to play (:func:`check_loaded_points`)."""
     for spec in dict.fromkeys(specs):
         if "load" in parse_player_spec(spec)[1]:
-            player = make_player(spec)
+            player = checked_player(spec)
             for system in systems:
                 check_loaded_points(spec, system, player)
 
@@ -231,7 +232,7 @@ def player_cores(spec: str) -> int:
     if isinstance(threads, str) and threads in params:
         return max(1, int(params[threads]))
     if cores is None:  # ``module:function``: the player it makes declares them (it was taken as one core)
-        cores = declared_cores(name, make_player(spec))
+        cores = declared_cores(name, checked_player(spec))
     return max(1, cores)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..cards import as_sequence
 from ..errors import PokerSquaresError
 from ..points import PointSystem, unique_names
-from .registry import canonical_spec, make_player, spec_identity
+from .registry import canonical_spec, checked_player, one_build_per_spec, spec_identity
 from .runner import DEFAULT_MEMORY_MB, RunSpec, check_backend, check_workers, held_spelling, held_spellings, record_runs, run_version
 from .spec import check_saved_states
 from .store import GameRecord, ResultStore
@@ -214,6 +214,7 @@ def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, d
             "resamples": resamples}
 
 
+@one_build_per_spec()  # each player built once for the tournament's checks and its runs'
 def run_tournament(players: list[str], systems: list[PointSystem], games: int, seed: int, store: ResultStore,
                    *, time_per_game: float = 30.0, prep_time: float = 300.0, workers: int | None = None,
                    on_result: Callable[[str, str, GameRecord], None] | None = None,
@@ -263,7 +264,7 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
         raise TournamentError(f"a tournament is recorded in a ResultStore, got {store!r}")
     check_workers(workers)
     for player in players:
-        make_player(player)
+        checked_player(player)
     players = _as_entered(players, store, systems, seed, time_per_game, prep_time)
     cells = [(sname, player) for sname in names for player in players]
     specs = runs_of(players)
