@@ -136,7 +136,15 @@ def test_play_prints_moves_and_grid(tmp_path):
     assert r.returncode == 0
     assert r.stdout.startswith(" 1. 6S -> row 0, col 0") and "Total:" in r.stdout
     assert "stored" not in r.stderr
+    assert "this game may take 330 s: 300 s of preparation and 30 s of play" in r.stderr  # the defaults
     assert cli("players").stdout.startswith("random")
+
+
+def test_play_at_small_limits_or_in_json_says_nothing_of_how_long(tmp_path):
+    """The hint is for the contest's limits, which a newcomer's first `play` meets."""
+    for k, extra in enumerate((["--prep-time", "10", "--time-per-game", "1"], ["--json"])):
+        r = cli("play", "--player", "random", "--db", str(tmp_path / f"p{k}.sqlite"), *extra)
+        assert r.returncode == 0 and "may take" not in r.stderr, r.stderr
 
 
 def test_play_says_a_game_comes_from_the_store_and_plays_a_penalised_one_again_on_request(tmp_path):
