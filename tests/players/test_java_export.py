@@ -82,8 +82,7 @@ def test_a_bad_spec_a_name_or_a_classpath_is_refused_before_anything_is_written(
         with pytest.raises(JavaExportError if "unknown" not in message and "takes" not in message else Exception,
                            match=message):
             export_java(args["spec"], out, args["name"], args["classpath"])
-        if not message.startswith("javac failed"):
-            assert not out.exists(), case
+        assert not out.exists(), case
     (tmp_path / "afile").write_text("x")
     with pytest.raises(JavaExportError, match="is a file"):
         export_java("greedy", tmp_path / "afile", classpath=str(java_classes))
@@ -233,6 +232,13 @@ def test_a_folder_it_cannot_write_to_is_one_line(java_classes, tmp_path, cli):
         export_java("greedy", out, classpath=str(java_classes))
     code, _, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
     assert code == 2 and stderr.startswith(f"error: --out {out}: cannot write") and len(stderr.splitlines()) == 1
+    # A file that cannot be replaced after others were: the message says which are new.
+    (out / f"{BASE_CLASS}.java").rmdir()
+    (out / "PyGreedy.class").mkdir()
+    with pytest.raises(JavaExportError, match=rf"cannot write {out / 'PyGreedy.class'} .*\({BASE_CLASS}.java, "
+                                              rf"PyGreedy.java, .*{BASE_CLASS}.class new, the rest as they were\)$"):
+        export_java("greedy", out, classpath=str(java_classes))
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
 
 
 def test_point_values_beyond_the_contests_range_are_said_to_be_clamped(monkeypatch, capsys):
@@ -290,3 +296,83 @@ def test_a_module_player_is_found_from_another_folder_without_its_pythonpath(jav
     with pytest.raises(JavaExportError, match="PYTHONPATH cannot hold: move or rename that folder"):
         export_java("colonmod:Mine", tmp_path / "colon-out", "PyColon", str(java_classes))
     assert not (tmp_path / "colon-out").exists()
+
+
+def contents(folder: Path) -> dict:
+    """Every entry of ``folder`` (hidden ones too): a file's bytes, a folder's entries."""
+    return {p.name: contents(p) if p.is_dir() else p.read_bytes() for p in folder.iterdir()}
+
+
+def fake_jdk(folder: Path, then: str) -> str:
+    """A ``JAVA_HOME`` in ``folder`` whose javac writes a partial ``PyGreedy.class`` where it
+    was told to, leaves the file ``started`` in ``folder``, then runs the shell code ``then``."""
+    javac = folder / "jdk" / "bin" / "javac"
+    javac.parent.mkdir(parents=True)
+    javac.write_text('#!/bin/sh\nwhile [ "$1" != -d ]; do shift; done\nprintf partial > "$2/PyGreedy.class"\n'
+                     f'touch "{folder / "started"}"\n{then}\n')
+    javac.chmod(0o755)
+    return str(folder / "jdk")
+
+
+def test_an_export_interrupted_while_it_compiles_leaves_the_previous_one_as_it_was(java_classes, tmp_path):
+    # The sources were written into --out and compiled there: SIGTERM during javac left the
+    # new PyGreedy.java beside the old PyGreedy.class (and javac's partial files), and a Java
+    # tournament run from the folder played the old player while the source said the new one.
+    out = exported(java_classes, tmp_path, "greedy")
+    before = contents(out)
+    env = {**ENV, "JAVA_HOME": fake_jdk(tmp_path, "exec sleep 60")}
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "export-java", "-p", "greedy:flush_weight=2",
+                             "--class-name", "PyGreedy", "-o", str(out), "--classpath", str(java_classes)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "started").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.terminate()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and stderr.endswith("terminated\n") and stdout == "", stderr
+    assert contents(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exported", "jdk", "started"]
+
+
+def test_a_failed_compile_leaves_the_folder_as_it_was(java_classes, tmp_path, monkeypatch):
+    out = exported(java_classes, tmp_path, "greedy")
+    before = contents(out)
+    # javac's error names the source where it was to go (javac was given it in a temporary folder).
+    cases = [('echo "$2/PyGreedy.java:3: error: boom" >&2; exit 1', f"javac failed: {out / 'PyGreedy.java'}:3: error"),
+             ("exit 3", "javac failed"),
+             ("", "cannot run .*javac")]  # a javac that cannot start: its interpreter is gone
+    for i, (then, message) in enumerate(cases):
+        home = fake_jdk(tmp_path / str(i), then)
+        if not then:
+            (Path(home) / "bin" / "javac").write_text("#!/nonexistent/sh\n")
+        monkeypatch.setenv("JAVA_HOME", home)
+        with pytest.raises(JavaExportError, match=message):
+            export_java("greedy:flush_weight=2", out, "PyGreedy", str(java_classes))
+        assert contents(out) == before, then
+
+
+def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, tmp_path, monkeypatch):
+    # The moves into --out are held from Ctrl-C, SIGTERM and SIGHUP: one that comes as the
+    # first file is moved ends the export after the last, not with some of them new.
+    import signal
+
+    out = exported(java_classes, tmp_path, "greedy")
+    (out / "PyGreedy.java").rename(tmp_path / "PyGreedy.java")
+    (out / "PyGreedy.java").symlink_to(tmp_path / "PyGreedy.java")
+    replace = os.replace
+
+    def replace_then_interrupt(src, dst):
+        replace(src, dst)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", replace_then_interrupt)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            export_java("greedy:flush_weight=2", out, "PyGreedy", str(java_classes))
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert all(b"flush_weight=2" in (out / name).read_bytes() for name in ("PyGreedy.java", "PyGreedy.class"))
+    assert (out / "PyGreedy.java").is_symlink()  # the file it names replaced, as writing through it did
+    assert not [name for name in contents(out) if name.startswith(".")]

@@ -23,16 +23,20 @@ on a busy machine), so the player is told a little less time than the framework 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
 import select
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Callable, Iterator
 
 from .. import progress
 from ..cards import NUM_CARDS
@@ -54,6 +58,7 @@ _FRAMEWORK = ("PokerSquaresPlayer", "PokerSquaresPointSystem", "Card")
 # name in its folder (the same package) would be taken for them, and the base class not compile.
 _JAVA_LANG_USED = frozenset("IllegalStateException Integer InterruptedException Math Override Process ProcessBuilder "
                             "Runtime RuntimeException String StringBuilder System Thread".split())
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class JavaExportError(PokerSquaresError):
@@ -181,7 +186,8 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     a ``module:Class`` spec with the folder its module was imported from ahead of any
     ``PYTHONPATH`` then set (:func:`import_folders`). Returns the files written. The
     spec is checked by building the player, and the classpath's entries must exist,
-    before anything is written."""
+    before anything is written. The files replace their namesakes all together, once
+    compiled: an export that fails or is interrupted leaves ``out`` as it was."""
     from ..harness.registry import make_player
 
     class_name = check_class_name(class_name or default_class_name(spec))
@@ -203,29 +209,92 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     make_player(spec)  # a bad spec is one line here, before anything is written
     python_path = import_folders(spec)
     command = [python or sys.executable, "-m", "pokersquares", "stdio-player", "--player", spec]
-    files = [out / f"{BASE_CLASS}.java", out / f"{class_name}.java"]
+    names = [f"{BASE_CLASS}.java", f"{class_name}.java"]
+    created = not out.exists()
+    staged = None
     try:
-        out.mkdir(exist_ok=True)
-        files[0].write_text(base_source(), encoding="utf-8")
-        files[1].write_text(player_source(class_name, command, python_path), encoding="utf-8")
-    except OSError as e:  # a folder that is not writable, a name taken by a folder, a full disk
-        raise JavaExportError(f"--out {out}: cannot write {e.filename or out} ({e.strerror or e}): give a folder "
-                              "you can write to") from None
-    if javac is not None:
-        proc = subprocess.run([javac, "-cp", os.pathsep.join(entries), "-d", str(out), *map(str, files)],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            first = next((line for line in proc.stderr.splitlines() if "error:" in line), proc.stderr.strip())
-            # The hint only where javac missed one of the framework's classes.
-            missed = any(f"class {name}" in proc.stderr for name in _FRAMEWORK)
-            hint = " (is the contest framework on --classpath?)" if missed else ""
-            symbol = next((" ".join(line.split()) for line in proc.stderr.splitlines()
-                           if line.strip().startswith("symbol:")), "")
-            raise JavaExportError(f"javac failed{hint}: {first.strip()}" + (f" ({symbol})" if symbol else ""))
-        # The base class's nested classes too ({BASE_CLASS}$Session.class): a user who copies
-        # the listed files beside the framework's would otherwise miss one at the first game.
-        files += sorted(out.glob(f"{BASE_CLASS}*.class")) + [out / f"{class_name}.class"]
-    return files
+        # Written and compiled in a folder of its own inside ``out`` (on its file system),
+        # then moved into place: an interrupted or failed export leaves ``out`` as it was.
+        try:
+            out.mkdir(exist_ok=True)
+            staged = Path(tempfile.mkdtemp(prefix=".pokersquares-export-", dir=out))
+            (staged / names[0]).write_text(base_source(), encoding="utf-8")
+            (staged / names[1]).write_text(player_source(class_name, command, python_path), encoding="utf-8")
+        except OSError as e:  # a folder that is not writable, a full disk
+            raise JavaExportError(f"--out {out}: cannot write {out} ({e.strerror or e}): give a folder you can "
+                                  "write to") from None
+        if javac is not None:
+            _compile(javac, entries, staged, names, out)
+            # The base class's nested classes too ({BASE_CLASS}$Session.class): a user who copies
+            # the listed files beside the framework's would otherwise miss one at the first game.
+            names += sorted(p.name for p in staged.glob(f"{BASE_CLASS}*.class")) + [f"{class_name}.class"]
+        with _stops_held():
+            _move_into(out, staged, names)
+    finally:
+        with _stops_held():
+            if staged is not None:
+                shutil.rmtree(staged, ignore_errors=True)
+            if created:
+                with contextlib.suppress(OSError):  # not empty: the export (or part of it) is in it
+                    out.rmdir()
+    return [out / name for name in names]
+
+
+def _compile(javac: str, entries: list[str], staged: Path, names: list[str], out: Path) -> None:
+    """Compile the sources ``names`` in ``staged`` into it; a failure is a JavaExportError
+    that names each source as in ``out``, where it was to go."""
+    try:
+        proc = subprocess.run([javac, "-cp", os.pathsep.join(entries), "-d", str(staged),
+                               *(str(staged / name) for name in names)], capture_output=True, text=True)
+    except OSError as e:  # a javac that cannot start (its interpreter or JVM gone)
+        raise JavaExportError(f"cannot run {javac} ({e.strerror or e}): compiling the class needs a JDK (or give "
+                              "--no-compile and compile it with the framework yourself)") from None
+    if proc.returncode != 0:
+        stderr = proc.stderr.replace(str(staged), str(out))
+        first = next((line for line in stderr.splitlines() if "error:" in line), stderr.strip())
+        # The hint only where javac missed one of the framework's classes.
+        missed = any(f"class {name}" in stderr for name in _FRAMEWORK)
+        hint = " (is the contest framework on --classpath?)" if missed else ""
+        symbol = next((" ".join(line.split()) for line in stderr.splitlines()
+                       if line.strip().startswith("symbol:")), "")
+        raise JavaExportError(f"javac failed{hint}: {first.strip()}" + (f" ({symbol})" if symbol else ""))
+
+
+def _move_into(out: Path, staged: Path, names: list[str]) -> None:
+    """Move the files ``names`` from ``staged`` over their namesakes in ``out`` (a symbolic
+    link's file, not the link, as writing in place did). One that cannot be moved is a
+    JavaExportError that says which ones were."""
+    for i, name in enumerate(names):
+        try:
+            os.replace(staged / name, os.path.realpath(out / name))
+        except OSError as e:  # a name taken by a folder, a file that is not ours to replace
+            moved = f" ({', '.join(names[:i])} new, the rest as they were)" if i else ""
+            raise JavaExportError(f"--out {out}: cannot write {out / name} ({e.strerror or e}): give a folder you "
+                                  f"can write to{moved}") from None
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back while the block runs and raised again after
+    it, so that the block (the moves of an export, quick) is done whole. Their Python
+    handlers run in the main thread alone, whichever thread the system gave the signal
+    to (blocking it here would not hold it back); elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handlers = {signum: signal.getsignal(signum) for signum in _STOPS}
+    held: list[int] = []
+    try:
+        for signum, handler in handlers.items():
+            if handler is not None:  # None: a handler not set from Python, which could not be put back
+                signal.signal(signum, lambda got, frame: held.append(got))
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            if handler is not None:
+                signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def _reply_failure(e: BaseException) -> str:
