@@ -376,3 +376,31 @@ def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, tm
     assert all(b"flush_weight=2" in (out / name).read_bytes() for name in ("PyGreedy.java", "PyGreedy.class"))
     assert (out / "PyGreedy.java").is_symlink()  # the file it names replaced, as writing through it did
     assert not [name for name in contents(out) if name.startswith(".")]
+
+
+def test_a_python_that_does_not_run_here_is_warned_of_and_thrown_in_java_as_the_others(java_classes, tmp_path,
+                                                                                      monkeypatch, cli):
+    """`--python /nonexistent/python` said "wrote ..." and exit 0; in Java the class then
+    threw an UncheckedIOException, where the README says every failure on the Python side
+    is an IllegalStateException."""
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", tmp_path / "bad", "--classpath",
+                          java_classes, "--python", "/nonexistent/python")
+    assert code == 0
+    assert ("warning: --python /nonexistent/python: it does not start here (No such file or directory)"
+            in stderr), stderr
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", tmp_path / "good", "--no-compile",
+                          "--python", sys.executable)
+    assert code == 0 and "warning" not in stderr, stderr
+    other = tmp_path / "other-python"  # starts, but has no pokersquares
+    other.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named pokersquares' >&2\nexit 1\n")
+    other.chmod(0o755)
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", tmp_path / "other", "--no-compile",
+                          "--python", other)
+    assert code == 0 and (f"warning: --python {other}: it cannot import pokersquares here (ModuleNotFoundError: "
+                          "No module named pokersquares)") in stderr, stderr
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", tmp_path / "none", "--no-compile", "--python", " ")
+    assert code == 2 and "--python is the interpreter the class runs" in stderr and not (tmp_path / "none").exists()
+    from pokersquares.errors import PokerSquaresError
+    with pytest.raises(PokerSquaresError, match="cannot create PyGreedy: java.lang.IllegalStateException: "
+                                                "pokersquares: cannot start /nonexistent/python"):
+        run("java:PyGreedy", f"{java_classes}{os.pathsep}{tmp_path / 'bad'}", monkeypatch, n=1)

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from ..cards import check_seed
-from ..java_export import export_java, serve
+from ..java_export import export_java, python_here, serve
 from . import app
 
 
@@ -36,6 +36,10 @@ def export_java_cmd(
     for f in files:
         typer.echo(f"wrote {f}")
     typer.echo(f"in a Java tournament: new {name}() (classpath: the framework's classes and {out})")
+    why = python_here(python) if python is not None else None
+    if why:
+        typer.echo(f"warning: --python {python}: {why}; the class starts it at its first game (for a class to "
+                   "run on another machine, where it runs, this is no matter)", err=True)
 
 
 @app.command("stdio-player")

@@ -46,7 +46,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -334,7 +333,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
             try {
                 process = builder.start();
             } catch (IOException e) {
-                throw new UncheckedIOException("pokersquares: cannot start " + command[0] + ": " + e.getMessage(), e);
+                throw new IllegalStateException("pokersquares: cannot start " + command[0] + ": " + e.getMessage(), e);
             }
             toPython = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
             BufferedReader fromPython = new BufferedReader(new InputStreamReader(process.getInputStream(),

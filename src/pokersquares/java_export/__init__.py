@@ -43,7 +43,7 @@ from ..cards import NUM_CARDS
 from ..errors import PokerSquaresError
 from ..points import PointSystem, clamped_values
 
-__all__ = ["export_java", "serve", "JavaExportError", "BASE_CLASS", "SYSTEM_MARGIN_S", "MOVE_MARGIN_S"]
+__all__ = ["export_java", "python_here", "serve", "JavaExportError", "BASE_CLASS", "SYSTEM_MARGIN_S", "MOVE_MARGIN_S"]
 
 BASE_CLASS = "PokerSquaresPython"
 SYSTEM_MARGIN_S = 0.25   # of a preparation's budget: the reply, and a busy machine's scheduling
@@ -59,6 +59,7 @@ _FRAMEWORK = ("PokerSquaresPlayer", "PokerSquaresPointSystem", "Card")
 _JAVA_LANG_USED = frozenset("IllegalStateException Integer InterruptedException Math Override Process ProcessBuilder "
                             "Runtime RuntimeException String StringBuilder System Thread".split())
 _STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PYTHON_CHECK_S = 120  # for --python to import pokersquares (a cold start on a busy machine takes seconds)
 
 
 class JavaExportError(PokerSquaresError):
@@ -205,6 +206,8 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     if compile and not entries:
         raise JavaExportError("compiling needs the framework's classes: give --classpath (PokerSquaresPlayer, "
                               "PokerSquaresPointSystem and Card), or --no-compile")
+    if python is not None and (not isinstance(python, str) or not python.strip()):
+        raise JavaExportError(f"--python is the interpreter the class runs, got {python!r}")
     javac = _javac() if compile else None
     make_player(spec)  # a bad spec is one line here, before anything is written
     python_path = import_folders(spec)
@@ -238,6 +241,24 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
                 with contextlib.suppress(OSError):  # not empty: the export (or part of it) is in it
                     out.rmdir()
     return [out / name for name in names]
+
+
+def python_here(python: str) -> str | None:
+    """Why ``python`` would not run this toolkit's players on this machine (it does not
+    start, or cannot import pokersquares), else None: an exported class starts it at its
+    first game, where that would be an error (a class written for another machine may
+    name an interpreter of that machine)."""
+    try:
+        proc = subprocess.run([python, "-c", "import pokersquares"], capture_output=True, text=True,
+                              timeout=PYTHON_CHECK_S, stdin=subprocess.DEVNULL)
+    except OSError as e:
+        return f"it does not start here ({e.strerror or e})"
+    except subprocess.TimeoutExpired:
+        return f"it did not import pokersquares within {PYTHON_CHECK_S} s"
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        return f"it cannot import pokersquares here ({last})"
+    return None
 
 
 def _compile(javac: str, entries: list[str], staged: Path, names: list[str], out: Path) -> None:
