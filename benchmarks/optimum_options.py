@@ -103,9 +103,9 @@ def main() -> None:
             row = {"seed": seed, "score": found.score, "bound": found.bound, "proven": found.proven}
         else:
             points = np.asarray(system.points, dtype=np.int64)
-            found = solve_cores(deal(seed)[:25], points, time_limit=args.time_limit, start_score=args.start,
-                                start_grid=list(range(25)), options=options)
-            row = {"seed": seed, "score": max(found.score, args.start), "bound": found.bound,
+            found = solve_cores(deal(seed)[:25], points, time_limit=args.time_limit, at_least=args.start,
+                                options=options)
+            row = {"seed": seed, "score": found.score, "bound": found.bound,
                    "proven": found.proven, "rounds": found.rounds}
         row["cpu_s"] = round(time.process_time() - c0, 2)
         cpu.append(row["cpu_s"])

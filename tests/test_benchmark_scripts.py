@@ -622,3 +622,15 @@ def test_env_steps_prints_every_rate_as_json_and_refuses_bad_counts():
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].endswith("each count of --envs is 1 to 64, got '0,4'")
+
+
+def test_optimum_options_proves_a_start_score_without_a_grid():
+    """``--start SCORE`` times the proof alone, from a stored optimum's score with no grid:
+    once the solver checked that a start score is its start grid's, the script gave it
+    an empty grid's and met that check's error as a traceback."""
+    pytest.importorskip("ortools")
+    run = subprocess.run([sys.executable, str(BENCHMARKS / "optimum_options.py"), "--seeds", "1", "--start", "289",
+                          "--time-limit", "30"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    row = json.loads(run.stdout.splitlines()[0])
+    assert (row["seed"], row["score"], row["bound"], row["proven"]) == (1, 289, 289, True)

@@ -14,7 +14,22 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["replacing", "write_atomically"]
+__all__ = ["UNUSABLE_PATH", "replacing", "unusable", "write_atomically"]
+
+# The errors a path itself causes, whatever is done with it, in a message's words.
+UNUSABLE_PATH = {errno.ENAMETOOLONG: "file name too long", errno.ELOOP: "a loop of symbolic links"}
+
+
+def unusable(path: str | Path) -> str | None:
+    """Why ``path`` can name no file (:data:`UNUSABLE_PATH`), or None: a name longer than
+    its file system takes or a path longer than the system's limit, or a loop of symbolic
+    links on the way to it. Every use of such a path fails (``Path.exists`` too, or
+    ``Path.resolve`` as a RuntimeError)."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        return UNUSABLE_PATH.get(e.errno)
+    return None
 
 
 @contextlib.contextmanager

@@ -42,7 +42,7 @@ def _store_with_games(path, n: int) -> int:
 
 def _disk_full(monkeypatch) -> None:
     """The disk holding every store says it has no room left (``statvfs``)."""
-    full = SimpleNamespace(f_bfree=0, f_bavail=0, f_frsize=4096)
+    full = SimpleNamespace(f_blocks=1 << 20, f_bfree=0, f_bavail=0, f_frsize=4096, f_flag=0)
     monkeypatch.setattr(store_module.os, "statvfs", lambda folder: full)
 
 
@@ -404,7 +404,7 @@ from dataclasses import asdict
 from pathlib import Path
 from types import SimpleNamespace
 from pokersquares.harness.store import ResultStore, StoreError
-os.statvfs = lambda folder: SimpleNamespace(f_bfree=0, f_bavail=0, f_frsize=4096)
+os.statvfs = lambda folder: SimpleNamespace(f_blocks=1 << 20, f_bfree=0, f_bavail=0, f_frsize=4096, f_flag=0)
 try:
     ResultStore(sys.argv[1], readonly=True).close()
 except StoreError as e:

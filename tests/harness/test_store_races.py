@@ -1,14 +1,21 @@
 """Processes a user runs at once on one result store: a writer held off by another
-process's write, readers while games are written. Synchronised with pipes, never sleeps."""
+process's write, readers while games are written. Synchronised with pipes; nothing sleeps
+but the half second a command is left in its wait for the lock before it is signalled."""
 
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import textwrap
+import time
 
 import pytest
 
+from pokersquares.cli import RESUMES
 from pokersquares.harness import store as store_module
 from pokersquares.harness.runner import RunSpec, record_run
-from pokersquares.harness.store import ResultStore, StoreError
+from pokersquares.harness.store import UNRECORDED_NOTE, ResultStore, StoreError
 from pokersquares.points import AMERICAN
 
 # Another program with the store open and a write not committed (an SQLite browser with
@@ -195,3 +202,135 @@ def test_a_writer_held_off_waits_once_not_twice(tmp_path, monkeypatch):
         finally:
             _release(holder)
     assert len(refused) == 1  # asked once
+
+
+# Loaded by the command at start (PYTHONPATH): each BEGIN of its SQLite connections is said
+# on one pipe and waits for a byte on another; "w" (the test holds the store's write lock)
+# lets it go on and says "waiting" half a second later, the command then in its wait, and
+# the BEGINs after it go on untold.
+BEGINS_TOLD = textwrap.dedent("""
+    import os, sqlite3, threading
+
+    if os.environ.get("BEGINS_TOLD"):
+        told, answers = map(int, os.environ["BEGINS_TOLD"].split(","))
+        connect = sqlite3.connect
+        waiting = []
+
+        class Telling(sqlite3.Connection):
+            def execute(self, sql, *args):
+                if sql.startswith("BEGIN") and not waiting:
+                    os.write(told, b"begin\\n")
+                    if os.read(answers, 1) == b"w":
+                        waiting.append(threading.Timer(0.5, os.write, (told, b"waiting\\n")))
+                        waiting[0].start()
+                return super().execute(sql, *args)
+
+        sqlite3.connect = lambda *args, **options: connect(*args, **{"factory": Telling, **options})
+""")
+
+
+def _games_held(path):
+    """The store's games, (index, when finished), read as they are now."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT game_index, finished FROM games ORDER BY game_index").fetchall()
+    finally:
+        conn.close()
+
+
+def _as_in_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # whatever this test run inherited (a background job ignores it)
+
+
+@pytest.mark.parametrize("sig, code, word, when", [(signal.SIGINT, 130, "interrupted", "between games"),
+                                                   (signal.SIGTERM, 143, "terminated", "between games"),
+                                                   (signal.SIGINT, 130, "interrupted", "opening the store")])
+def test_a_command_waiting_for_another_process_lock_stops_at_once_on_a_signal(tmp_path, sig, code, word, when):
+    """SQLite waited for the lock in C, where Python's signal handlers do not run: a
+    Ctrl-C or SIGTERM took effect only when the 30 s wait ended, and then the command
+    said "error: ... cannot start a transaction within a transaction" (its batch of games
+    left a transaction open), exit 2. It stops at once as it does anywhere else, and the
+    same command run again resumes: every game recorded once."""
+    path = tmp_path / "r.sqlite"
+    ResultStore(path).close()
+    (tmp_path / "sitecustomize.py").write_text(BEGINS_TOLD)
+    told_r, told_w = os.pipe()
+    answers_r, answers_w = os.pipe()
+    env = dict(os.environ, BEGINS_TOLD=f"{told_w},{answers_r}",
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    command = [sys.executable, "-m", "pokersquares", "run", "--player", "greedy_mc:reserve=0.1", "--games", "6",
+               "--workers", "1", "--prep-time", "0", "--time-per-game", "0.5", "-q", "--db", str(path)]
+    holder = _holder(path)
+    try:
+        if when == "opening the store":
+            _take(holder)
+        p = subprocess.Popen(command, env=env, pass_fds=(told_w, answers_r), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
+        os.close(told_w)
+        os.close(answers_r)
+        told, answers = os.fdopen(told_r, "rb"), os.fdopen(answers_w, "wb", buffering=0)
+        try:
+            while True:  # at each BEGIN: go on, until the command has recorded games (or none, opening)
+                assert told.readline() == b"begin\n", p.communicate()[1]
+                if when == "opening the store" or len(_games_held(path)) >= 2:
+                    break
+                answers.write(b"g")
+            if when == "between games":
+                _take(holder)
+            answers.write(b"w")
+            assert told.readline() == b"waiting\n"
+            p.send_signal(sig)
+            signalled = time.monotonic()
+            _, stderr = p.communicate(timeout=120)
+            stopped_after = time.monotonic() - signalled
+        finally:
+            p.kill()
+            told.close()
+            answers.close()
+    finally:
+        _release(holder)
+    assert stopped_after < 10, f"stopped {stopped_after:.1f} s after the signal"  # it waited 30 s
+    assert p.returncode == code, stderr
+    # Between games the signal stopped a batch's write: written again on the way out, still
+    # held off (0.5 s), it is said not to be recorded (the line said "finished games are recorded").
+    said = UNRECORDED_NOTE if when == "between games" else RESUMES
+    assert stderr.strip().splitlines()[-1] == f"{word} ({said})", stderr
+    assert "error" not in stderr and "transaction" not in stderr, stderr
+    kept = _games_held(path)
+    assert [i for i, _ in kept] == list(range(len(kept))) and len(kept) >= (2 if when == "between games" else 0)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    after = _games_held(path)
+    assert [i for i, _ in after] == list(range(6)) and after[:len(kept)] == kept  # resumed: those kept as they were
+
+
+@pytest.mark.parametrize("where", ["as the BEGIN returns", "after the batch's rows"])
+def test_a_batch_of_games_stopped_by_a_signal_leaves_no_transaction_open(tmp_path, monkeypatch, where):
+    """A Ctrl-C or SIGTERM (its exception) raised while a batch of games is written, as
+    the handler runs wherever the wait for the lock ends: the batch is rolled back, and
+    the run's last batch, written on its way out, is not refused with "cannot start a
+    transaction within a transaction"."""
+    from pokersquares.harness.store import GameRecord
+
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        run = store.open_run("greedy", "greedy", AMERICAN, 0, 2, 1.0, 0.0)
+        shared = store.conn
+        execute, executemany = shared.execute, shared.executemany
+
+        def begun_then_stopped(sql, args=()):
+            cursor = execute(sql, args)
+            if sql.startswith("BEGIN") and where == "as the BEGIN returns":
+                raise KeyboardInterrupt
+            return cursor
+
+        def written_then_stopped(sql, rows):
+            executemany(sql, rows)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(shared, "execute", begun_then_stopped)
+        monkeypatch.setattr(shared, "executemany", written_then_stopped)
+        with pytest.raises(KeyboardInterrupt):
+            store.add_games(run, [GameRecord(0, 0, 10)])
+        monkeypatch.undo()
+        assert not store.conn.in_transaction and store.games(run) == []
+        assert store.add_games(run, [GameRecord(0, 0, 10), GameRecord(1, 1, 20)]) == 2

@@ -233,3 +233,18 @@ def test_a_grid_whose_every_line_is_the_best_is_proven_without_a_model():
     short = solve_deal(cards, pairs, time_limit=1.5, seed=1)
     ceiling = 10 * int(line_subsets(np.asarray(cards), np.asarray(pairs.points, dtype=np.int64)).max())
     assert short.heuristic_score < ceiling == 10 and short.method != "search"
+
+
+def test_cores_at_least_a_score_without_its_grid_proves_or_beats_it():
+    """``at_least`` stands for a start whose grid is not given (a stored optimum's score);
+    with a grid or as text it is refused."""
+    from pokersquares.optimum.cores import solve_cores
+
+    cards, points = [0, 13, 26, 1, 14, 27, 2, 15, 28], np.array(AMERICAN.points)  # three trips: 30
+    at = solve_cores(cards, points, time_limit=20, size=3, at_least=30)
+    assert (at.score, at.bound, at.proven, at.grid) == (30, 30, True, None)
+    below = solve_cores(cards, points, time_limit=20, size=3, at_least=10)
+    assert below.proven and below.score == 30 and sorted(below.grid) == list(range(9))
+    for bad in (dict(at_least="30"), dict(at_least=30, start_grid=list(range(9)))):
+        with pytest.raises(PokerSquaresError, match="at_least is an integer score"):
+            solve_cores(cards, points, time_limit=20, size=3, **bad)

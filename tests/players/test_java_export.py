@@ -404,3 +404,14 @@ def test_a_python_that_does_not_run_here_is_warned_of_and_thrown_in_java_as_the_
     with pytest.raises(PokerSquaresError, match="cannot create PyGreedy: java.lang.IllegalStateException: "
                                                 "pokersquares: cannot start /nonexistent/python"):
         run("java:PyGreedy", f"{java_classes}{os.pathsep}{tmp_path / 'bad'}", monkeypatch, n=1)
+
+
+def test_a_class_named_after_the_base_class_is_written_once(java_classes, tmp_path, cli):
+    """``PokerSquaresPythonGreedy.class`` matched the base class's pattern as well: listed
+    twice, and once the files were moved into place, moved twice (exit 2 after a whole export)."""
+    code, stdout, stderr = cli("export-java", "--player", "greedy", "--out", tmp_path / "o", "--classpath",
+                               java_classes, "--class-name", "PokerSquaresPythonGreedy")
+    assert code == 0, stderr
+    written = [line.removeprefix("wrote ") for line in stdout.splitlines() if line.startswith("wrote ")]
+    assert len(written) == len(set(written)) and str(tmp_path / "o" / "PokerSquaresPythonGreedy.class") in written
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted(Path(w).name for w in written)

@@ -12,6 +12,7 @@ import inspect
 import io
 import math
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -27,7 +28,7 @@ import typer
 import typer.models
 
 from ..errors import PokerSquaresError
-from ..files import replacing
+from ..files import UNUSABLE_PATH, replacing, unusable
 from ..points import PointSystem, clamped_values, integer_or_none, parse_point_system, parse_point_systems
 
 app = typer.Typer(
@@ -53,10 +54,39 @@ def penalties_text(n: int) -> str:
     return f"{n} penalt{'y' if n == 1 else 'ies'}"
 
 
+LONGEST_WORD = 200  # characters of a word (no white space in it) that a message shows whole
+
+
+def shortened(text: str) -> str:
+    """``text`` as a message shows it: whole up to :data:`LONGEST_WORD` characters, else
+    its first 80, its length and its last 12 (a closing quote, a file's suffix)."""
+    if len(text) <= LONGEST_WORD:
+        return text
+    return f"{text[:80]}…[{len(text):,} characters]…{text[-12:]}"
+
+
+def cut_long_words(message: str) -> str:
+    """``message`` with each word longer than :data:`LONGEST_WORD` :func:`shortened`: a
+    value typed at any length (a player's name of 100,000 letters) is named, not echoed
+    whole."""
+    return re.sub(rf"\S{{{LONGEST_WORD + 1},}}", lambda m: shortened(m.group()), message)
+
+
 def fail(message: str, code: int = 2) -> "typer.Exit":
-    """Print a one-line error and return an exit to raise."""
-    typer.echo(f"error: {message}", err=True)
+    """Print a one-line error (its long words cut, :func:`cut_long_words`) and return an
+    exit to raise."""
+    typer.echo(f"error: {cut_long_words(message)}", err=True)
     return typer.Exit(code)
+
+
+def check_path(path: str | Path, option: str | None) -> None:
+    """Refuse, in one line, a path no file can have (:func:`~pokersquares.files.unusable`):
+    a name too long, a loop of symbolic links. ``option``: the option it was given to
+    (None: an argument)."""
+    problem = unusable(path)
+    if problem is not None:
+        shown = repr(shortened(str(path)))
+        raise PokerSquaresError(f"cannot use {f'{option} {shown}' if option else shown}: {problem}")
 
 
 def seconds_between(low: float, high: float | None = None) -> Callable:
@@ -109,6 +139,7 @@ def check_output(path: Path, option: str, *, db: Optional[Path] = None, db_optio
     (if given; a name with no suffix is written as PNG under exactly that name), and in an
     existing folder this process can write to. Returns ``path``."""
     path = Path(path)
+    check_path(path, option)
     shown = f"{option} {str(path)!r}"
     if path.is_dir():
         raise fail(f"{shown} is a folder; give a file name, e.g. {str(path / example)!r}")
@@ -174,14 +205,17 @@ def check_result_store(db: Path, option: str = "--db", *, write: bool = True) ->
     from ..harness.store import ResultStore
 
     db = Path(db)
+    check_path(db, option)
     if db.exists():
         with ResultStore(db, readonly=not write):
             return
     if not write:
         return  # nothing to read yet, nothing to create
     folder = db.parent
-    if not folder.is_dir():
+    if not folder.exists():
         raise fail(f"cannot create the result store {db} ({option}): folder {folder} does not exist")
+    if not folder.is_dir():
+        raise fail(f"cannot create the result store {db} ({option}): {folder} is not a folder")
     refused = _cannot_create_in(folder)
     if refused:
         raise fail(f"cannot create the result store {db} ({option}): cannot create a file in folder "
@@ -353,7 +387,7 @@ def _one_line_usage_error(self, file=None) -> None:
     """A bad option or argument (a value out of its range, a missing option) said in one
     line, as every other bad input is, in place of click's usage block."""
     command = f"{self.ctx.command_path} --help" if self.ctx is not None else "pokersquares --help"
-    typer.echo(f"error: {self.format_message()} (see {command})", err=True)
+    typer.echo(f"error: {cut_long_words(self.format_message())} (see {command})", err=True)
 
 
 def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
@@ -393,19 +427,22 @@ def _commands(typer_app) -> dict:
     return found
 
 
-def _options(callback) -> dict[str, type | None]:
+def _options(callback) -> dict[str | None, type | None]:
     """The options of a command's function by flag: ``int`` or ``float`` for those that
-    take a number, ``bool`` for switches (no value), None for any other value."""
+    take a number, ``Path`` for those that take paths, ``bool`` for switches (no value),
+    None for any other value; and under None, ``Path`` if its arguments are paths."""
     try:
         hints = typing.get_type_hints(callback)
     except Exception:  # noqa: BLE001 - an annotation this cannot resolve: Typer alone reads the options
         return {}
     flags = {}
     for name, parameter in inspect.signature(callback).parameters.items():
+        kinds = ({hints.get(name)} | set(typing.get_args(hints.get(name)))) - {type(None)}
+        kind = next((k for k in (bool, int, float) if k in kinds), Path if kinds & {Path, list[Path]} else None)
+        if isinstance(parameter.default, typer.models.ArgumentInfo):
+            flags[None] = kind
         if not isinstance(parameter.default, typer.models.OptionInfo):
             continue
-        kinds = ({hints.get(name)} | set(typing.get_args(hints.get(name)))) - {type(None)}
-        kind = next((k for k in (bool, int, float) if k in kinds), None)
         for decl in parameter.default.param_decls or [f"--{name.replace('_', '-')}"]:
             for flag in decl.split("/"):  # --record/--no-record
                 if flag.strip().startswith("-"):
@@ -413,19 +450,20 @@ def _options(callback) -> dict[str, type | None]:
     return flags
 
 
-def check_numbers(args: list[str]) -> None:
-    """Refuse, in one line, a number that Python's ``int()`` and ``float()`` would read
-    but a person did not mean: ``--seed 4_2`` (read as 42), ``--games ١٠`` (other
-    scripts' digits), before the command runs. Integers are written as
-    :func:`~pokersquares.points.integer_or_none` takes them; numbers in ASCII."""
+def _given(args: list[str]) -> tuple[list[str], dict[str | None, type | None], list[tuple[str | None, str]]]:
+    """What the command line ``args`` gives a command: the words that name it, the kinds
+    of its options (:func:`_options`), and each value given in turn as ``(flag, value)``,
+    an argument as ``(None, word)``. No values for no such command, or --help: Typer
+    says so."""
     target, words, path = app, list(args), ["pokersquares"]
     while isinstance(target, typer.Typer):
         command = _commands(target).get(words[0]) if words else None
         if command is None:
-            return  # no such command, or --help: Typer says so
+            return path, {}, []
         target = command
         path.append(words.pop(0))
     flags = _options(target)
+    given = []
     k = 0
     while k < len(words) and words[k] != "--":
         word, value = words[k], None
@@ -436,8 +474,33 @@ def check_numbers(args: list[str]) -> None:
             k += 1
         elif not word.startswith("--") and flags.get(word[:2], bool) is not bool and len(word) > 2:
             word, value = word[:2], word[2:]
+        elif not word.startswith("-"):
+            word, value = None, word
         k += 1
-        if value is None or flags.get(word) not in (int, float):
+        if value is not None:
+            given.append((word, value))
+    given += [(None, word) for word in words[k + 1:]]
+    return path, flags, given
+
+
+def check_paths(args: list[str]) -> None:
+    """Refuse, in one line, a path given to a command that no file can have
+    (:func:`check_path`), before the command runs: each use of it failed as an internal
+    error."""
+    _, flags, given = _given(args)
+    for word, value in given:
+        if flags.get(word) is Path:
+            check_path(value, word)
+
+
+def check_numbers(args: list[str]) -> None:
+    """Refuse, in one line, a number that Python's ``int()`` and ``float()`` would read
+    but a person did not mean: ``--seed 4_2`` (read as 42), ``--games ١٠`` (other
+    scripts' digits), before the command runs. Integers are written as
+    :func:`~pokersquares.points.integer_or_none` takes them; numbers in ASCII."""
+    path, flags, given = _given(args)
+    for word, value in given:
+        if word is None or flags.get(word) not in (int, float):
             continue
         if flags[word] is int and integer_or_none(value) is None:
             wanted = "an integer in ASCII digits (0-9), with no '_'"
@@ -473,7 +536,10 @@ def _say_interrupted(e: KeyboardInterrupt) -> None:
         _prep_line.close()
     signum = e.signum if isinstance(e, Terminated) else _stop_signal_received
     what, code = STOP_SIGNALS.get(signum, ("interrupted", 130))
-    note = interrupted_note(sys.argv[1:])
+    from ..harness.store import UNRECORDED_NOTE
+
+    # A write on the way out that another process's lock held off says so, not "recorded".
+    note = UNRECORDED_NOTE if UNRECORDED_NOTE in getattr(e, "__notes__", ()) else interrupted_note(sys.argv[1:])
     try:
         typer.echo(f"\n{what}" + (f" ({note})" if note else ""), err=True)
     except OSError:  # the terminal that hung up takes no more output; the exit code says it
@@ -579,6 +645,29 @@ def _say_no_room(e: OSError) -> None:
     sys.exit(2)
 
 
+def _unusable_path(e: BaseException) -> OSError | None:
+    """The error of a path no file can have (:data:`~pokersquares.files.UNUSABLE_PATH`)
+    behind ``e``, if any: ``Path.resolve`` says a loop of symbolic links as a
+    RuntimeError raised from it."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, OSError) and e.errno in UNUSABLE_PATH:
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _say_unusable_path(e: OSError) -> None:
+    """One line for a path no file can have, met where no check of the command's paths
+    saw it (one a command made, or one inside another option's value): bad input, not a
+    bug of ours. It says what the command leaves behind, as an interruption does."""
+    shown = repr(shortened(os.fsdecode(e.filename))) if e.filename is not None else "a path"
+    note = interrupted_note(sys.argv[1:])
+    typer.echo(f"error: cannot use {shown}: {UNUSABLE_PATH[e.errno]}" + (f"; {note}" if note else ""), err=True)
+    sys.exit(2)
+
+
 def main(sigint=None) -> None:
     """Run the command line. ``sigint``: the SIGINT handler to restore, the one
     :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
@@ -607,7 +696,7 @@ def main(sigint=None) -> None:
                     sys.stdout.flush()
                 sys.stdout = stdout
     except PokerSquaresError as e:
-        typer.echo(f"error: {e}", err=True)
+        typer.echo(f"error: {cut_long_words(str(e))}", err=True)
         sys.exit(2)
     except KeyboardInterrupt as e:
         _say_interrupted(e)
@@ -619,6 +708,9 @@ def main(sigint=None) -> None:
     except Exception as e:  # a bug of ours: still one line, with a way to see the traceback
         if isinstance(e, OSError) and e.errno in _NO_ROOM:  # not a bug: a full disk, said as any bad condition
             _say_no_room(e)
+        unusable_path = _unusable_path(e)
+        if unusable_path is not None:  # not a bug: a path given that no file can have
+            _say_unusable_path(unusable_path)
         if os.environ.get("POKERSQUARES_DEBUG"):
             raise
         import sqlite3
@@ -631,7 +723,8 @@ def main(sigint=None) -> None:
             typer.echo(f"error: this command ran out of memory{f' ({e})' if str(e) else ''}: free some memory, or "
                        f"ask for less (fewer --workers or --games at once)" + (f"; {note}" if note else ""), err=True)
             sys.exit(2)
-        typer.echo(f"internal error: {type(e).__name__}: {e} (set POKERSQUARES_DEBUG=1 for the traceback)", err=True)
+        typer.echo(f"internal error: {type(e).__name__}: {cut_long_words(str(e))} (set POKERSQUARES_DEBUG=1 for the "
+                   "traceback)", err=True)
         sys.exit(1)
     finally:
         sys.unraisablehook = unraisable
@@ -657,5 +750,6 @@ def _main() -> None:
     global _prep_line
     _prep_line = PrepLine()
     check_numbers(sys.argv[1:])
+    check_paths(sys.argv[1:])
     with progress.listening(_prep_line):
         app(prog_name="pokersquares")  # as its usage lines say it, under python -m too

@@ -22,13 +22,14 @@ import os
 import random
 import shutil
 import sqlite3
+import sys
 import tempfile
 import threading
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 from ..cards import is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
@@ -57,9 +58,19 @@ _TEXT_FIELDS = ("player", "player_name", "system", "penalty", "secret", "version
 
 DEFAULT_DB = "pokersquares-results.sqlite"
 SCHEMA_VERSION = 1
-# How long a writer waits for another process's write to the store to end (SQLite's busy
-# timeout) before it stops in one line (:meth:`ResultStore._cannot_write`).
+# How long a writer waits for another process's write to the store to end before it stops
+# in one line (:meth:`ResultStore._cannot_write`). SQLite waits in steps of LOCK_STEP_S (its
+# busy timeout), Python between them (:func:`_waiting_for_lock`): SQLite sleeps in C, where
+# a Ctrl-C or SIGTERM is not handled, and one wait of 30 s held it off to its end.
 BUSY_TIMEOUT_S = 30
+LOCK_STEP_S = 0.1
+# How long a write made while a Ctrl-C or SIGTERM stops the process (a run's last batch of
+# games, written on its way out) waits for another process's lock: the command ends then.
+STOPPING_WAIT_S = 0.5
+UNRECORDED_NOTE = ("the games played last could not be recorded (another process held the store's write lock); "
+                   "those before them are: run the same command again to resume (it plays those again)")
+
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -472,7 +483,9 @@ _ROOM = 1 << 20
 
 def no_room(path: str | Path) -> tuple[str, str] | None:
     """Why the store ``path`` cannot grow and what to do, if that is why a write failed,
-    else None: the disk holding it is full (less than :data:`_ROOM` left to this user) or this process's
+    else None: the disk holding it is full (less than :data:`_ROOM` left to this user), its
+    file system takes no files (mounted read-only, or one with no disk space at all, such as
+    /proc: both count no free space, and are not full), or this process's
     file-size limit (``ulimit -f``) is reached by the store or its log. SQLite says only
     "database or disk is full", or "disk I/O error" for an -shm it could not size (or
     EFBIG), which read as a damaged store; the store is whole, and what it holds is kept."""
@@ -480,10 +493,12 @@ def no_room(path: str | Path) -> tuple[str, str] | None:
     folder = path.parent if str(path.parent) else Path(".")
     try:
         st = os.statvfs(folder)
-        free = (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
     except (OSError, AttributeError):  # no statvfs (Windows)
-        free = None
-    if free is not None and free < _ROOM:
+        st = None
+    if st is not None and (st.f_flag & os.ST_RDONLY or not st.f_blocks):
+        kind = "a read-only file system" if st.f_flag & os.ST_RDONLY else "a virtual file system, with no disk space"
+        return f"cannot create files in {folder} ({kind})", "use a store on a writable disk"
+    if st is not None and (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize < _ROOM:
         return f"the disk holding {folder} is full", "free some space"
     try:
         import resource
@@ -509,6 +524,32 @@ def _locked(e: sqlite3.Error) -> bool:
     if code is not None:
         return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     return "locked" in str(e) or "busy" in str(e)
+
+
+def _waiting_for_lock(attempt: Callable[[], _T], conn: sqlite3.Connection | _SharedConnection) -> _T:
+    """``attempt()``, tried again while another connection's lock holds it off
+    (:func:`_locked`) and ``conn`` is in no transaction (the failed try left nothing behind:
+    it ran alone, or it was the BEGIN), for BUSY_TIMEOUT_S in all; the last error then. A
+    Ctrl-C or SIGTERM ends the wait at the end of SQLite's step. A write made while one is
+    handled already (a KeyboardInterrupt, the command line's SIGTERM among them: the
+    process on its way out) waits STOPPING_WAIT_S, then that interruption goes on."""
+    stopping = sys.exc_info()[1]
+    stopping = stopping if isinstance(stopping, KeyboardInterrupt) else None
+    deadline = time.monotonic() + (BUSY_TIMEOUT_S if stopping is None else min(BUSY_TIMEOUT_S, STOPPING_WAIT_S))
+    while True:
+        try:
+            return attempt()
+        except sqlite3.OperationalError as e:
+            if not _locked(e) or conn.in_transaction:
+                raise
+            if time.monotonic() >= deadline:
+                if stopping is None:
+                    raise
+                break
+        time.sleep(0.005)  # a lock SQLite does not wait for (the switch to WAL's) is not tried in a busy loop
+    if UNRECORDED_NOTE not in getattr(stopping, "__notes__", ()):
+        stopping.add_note(UNRECORDED_NOTE)  # the command line says it in place of "finished games are recorded"
+    raise stopping
 
 
 def _uri_path(path: Path) -> str:
@@ -558,32 +599,19 @@ class _SharedConnection:
     (:meth:`ResultStore.transaction`, which holds the same lock), runs alone, so one
     thread's statement never runs inside another's transaction (a read seeing rows a
     rollback then takes away, a write committed or rolled back with someone else's).
-    Rows are read as asked (a run's million games stay a stream)."""
+    Rows are read as asked (a run's million games stay a stream). A statement outside a
+    transaction (a BEGIN among them) waits for another process's lock (:func:`_waiting_for_lock`)."""
 
     def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
         self._conn, self._lock = conn, lock
 
     def execute(self, sql: str, args: Sequence = ()) -> sqlite3.Cursor:
         with self._lock:
-            return self._conn.execute(sql, args)
+            return _waiting_for_lock(lambda: self._conn.execute(sql, args), self._conn)
 
     def executemany(self, sql: str, rows: Iterable) -> sqlite3.Cursor:
         with self._lock:
             return self._conn.executemany(sql, rows)
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._lock.acquire()  # held to the block's end: its statements are one transaction
-        try:
-            return self._conn.__enter__()
-        except BaseException:
-            self._lock.release()
-            raise
-
-    def __exit__(self, *exc):
-        try:
-            return self._conn.__exit__(*exc)
-        finally:
-            self._lock.release()
 
     @property
     def in_transaction(self) -> bool:
@@ -607,10 +635,7 @@ class _ClosedConnection:
     def _closed(self, *args, **kwargs):
         raise StoreError(f"the result store {self._path} is closed (open it again to use it)")
 
-    execute = executemany = __enter__ = _closed
-
-    def __exit__(self, *exc) -> None:
-        return None
+    execute = executemany = _closed
 
     def close(self) -> None:
         return None
@@ -636,6 +661,8 @@ class ResultStore:
             raise StoreError(f"cannot create the result store {self.path}: folder {self.path.parent} does not exist")
         if not readonly:
             folder = self.path.parent if str(self.path.parent) else Path(".")
+            if not folder.is_dir():
+                raise StoreError(f"cannot create the result store {self.path}: {folder} is not a folder")
             if not self.path.exists() and not os.access(folder, os.W_OK | os.X_OK):
                 raise StoreError(f"cannot create the result store {self.path}: folder {folder} is not writable")
             if self.path.exists() and not (os.access(self.path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)):
@@ -743,22 +770,13 @@ class ResultStore:
             self._has_version = "version" in {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
 
     def _connect(self) -> None:
-        self.conn = _sqlite_connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        self.conn = _sqlite_connect(self.path, timeout=LOCK_STEP_S, isolation_level=None)
 
     def _set_wal(self) -> None:
         """Switch to write-ahead logging. The switch takes the file's exclusive lock and
         SQLite does not wait for it (no busy handler) while another process is creating
-        the same new store: try again for a while instead of failing."""
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.conn.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as e:
-                if "locked" not in str(e) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01 + random.random() * 0.05)
+        the same new store: the connection tries again instead (:func:`_waiting_for_lock`)."""
+        self.conn.execute("PRAGMA journal_mode = WAL")
 
     def _check_kind(self) -> None:
         _check_kind(self.conn, self.path)
@@ -789,6 +807,9 @@ class ResultStore:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as e:
                 raise StoreError(self._cannot_write(e)) from None
+            except BaseException:  # a Ctrl-C or SIGTERM handled as the BEGIN returned: no transaction left open
+                self._roll_back()
+                raise
             try:
                 yield
             except BaseException as e:
@@ -857,8 +878,7 @@ class ResultStore:
         known = getattr(self, "_log", None)
         if known is None or self._log_identity() == known:
             return False
-        busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if busy:
+        if not self._empty_log():
             raise sqlite3.OperationalError("its -wal file was deleted while this command ran, and the games "
                                            "in it could not be copied into the store (another connection reads it)")
         return True
@@ -909,10 +929,25 @@ class ResultStore:
         if self._log_identity() != getattr(self, "_log", None) or self._log_identity()[0] is None:
             return True  # not this connection's log (or none): nothing of ours is there
         try:
-            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            return self._empty_log()
         except sqlite3.Error:
             return False
-        return not busy
+
+    def _empty_log(self) -> bool:
+        """Copy what the log holds into the store file and empty it (a TRUNCATE
+        checkpoint); whether done. Other connections reading the log, or writing, are
+        waited for as a write waits for a lock (:func:`_waiting_for_lock`)."""
+        def attempt() -> None:
+            if self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:
+                raise sqlite3.OperationalError("database is locked")  # SQLite's busy step passed: tried again
+
+        try:
+            _waiting_for_lock(attempt, self.conn)
+        except sqlite3.OperationalError as e:
+            if not _locked(e):
+                raise
+            return False
+        return True
 
     def __enter__(self) -> "ResultStore":
         return self
@@ -1124,20 +1159,13 @@ class ResultStore:
                  r.penalty, time.time(), int(r.fallback_moves)) for r in records]
         if not rows:
             return 0
-        with self._lock:  # the checks and the write, with no other thread's statement between
-            self._check_same_file()
+        with self.transaction():  # the check and the write, with no other process's write between
             # Games of no run would be kept for ever under an id a later run may take.
             if self.conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
                 raise StoreError(f"no run {run_id!r} in {self.path}: its games are not recorded")
-            try:
-                with self.conn:
-                    self.conn.execute("BEGIN")
-                    return self.conn.executemany(
-                        "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
-                        " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows).rowcount
-            except sqlite3.OperationalError as e:
-                self._roll_back()  # a COMMIT that failed may leave its transaction open
-                raise StoreError(self._cannot_write(e)) from None
+            return self.conn.executemany(
+                "INSERT OR IGNORE INTO games (run_id, game_index, seed, score, placements, decision_s,"
+                " penalty, finished, fallback_moves) VALUES (?,?,?,?,?,?,?,?,?)", rows).rowcount
 
     def games(self, run_id: int, seeds: Iterable[int] | None = None) -> list[GameRecord]:
         """The run's games in the order played; ``seeds``: only those dealt with these."""

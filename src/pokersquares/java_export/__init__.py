@@ -230,7 +230,9 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
             _compile(javac, entries, staged, names, out)
             # The base class's nested classes too ({BASE_CLASS}$Session.class): a user who copies
             # the listed files beside the framework's would otherwise miss one at the first game.
-            names += sorted(p.name for p in staged.glob(f"{BASE_CLASS}*.class")) + [f"{class_name}.class"]
+            # Its own glob ($ for nested): a class named PokerSquaresPythonX would be listed twice.
+            names += sorted({f"{BASE_CLASS}.class", *(p.name for p in staged.glob(f"{BASE_CLASS}$*.class"))}) + [
+                f"{class_name}.class"]
         with _stops_held():
             _move_into(out, staged, names)
     finally:

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..cards import is_integer
 from ..errors import PokerSquaresError
 from ..evaluators.base import checked_points
 from ..hands import classify
@@ -193,17 +194,24 @@ class CoresResult:
 
 def solve_cores(cards, points, *, time_limit: float, start_score: int | None = None,
                 start_grid: list[int] | None = None, size: int = 5,
-                options: CoreOptions | None = None) -> CoresResult:
+                options: CoreOptions | None = None, at_least: int | None = None) -> CoresResult:
     """Prove ``start_score`` (a grid's score) optimal or find a better grid, within
     ``time_limit`` seconds. The model above asks for a choice worth more than the
     start; none means the start is optimal. A limit that runs out leaves ``proven``
     false and the bound proven by then. Exact for monotone point systems. ``cards``
     that are not ``size**2`` distinct card ids are an InvalidCardError, ``points`` that
-    are not 10 integers an InvalidPointSystemError."""
+    are not 10 integers an InvalidPointSystemError. ``at_least``, in place of a start, is
+    a score known to be reached by a grid not given (a stored optimum, to time its proof
+    alone): the model asks for more, and the result's grid is None unless it finds more."""
     cards = check_deal(cards, size)
     points = checked_points(points)
     time_limit = check_time_limit(time_limit)
     start_grid, start_score = check_start(cards, points, start_grid, start_score, size)
+    if at_least is not None:
+        if start_grid is not None or not is_integer(at_least):
+            raise PokerSquaresError(f"at_least is an integer score, in place of a start grid and score, "
+                                    f"got {at_least!r}")
+        start_score = int(at_least)
     cp_model = require_cp_sat()
     t0 = time.perf_counter()
     if not is_monotone(points):
