@@ -5,8 +5,10 @@ harness as a `java:` player, so each game goes Python harness -> JVM -> the expo
 
 import io
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -415,3 +417,24 @@ def test_a_class_named_after_the_base_class_is_written_once(java_classes, tmp_pa
     written = [line.removeprefix("wrote ") for line in stdout.splitlines() if line.startswith("wrote ")]
     assert len(written) == len(set(written)) and str(tmp_path / "o" / "PokerSquaresPythonGreedy.class") in written
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == sorted(Path(w).name for w in written)
+
+
+def test_a_link_to_a_file_on_another_file_system_is_written_through(tmp_path, cli):
+    """Moved into place, a file whose name in --out is a link to another file system met
+    "Invalid cross-device link", and the export stopped half moved (written in place, as
+    before the moves, it worked)."""
+    elsewhere = Path("/dev/shm")
+    if not elsewhere.is_dir() or elsewhere.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second file system at /dev/shm")
+    out = tmp_path / "out"
+    out.mkdir()
+    target = Path(tempfile.mkdtemp(dir=elsewhere)) / "PyGreedy.java"
+    try:
+        target.write_text("old")
+        (out / "PyGreedy.java").symlink_to(target)
+        code, _, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
+        assert code == 0, stderr
+        assert (out / "PyGreedy.java").is_symlink() and "class PyGreedy" in target.read_text()
+        assert [p.name for p in target.parent.iterdir()] == ["PyGreedy.java"]  # no copy left beside it
+    finally:
+        shutil.rmtree(target.parent)

@@ -24,6 +24,7 @@ on a busy machine), so the player is told a little less time than the framework 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import queue
 import re
@@ -288,8 +289,22 @@ def _move_into(out: Path, staged: Path, names: list[str]) -> None:
     link's file, not the link, as writing in place did). One that cannot be moved is a
     JavaExportError that says which ones were."""
     for i, name in enumerate(names):
+        target = os.path.realpath(out / name)
         try:
-            os.replace(staged / name, os.path.realpath(out / name))
+            try:
+                os.replace(staged / name, target)
+            except OSError as e:
+                if e.errno != errno.EXDEV:
+                    raise
+                # A link to a file on another file system: copied beside that file, then renamed there.
+                handle, beside = tempfile.mkstemp(prefix=".pokersquares-export-", dir=os.path.dirname(target))
+                os.close(handle)
+                beside = Path(beside)
+                try:
+                    shutil.copyfile(staged / name, beside)
+                    os.replace(beside, target)
+                finally:
+                    beside.unlink(missing_ok=True)
         except OSError as e:  # a name taken by a folder, a file that is not ours to replace
             moved = f" ({', '.join(names[:i])} new, the rest as they were)" if i else ""
             raise JavaExportError(f"--out {out}: cannot write {out / name} ({e.strerror or e}): give a folder you "
