@@ -7,13 +7,15 @@ Hypercorner, Single hand, Ameritish), the twelve contest systems, and
 
 from __future__ import annotations
 
+import sys
+
 import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from .cards import as_sequence
-from .errors import InvalidPointSystemError, did_you_mean
+from .errors import InvalidPointSystemError, PokerSquaresError, did_you_mean
 from .hands import HAND_NAMES, NUM_HANDS, HandId, parse_hand_name
 from .javarandom import JavaRandom
 
@@ -245,7 +247,12 @@ def integer_or_none(text: str) -> int | None:
     optional sign, else None: stricter than ``int()``, which also takes ``1_000`` and
     digits of other scripts."""
     text = text.strip()
-    return int(text) if _INTEGER.fullmatch(text) else None
+    if not _INTEGER.fullmatch(text):
+        return None
+    digits = len(text.lstrip("+-"))
+    if 0 < sys.get_int_max_str_digits() < digits:  # int() refuses them (4,300 by default); no setting is near
+        raise PokerSquaresError(f"an integer of {digits:,} digits is beyond every setting here")
+    return int(text)
 
 
 def _parse_int(text: str, what: str) -> int:

@@ -114,12 +114,22 @@ def test_a_store_under_a_file_is_said_to_be_under_no_folder(command, cli, tmp_pa
     (["run", "--player", "greedy", "--games", "2", "--seed", "a" * 100_000], "Invalid value for '--seed'"),
     (["results", "--export", "x" * 100_000], "--export"),
     (["results", "--" + "x" * 100_000], "No such option"),
-], ids=["player", "parameter", "games", "seed", "export", "option"])
+    # Past Python's 4,300 digits int() refuses them: "internal error: ValueError: Exceeds the limit".
+    (["run", "--player", "greedy:flush_weight=" + "9" * 5000, "--games", "2"], "an integer of 5,000 digits"),
+], ids=["player", "parameter", "games", "seed", "export", "option", "parameter_past_int"])
 def test_a_value_of_any_length_is_cut_in_its_message(args, says, cli, tmp_path):
     """A value was echoed whole: 100 KB on stderr for a player's name of 100,000 letters."""
     code, out, err = cli(*args, "--db", tmp_path / "r.sqlite")
     assert one_line_error(code, err, says) and len(err) < 800, err[:1000]
     assert "characters]…" in err, err
+
+
+def test_a_number_past_pythons_digits_is_one_line(cli, tmp_path):
+    """``--games`` of 5,000 digits was "internal error: ValueError: Exceeds the limit (4300
+    digits) for integer string conversion", exit 1."""
+    code, out, err = cli("run", "--player", "greedy", "--games", "9" * 5000, "--db", tmp_path / "r.sqlite")
+    assert one_line_error(code, err, "an integer of 5,000 digits is beyond every setting here"), err[:1000]
+    assert not (tmp_path / "r.sqlite").exists()
 
 
 def test_a_store_in_a_file_system_that_takes_no_files_is_not_said_to_be_full(cli, tmp_path):
