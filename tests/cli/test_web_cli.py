@@ -299,3 +299,55 @@ def test_serve_started_with_ctrl_c_ignored_keeps_it_ignored(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 143 and err.rstrip().splitlines()[-1] == "terminated (the server stopped)", err
+
+
+def test_serve_stopped_with_a_game_its_store_could_not_take_says_so_in_its_last_line(tmp_path):
+    """A person's game finished while another process held the store's write lock, and
+    still held as the server stops: the game is lost, and the last line said "finished
+    games are recorded in --db". It says how many were not, after the line that says why."""
+    import sqlite3
+
+    port, db = _free_port(), tmp_path / "r.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", str(port), "--warm", "",
+                             "--db", str(db)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_in_a_terminal)
+
+    def post(path, body):
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as r:
+            return json.load(r)
+
+    def finish(seed):
+        game = post("/api/games", {"system": "american", "seed": seed})
+        for cell in range(25):
+            game = post(f"/api/games/{game['id']}/place", {"cell": cell, "turn": cell})
+        return game
+
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.3)
+        assert finish(1)["recorded"] is True
+        lock = sqlite3.connect(db, isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")
+        try:
+            assert [finish(seed)["recorded"] for seed in (2, 3)] == [False, False]
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = err.rstrip().splitlines()
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert lines[-1] == "terminated (the server stopped; 2 finished games could not be recorded in --db, as said above)"
+    assert lines[-3].startswith(f"2 finished browser games could not be recorded in {db} as the server stopped: "
+                                "the result store is busy: "), err

@@ -88,7 +88,11 @@ def serving(app):
         srv.should_exit = True
         thread.join(10)
         # The agents' preparations and thinking under way end before the tests go on: a
-        # test process that ended while one ran in a numba kernel aborted (exit 134).
+        # test process that ended while one ran in a numba kernel aborted (exit 134), as
+        # one that ended while a deal's optimum was solved did.
         pool = getattr(app.state, "agents", None)
         if pool is not None and pool.closed:
             pool.join(30)
+        optimum = getattr(app.state, "optimum", None)
+        if optimum is not None:
+            optimum.join(30)

@@ -1076,8 +1076,10 @@ def test_games_people_finish_are_recorded_as_human(tmp_path):
         view = new_game(c, "british", seed=31)
         for cell in range(24):
             view = place(c, view, cell)
+            assert "recorded" not in view  # said of the last card only
         assert not path.exists() or not ResultStore(path, readonly=True).runs()
         view = place(c, view, 24)
+        assert (view["recorded"], view["record_detail"]) == (True, None)
         watched = new_game(c, seed=31)  # an agent's game is not a person's
         for turn in range(25):
             c.post(f"/api/games/{watched['id']}/agent-move", json={"agent": "greedy", "seconds": 0.1, "turn": turn})
@@ -1104,6 +1106,7 @@ def test_games_people_finish_are_recorded_as_human(tmp_path):
         view = new_game(c)
         for cell in range(25):
             view = place(c, view, cell)
+        assert view["done"] and "recorded" not in view
     with ResultStore(path, readonly=True) as store:
         assert len(store.runs()) == 2
 

@@ -256,10 +256,11 @@ def test_placements_raced_from_threads_place_one_card_a_turn_and_the_game_is_rec
         assert store.games(runs[0].run_id)[0].score == game.score()
 
 
-def test_a_store_that_fails_mid_write_loses_the_record_not_the_last_card(tmp_path, monkeypatch, caplog):
+def test_a_store_that_fails_mid_write_keeps_the_record_and_the_last_card(tmp_path, monkeypatch, caplog):
     """A store whose file fails under a write (an index damaged past what the check on
     opening reads) raised sqlite3's own error: the last card was placed but answered
-    500, and the page showed the game as not finished."""
+    500, and the page showed the game as not finished. The answer says the game is not
+    recorded yet, and the server keeps it."""
     import sqlite3
 
     def damaged(*args, **kwargs):
@@ -271,7 +272,10 @@ def test_a_store_that_fails_mid_write_loses_the_record_not_the_last_card(tmp_pat
         r = c.post(f"/api/games/{view['id']}/place", json={"cell": 24, "turn": 24})
         assert r.status_code == 200, r.text
         assert r.json()["done"] and c.get(f"/api/games/{view['id']}").json()["done"]
-    assert "could not record a browser game: database disk image is malformed" in caplog.text
+        assert (r.json()["recorded"], r.json()["record_detail"]) == (False, "the result store could not be written")
+        assert len(c.app.state.recorder.kept) == 1
+    assert (f"could not record a browser game (seed 7, {r.json()['score']} points, player human): the result "
+            "store could not be written: database disk image is malformed; the server keeps it") in caplog.text
 
 
 def test_bad_requests_leave_the_result_store_as_it_was(result_store, tmp_path):

@@ -475,3 +475,50 @@ def test_a_game_the_server_forgot_is_rebuilt_for_a_hint_a_replay_and_a_review(br
         assert not page.problems
     finally:
         ctx.close()
+
+
+# -- a result store that cannot take a finished game yet ------------------------------------------
+
+def test_a_game_the_result_store_cannot_take_yet_is_said_under_the_score(browser, tmp_path, monkeypatch):  # noqa: F811
+    """Another process holds the store's write lock when the last card lands: the page
+    said nothing (the game looked saved, and was lost). It says the game is not saved
+    yet; a game recorded, or the next deal, shows no such line."""
+    import sqlite3
+
+    from pokersquares.web import results as web_results
+
+    monkeypatch.setattr(web_results, "RECORD_WAIT_S", 0.3)
+    path = tmp_path / "store.sqlite"
+    notice = "Not saved yet: the result store is busy; the server will try again."
+
+    def finish(page, seed):
+        deal(page, seed)
+        page.focus("#play-board button.cell[tabindex='0']")
+        for turn in range(25):
+            page.keyboard.press("Enter")
+            expect(filled(page)).to_have_count(turn + 1, timeout=SLOW)
+        expect(page.locator("#play-over")).to_be_visible()
+
+    with serving(create_app(agents={}, store_path=path)) as url:
+        ctx = browser.new_context(viewport={"width": 1360, "height": 940})
+        try:
+            page = open_watched(ctx, url)
+            finish(page, 61)
+            expect(page.locator("#play-record")).to_be_empty()
+            lock = sqlite3.connect(path, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")
+            try:
+                finish(page, 62)
+                expect(page.locator("#play-record")).to_have_text(notice)
+                expect(page.locator("#play-record")).to_be_visible()
+            finally:
+                lock.execute("ROLLBACK")
+                lock.close()
+            page.click("#play-again")
+            expect(filled(page)).to_have_count(0)
+            expect(page.locator("#play-record")).to_be_empty()
+            finish(page, 63)
+            expect(page.locator("#play-record")).to_be_empty()
+            assert not page.problems
+        finally:
+            ctx.close()

@@ -198,6 +198,36 @@ def test_a_waiting_solve_whose_asker_left_never_runs():
     assert solver.cached("k1") is None and solver.cached("k4") == {"name": "k4"}  # the last 2 kept
 
 
+def test_a_closed_solver_is_joined_once_its_solve_under_way_ends():
+    """A process that ended while CP-SAT ran on the solver's daemon thread could abort
+    (exit 134, "terminate called without an active exception"): a test session whose
+    last browser test left a deal's optimum solving did. :meth:`join` waits for it."""
+    import asyncio
+    import threading
+    import time
+
+    from pokersquares.web.api_optimum import OptimumSolver
+
+    solver, started, ended = OptimumSolver(), threading.Event(), []
+    assert solver.join(1)  # nothing ever solved: nothing to wait for
+
+    def run():
+        started.set()
+        time.sleep(0.5)
+        ended.append("k")
+        return {}
+
+    async def stays():
+        return False
+
+    asking = threading.Thread(target=lambda: asyncio.run(solver.answer("k", "a", run, stays)))
+    asking.start()
+    assert started.wait(10)
+    solver.close()
+    assert solver.join(10) and ended == ["k"]
+    asking.join(10)
+
+
 @pytest.mark.parametrize("seed", ["1_000", "\u0661\u0662", "+-3", " "])
 def test_seeds_are_ascii_whole_numbers(seed):
     with client_for() as client:

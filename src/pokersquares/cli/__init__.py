@@ -522,8 +522,10 @@ def interrupted_note(args: list[str]) -> str | None:
     if command == "train":  # learns in memory and writes its file only at the end
         out = _option_value(args, "--out", "-o")
         return f"nothing was saved: {out} is as it was" if out else "nothing was saved"
-    if command == "serve":  # games are kept in memory until they end
-        return "the server stopped" + ("" if "--no-record" in args else "; finished games are recorded in --db")
+    if command == "serve":  # games are kept in memory until they end, and until it stops those the store did not take
+        from .web import stopped_note
+
+        return stopped_note(args)
     if command == "optimum" and _option_value(args, "--db") is not None and "--check" not in args:
         return "solved deals are recorded in --db; run the same command again to resume"
     return None

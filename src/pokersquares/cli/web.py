@@ -174,6 +174,7 @@ def serve_cmd(
     # the SIGTERM our handler turns into one): the command then ended with exit 0 and
     # no word. Here the signal reaches the command line's handler, which says it in one
     # line and exits 130, 143 or 129 as every other command does.
+    global _not_recorded
     try:
         server.run()
     finally:
@@ -182,12 +183,31 @@ def serve_cmd(
         # ran in a numba kernel could abort, exit 134 instead of the signal's code.
         if web_app.state.agents.closed:
             web_app.state.agents.join(JOIN_S)
+        optimum = getattr(web_app.state, "optimum", None)
+        if optimum is not None:  # a deal's optimum solved as the process exits aborts it as well
+            optimum.join(JOIN_S)
+        if web_app.state.recorder is not None:  # tried once more as the server stopped
+            _not_recorded = len(web_app.state.recorder.kept)
     if not server.started:  # uvicorn logged why (the port taken since it was checked, ...)
         raise fail(f"the server did not start on {shown}:{port}", code=1)
 
 
 KEEP_ALIVE_S = 30  # the seconds a connection may stay idle, before its first request or between two
 JOIN_S = 15.0  # the longest a stopped server waits for its agents' work under way to end
+# The finished games the result store had not taken when the server stopped (another
+# process held its write lock, a full disk): said in the command's last line.
+_not_recorded = 0
+
+
+def stopped_note(args: list[str]) -> str:
+    """What a stopped ``serve`` (the command line's words ``args``) leaves behind, for
+    the line that ends it: whether the games people finished are in --db."""
+    if "--no-record" in args:
+        return "the server stopped"
+    if _not_recorded:
+        games = f"{_not_recorded} finished game" + ("" if _not_recorded == 1 else "s")
+        return f"the server stopped; {games} could not be recorded in --db, as said above"
+    return "the server stopped; finished games are recorded in --db"
 
 
 def first_request_timeout():

@@ -6,7 +6,6 @@ from fastapi import APIRouter, Path as PathParam, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from .daily import daily_deal
-from .results import record_human_game
 from .schemas import NewGame, Place
 from .sessions import GameStore, WebGame, game_view, parse_system, person_name, point_system_view
 
@@ -21,11 +20,15 @@ def games_of(request: Request) -> GameStore:
     return request.app.state.games
 
 
-async def _record(request: Request, game: WebGame) -> None:
-    """A finished game played by a person goes into the result store as player ``human``."""
-    path = request.app.state.record_path
-    if path is not None and game.finished_by_person():
-        await run_in_threadpool(record_human_game, path, game)
+async def _record(request: Request, game: WebGame) -> dict:
+    """A finished game played by a person goes into the result store as player ``human``:
+    for the answer to its last card, whether it did (``recorded``) and why not
+    (``record_detail``: the server keeps it and tries again); nothing for any other card."""
+    recorder = request.app.state.recorder
+    if recorder is None or not game.finished_by_person():
+        return {}
+    why = await run_in_threadpool(recorder.record, game)
+    return {"recorded": why is None, "record_detail": why}
 
 
 @router.get("/systems")
@@ -51,6 +54,10 @@ async def get_game(request: Request, game_id: str = GameId) -> dict:
 
 @router.post("/games/{game_id}/place")
 async def place(body: Place, request: Request, game_id: str = GameId) -> dict:
+    """Place the current card: the game as it is now. The answer to the last card of a
+    person's game, on a server that records games, also says whether the game is in the
+    result store (``recorded``) and, if not, why (``record_detail``): the server keeps
+    it and records it when another game ends or when it stops."""
     game = games_of(request).get(game_id)
     # The name typed after the deal (the page deals one as it opens) is the one recorded:
     # checked before the card is placed, so that a refused name places nothing. A name
@@ -62,5 +69,5 @@ async def place(body: Place, request: Request, game_id: str = GameId) -> dict:
     if named:
         with game.lock:
             game.name = name
-    await _record(request, game)
-    return game_view(game)
+    recorded = await _record(request, game)
+    return game_view(game) | recorded

@@ -168,6 +168,16 @@ class OptimumSolver:
         if self._worker is not None:
             self._queue.put(None)
 
+    def join(self, timeout: float) -> bool:
+        """After :meth:`close`, wait up to ``timeout`` seconds for the solve under way to
+        end; whether it did. A process that exits while CP-SAT runs on the solver's thread
+        can abort ("terminate called without an active exception", exit 134): the
+        interpreter ends the thread as it comes back from the solver."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+        return worker is None or not worker.is_alive()
+
 
 def _parse_seed(text: str) -> int:
     seed = integer_or_none(text)

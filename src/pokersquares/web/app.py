@@ -32,7 +32,7 @@ from .agents import (AgentBusyError, AgentError, AgentPool, AgentSpec, AgentTime
                      TooManyRequestsError)
 from .api_optimum import OptimumBusyError, OptimumSolver
 from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, BodyLimit, HostCheck
-from .results import ResultNotFoundError
+from .results import GameRecorder, ResultNotFoundError
 from .schemas import SEED_MESSAGE
 from .sessions import NAME_MAX, SEED_MAX, SEED_MIN, GameConflictError, GameNotFoundError, GameStore, parse_system
 
@@ -53,7 +53,8 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     an agent may think per request; ``game_s``: an agent's clock for a whole replayed
     game; ``max_games``: games held before the least recently used is dropped;
     ``store_path``: the result store the Results page reads (and, with
-    ``record_games``, where games played in the browser are recorded as ``human``);
+    ``record_games``, where games played in the browser are recorded as ``human``, by
+    ``app.state.recorder``, which keeps those the store cannot take and writes them later);
     ``agents``: the agents a page may use, by name, or a function returning them
     (the registered players by default), called in the background at start; ``hosts``: the names the server answers
     to; ``warm``: point system specs every agent prepares for at start, with
@@ -73,6 +74,8 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
         yield
         pool.close()
         app.state.optimum.close()
+        if app.state.recorder is not None:  # the games the store could not take yet
+            await asyncio.to_thread(app.state.recorder.close)
 
     app = FastAPI(title="Poker Squares", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
@@ -81,6 +84,7 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     app.state.optimum = OptimumSolver()
     app.state.store_path = Path(store_path) if store_path is not None else None
     app.state.record_path = app.state.store_path if record_games else None
+    app.state.recorder = GameRecorder(app.state.record_path) if app.state.record_path is not None else None
     app.state.limits = {"think_s": think_s, "prep_s": prep_s, "game_s": game_s,
                         "seed_min": SEED_MIN, "seed_max": SEED_MAX}
 

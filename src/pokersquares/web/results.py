@@ -1,5 +1,6 @@
 """What the Results page shows of the result store (runs, tournaments, their scores),
-and the games people play in the browser, recorded there as player ``human``.
+and the games people play in the browser, recorded there as player ``human``
+(:class:`GameRecorder`).
 
 Each call opens the store for itself (SQLite connections belong to one thread),
 read-only where it only reads, so the page can browse a store that a run is still
@@ -11,6 +12,9 @@ from __future__ import annotations
 import logging
 import sqlite3
 import tempfile
+import threading
+from contextlib import closing
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Iterable
@@ -21,14 +25,14 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, NUM_CELLS, SIZE
 from ..harness.compare import games_summary, records_summary
 from ..harness.hands_made import GridSet, grid_set, mix_summary
-from ..harness.store import GameRecord, ResultStore, StoreError, probe
+from ..harness.store import GameRecord, ResultStore, StoreError, no_room, probe
 from ..harness.tournament import table_from_store
 from ..points import PointSystem
 from .sessions import HUMAN, WebGame, grid_view, point_system_view
 
 __all__ = ["ResultNotFoundError", "ExportRoomError", "HUMAN", "RUNS_PAGE", "RUNS_PAGE_MAX", "TOURNAMENTS_SHOWN",
-           "results_index", "run_detail", "tournament_detail", "summary", "record_human_game", "export_csv",
-           "holds_nothing"]
+           "results_index", "run_detail", "tournament_detail", "summary", "FinishedGame", "finished_game",
+           "record_human_game", "GameRecorder", "RECORD_WAIT_S", "export_csv", "holds_nothing"]
 
 GRID_CHUNK = 4096  # a run's games whose grids are classified at once
 SPOOL_BYTES = 1 << 20  # an export held in memory up to this size, then in a temporary file
@@ -39,6 +43,10 @@ RUNS_PAGE_MAX = 1000
 # The newest tournaments the index gives; the others open by their id. Each is a
 # ``pokersquares tournament`` command, never a game in the browser: they stay few.
 TOURNAMENTS_SHOWN = 500
+# The most seconds a person's finished game waits for another process's write to the
+# store to end (a command waits 30 s): the person waits for the answer to their last
+# card meanwhile, and a game the store cannot take is kept and written later anyway.
+RECORD_WAIT_S = 2.0
 
 
 class ResultNotFoundError(PokerSquaresError):
@@ -213,24 +221,143 @@ def tournament_detail(path: Path, tournament_id: int) -> dict:
     return table
 
 
-def record_human_game(path: Path, web_game: WebGame) -> int:
-    """Record a finished game a person played as a run of one game by player ``human``
-    (its own run: a person may play one deal many times), under the name they gave
-    (the run's ``player_name``); its run id."""
+@dataclass(frozen=True)
+class FinishedGame:
+    """A game a person finished, as it is recorded: its record (timed when it ended), its
+    point system, the name recorded with it and the web game's id."""
+    record: GameRecord
+    system: PointSystem
+    name: str
+    game_id: str
+
+
+def finished_game(web_game: WebGame) -> FinishedGame:
+    """``web_game``, finished, as it is recorded (its time is the time it took, whenever
+    it is written)."""
     with web_game.lock:
         game = web_game.game
         record = GameRecord(0, game.seed, game.score(), [tuple(p) for p in game.placements],
                             web_game.seconds_played())
         system = game.point_system
         name = web_game.name or HUMAN  # the person's own name, when they gave one
-    try:
-        with ResultStore(path) as store:
-            run = store.open_run(HUMAN, name, system, record.seed, 1, 0.0, 0.0, version=f"web:{web_game.id}")
-            store.add_games(run, [record])
-    except (StoreError, sqlite3.Error, OSError) as e:  # the record is lost, never the game; the console says so
-        logging.getLogger(__name__).warning("could not record a browser game: %s", e)
-        return 0
+    return FinishedGame(record, system, name, web_game.id)
+
+
+def record_human_game(store: ResultStore, finished: FinishedGame) -> int:
+    """Record a finished game a person played as a run of one game by player ``human``
+    (its own run: a person may play one deal many times), under the name they gave
+    (the run's ``player_name``); its run id. Written again after a write that failed
+    halfway, it is the same run and game (the run is keyed by the web game's id)."""
+    run = store.open_run(HUMAN, finished.name, finished.system, finished.record.seed, 1, 0.0, 0.0,
+                         version=f"web:{finished.game_id}")
+    store.add_games(run, [finished.record])
     return run
+
+
+def _wait_for_writes(path: Path) -> None:
+    """Wait at most :data:`RECORD_WAIT_S` for another process's write to the store
+    ``path`` to end (by taking its write lock, then letting go); sqlite3's error if it
+    goes on. A store opened to write waits 30 s, as a command does. Any other fault is
+    left for that store to say."""
+    if not path.is_file():
+        return
+    try:
+        with closing(sqlite3.connect(path, timeout=RECORD_WAIT_S, isolation_level=None)) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+    except sqlite3.Error as e:
+        if _busy(e):
+            raise
+
+
+def _busy(e: BaseException | None) -> bool:
+    """Whether SQLite's error behind ``e`` is a lock another process held past the wait
+    (SQLITE_BUSY or SQLITE_LOCKED)."""
+    while e is not None and not isinstance(e, sqlite3.Error):
+        e = e.__context__  # a StoreError raised in place of sqlite3's
+    code = getattr(e, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _why_not(path: Path, e: BaseException) -> tuple[str, str]:
+    """Why the store ``path`` did not take a game: a few words for the page, and what the
+    server's console is told besides."""
+    room = no_room(path)
+    if room is not None:
+        return room[0], f"{room[1]} for the server to record it"
+    if _busy(e):
+        return "the result store is busy", (
+            f"another process holds the write lock of {path} (a command stopped with Ctrl-Z, or a program "
+            "with changes not saved, such as an SQLite browser)")
+    return "the result store could not be written", str(e)
+
+
+def _games(n: int) -> str:
+    return f"{n} finished browser game" + ("" if n == 1 else "s")
+
+
+class GameRecorder:
+    """Records the games people finish in the browser in the result store ``path``, in
+    the order they ended. A game the store cannot take (another process holds its write
+    lock, a full disk) is kept in memory (:attr:`kept`) and written, before the next
+    one, when another game ends and when the server stops (:meth:`close`); each is
+    recorded once. The server's console is told what is kept and what is written
+    later. Thread-safe: one write at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.kept: list[FinishedGame] = []  # oldest first
+        self._lock = threading.Lock()
+
+    def record(self, web_game: WebGame) -> str | None:
+        """Record a finished game, after those kept before it: None once it is in the
+        store, else why not in a few words for the page (it is kept)."""
+        finished = finished_game(web_game)
+        log = logging.getLogger(__name__)
+        with self._lock:
+            waiting = len(self.kept)
+            self.kept.append(finished)
+            why = self._write_kept()
+            written = min(waiting, waiting + 1 - len(self.kept))
+            if written:
+                log.warning("recorded %s that the result store %s could not take before", _games(written), self.path)
+            if why is None:
+                return None
+            r = finished.record
+            log.warning("could not record a browser game (seed %s, %s points, player %s): %s: %s; the server keeps "
+                        "it in memory and records it when another game ends or when the server stops (%s kept)",
+                        r.seed, r.score, finished.name, why[0], why[1], len(self.kept))
+            return why[0]
+
+    def close(self) -> int:
+        """Write the games kept as the server stops; how many could not be (they are lost
+        with the server, and its console says so)."""
+        log = logging.getLogger(__name__)
+        with self._lock:
+            if not self.kept:
+                return 0
+            waiting = len(self.kept)
+            why = self._write_kept()
+            if why is None:
+                log.warning("recorded %s that the result store %s could not take before", _games(waiting), self.path)
+                return 0
+            lost = len(self.kept)
+            log.warning("%s could not be recorded in %s as the server stopped: %s: %s; %s lost", _games(lost),
+                        self.path, why[0], why[1], "it is" if lost == 1 else "they are")
+            return lost
+
+    def _write_kept(self) -> tuple[str, str] | None:
+        """Write the kept games, oldest first, until one fails: None once all are written,
+        else why not (:func:`_why_not`)."""
+        try:
+            _wait_for_writes(self.path)
+            with ResultStore(self.path) as store:
+                while self.kept:
+                    record_human_game(store, self.kept[0])
+                    del self.kept[0]
+        except (StoreError, sqlite3.Error, OSError) as e:
+            return _why_not(self.path, e)
+        return None
 
 
 def export_csv(path: Path, run_ids: list[int] | None = None) -> tuple[BinaryIO, int]:

@@ -609,6 +609,7 @@ const play = {
       $("review-move").hidden = true;
       this.review = null;
       this.hint = null;  // advice on another game's card (a new deal is at turn 0 too)
+      this.unsaved = null;
     }
     const said = playAnnouncement(this.game, view);
     if (said) $("play-said").textContent = said;
@@ -653,6 +654,8 @@ const play = {
           if (!this.game || this.game.id !== id) return;
           this.cursor = cell;
           hideToast();  // an earlier failure's message is stale now
+          // The last card's answer says whether the game is in the result store yet.
+          this.unsaved = data.recorded === false ? data.record_detail : null;
           this.setGame(data);
           return;
         } catch (e) {
@@ -785,6 +788,7 @@ const play = {
     $("daily-result").hidden = !(g.done && this.daily);
     if (justOver && this.daily) this.dailyResult(g);
     $("play-final").textContent = g.score;
+    $("play-record").textContent = g.done && this.unsaved ? `Not saved yet: ${this.unsaved}; the server will try again.` : "";
     $("replay").hidden = !(g.done && this.replay);
     if (g.done && this.replay) this.showReplayStep(this.replayStep);
   },
