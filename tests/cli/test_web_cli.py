@@ -269,6 +269,18 @@ def test_serve_prints_its_address_and_warns_only_when_others_can_reach_it(cli, s
     assert code == 0 and "warning: serving on 0.0.0.0: anyone who can reach this address can use the app" in err, err
 
 
+def _wait_served(proc: subprocess.Popen, port: int, within_s: float = 180) -> None:
+    """Until the server of ``proc`` answers on ``port`` (a cold cache compiles first)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).close()
+            return
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.3)
+
+
 def test_serve_started_with_ctrl_c_ignored_keeps_it_ignored(tmp_path):
     """Started in a script's background (Ctrl-C ignored, as ``run`` keeps it): Ctrl-C to
     the group leaves the server serving (uvicorn took SIGINT over and shut down, exit 0
@@ -281,14 +293,7 @@ def test_serve_started_with_ctrl_c_ignored_keeps_it_ignored(tmp_path):
                              "--db", str(tmp_path / "r.sqlite"), "--no-record"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_ignored)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-                time.sleep(0.3)
+        _wait_served(proc, port)
         proc.send_signal(signal.SIGINT)
         time.sleep(1.5)
         assert proc.poll() is None  # still serving
@@ -325,14 +330,7 @@ def test_serve_stopped_with_a_game_its_store_could_not_take_says_so_in_its_last_
         return game
 
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-                time.sleep(0.3)
+        _wait_served(proc, port)
         assert finish(1)["recorded"] is True
         lock = sqlite3.connect(db, isolation_level=None)
         lock.execute("BEGIN IMMEDIATE")
