@@ -147,13 +147,31 @@ def test_play_at_small_limits_or_in_json_says_nothing_of_how_long(tmp_path):
         assert r.returncode == 0 and "may take" not in r.stderr, r.stderr
 
 
+def test_play_says_how_long_a_game_may_take_only_when_it_plays_it(tmp_path):
+    """A game the store holds at the same limits is shown at once: "this game may take
+    330 s" said there was wrong. A stored game at other limits is another game, played."""
+    db = str(tmp_path / "p.sqlite")
+    first = cli("play", "--player", "random", "--db", db)
+    assert first.returncode == 0 and "this game may take 330 s" in first.stderr, first.stderr
+    again = cli("play", "--player", "random", "--db", db)
+    assert again.returncode == 0 and again.stdout == first.stdout
+    assert "may take" not in again.stderr and "the game stored in run 1 of" in again.stderr, again.stderr
+    other = cli("play", "--player", "random", "--db", db, "--prep-time", "60", "--time-per-game", "1")
+    assert "this game may take 61 s" in other.stderr and "stored" not in other.stderr, other.stderr
+
+
 def test_play_says_a_game_comes_from_the_store_and_plays_a_penalised_one_again_on_request(tmp_path):
     db = str(tmp_path / "p.sqlite")
     first = cli("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250")  # 40 MB a move
     assert first.returncode == 0 and "penalty: memory" in first.stdout and "stored" not in first.stderr
+    assert "may take" in first.stderr
     again = cli("play", "--player", "fault_players:Leaks", "--db", db)
-    assert "penalty: memory" in again.stdout
+    assert "penalty: memory" in again.stdout and "may take" not in again.stderr
     assert "the game stored in run 1 of" in again.stderr and "--retry-penalties" in again.stderr
+    played_again = cli("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250",
+                       "--retry-penalties")  # forgotten, so played: the hint is said
+    assert "penalty: memory" in played_again.stdout and "stored" not in played_again.stderr
+    assert "this game may take 330 s" in played_again.stderr
     retried = cli("play", "--player", "fault_players:Leaks", "--db", db, "--retry-penalties", "--json")  # 4096 MB
     data = json.loads(retried.stdout)
     assert data["penalty"] is None and data["score"] == 82 and data["from_store"] is False

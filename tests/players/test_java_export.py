@@ -73,6 +73,7 @@ def test_a_bad_spec_a_name_or_a_classpath_is_refused_before_anything_is_written(
         (dict(name="class"), "is a Java keyword"),
         (dict(name="Card"), "is taken"),
         (dict(name=BASE_CLASS), "is taken"),
+        (dict(name=f"{BASE_CLASS}$Greedy"), r"is taken \(PokerSquaresPython\$\.\.\. name the base class's nested"),
         (dict(name="Process"), r"is taken \(java.lang.Process"),  # the base class would not compile beside it
         (dict(name="String"), r"is taken \(java.lang.String"),
         (dict(classpath=str(tmp_path / "missing.jar")), "missing.jar does not exist"),
@@ -373,11 +374,63 @@ def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, tm
         with pytest.raises(KeyboardInterrupt):
             export_java("greedy:flush_weight=2", out, "PyGreedy", str(java_classes))
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+        assert all(b"flush_weight=2" in (out / name).read_bytes() for name in ("PyGreedy.java", "PyGreedy.class"))
+        assert (out / "PyGreedy.java").is_symlink()  # the file it names replaced, as writing through it did
+        assert not [name for name in contents(out) if name.startswith(".")]
+        with pytest.raises(KeyboardInterrupt):  # without compiling, the old class files go with the held moves
+            export_java("greedy", out, "PyGreedy", compile=False)
+        assert not [name for name in contents(out) if name.endswith(".class")]
     finally:
         signal.signal(signal.SIGINT, handler)
-    assert all(b"flush_weight=2" in (out / name).read_bytes() for name in ("PyGreedy.java", "PyGreedy.class"))
-    assert (out / "PyGreedy.java").is_symlink()  # the file it names replaced, as writing through it did
-    assert not [name for name in contents(out) if name.startswith(".")]
+
+
+def test_an_export_without_compiling_removes_the_class_files_of_the_sources_it_replaces(java_classes, tmp_path,
+                                                                                          cli):
+    """The old PyGreedy.class stayed beside the new PyGreedy.java: a Java tournament run from
+    the folder played the old player while the source said the new one. The class files of
+    other classes stay, and a link is removed, not the file it names."""
+    out = exported(java_classes, tmp_path, "greedy", "PyGreedy")
+    kept = {name: b"not ours" for name in ("Other.class", "PyGreedy$Inner.class", f"{BASE_CLASS}Greedy.class")}
+    for name, data in kept.items():
+        (out / name).write_bytes(data)
+    (out / f"{BASE_CLASS}$Session.class").rename(tmp_path / "Session.class")
+    (out / f"{BASE_CLASS}$Session.class").symlink_to(tmp_path / "Session.class")
+    old = sorted(name for name in contents(out) if name.endswith(".class") and name not in kept)
+    code, stdout, stderr = cli("export-java", "--player", "greedy:flush_weight=2", "--class-name", "PyGreedy",
+                               "--out", out, "--no-compile")
+    assert code == 0, stderr
+    assert [line for line in stdout.splitlines() if line.startswith("removed ")] == [
+        f"removed {out / name} (compiled from the source replaced)" for name in old]
+    assert f"in a Java tournament, once compiled: new PyGreedy() (classpath: the framework's classes and {out})" \
+        in stdout
+    after = contents(out)
+    assert sorted(after) == sorted([f"{BASE_CLASS}.java", "PyGreedy.java", *kept])
+    assert b"flush_weight=2" in after["PyGreedy.java"] and all(after[name] == data for name, data in kept.items())
+    assert (tmp_path / "Session.class").exists()
+    # Compiled, an older base class's nested class that this one does not have goes too.
+    (out / f"{BASE_CLASS}$Old.class").write_bytes(b"old")
+    code, stdout, stderr = cli("export-java", "--player", "greedy", "--class-name", "PyGreedy", "--out", out,
+                               "--classpath", java_classes)
+    assert code == 0, stderr
+    assert f"removed {out / BASE_CLASS}$Old.class (compiled from the source replaced)" in stdout.splitlines()
+    assert "in a Java tournament: new PyGreedy()" in stdout
+    assert not (out / f"{BASE_CLASS}$Old.class").exists() and (out / "PyGreedy.class").exists()
+
+
+def test_an_old_class_file_that_cannot_be_removed_is_one_line(tmp_path, cli, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "PyGreedy.class").write_bytes(b"old")
+
+    def refuse(path, missing_ok=False):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
+    assert code == 2 and stderr == (f"error: --out {out}: cannot remove {out / 'PyGreedy.class'} (Operation not "
+                                    "permitted), compiled from the source this export replaced: remove it yourself, "
+                                    "or a Java tournament plays it (the new files are written)\n")
+    assert sorted(contents(out)) == [f"{BASE_CLASS}.java", "PyGreedy.class", "PyGreedy.java"]
 
 
 def test_a_python_that_does_not_run_here_is_warned_of_and_thrown_in_java_as_the_others(java_classes, tmp_path,

@@ -41,7 +41,7 @@ DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store (created
 READ_DB_OPT = typer.Option(DEFAULT_DB, "--db", help="The SQLite result store to read (read only; it must exist).")
 TPG_OPT = typer.Option(30.0, "--time-per-game", help="Decision seconds per game (contest: 30).")
 PREP_OPT = typer.Option(300.0, "--prep-time", help="Preprocessing seconds per point system (contest: 300).")
-QUICK_LOOK_S = 60  # from this many seconds of a game's limits, `play` says how long it may take
+QUICK_LOOK_S = 60  # from this many seconds of a game's limits, `play` says how long a game it plays may take
 # The least --memory-limit taken: a game process holds about 80 MB before its player loads.
 MIN_MEMORY_LIMIT_MB = 128
 MEMORY_OPT = typer.Option(DEFAULT_MEMORY_MB, "--memory-limit", help="MB of resident memory one game process may "
@@ -349,14 +349,19 @@ def play_cmd(
     player = spec.player  # as the store knows it (``greedy:`` is ``greedy``)
     built_player(player, "--player")  # a bad spec fails here, before the store is touched
     check_saved_states([player], [ps])
-    if not json_out and prep_time + time_per_game >= QUICK_LOOK_S:  # the defaults are the contest's: 330 s
-        typer.echo(f"this game may take {prep_time + time_per_game:g} s: {prep_time:g} s of preparation and "
-                   f"{time_per_game:g} s of play (the contest's limits by default; --prep-time 10 "
-                   f"--time-per-game 1 for a quick look)", err=True)
+
+    def say_how_long(held: list) -> None:
+        """How long the game may take and how to take a quick look, said only when it is
+        played: a game the store holds is shown at once."""
+        if not held and not json_out and prep_time + time_per_game >= QUICK_LOOK_S:  # the defaults: 330 s
+            typer.echo(f"this game may take {prep_time + time_per_game:g} s: {prep_time:g} s of preparation and "
+                       f"{time_per_game:g} s of play (the contest's limits by default; --prep-time 10 "
+                       f"--time-per-game 1 for a quick look)", err=True)
+
     played = []
     with ResultStore(db) as store:
         run_id, records = record_run(spec, store, workers=1, on_result=played.append,
-                                     retry_penalties=retry_penalties)
+                                     retry_penalties=retry_penalties, on_held=say_how_long)
         player = store.run(run_id).player  # the store's run of it, perhaps its parameters in another order
     rec = records[0]
     if not played and not json_out:

@@ -31,11 +31,15 @@ def export_java_cmd(
     """Write a Java class that plays as PLAYER inside the 2016 contest's Java framework
     (a PokerSquaresPlayer: `new PyChampion()` in a Java tournament), and compile it
     against the framework's classes. It runs `python -m pokersquares stdio-player`."""
-    files = export_java(player, out, class_name, classpath, compile_, python)
+    removed: list[Path] = []
+    files = export_java(player, out, class_name, classpath, compile_, python, on_removed=removed.append)
     name = files[1].stem
     for f in files:
         typer.echo(f"wrote {f}")
-    typer.echo(f"in a Java tournament: new {name}() (classpath: the framework's classes and {out})")
+    for f in removed:
+        typer.echo(f"removed {f} (compiled from the source replaced)")
+    typer.echo(f"in a Java tournament{'' if compile_ else ', once compiled'}: new {name}() (classpath: the "
+               f"framework's classes and {out})")
     why = python_here(python) if python is not None else None
     if why:
         typer.echo(f"warning: --python {python}: {why}; the class starts it at its first game (for a class to "

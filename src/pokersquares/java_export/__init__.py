@@ -157,6 +157,9 @@ def check_class_name(name: str) -> str:
         raise JavaExportError(f"--class-name {name!r} is a Java keyword")
     if name in _FRAMEWORK or name == BASE_CLASS:
         raise JavaExportError(f"--class-name {name!r} is taken (the framework's or the base class's name)")
+    if name.startswith(f"{BASE_CLASS}$"):
+        raise JavaExportError(f"--class-name {name!r} is taken ({BASE_CLASS}$... name the base class's nested "
+                              "classes): choose another name")
     if name in _JAVA_LANG_USED:
         raise JavaExportError(f"--class-name {name!r} is taken (java.lang.{name}, which the base class uses): "
                               "choose another name")
@@ -180,7 +183,8 @@ def _javac() -> str:
 
 
 def export_java(spec: str, out: Path, class_name: str | None = None, classpath: str | None = None,
-                compile: bool = True, python: str | None = None) -> list[Path]:
+                compile: bool = True, python: str | None = None,
+                on_removed: Callable[[Path], None] | None = None) -> list[Path]:
     """Write ``CLASS.java`` and ``PokerSquaresPython.java`` into the folder ``out`` (and,
     with ``compile``, their ``.class`` files, compiled against ``classpath``, the
     framework's classes; default: ``$CLASSPATH``). The class runs ``python -m
@@ -189,7 +193,10 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     ``PYTHONPATH`` then set (:func:`import_folders`). Returns the files written. The
     spec is checked by building the player, and the classpath's entries must exist,
     before anything is written. The files replace their namesakes all together, once
-    compiled: an export that fails or is interrupted leaves ``out`` as it was."""
+    compiled: an export that fails or is interrupted leaves ``out`` as it was. With them
+    go the class files of these classes in ``out`` that the export does not write (all
+    of them with ``compile`` off): compiled from the sources replaced, a Java tournament
+    would play them; each removed is told to ``on_removed``."""
     from ..harness.registry import make_player
 
     class_name = check_class_name(class_name or default_class_name(spec))
@@ -236,6 +243,7 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
                 f"{class_name}.class"]
         with _stops_held():
             _move_into(out, staged, names)
+            removed = _remove_stale(out, class_name, names)
     finally:
         with _stops_held():
             if staged is not None:
@@ -243,6 +251,9 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
             if created:
                 with contextlib.suppress(OSError):  # not empty: the export (or part of it) is in it
                     out.rmdir()
+    if on_removed is not None:
+        for path in removed:
+            on_removed(path)
     return [out / name for name in names]
 
 
@@ -309,6 +320,24 @@ def _move_into(out: Path, staged: Path, names: list[str]) -> None:
             moved = f" ({', '.join(names[:i])} new, the rest as they were)" if i else ""
             raise JavaExportError(f"--out {out}: cannot write {out / name} ({e.strerror or e}): give a folder you "
                                   f"can write to{moved}") from None
+
+
+def _remove_stale(out: Path, class_name: str, written: list[str]) -> list[Path]:
+    """Remove from ``out`` the class files of ``class_name`` and of the base class (its
+    nested classes too) that are not among ``written``, and return them: compiled from
+    older sources. A link is removed, not the file it points to; one that cannot be
+    removed is a JavaExportError that says the new files are in place."""
+    found = [f"{class_name}.class", f"{BASE_CLASS}.class", *(p.name for p in out.glob(f"{BASE_CLASS}$*.class"))]
+    stale = [out / name for name in sorted(set(found) - set(written))
+             if (out / name).is_symlink() or (out / name).is_file()]
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError as e:
+            raise JavaExportError(f"--out {out}: cannot remove {path} ({e.strerror or e}), compiled from the source "
+                                  "this export replaced: remove it yourself, or a Java tournament plays it (the new "
+                                  "files are written)") from None
+    return stale
 
 
 @contextlib.contextmanager
