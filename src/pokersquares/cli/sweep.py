@@ -24,7 +24,7 @@ from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT,
 @app.command("sweep")
 def sweep_cmd(
     player: str = typer.Option(..., "--player", "-p", help="The player to sweep, with fixed parameters if any "
-                               "(e.g. tiger:cores=1)."),
+                               "(e.g. tiger:iterations=300)."),
     param: List[str] = typer.Option(..., "--param", metavar="<str>", help="A swept parameter: name=v1,v2,... or name=lo..hi/n "
                                     "(n evenly spaced values) or name=lo..hi (a range, with --sample; integers if "
                                     "both ends are, so write 0.0..1.0 for reals). Repeat for several: every "
