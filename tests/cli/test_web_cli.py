@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 
 import pytest
 
@@ -85,7 +87,7 @@ def test_serve_stopped_while_its_agents_learn_says_so_in_one_line(tmp_path, sign
     assert err.rstrip().splitlines()[-1] == f"{word} (the server stopped)"
 
 
-@pytest.mark.parametrize("args", [["--port", "0"], ["--port", "70000"], ["--think-time", "0"], ["--prep-time", "-1"]])
+@pytest.mark.parametrize("args", [["--port", "-1"], ["--port", "70000"], ["--think-time", "0"], ["--prep-time", "-1"]])
 def test_serve_refuses_bad_options(args, cli):
     code, _, err = cli("serve", *args)
     assert code == 2
@@ -267,6 +269,64 @@ def test_serve_prints_its_address_and_warns_only_when_others_can_reach_it(cli, s
         assert "warning" not in err, err
     code, out, err = cli("serve", "--host", "0.0.0.0", "--port", str(_free_port()), "--warm", "", "--no-record")
     assert code == 0 and "warning: serving on 0.0.0.0: anyone who can reach this address can use the app" in err, err
+
+
+def test_serve_on_port_0_serves_on_a_free_port_and_prints_its_url(tmp_path):
+    """``--port 0`` (any free port, as scripts and test harnesses ask) was refused; the
+    first line of output is the URL the server answers at, with the port it took."""
+    proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", "0", "--warm", "", "--no-record"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        match = re.fullmatch(r"Poker Squares at http://127\.0\.0\.1:(\d+)/  \(Ctrl\+C to stop\)\n", line)
+        assert match and int(match[1]) > 0, (line, proc.stderr.read() if proc.poll() is not None else "")
+        _wait_served(proc, int(match[1]))
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+
+def test_serve_on_port_0_takes_one_port_free_on_every_address_of_its_host(cli, monkeypatch):
+    """A name with two addresses is served on one port, the one the URL says: port 0
+    bound on each address gave each its own. The port first found free on one address
+    but taken on the other is passed over. The sockets are closed once the server is
+    done, whether or not it served on them."""
+    import uvicorn
+
+    two = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0)) for address in ("127.0.0.1", "127.0.0.2")]
+    resolve = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: two if host == "localhost" else resolve(host, *a, **k))
+    taken = socket.socket()
+    taken.bind(("127.0.0.2", 0))
+    taken.listen()
+    first = []
+
+    class FirstPortTaken(socket.socket):  # the first port "found" is one 127.0.0.2 has taken
+        def bind(self, address):
+            if address == ("127.0.0.1", 0) and not first:
+                address = ("127.0.0.1", taken.getsockname()[1])
+                first.append(address)
+            super().bind(address)
+
+    monkeypatch.setattr(socket, "socket", FirstPortTaken)
+    served = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: served.append(
+        [s.getsockname() for s in sockets]) or setattr(server, "started", True))
+    with taken, warnings.catch_warnings():
+        warnings.simplefilter("always", ResourceWarning)  # a socket left to the collector says so
+        code, out, err = cli("serve", "--host", "localhost", "--port", "0", "--warm", "", "--no-record")
+    assert code == 0 and first and "unclosed" not in err, err
+    [[(_, port), second]] = served
+    assert second == ("127.0.0.2", port) and port != first[0][1]
+    assert out.startswith(f"Poker Squares at http://localhost:{port}/ ")
+
+
+def test_serve_help_says_how_long_a_request_may_take_to_arrive(cli):
+    from pokersquares.web.guards import READ_S
+
+    code, out, _ = cli("serve", "--help")
+    said = " ".join(out.split())
+    assert code == 0 and f"A client has {READ_S:g} s to send a request's headers, and {READ_S:g} s more" in said
 
 
 def _wait_served(proc: subprocess.Popen, port: int, within_s: float = 180) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import json
 import logging
 import signal
 import socket
@@ -29,17 +31,31 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _check_listen(host: str, port: int) -> None:
-    """Resolve ``host`` and bind ``(host, port)`` as the server will (every address the
-    name gives, SO_REUSEADDR as asyncio sets it), then let go: a bad host or a port in use
-    is said in one line before anything starts or the address is printed."""
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """The sockets the server serves on: ``host`` resolved and every address the name
+    gives bound at ``port`` as asyncio binds them (SO_REUSEADDR, IPv6 sockets IPv6
+    only); port 0 takes a port free on all of them. A bad host or a port in use is said
+    in one line before anything starts or the address is printed, and the port served
+    is the one checked, known before it is printed."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as e:
         raise fail(f"--host {host!r}: not an address this machine can listen on ({e})") from None
-    bound = []
+    for _ in range(ANY_PORT_TRIES):
+        bound = _bind(host, port, list(dict.fromkeys(infos)))
+        if bound is not None:
+            return bound
+    raise fail(f"cannot listen on {host} (--port 0): no port was free on every address of it "
+               f"in {ANY_PORT_TRIES} tries")
+
+
+def _bind(host: str, port: int, infos: list) -> list[socket.socket] | None:
+    """Sockets bound to each address of ``infos`` at ``port``, or with port 0 at the port
+    the first one got (None if another address has that port taken: try again)."""
+    bound: list[socket.socket] = []
+    at = port
     try:
-        for family, kind, proto, _, address in dict.fromkeys(infos):
+        for family, kind, proto, _, address in infos:
             try:
                 sock = socket.socket(family, kind, proto)
             except OSError:
@@ -49,16 +65,23 @@ def _check_listen(host: str, port: int) -> None:
             if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             try:
-                sock.bind(address)
+                sock.bind((address[0], at, *address[2:]))
             except OSError as e:
+                if port == 0 and at != 0 and e.errno == errno.EADDRINUSE:
+                    for sock in bound:
+                        sock.close()
+                    return None
                 shown = f"[{address[0]}]" if family == socket.AF_INET6 else address[0]
-                raise fail(f"cannot listen on {shown}:{port} (--host {host}, --port {port}): "
+                raise fail(f"cannot listen on {shown}:{at} (--host {host}, --port {port}): "
                            f"{e.strerror or e}") from None
+            at = sock.getsockname()[1]
         if not bound:
             raise fail(f"--host {host!r}: no address of it can be listened on")
-    finally:
+    except BaseException:
         for sock in bound:
             sock.close()
+        raise
+    return bound
 
 
 def _check_allow_hosts(values: list[str]) -> list[str]:
@@ -89,7 +112,8 @@ def _with_java_players(class_names: list[str], classpath: Optional[str], game_s:
 @app.command("serve")
 def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; the default keeps the app on this machine."),
-    port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535,
+                             help="TCP port; 0 for any free one (the first line of output says which)."),
     prep_time: float = typer.Option(5.0, "--prep-time", callback=seconds_between(0.0, 600.0),
                                     help="Seconds an agent may learn a point system before it advises (0 to 600)."),
     think_time: float = typer.Option(2.0, "--think-time", callback=seconds_between(0.05, 60.0),
@@ -121,12 +145,15 @@ def serve_cmd(
                                             help="For --java-player: the contest framework's classes and the "
                                                  "player's, separated by ':'."),
 ) -> None:
-    """Start the local web app: play, get advice, watch agents, browse results."""
+    """Start the local web app: play, get advice, watch agents, browse results.
+
+    A client has 15 s to send a request's headers, and 15 s more for its body; past
+    that it is answered 408 and its connection closed."""
     try:
         import uvicorn
 
         from ..web import create_app
-        from ..web.guards import allowed_hosts
+        from ..web.guards import READ_S, allowed_hosts
     except ImportError:
         raise fail("the web app needs the 'web' extra: pip install 'pokersquares[web]'") from None
     started = time.monotonic()
@@ -153,7 +180,8 @@ def serve_cmd(
                              compile_processes=max(1, min(2, usable_cores())))
     except PokerSquaresError as e:
         raise fail(f"--warm: {e}") from None
-    _check_listen(host, port)  # before the address is printed (the app starts its work only when served)
+    sockets = _listen(host, port)  # before the address is printed (the app starts its work only when served)
+    port = sockets[0].getsockname()[1]  # the one port 0 found
     if not _is_loopback(host):
         typer.echo(f"warning: serving on {host}: anyone who can reach this address can use the app "
                    "(and its agents' CPU time)", err=True)
@@ -168,7 +196,7 @@ def serve_cmd(
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
     server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning", log_config=None,
-                                             timeout_keep_alive=KEEP_ALIVE_S, http=first_request_timeout()))
+                                             timeout_keep_alive=KEEP_ALIVE_S, http=first_request_timeout(READ_S)))
     _hang_up_stops(server)
     # Not uvicorn.run, which swallows the Ctrl-C it re-raises after shutting down (and
     # the SIGTERM our handler turns into one): the command then ended with exit 0 and
@@ -176,8 +204,10 @@ def serve_cmd(
     # line and exits 130, 143 or 129 as every other command does.
     global _not_recorded
     try:
-        server.run()
+        server.run(sockets=sockets)
     finally:
+        for sock in sockets:  # uvicorn closes those it served on, not those of a server that did not start
+            sock.close()
         # The agents' preparations and thinking under way end first (a learner cannot be
         # stopped mid-kernel; it stops at its next report): the process exiting while one
         # ran in a numba kernel could abort, exit 134 instead of the signal's code.
@@ -188,11 +218,12 @@ def serve_cmd(
             optimum.join(JOIN_S)
         if web_app.state.recorder is not None:  # tried once more as the server stopped
             _not_recorded = len(web_app.state.recorder.kept)
-    if not server.started:  # uvicorn logged why (the port taken since it was checked, ...)
+    if not server.started:  # uvicorn logged why (the app's start-up failed, ...)
         raise fail(f"the server did not start on {shown}:{port}", code=1)
 
 
 KEEP_ALIVE_S = 30  # the seconds a connection may stay idle, before its first request or between two
+ANY_PORT_TRIES = 20  # --port 0 on a name with several addresses: ports tried for one free on all
 JOIN_S = 15.0  # the longest a stopped server waits for its agents' work under way to end
 # The finished games the result store had not taken when the server stopped (another
 # process held its write lock, a full disk): said in the command's last line.
@@ -210,21 +241,62 @@ def stopped_note(args: list[str]) -> str:
     return "the server stopped; finished games are recorded in --db"
 
 
-def first_request_timeout():
+def first_request_timeout(head_s: float | None = None):
     """uvicorn's HTTP protocol, closing a connection that sends no request within
-    :data:`KEEP_ALIVE_S`, as it closes one idle between requests. uvicorn's own starts
-    that clock only after a first response: a connection opened and never used (a
-    laptop gone off the network mid-connect, a port scanner) kept its file for as long
-    as the server ran, and 300 of them took the server from 14 to 308 open files; at the
-    usual limit of 1,024 it stops accepting."""
+    :data:`KEEP_ALIVE_S`, as it closes one idle between requests, and one whose request
+    has not sent its whole head (request line and headers) within ``head_s`` seconds of
+    its first byte (None: :data:`~pokersquares.web.guards.READ_S`), answered 408.
+
+    uvicorn's own starts the idle clock only after a first response: a connection
+    opened and never used (a laptop gone off the network mid-connect, a port scanner)
+    kept its file for as long as the server ran, and 300 of them took the server from
+    14 to 308 open files; at the usual limit of 1,024 it stops accepting. And any byte
+    received stops that clock for good: a head sent in part, or a byte at a time, or
+    the rest of a body the app did not read, held the connection as long as the client
+    wished. A body the app reads is bounded by :class:`~pokersquares.web.guards.BodyTimeout`."""
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+    from ..web.guards import READ_S
+
+    head_s = READ_S if head_s is None else head_s
+    detail = json.dumps({"detail": f"the request's headers did not all arrive within {head_s:g} s"}).encode()
+    timed_out = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                 b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(detail), detail))
+
     class FirstRequestTimeout(AutoHTTPProtocol):
+        head_clock = None  # the clock of a head under way
+        head_after = None  # the request cycle before that head: uvicorn makes a new one once the head is in
+
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
             if self.timeout_keep_alive_task is None:  # the first data received cancels it, as uvicorn's does
                 self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
                                                                     self.timeout_keep_alive_handler)
+
+        def data_received(self, data: bytes) -> None:
+            self._head_in()
+            if self.head_clock is None and (self.cycle is None or self.cycle.response_complete):
+                self.head_after = self.cycle
+                self.head_clock = self.loop.call_later(head_s, self._head_timed_out)
+            super().data_received(data)
+            self._head_in()
+
+        def connection_lost(self, exc) -> None:
+            if self.head_clock is not None:
+                self.head_clock.cancel()
+            super().connection_lost(exc)
+
+        def _head_in(self) -> None:
+            """Stop the head's clock if its request's head has all come."""
+            if self.head_clock is not None and self.cycle is not self.head_after:
+                self.head_clock.cancel()
+                self.head_clock = None
+
+        def _head_timed_out(self) -> None:
+            self.head_clock = None
+            if self.cycle is self.head_after and not self.transport.is_closing():
+                self.transport.write(timed_out)
+                self.transport.close()
 
     return FirstRequestTimeout
 

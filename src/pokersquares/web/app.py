@@ -3,9 +3,9 @@
 ``create_app()`` builds a FastAPI (ASGI) app; ``pokersquares serve`` runs it with
 uvicorn. Games live in a :class:`~pokersquares.web.sessions.GameStore`, agents in an
 :class:`~pokersquares.web.agents.AgentPool`; the routes are in ``api_games``,
-``api_agents`` and ``api_results``; ``guards`` limits bodies and checks the Host
-header. Every request is validated and bad input gets a 4xx answer with a one-line
-``detail``.
+``api_agents`` and ``api_results``; ``guards`` limits bodies, and the time they take
+to arrive, and checks the Host header. Every request is validated and bad input gets
+a 4xx answer with a one-line ``detail``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from . import api_agents, api_games, api_optimum, api_results
 from .agents import (AgentBusyError, AgentError, AgentPool, AgentSpec, AgentTimeoutError, Preparation,
                      TooManyRequestsError)
 from .api_optimum import OptimumBusyError, OptimumSolver
-from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, BodyLimit, HostCheck
+from .guards import LOOPBACK_NAMES, MAX_BODY_BYTES, READ_S, BodyLimit, BodyTimeout, HostCheck
 from .results import GameRecorder, ResultNotFoundError
 from .schemas import SEED_MESSAGE
 from .sessions import NAME_MAX, SEED_MAX, SEED_MIN, GameConflictError, GameNotFoundError, GameStore, parse_system
@@ -46,7 +46,8 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
                agents: Mapping[str, AgentSpec] | Callable[[], Mapping[str, AgentSpec]] | None = None,
                hosts: Iterable[str] = LOOPBACK_NAMES,
                warm: Sequence[str] = (), on_event: Callable[[str], None] | None = None,
-               record_games: bool = True, max_body: int = MAX_BODY_BYTES, compile_processes: int = 0) -> FastAPI:
+               record_games: bool = True, max_body: int = MAX_BODY_BYTES, read_s: float = READ_S,
+               compile_processes: int = 0) -> FastAPI:
     """The web app.
 
     ``prep_s``: learning budget of an agent per point system; ``think_s``: most seconds
@@ -61,7 +62,8 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
     progress told to ``on_event``; ``compile_processes``: processes in which the
     registered agents' kernels are compiled at start, with or without ``warm`` (0: each
     agent's first preparation compiles them, in the server's process, one agent at a
-    time); ``max_body``: the largest request body in bytes.
+    time); ``max_body``: the largest request body in bytes; ``read_s``: the most seconds
+    a request's body may take to arrive (408 past it).
     """
     warm_systems = [parse_system(spec) for spec in warm]  # bad specs fail before the server starts
     pool = AgentPool(agents, prep_s=prep_s, think_s=think_s, game_s=game_s)
@@ -89,6 +91,7 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
                         "seed_min": SEED_MIN, "seed_max": SEED_MAX}
 
     app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(BodyTimeout, seconds=read_s)
     app.add_middleware(HostCheck, hosts=list(hosts))  # outermost: checked first
     _add_error_handlers(app)
     app.include_router(api_games.router)

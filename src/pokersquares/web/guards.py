@@ -1,9 +1,11 @@
-"""What stands between the network and the app: a limit on request bodies, the Host
-header checked against the names the server answers to (a web page elsewhere cannot
-reach a loopback server through DNS rebinding), and who a client is."""
+"""What stands between the network and the app: a limit on request bodies and on the
+time they take to arrive, the Host header checked against the names the server answers
+to (a web page elsewhere cannot reach a loopback server through DNS rebinding), and who
+a client is."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import re
@@ -12,10 +14,13 @@ from typing import Iterable
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["ANY_ADDRESS", "BodyLimit", "HostCheck", "allowed_hosts", "client_of", "host_name_error",
-           "LOOPBACK_NAMES", "MAX_BODY_BYTES"]
+__all__ = ["ANY_ADDRESS", "BodyLimit", "BodyTimeout", "HostCheck", "allowed_hosts", "client_of", "host_name_error",
+           "LOOPBACK_NAMES", "MAX_BODY_BYTES", "READ_S"]
 
 MAX_BODY_BYTES = 64 * 1024  # the largest real body (a rebuilt game) is under 1 kB
+# The most seconds a client may take to send a request's head (its line and headers),
+# and again its body: 64 kB take 10 s at 50 kbit/s.
+READ_S = 15.0
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 # Among the hosts a HostCheck accepts: any IP address (a literal in the Host header,
 # never a name: DNS rebinding needs a name, a page opened by address is this server's own).
@@ -76,6 +81,47 @@ class BodyLimit:
             return {"type": "http.request", "body": body, "more_body": False}
 
         await self.app(scope, replay, send)
+
+
+class BodyTimeout:
+    """Answer 408 to a request whose body has not all arrived within ``seconds`` of its
+    head, and end it: the connection closes and the request's task ends. The app waited
+    for the rest of a body (a Content-Length promising more than was sent) as long as
+    the client kept the connection open. Once the body is in, the app's answer takes
+    the time it takes."""
+
+    def __init__(self, app: ASGIApp, seconds: float = READ_S) -> None:
+        self.app, self.seconds = app, seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.seconds
+        body_in = answered = timed_out = False
+
+        async def bounded() -> Message:
+            nonlocal body_in, timed_out
+            if body_in:  # later calls wait for the client to go away, as long as the answer takes
+                return await receive()
+            try:
+                msg = await asyncio.wait_for(receive(), deadline - loop.time())
+            except TimeoutError:
+                timed_out = True
+                if not answered:
+                    await _refuse(send, 408, f"the request body did not all arrive within {self.seconds:g} s")
+                return {"type": "http.disconnect"}
+            body_in = msg["type"] != "http.request" or not msg.get("more_body", False)
+            return msg
+
+        async def guarded(msg: Message) -> None:
+            nonlocal answered
+            if timed_out:  # the app's answer to the disconnect it was told of
+                return
+            answered = True
+            await send(msg)
+
+        await self.app(scope, bounded, guarded)
 
 
 def _host_name(header: str) -> str:
