@@ -1,15 +1,21 @@
 """How often a user's own ``module:Class`` player is built in the command's own process
 (README "Your own player": once a command, once per player for a tournament, even when
-every game is already recorded; never prepared or played there)."""
+every game is already recorded; never prepared or played there). A sweep builds each
+setting's player once, an experiment each of its rows' players once."""
 
 import json
 import os
 import uuid
 import warnings
 
+import numpy as np
 import pytest
 
 from pokersquares import AMERICAN, BRITISH
+from pokersquares.evaluators.patterns import write_utilities
+from pokersquares.experiments.runs import Row, fill_rows
+from pokersquares.experiments.sweep import run_sweep
+from pokersquares.harness.player import BasePlayer
 from pokersquares.harness.runner import RunnerWarning, RunSpec, record_run, record_runs, run_games
 from pokersquares.harness.store import GameRecord, ResultStore
 from pokersquares.harness.tournament import run_tournament
@@ -99,6 +105,96 @@ def test_the_harness_called_directly_builds_its_own_player_once_here_per_call(tm
         assert builds()[0] == 1
     run_games(RunSpec(f"{module}:made", AMERICAN, 1, 0, 1.0, 0.0), range(1))
     assert builds()[0] == 1
+
+
+@pytest.mark.parametrize("factory", ["Counted", "made"])
+def test_a_sweep_builds_each_setting_s_player_once_here(cli, tmp_path, own_player, factory):
+    """A sweep of two settings built the class seven times in its own process (the
+    player given, then each setting's three times: the command's check, run_sweep's and
+    record_runs'), a ``module:function`` player eight; seven again with every game
+    recorded. Now the player given and each setting once."""
+    module, builds = own_player
+    args = ["sweep", "--player", f"{module}:{factory}", "--param", "depth=2,3", "--db", tmp_path / "s.sqlite", *R]
+    code, out, err = cli(*args)
+    assert code == 0, err
+    assert [row["games"] for row in json.loads(out)] == [2, 2]
+    here, elsewhere = builds()
+    assert here == 3 and elsewhere >= 2  # each setting's games' player built where it is prepared
+    code, _, err = cli(*args)
+    assert code == 0, err
+    assert builds() == (3, 0)
+
+
+def test_the_experiments_called_directly_build_each_own_player_once_here_per_call(tmp_path, own_player):
+    """run_sweep built each setting's player twice in the calling process (its check and
+    record_runs'), fill_rows each row's player twice (play_runs' check and
+    record_runs'). Once per distinct player and call now."""
+    module, builds = own_player
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        rows = run_sweep(f"{module}:Counted", [{"depth": 2}, {"depth": 3}], AMERICAN, 2, 0, store,
+                         time_per_game=1.0, prep_time=0.0, workers=1)
+        assert [row["games"] for row in rows] == [2, 2]
+        assert builds()[0] == 2
+        runs = [RunSpec(f"{module}:Counted", system, 2, 0, 1.0, 0.0) for system in (AMERICAN, BRITISH)]
+        filled = fill_rows([Row("a", runs[0], None), Row("b", runs[1], None), Row("a again", runs[0], None)], store,
+                           workers=1)
+        assert [row.games for row in filled] == [2, 2, 2]
+        assert builds()[0] == 1
+
+
+@pytest.fixture
+def built_here(monkeypatch):
+    """``count()``: how many players were built in this process since the last call
+    (every player's constructor runs BasePlayer's; a worker's builds are its own)."""
+    made = []
+    here = os.getpid()
+    init = BasePlayer.__init__
+
+    def counted(self):
+        if os.getpid() == here:
+            made.append(type(self).__name__)
+        init(self)
+    monkeypatch.setattr(BasePlayer, "__init__", counted)
+
+    def count():
+        n = len(made)
+        made.clear()
+        return n
+    return count
+
+
+E = ["--workers", "1", "--json"]
+
+
+@pytest.mark.parametrize("name, args, players", [
+    # two C_p values: two players, each built twice (play_runs' check and record_runs')
+    ("tiger", ["--parts", "cp", "--cp", "1,2", "--games", "1", "--time-per-game", "0.05", "--prep-time", "0",
+               "--plot", "{tmp}/cp.png"], 2),
+    # one cell: built twice
+    ("matrix", ["--evaluators", "possibility", "--searches", "greedy", "--systems", "american", "--games", "2",
+                "--time-per-game", "0.05", "--prep-time", "0", "--plot", "{tmp}/m.png"], 1),
+    # one search over one learner: built three times (the command's check, play_runs', record_runs')
+    ("gettysburg", ["--part", "search", "--search-systems", "american", "--searches", "greedy", "--learn-games", "10",
+                    "--search-games", "2", "--time-per-game", "0.05", "--plot-dir", "{tmp}"], 1),
+    # OG and flat MC on the table loaded, and flat MC's playouts checked alone: built three,
+    # four and once (the table read seven times)
+    ("beemo", ["--systems", "american", "--configs", "beemo", "--load", "{tmp}/t.json", "--games", "1",
+               "--mc-games", "1", "--playouts", "1", "--time-per-game", "0.05", "--prep-time", "0"], 3),
+])
+def test_an_experiment_builds_each_of_its_players_once_here(cli, tmp_path, built_here, name, args, players):
+    """Each distinct player of an experiment's rows is built once in the command's own
+    process (the counts it was built before are beside each case), and once again when
+    every game is recorded."""
+    write_utilities(tmp_path / "t.json", np.zeros(1 << 16), np.zeros(1 << 16, dtype=np.int64),
+                    np.array(AMERICAN.points), AMERICAN.name, {}, {})
+    command = ["experiment", name, *(str(a).format(tmp=tmp_path) for a in args), "--db", tmp_path / "e.sqlite", *E]
+    code, out, err = cli(*command)
+    assert code == 0, err
+    assert json.loads(out)
+    assert built_here() == players
+    code, _, err = cli(*command)
+    assert code == 0, err
+    assert built_here() == players
 
 
 def test_a_run_played_by_two_commands_at_once_is_said_at_the_callers_line(tmp_path):

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator, Optional, TypeVar
 import typer
 
 from ..errors import InvalidSeedError, PokerSquaresError
-from ..harness.registry import make_player
+from ..harness.registry import checked_player, one_build_per_spec
 from ..harness.runner import backend_session, check_backend
 from ..harness.spec import MAX_SECONDS, RunSpecError
 from ..harness.store import ResultStore
@@ -147,7 +147,7 @@ def _players_made(players: Iterable[str], option: str | None = None, value=None)
     that is where the parameter came from."""
     for player in dict.fromkeys(players):
         try:
-            make_player(player)
+            checked_player(player)
         except PokerSquaresError as e:
             if option is None:
                 raise
@@ -279,6 +279,7 @@ MAX_SAMPLES = 10_000  # systems drawn per random type: beyond it a typo, not a p
 
 
 @experiment_app.command("gettysburg", short_help="GettysburgPlayer's figures: NARL learners and searches.")
+@one_build_per_spec()  # each run's player is built once in this process, for all its checks
 def gettysburg_cmd(
     ctx: typer.Context,
     part: str = typer.Option("both", "--part", help="learning, search or both."),
@@ -457,6 +458,7 @@ def gettysburg_cmd(
 
 
 @experiment_app.command("beemo", short_help="BeeMo's figures: OG, flat MC, learning, UCB1 training.")
+@one_build_per_spec()  # each row's player is built once in this process, for all its checks
 def beemo_cmd(
     ctx: typer.Context,
     prep_time: float = typer.Option(300.0, "--prep-time", callback=seconds_between(0.0, MAX_SECONDS), help="Learning seconds per system and configuration: "

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
-from ..harness.registry import make_player, parse_player_spec
+from ..harness.registry import checked_player, one_build_per_spec, parse_player_spec
 from ..harness.runner import backend_session, check_backend
 from ..harness.spec import check_saved_states
 from ..harness.store import ResultStore
@@ -22,6 +22,7 @@ from .harness import (ADDRESS_OPT, BACKEND_OPT, CLASSPATH_OPT, DB_OPT, JSON_OPT,
 
 
 @app.command("sweep")
+@one_build_per_spec()  # each setting's player is built once in this process, for all its checks
 def sweep_cmd(
     player: str = typer.Option(..., "--player", "-p", help="The player to sweep, with fixed parameters if any "
                                "(e.g. tiger:iterations=300)."),
@@ -57,7 +58,7 @@ def sweep_cmd(
     ps = point_system(system)
     workers = _check_workers(workers)
     check_backend(backend, address)
-    make_player(player)
+    checked_player(player)
     warn_oversubscribed([player], workers, backend)
     params = dict(parse_param(p) for p in param)
     if len(params) != len(param):

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 from ..errors import PokerSquaresError
 from ..harness.player import PREP_MARGIN_S, PREP_MARGIN_SHARE
-from ..harness.registry import make_player
+from ..harness.registry import checked_player, one_build_per_spec
 from ..harness.runner import RunSpec, record_runs
 from ..harness.store import GameRecord, ResultStore
 from ..players.greedy_guard import MIN_BUDGET_S
@@ -66,6 +66,7 @@ def score_stats(scores: Sequence[float]) -> tuple[float, float]:
     return statistics.fmean(scores), statistics.stdev(scores) / math.sqrt(n) if n > 1 else math.nan
 
 
+@one_build_per_spec()  # each player built once for this call's checks (record_runs' too)
 def play_runs(specs: Sequence[RunSpec], store: ResultStore, *, workers: int | None = None,
               backend: str = "local", address: str | None = None,
               on_result: Callable[[GameRecord], None] | None = None,
@@ -76,7 +77,7 @@ def play_runs(specs: Sequence[RunSpec], store: ResultStore, *, workers: int | No
     ``secret``: the key of every run's player seeds (:class:`RunSpec`), else each spec's own."""
     unique = list(dict.fromkeys(specs))
     for player in dict.fromkeys(s.player for s in unique):
-        make_player(player)  # a parameter the player does not take fails here, before anything runs
+        checked_player(player)  # a parameter the player does not take fails here, before anything runs
     keyed = unique if secret is None else [replace(s, secret=secret) for s in unique]
     results = record_runs(keyed, store, workers=workers, backend=backend, address=address,
                           on_result=None if on_result is None else (lambda _k, rec: on_result(rec)),

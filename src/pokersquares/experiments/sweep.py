@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import PokerSquaresError
-from ..harness.registry import _parse_value, make_player, parse_player_spec, text_parameters
+from ..harness.registry import _parse_value, checked_player, one_build_per_spec, parse_player_spec, text_parameters
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, held_spelling, record_runs
 from ..harness.store import GameRecord, ResultStore
 from ..points import PointSystem
@@ -192,6 +192,7 @@ def _summary(setting: dict, spec: str, run_id: int, records: list[GameRecord]) -
             "penalties": sum(1 for r in records if r.penalty)}
 
 
+@one_build_per_spec()  # each setting's player built once for this call's checks (record_runs' too)
 def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: int, seed: int,
               store: ResultStore, *, time_per_game: float = 30.0, prep_time: float = 300.0,
               workers: int | None = None, backend: str = "local", address: str | None = None,
@@ -205,7 +206,7 @@ def run_sweep(player: str, grid: list[dict], point_system: PointSystem, games: i
     ``secret``: the key of every setting's player seeds (:class:`RunSpec`), else one each."""
     specs = [setting_spec(player, s) for s in grid]
     for spec in specs:
-        make_player(spec)  # a parameter the player does not take fails here, before anything runs
+        checked_player(spec)  # a parameter the player does not take fails here, before anything runs
     # As the store's run of each setting writes it (--param options in another order).
     specs = [held_spelling(store, spec, seed, time_per_game, prep_time, system=point_system) for spec in specs]
     runs = [RunSpec(spec, point_system, games, seed, time_per_game, prep_time, memory_mb, secret) for spec in specs]
