@@ -72,11 +72,11 @@ def serving(app):
     """``app`` served by uvicorn on a free loopback port in a thread; yields its URL."""
     import uvicorn
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # held and served on: no other process can take the port between
+    port = sock.getsockname()[1]
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None))
-    thread = threading.Thread(target=srv.run, daemon=True)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not srv.started:
@@ -87,6 +87,7 @@ def serving(app):
     finally:
         srv.should_exit = True
         thread.join(10)
+        sock.close()
         # The agents' preparations and thinking under way end before the tests go on: a
         # test process that ended while one ran in a numba kernel aborted (exit 134), as
         # one that ended while a deal's optimum was solved did.
