@@ -123,3 +123,16 @@ def test_bench_expected_without_strength_is_one_line_before_any_benchmark(cli, t
     monkeypatch.setattr(pokersquares.bench, "run_benchmarks", ran)
     code, out, err = cli("bench", "--expected", tmp_path / "expected.json", "--only", "random_games_per_s")
     assert code != 0 and out == "" and err == "error: --expected goes with --strength (the expected strength figures)\n"
+
+
+def test_system_help_names_every_reading_of_the_contest_it_takes(cli):
+    """`system` prints 'contest:shared' and 'contest:shared:SEED' as it prints 'contest';
+    its help named 'contest' and 'contest:SEED' alone."""
+    code, out, err = cli("system", "--help")
+    assert code == 0, err
+    text = " ".join(out.split())
+    for reading in ("'contest'", "'contest:SEED'", "'contest:shared'", "'contest:shared:SEED'"):
+        assert reading in text, reading
+    for spec in ("contest:shared", "contest:shared:2027"):
+        code, out, err = cli("system", spec, "--json")
+        assert code == 0 and len(json.loads(out)) == 12, err

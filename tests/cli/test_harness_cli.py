@@ -287,3 +287,39 @@ def test_a_player_written_with_its_parameters_in_another_order_is_named_as_the_s
     assert r.stderr.strip().splitlines() == [
         "error: --players lists a player twice: tiger:iterations=20,cp=5 and tiger:cp=5,iterations=20 "
         "(its parameters in another order)"]
+
+
+def test_a_late_entrant_is_told_which_games_are_taken_under_quiet_and_json_too(tmp_path, cli):
+    """The line saying a tournament takes another's games went through the progress bar,
+    so -q and --json left it out: a late entrant's table then held games it never saw
+    played. It is a line of stderr as the preparation's are (stdout under --json stays JSON)."""
+    db = tmp_path / "t.sqlite"
+    limits = ("--systems", "american;british", "--games", "2", "--time-per-game", "5", "--prep-time", "0",
+              "--workers", "1", "--db", db)
+    code, out, err = cli("tournament", "--players", "random,greedy", *limits, "-q")
+    assert code == 0 and "taking" not in err, err
+    code, out, err = cli("tournament", "--players", "random,greedy,greedy:flush_weight=2", *limits, "-q")
+    assert code == 0, err
+    assert [line for line in err.splitlines() if "taking" in line] == [
+        "taking 8 games of tournament 1 (random, greedy on 2 systems): the same deals, limits and code, "
+        "not played again"]
+    code, out, err = cli("tournament", "--players", "random,greedy,greedy:flush_weight=2,greedy:flush_weight=3",
+                         *limits, "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["players"]) == 4
+    assert [line for line in err.splitlines() if "taking" in line] == [
+        "taking 12 games of tournament 2 (random, greedy, greedy:flush_weight=2 on 2 systems): the same deals, "
+        "limits and code, not played again"]
+
+
+def test_compare_says_a_run_of_one_game_is_one_game_in_its_column(tmp_path, cli):
+    db = tmp_path / "r.sqlite"
+    for player, games in (("random", "1"), ("greedy", "2")):
+        code, out, err = cli("run", "--player", player, "--games", games, "--time-per-game", "5", "--prep-time", "0",
+                             "--db", db, "-q")
+        assert code == 0, err
+    code, out, err = cli("compare", db)
+    assert code == 0, err
+    one, two = out.splitlines()[:2]
+    assert " 1 game " in one and " games " not in one and " 2 games " in two
+    assert one.index("±") == two.index("±")  # the columns after it still line up

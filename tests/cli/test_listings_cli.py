@@ -165,3 +165,22 @@ def test_every_help_names_what_an_option_takes_in_words_and_lists_subcommands_wh
     code, out, err = cli("experiment", "--help")
     listed = out[out.index("Commands:"):].splitlines()[1:]
     assert len(listed) == 4 and not any(line.rstrip().endswith("...") or "et al" in line for line in listed), listed
+
+
+def test_results_help_says_what_player_name_holds_for_every_run(cli, tmp_path):
+    """The export's player_name is the player's name (``greedy`` for a run of
+    ``greedy:flush_weight=2``) for every run but a person's web game; the help said only
+    "the person's name for a game played in the web app"."""
+    code, out, err = cli("results", "--help")
+    assert code == 0, err
+    text = " ".join(out.split())
+    described = text[text.index("player_name ("):text.index(", system,")]
+    assert "name of the spec's player" in described and "web app" in described, described
+    db = tmp_path / "r.sqlite"
+    code, out, err = cli("run", "--player", "greedy:flush_weight=2", "--games", "1", "--time-per-game", "5",
+                         "--prep-time", "0", "--db", db, "-q")
+    assert code == 0, err
+    code, out, err = cli("results", "--db", db, "--export", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["player"], row["player_name"]) == ("greedy:flush_weight=2", "greedy")

@@ -18,7 +18,8 @@ from ..kernels import random_games
 from ..points import AMERICAN, CONTEST_SEED, SPEC_HELP
 from ..harness.runner import DEFAULT_MEMORY_MB
 from . import CONTEST_SHARED_HELP, app, check_result_store, point_systems
-from .harness import DB_OPT, _Progress, check_player_list, check_run_options, check_system_list, print_table, play_cmd
+from .harness import (DB_OPT, _Progress, _say_taken, check_player_list, check_run_options, check_system_list,
+                      print_table, play_cmd)
 
 DEMO_SYSTEMS = f"american;british;ameritish:{CONTEST_SEED}"  # three of the contest's twelve
 
@@ -56,13 +57,16 @@ def demo_cmd(
     scores = random_games(1000, 0, np.array(AMERICAN.points, dtype=np.int64))
     typer.echo(f"\n== 1,000 random games (numba kernel): mean {scores.mean():.2f}, sd {scores.std(ddof=1):.2f} "
                "(the 2013 slides: 14.4, sd 7.6) ==")
-    typer.echo(f"\n== Tournament: {', '.join(names)}; {len(pss)} point systems ({', '.join(s.name for s in pss)}), "
-               f"{games} game{'s' if games != 1 else ''} each, {prep_time:g} s preparation, {time_per_game:g} s per game ==")
+    typer.echo(f"\n== Tournament: {', '.join(names)}; {len(pss)} point system{'s' if len(pss) != 1 else ''} "
+               f"({', '.join(s.name for s in pss)}), {games} game{'s' if games != 1 else ''} each, "
+               f"{prep_time:g} s preparation, {time_per_game:g} s per game ==")
     with ResultStore(db) as store:
         progress = _Progress(games * len(names) * len(pss), "tournament", True)
         try:
             table = run_tournament(names, pss, games, 0, store, time_per_game=time_per_game,
-                                   prep_time=prep_time, on_result=lambda s, p, r: progress.update(r.score))
+                                   prep_time=prep_time, on_result=lambda s, p, r: progress.update(r.score),
+                                   on_held=lambda s, p, recs: progress.held(recs),
+                                   on_taken=lambda taken: _say_taken(taken, progress.say))
         finally:
             progress.close()
     print_table(table)

@@ -11,7 +11,7 @@ import typer
 from ..cards import card_name, deal, parse_cards
 from ..hands import HAND_NAMES, classify
 from ..points import contest_words
-from . import app, check_output, fail, point_system, point_systems
+from . import CONTEST_SHARED_HELP, app, check_output, fail, point_system, point_systems
 
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON.")
 EXPECTED_DEFAULT = "benchmarks/strength_expected.json"
@@ -30,8 +30,8 @@ def deal_cmd(
 @app.command("system")
 def system_cmd(
     spec: str = typer.Argument(..., help="american, british, ameritish:SEED, random:SEED, hypercorner:SEED, single:HAND, "
-                                         "or 10 integers; or 'contest' (the twelve of 2016, or 'contest:SEED' a new "
-                                         "edition's: each a table, in --json a list)"),
+                                         "or 10 integers; or 'contest' (the twelve of 2016; " + CONTEST_SHARED_HELP
+                                         + "): each a table, in --json a list"),
     json_out: bool = JSON_OPT,
 ) -> None:
     """Print a point system as a table (or the contest's twelve, to publish an edition's)."""

@@ -607,8 +607,7 @@ def tournament_cmd(
                                    backend=backend, address=address, memory_mb=memory_limit,
                                    retry_penalties=retry_penalties, secret=secret,
                                    on_held=lambda s, p, recs: progress.held(recs),
-                                   on_taken=None if quiet or json_out else (
-                                       lambda taken: _say_taken(taken, progress.say)))
+                                   on_taken=lambda taken: _say_taken(taken, progress.say))
         finally:
             progress.close()
     with ResultStore(db, readonly=True) as store:
@@ -665,8 +664,9 @@ def results_cmd(
     """List what the result store holds, show a tournament, or export games (CSV/JSON).
 
     An export holds one row per game, with the columns run_id, tournament_id (empty or
-    null: none), player (the spec as given), player_name (the person's name for a game
-    played in the web app), system, points (in CSV ten integers separated by spaces),
+    null: none), player (the spec as given), player_name (the name of the spec's player,
+    e.g. tiger for tiger:iterations=80; for a game a person played in the web app, the
+    name they gave), system, points (in CSV ten integers separated by spaces),
     game_index, seed, score, decision_s (seconds, to the microsecond), penalty (why the
     game scored the penalty; empty or null: it did not), fallback_moves, placements (in
     CSV JSON text: [card, row, col] per move), secret (the key that replays the run),
@@ -892,8 +892,8 @@ def compare_cmd(
     for r in result["runs"]:
         se = "-" if r["stderr"] is None else f"{r['stderr']:.2f}"
         typer.echo(f"{run_label(r['store'], r['run']):<{wl}}  {r['player']:<{wp}} {r['system']:<16} {r['games']:>6} "
-                   f"games {r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game (max {r['max_seconds']:.2f})  "
-                   f"{penalties_text(r['penalties'])}")
+                   f"{'game ' if r['games'] == 1 else 'games'} {r['mean']:9.2f} ± {se}  {r['seconds_per_game']:.2f} s/game "
+                   f"(max {r['max_seconds']:.2f})  {penalties_text(r['penalties'])}")
     if not result["paired"]:
         typer.echo("no two runs of one point system share two deals")
         return

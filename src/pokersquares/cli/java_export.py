@@ -53,6 +53,9 @@ def stdio_player_cmd(
     seed: int = typer.Option(0, "--seed", help="The player's own random seed."),
 ) -> None:
     """Serve PLAYER over a line protocol on stdin/stdout, for the Java class `export-java`
-    writes: "system P0..P9 MILLIS", "init", "play CARD_ID MILLIS" -> "ok" / "play R C"."""
+    writes. Its first line says "ready NAME" (the player's name) once the player is built
+    and warmed up, or "error WHY" if it cannot be built (exit code 2). Then it answers
+    "system P0..P9 MILLIS" and "init" with "ok", "play CARD_ID MILLIS" with "play R C", and
+    a command that fails with "raised WHY"; "quit" or the end of stdin ends it."""
     check_seed(seed, "--seed")
     raise typer.Exit(serve(player, seed))
