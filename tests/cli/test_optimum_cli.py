@@ -222,9 +222,11 @@ def test_one_deal_has_no_standard_error():
     alone = summarize([one])
     assert alone["mean_score_stderr"] is None
     assert "mean best grid 4.00, mean bound 4.00" in format_summary(flush.name, alone)
+    assert format_summary(flush.name, alone).startswith(f"{flush.name}: 1 deal, 1 proven optimal")
     both = summarize([one, two])
     assert both["mean_score_stderr"] == pytest.approx(1.0)
     assert "mean best grid 3.00 ± 1.00, mean bound 3.50" in format_summary(flush.name, both)
+    assert format_summary(flush.name, both).startswith(f"{flush.name}: 2 deals, 1 proven optimal")
 
 
 def _without_the_solvers(monkeypatch):

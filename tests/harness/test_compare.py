@@ -146,7 +146,15 @@ def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(sto
     monkeypatch.chdir(tmp_path.parent)
     r = run_cli(stores[0], copy)
     assert r.returncode == 0 and "+0.00 ± 0.00" not in r.stdout, r.stdout
-    assert f"2 run(s) of {copy} are runs of {stores[0]}" in r.stderr
+    assert f"2 runs of {copy} are runs of {stores[0]}" in r.stderr
+    one = tmp_path / "one.sqlite"  # a copy of a store of one run: said in the singular
+    shutil.copy(stores[1], one)
+    with ResultStore(one) as store:
+        store.conn.execute("DELETE FROM games WHERE run_id = 2")
+        store.conn.execute("DELETE FROM runs WHERE run_id = 2")
+        store.conn.commit()
+    r = run_cli(stores[1], one)
+    assert r.returncode == 0 and f"note: 1 run of {one} is a run of {stores[1]} (a copy of it?)" in r.stderr, r.stderr
     # Two runs of one player with the same settings made at different times are two runs.
     with ResultStore(copy) as store:
         store.conn.execute("UPDATE runs SET created = created + 1 WHERE run_id = 1")

@@ -152,6 +152,8 @@ def test_reviewing_a_penalised_game_says_why_it_cannot_be_reviewed(cli, tmp_path
                               GameRecord(2, 2, 95, full(2), 0.1)])
         only = store.open_run("broken", "broken", AMERICAN, 0, 2, 1.0, 0.0)
         store.add_games(only, [GameRecord(i, i, 0, [], 0.0, "error: RuntimeError: boom\nmore") for i in range(2)])
+        one = store.open_run("broken", "broken", AMERICAN, 5, 1, 1.0, 0.0)
+        store.add_games(one, [GameRecord(0, 5, 0, [], 0.0, "error: RuntimeError: boom")])
     code, out, err = cli("review", db, "--run", 1, "--game", 1, "--coach", "pretrained", "--prep-time", 0)
     assert code == 2 and err.count("\n") == 1, err
     assert "run 1's game dealt with seed 1 is not finished: 7 of 25 cards placed, scored the penalty (timeout:" in err
@@ -159,6 +161,9 @@ def test_reviewing_a_penalised_game_says_why_it_cannot_be_reviewed(cli, tmp_path
     assert code == 2 and err.count("\n") == 1, err
     assert "none of its 2 games is finished (seed 0: 0 of 25 cards placed, scored the penalty (error: " \
            "RuntimeError: boom))" in err
+    code, out, err = cli("review", db, "--run", 3, "--coach", "pretrained", "--prep-time", 0)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "run 3 has no finished game to review: its one game is not finished (seed 5: 0 of 25 cards placed" in err
 
 
 def test_an_incomplete_tournament_is_said_to_be_so_under_its_table(cli, tmp_path):

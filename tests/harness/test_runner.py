@@ -22,25 +22,26 @@ def test_every_player_sees_the_same_deals():
             assert rec.seed == 100 + rec.game_index and rec.penalty is None
 
 
-def test_a_changed_player_version_starts_a_new_run(tmp_path, monkeypatch):
+@pytest.mark.parametrize("games, said", [(3, "3 games"), (1, "1 game")])
+def test_a_changed_player_version_starts_a_new_run(tmp_path, monkeypatch, games, said):
     from pokersquares.players.baseline import GreedyPlayer
 
     store = ResultStore(tmp_path / "r.sqlite")
-    spec = RunSpec("greedy", BRITISH, 3, 7, 30.0, 1.0)
+    spec = RunSpec("greedy", BRITISH, games, 7, 30.0, 1.0)
     run_id, _ = record_run(spec, store)
     assert record_run(spec, store)[0] == run_id  # same code: resumed
     monkeypatch.setattr(GreedyPlayer, "version", GreedyPlayer.version + "-changed", raising=False)
     seen = []
-    with pytest.warns(UserWarning, match=rf"the store's run {run_id} \(3 games\) was played by other code .* "
+    with pytest.warns(UserWarning, match=rf"the store's run {run_id} \({said}\) was played by other code .* "
                                          r"its games are not resumed, run \d+ plays them anew"):
         run_id2, recs = record_run(spec, store, on_result=seen.append)
-    assert run_id2 != run_id and len(seen) == 3 and len(recs) == 3  # replayed, not resumed
+    assert run_id2 != run_id and len(seen) == games and len(recs) == games  # replayed, not resumed
     # The store says which code played each run, and finds the run the new code left behind.
     versions = {r.run_id: r.version for r in store.runs()}
     assert versions[run_id].endswith("/" + GreedyPlayer.version.removesuffix("-changed"))
     assert versions[run_id2].endswith("-changed") and versions[run_id] != versions[run_id2]
     assert [r.run_id for r in store.other_versions(run_id2)] == [run_id]
-    assert [r.finished for r in store.other_versions(run_id2)] == [3]
+    assert [r.finished for r in store.other_versions(run_id2)] == [games]
     other = record_run(RunSpec("greedy", BRITISH, 3, 8, 30.0, 1.0), store)[0]  # another seed: not a version of it
     assert store.other_versions(other) == []
 

@@ -851,7 +851,8 @@ def compare_cmd(
     for kept_store, kept_run, dropped_store, dropped_run in duplicates:
         copies.setdefault((dropped_store, kept_store), []).append(f"{dropped_run} = {kept_run}")
     for (dropped_store, kept_store), same in copies.items():
-        typer.echo(f"note: {len(same)} run(s) of {dropped_store} are runs of {kept_store} (a copy of it?), "
+        typer.echo(f"note: {len(same)} run{'s' if len(same) != 1 else ''} of {dropped_store} "
+                   f"{'are runs' if len(same) != 1 else 'is a run'} of {kept_store} (a copy of it?), "
                    f"each read once (runs {', '.join(same[:5])}{', ...' if len(same) > 5 else ''})", err=True)
     if hands:
         from ..harness.hands_made import compare_hands

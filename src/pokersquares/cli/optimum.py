@@ -197,7 +197,7 @@ def _cpu(optima: list) -> dict:
 
 
 def format_summary(name: str, s: dict) -> str:
-    return (f"{name}: {s['deals']} deals, {s['proven']} proven optimal ({100 * s['proven'] / s['deals']:.1f}%); "
+    return (f"{name}: {s['deals']} deal{'s' if s['deals'] != 1 else ''}, {s['proven']} proven optimal ({100 * s['proven'] / s['deals']:.1f}%); "
             f"mean best grid {s['mean_score']:.2f}"
             + ("" if s["mean_score_stderr"] is None else f" ± {s['mean_score_stderr']:.2f}")
             + f", mean bound {s['mean_bound']:.2f} "

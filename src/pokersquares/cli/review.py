@@ -93,8 +93,8 @@ def review_cmd(
         if not any(len(g.placements) == 25 for g in dealt):
             raise fail(f"run {run}'s game dealt with seed {seed} is not finished: {_unfinished(dealt[0])}")
     if not finished:
-        unfinished = (f": none of its {len(recorded)} games is finished (seed {recorded[0].seed}: "
-                      f"{_unfinished(recorded[0])})" if recorded else "")
+        some = "its one game is not" if len(recorded) == 1 else f"none of its {len(recorded)} games is"
+        unfinished = (f": {some} finished (seed {recorded[0].seed}: {_unfinished(recorded[0])})" if recorded else "")
         raise fail(f"run {run} has no finished game to review{unfinished}")
     # A deal played twice, as a person may in the web app, is reviewed twice.
     records = finished

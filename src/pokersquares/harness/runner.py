@@ -298,7 +298,7 @@ def _open_run(store: ResultStore, spec: RunSpec, player_name: str | None, tourna
         older = [r for r in store.other_versions(run_id) if r.finished]
         if older:
             r = older[-1]
-            warnings.warn(f"{spec.player} on {spec.point_system.name}: the store's run {r.run_id} ({r.finished} games) "
+            warnings.warn(f"{spec.player} on {spec.point_system.name}: the store's run {r.run_id} ({r.finished} game{'s' if r.finished != 1 else ''}) "
                           f"was played by other code ({r.version or 'a version from before versions were kept'}; "
                           f"this is {store.run(run_id).version}); its games are not resumed, run {run_id} plays "
                           "them anew", RunnerWarning, stacklevel=2)
