@@ -171,3 +171,60 @@ def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
         assert "played under another secret" in other.stderr and len(other.stderr.strip().splitlines()) == 1
     with ResultStore(db) as store:
         assert len(store.runs()) == 2
+
+
+def test_a_sample_draws_the_same_settings_whatever_order_its_params_come_in():
+    """``--param a=.. --param b=..`` and ``--param b=.. --param a=..`` drew other settings
+    from one seed (the draw followed the options' order): drawn in the order of the
+    parameters' names now, each setting's parameters in the order given."""
+    listed = {"delta": [0.1, 0.2, 0.3], "cp": [1, 5, 10], "rules": [True, False]}
+    ranged = {"delta": [0.1, 0.2, 0.3], "cp": ParamRange(1.0, 50.0, False), "alpha": ParamRange(1, 9, True)}
+    for params in (listed, ranged):
+        for seed in range(5):
+            by_name = settings(dict(sorted(params.items())), sample=4, seed=seed)
+            for order in itertools.permutations(params):
+                drawn = settings({n: params[n] for n in order}, sample=4, seed=seed)
+                assert drawn == by_name and all(list(s) == list(order) for s in drawn)
+
+
+def _sample_sweep(db, *params):
+    """``sweep --sample 3 --sample-seed 4`` of tiger at fixed work over ``params``: its output and its rows by setting."""
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", "--player", "tiger:iterations=10", *params,
+                        "--sample", "3", "--sample-seed", "4", "--games", "1", "--time-per-game", "5",
+                        "--prep-time", "0", "--secret", "k", "--workers", "1", "--db", str(db), "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r, {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
+
+
+def test_a_sample_sweep_plays_the_same_settings_in_a_fresh_store_whatever_the_order(tmp_path):
+    """The same sample sweep with its --param options swapped, in two fresh stores: the
+    same settings, in the same order, with the same scores."""
+    _, first = _sample_sweep(tmp_path / "a.sqlite", "--param", "delta=0.1,0.2,0.3", "--param", "cp=1,5,10")
+    _, swapped = _sample_sweep(tmp_path / "b.sqlite", "--param", "cp=1,5,10", "--param", "delta=0.1,0.2,0.3")
+    assert list(swapped) == list(first) and len(first) == 3
+    assert [r["mean"] for r in swapped.values()] == [r["mean"] for r in first.values()]
+
+
+def test_a_store_holding_a_sample_drawn_in_the_options_order_keeps_it_and_says_so(tmp_path):
+    """Until the draw went by name, ``--param delta=.. --param cp=..`` with --sample-seed 4
+    drew these three settings. A store holding their runs keeps them, games and specs as
+    they were; the same command resumes the two the draw by name makes too, plays one new
+    setting beside the third, and says so in one line."""
+    db = tmp_path / "old.sqlite"
+    before = [{"delta": 0.1, "cp": 1}, {"delta": 0.2, "cp": 1}, {"delta": 0.2, "cp": 5}]
+    assert settings({"delta": [0.1, 0.2, 0.3], "cp": [1, 5, 10]}, sample=3, seed=4, given_order=True) == before
+    with ResultStore(db) as store:
+        held = run_sweep("tiger:iterations=10", before, AMERICAN, 1, 0, store, time_per_game=5, prep_time=0,
+                         workers=1, secret="k")
+        kept = {run.run_id: (run.player, [g.score for g in store.games(run.run_id)]) for run in store.runs()}
+    r, rows = _sample_sweep(db, "--param", "delta=0.1,0.2,0.3", "--param", "cp=1,5,10")
+    assert list(rows) == ['{"cp": 1, "delta": 0.1}', '{"cp": 5, "delta": 0.1}', '{"cp": 5, "delta": 0.2}']
+    assert [row["run_id"] for row in rows.values()] == [held[0]["run_id"], max(kept) + 1, held[2]["run_id"]]
+    assert "holds 1 setting " in r.stderr and "tiger:iterations=10,delta=0.2,cp=1" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    with ResultStore(db) as store:
+        assert {run.run_id: (run.player, [g.score for g in store.games(run.run_id)])
+                for run in store.runs() if run.run_id in kept} == kept and len(store.runs()) == 4
+    again, _ = _sample_sweep(db, "--param", "cp=1,5,10", "--param", "delta=0.1,0.2,0.3")
+    assert not again.stderr  # the options in the order of their names drew these settings before too

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
+from ..experiments.sweep import earlier_sample, parse_param, plot_sweep, run_sweep, setting_spec, settings
 from ..harness.registry import checked_player, one_build_per_spec, parse_player_spec
 from ..harness.runner import backend_session, check_backend
 from ..harness.spec import check_saved_states
@@ -31,7 +31,9 @@ def sweep_cmd(
                                     "both ends are, so write 0.0..1.0 for reals). Repeat for several: every "
                                     "combination is a setting."),
     sample: Optional[int] = typer.Option(None, "--sample", help="Play K settings drawn at random instead of the "
-                                         "whole grid."),
+                                         "whole grid. The draw depends on K, --sample-seed and each parameter's "
+                                         "name and values (in the order listed), not on the order of the --param "
+                                         "options."),
     sample_seed: Optional[int] = typer.Option(None, "--sample-seed", help="Seed of the --sample draw "
                                               "(default: --seed)."),
     system: str = typer.Option("american", "--system", "-s", help=SPEC_HELP),
@@ -69,13 +71,22 @@ def sweep_cmd(
     both = [name for name in params if name in fixed]
     if both:  # the setting's value would silently replace the spec's
         raise fail(f"--param {both[0]} is fixed in --player {player!r}; sweep it or fix it, not both")
-    grid = settings(params, sample, seed if sample_seed is None else sample_seed)
+    draw_seed = seed if sample_seed is None else sample_seed
+    grid = settings(params, sample, draw_seed)
     for setting in grid:
         built_player(setting_spec(player, setting), "--param")  # a parameter the player does not take fails here
     check_saved_states([player], [ps])
     if plot is not None:  # plot_sweep writes PNG only
         check_output(plot, "--plot", db=db, suffixes=(".png",), example="sweep.png")
     with ResultStore(db) as store, backend_session(backend, address):
+        earlier = [] if sample is None else earlier_sample(store, player, params, sample, draw_seed, ps, seed,
+                                                           time_per_game, prep_time)
+        if earlier:
+            typer.echo(f"note: {db} holds {len(earlier)} setting{'s' if len(earlier) != 1 else ''} "
+                       f"({earlier[0]}{', ...' if len(earlier) > 1 else ''}) that --sample drew from these --param "
+                       "options when the draw followed their order (until 2026-12-06); it follows the parameters' "
+                       "names now, so this sweep plays other settings in their place and keeps those "
+                       "(`pokersquares results` lists them)", err=True)
         progress = _Progress(games * len(grid), f"sweep {player}", not (quiet or json_out))
         try:
             rows = run_sweep(player, grid, ps, games, seed, store, time_per_game=time_per_game,
