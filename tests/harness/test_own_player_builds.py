@@ -3,10 +3,12 @@
 every game is already recorded; never prepared or played there). A sweep builds each
 setting's player once, an experiment each of its rows' players once."""
 
+import gc
 import json
 import os
 import uuid
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -16,7 +18,9 @@ from pokersquares.evaluators.patterns import write_utilities
 from pokersquares.experiments.runs import Row, fill_rows
 from pokersquares.experiments.sweep import run_sweep
 from pokersquares.harness.player import BasePlayer
-from pokersquares.harness.runner import RunnerWarning, RunSpec, record_run, record_runs, run_games
+from pokersquares.harness.registry import checked_player, one_build_per_spec
+from pokersquares.harness.runner import RunnerWarning, RunSpec, RunSpecError, record_run, record_runs, run_games
+from pokersquares.harness.spec import check_loaded_points, check_saved_states, player_cores
 from pokersquares.harness.store import GameRecord, ResultStore
 from pokersquares.harness.tournament import run_tournament
 
@@ -140,6 +144,38 @@ def test_the_experiments_called_directly_build_each_own_player_once_here_per_cal
                            workers=1)
         assert [row.games for row in filled] == [2, 2, 2]
         assert builds()[0] == 1
+
+
+def test_a_command_keeps_what_its_checks_learned_of_a_player_not_the_player(tmp_path, own_player, monkeypatch):
+    """The checks kept each player they built until the command ended: forty settings of
+    the champion held 325 MB for as long as their sweep ran. What each player said is kept
+    (that it builds, its cores, the points of the state it loaded), its constructor run
+    once; the player itself is dropped while the command goes on."""
+    module, builds = own_player
+    alive = []
+    init = BasePlayer.__init__
+
+    def watched(self):
+        alive.append(weakref.ref(self))
+        init(self)
+    monkeypatch.setattr(BasePlayer, "__init__", watched)
+    table = tmp_path / "t.json"
+    write_utilities(table, np.zeros(1 << 16), np.zeros(1 << 16, dtype=np.int64), np.array(BRITISH.points),
+                    BRITISH.name, {}, {})
+    specs = [f"{module}:Counted", f"{module}:made:depth=2", f"beemo:load={table}", "greedy"]
+    with one_build_per_spec():
+        said = [checked_player(spec) for spec in specs]
+        gc.collect()
+        assert len(alive) == 4 and [ref() for ref in alive] == [None] * 4
+        assert [checked_player(spec) for spec in specs] == said
+        assert [player_cores(spec) for spec in specs[:2]] == [1, 1]
+        assert [s.points for s in said] == [None, None, tuple(BRITISH.points), None]
+        check_loaded_points(specs[2], BRITISH)
+        with pytest.raises(RunSpecError, match="learned for points 0, 1, 3, 6, 12, 5, 10, 16, 30, 30, not American's"):
+            check_loaded_points(specs[2], AMERICAN)
+        assert len(alive) == 4 and builds() == (2, 0)
+    check_saved_states([specs[2]], [BRITISH, BRITISH])  # called alone: the player built once for both
+    assert len(alive) == 5
 
 
 @pytest.fixture

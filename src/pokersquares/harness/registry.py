@@ -33,7 +33,7 @@ from ..points import integer_or_none
 
 __all__ = ["PlayerInfo", "register_player", "register_player_family", "list_players", "make_player",
            "parse_player_spec", "split_player_list", "canonical_spec", "spec_identity", "check_params", "factory_parameters", "text_parameters",
-           "checked_player", "one_build_per_spec", "UnknownPlayerError"]
+           "checked_player", "CheckedPlayer", "one_build_per_spec", "loaded_points", "UnknownPlayerError"]
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,8 @@ def player_module(name: str) -> str | None:
 
 
 def declared_cores(name: str, factory) -> int:
-    """The cores a player class (or a player) says one game keeps busy: an integer 1..MAX_CORES."""
+    """The cores a player class (or a player, or its :class:`CheckedPlayer`) says one game
+    keeps busy: an integer 1..MAX_CORES."""
     cores = getattr(factory, "cores", 1)
     if not is_integer(cores) or not 1 <= cores <= MAX_CORES:
         raise UnknownPlayerError(f"player {name!r} declares cores = {cores!r}: it must be an integer 1..{MAX_CORES}")
@@ -404,7 +405,26 @@ def make_player(spec: str):
     return player
 
 
-# The players a command's checks built, by spec (spec_identity), while one_build_per_spec holds.
+def loaded_points(player) -> tuple[int, ...] | None:
+    """The points the saved state ``player``'s evaluator loaded (``load=FILE``) was learned
+    for, or None when it loaded none
+    (:meth:`~pokersquares.evaluators.base.Evaluator.loaded_points`)."""
+    ask = getattr(getattr(player, "evaluator", None), "loaded_points", None)
+    return ask() if callable(ask) else None
+
+
+@dataclass(frozen=True)
+class CheckedPlayer:
+    """What the command's own process learns from building a spec's player, kept in place
+    of the player (which holds its tables: forty settings of the champion held 325 MB for
+    as long as their sweep ran): the ``cores`` it says one game keeps busy, as it says them
+    (:func:`declared_cores` reads them), and the ``points`` its saved state was learned
+    for (:func:`loaded_points`)."""
+    cores: Any
+    points: tuple[int, ...] | None
+
+
+# What a command's checks learned of each spec's player (spec_identity), while one_build_per_spec holds.
 _CHECKED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("checked_players", default=None)
 
 
@@ -422,15 +442,20 @@ def one_build_per_spec():
         _CHECKED.reset(token)
 
 
-def checked_player(spec: str):
-    """:func:`make_player` for what the command's own process learns from a player (that it
-    builds, the cores it declares, the points of the state it loaded): within
-    :func:`one_build_per_spec`, the one instance built for the spec (its constructor ran
-    once). Never to be prepared or played: a game's player is built where it plays."""
+def _checked(spec: str) -> CheckedPlayer:
+    player = make_player(spec)
+    return CheckedPlayer(getattr(player, "cores", 1), loaded_points(player))
+
+
+def checked_player(spec: str) -> CheckedPlayer:
+    """What the command's own process learns from the player a spec names: that it builds
+    (else :func:`make_player`'s error), the cores it declares, the points of the state it
+    loaded. The player is dropped once asked (a game's player is built where it plays);
+    within :func:`one_build_per_spec` what it said is kept, its constructor run once."""
     built = _CHECKED.get()
     if built is None:
-        return make_player(spec)
+        return _checked(spec)
     key = spec_identity(spec)
     if key not in built:
-        built[key] = make_player(spec)
+        built[key] = _checked(spec)
     return built[key]

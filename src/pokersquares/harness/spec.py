@@ -18,8 +18,8 @@ from ..errors import PokerSquaresError
 from ..machine import usable_cores
 from ..points import PointSystem
 from .game_play import prepare_player, seed_global_randomness
-from .registry import (canonical_spec, check_params, checked_player, declared_cores, make_player, parse_player_spec,
-                       resolve_factory)
+from .registry import (canonical_spec, check_params, checked_player, declared_cores, loaded_points, make_player,
+                       one_build_per_spec, parse_player_spec, resolve_factory)
 from .seeds import player_seed
 
 __all__ = ["RunSpec", "RunSpecError", "PlayerFailedError", "check_seconds", "check_workers",
@@ -186,21 +186,13 @@ class RunSpec:
         return player_seed(self.secret, "game", game_seed)
 
 
-def loaded_points(player) -> tuple[int, ...] | None:
-    """The points the saved state ``player``'s evaluator loaded (``load=FILE``) was learned
-    for, or None when it loaded none
-    (:meth:`~pokersquares.evaluators.base.Evaluator.loaded_points`)."""
-    ask = getattr(getattr(player, "evaluator", None), "loaded_points", None)
-    return ask() if callable(ask) else None
-
-
 def check_loaded_points(spec: str, point_system: PointSystem, player=None) -> None:
     """Refuse a player (built from ``spec`` unless given) whose saved state was learned for
     other points than ``point_system``'s: its preparation would drop the file and learn
     anew in its budget (nothing in 0 s), and the games would be recorded under the
     file's name, played by an untrained table (a British file run under American: 78.5
     a game, a warning inside the progress line, exit 0)."""
-    saved = loaded_points(checked_player(spec) if player is None else player)
+    saved = checked_player(spec).points if player is None else loaded_points(player)
     if saved is not None and saved != tuple(point_system.points):
         raise RunSpecError(f"{spec}: its saved state was learned for points {', '.join(map(str, saved))}, not "
                            f"{point_system.name}'s ({', '.join(map(str, point_system.points))}); train one for "
@@ -208,14 +200,14 @@ def check_loaded_points(spec: str, point_system: PointSystem, player=None) -> No
                            "learns in its preparation")
 
 
+@one_build_per_spec()
 def check_saved_states(specs: list[str], systems: list[PointSystem]) -> None:
     """Each player that loads a saved state (``load=FILE``), built once, checked against
     every point system it is to play (:func:`check_loaded_points`)."""
     for spec in dict.fromkeys(specs):
         if "load" in parse_player_spec(spec)[1]:
-            player = checked_player(spec)
             for system in systems:
-                check_loaded_points(spec, system, player)
+                check_loaded_points(spec, system)
 
 
 def player_cores(spec: str) -> int:
