@@ -377,9 +377,9 @@ def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, tm
         assert all(b"flush_weight=2" in (out / name).read_bytes() for name in ("PyGreedy.java", "PyGreedy.class"))
         assert (out / "PyGreedy.java").is_symlink()  # the file it names replaced, as writing through it did
         assert not [name for name in contents(out) if name.startswith(".")]
-        with pytest.raises(KeyboardInterrupt):  # without compiling, the old class files go with the held moves
+        with pytest.raises(KeyboardInterrupt):  # without compiling, the old class file goes with the held moves
             export_java("greedy", out, "PyGreedy", compile=False)
-        assert not [name for name in contents(out) if name.endswith(".class")]
+        assert "PyGreedy.class" not in contents(out) and f"{BASE_CLASS}.class" in contents(out)
     finally:
         signal.signal(signal.SIGINT, handler)
 
@@ -393,28 +393,78 @@ def test_an_export_without_compiling_removes_the_class_files_of_the_sources_it_r
     kept = {name: b"not ours" for name in ("Other.class", "PyGreedy$Inner.class", f"{BASE_CLASS}Greedy.class")}
     for name, data in kept.items():
         (out / name).write_bytes(data)
-    (out / f"{BASE_CLASS}$Session.class").rename(tmp_path / "Session.class")
-    (out / f"{BASE_CLASS}$Session.class").symlink_to(tmp_path / "Session.class")
-    old = sorted(name for name in contents(out) if name.endswith(".class") and name not in kept)
+    (out / "PyGreedy.class").rename(tmp_path / "PyGreedy.class")
+    (out / "PyGreedy.class").symlink_to(tmp_path / "PyGreedy.class")
+    base = sorted(name for name in contents(out) if name.startswith(BASE_CLASS) and name not in kept)
     code, stdout, stderr = cli("export-java", "--player", "greedy:flush_weight=2", "--class-name", "PyGreedy",
                                "--out", out, "--no-compile")
-    assert code == 0, stderr
+    assert code == 0 and stderr == "", stderr
     assert [line for line in stdout.splitlines() if line.startswith("removed ")] == [
-        f"removed {out / name} (compiled from the source replaced)" for name in old]
+        f"removed {out / 'PyGreedy.class'} (compiled from the source replaced)"]
     assert f"in a Java tournament, once compiled: new PyGreedy() (classpath: the framework's classes and {out})" \
         in stdout
     after = contents(out)
-    assert sorted(after) == sorted([f"{BASE_CLASS}.java", "PyGreedy.java", *kept])
+    assert sorted(after) == sorted([*base, "PyGreedy.java", *kept])  # the base class's source is as it was
     assert b"flush_weight=2" in after["PyGreedy.java"] and all(after[name] == data for name, data in kept.items())
-    assert (tmp_path / "Session.class").exists()
-    # Compiled, an older base class's nested class that this one does not have goes too.
+    assert (tmp_path / "PyGreedy.class").exists()
+    # Compiled, an older base class's nested class that this one does not have goes.
     (out / f"{BASE_CLASS}$Old.class").write_bytes(b"old")
     code, stdout, stderr = cli("export-java", "--player", "greedy", "--class-name", "PyGreedy", "--out", out,
                                "--classpath", java_classes)
     assert code == 0, stderr
-    assert f"removed {out / BASE_CLASS}$Old.class (compiled from the source replaced)" in stdout.splitlines()
+    assert f"removed {out / BASE_CLASS}$Old.class (no part of the {BASE_CLASS} compiled now)" in stdout.splitlines()
     assert "in a Java tournament: new PyGreedy()" in stdout
     assert not (out / f"{BASE_CLASS}$Old.class").exists() and (out / "PyGreedy.class").exists()
+
+
+def test_a_dangling_link_in_place_of_an_old_class_file_is_removed(java_classes, tmp_path, cli):
+    out = exported(java_classes, tmp_path, "greedy", "PyGreedy")
+    (out / "PyGreedy.class").unlink()
+    (out / "PyGreedy.class").symlink_to(tmp_path / "gone.class")
+    code, stdout, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
+    assert code == 0, stderr
+    assert f"removed {out / 'PyGreedy.class'} (compiled from the source replaced)" in stdout.splitlines()
+    assert not (out / "PyGreedy.class").is_symlink()
+
+
+def test_the_base_class_other_exports_are_compiled_against_stays_and_a_change_to_it_is_told(java_classes,
+                                                                                           tmp_path, cli):
+    """Exported beside PyRandom, PyGreedy without compiling removed PokerSquaresPython.class
+    (its source unchanged, "compiled from the source replaced") and its nested classes: `new
+    PyRandom()` then failed with NoClassDefFoundError. The base class's files stay without
+    compiling; when its source is new or changed, the classes compiled against the one
+    before are named, to compile again."""
+    out = tmp_path / "o"
+    for spec in ("greedy", "random"):
+        code, _, stderr = cli("export-java", "-p", spec, "--out", out, "--classpath", java_classes)
+        assert code == 0, stderr
+    base = sorted(name for name in contents(out) if name.startswith(BASE_CLASS) and name.endswith(".class"))
+    cp = _probe(tmp_path, java_classes, out)
+
+    def random_plays():
+        proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyRandom"],
+                              capture_output=True, text=True, timeout=120, env=ENV)
+        return proc.returncode == 0 and proc.stdout == "random\n"
+
+    def export(*options):
+        code, stdout, stderr = cli("export-java", "-p", "greedy", "--out", out, *options)
+        assert code == 0, stderr
+        return [line for line in stdout.splitlines() if line.startswith("removed ")], stderr
+
+    assert export("--no-compile") == ([f"removed {out / 'PyGreedy.class'} (compiled from the source replaced)"], "")
+    assert sorted(name for name in contents(out) if name.endswith(".class")) == sorted([*base, "PyRandom.class"])
+    assert random_plays()
+    told = (f"note: {BASE_CLASS}.java in {out} changed: PyRandom.class there was compiled against the {BASE_CLASS} "
+            "before it; compile PyRandom.java again with it")
+    (out / f"{BASE_CLASS}.java").write_text((out / f"{BASE_CLASS}.java").read_text() + "// older\n")
+    assert export("--no-compile") == ([], f"{told} (its old class files stay until then, for it to run as before)\n")
+    assert sorted(name for name in contents(out) if name.endswith(".class")) == sorted([*base, "PyRandom.class"])
+    assert random_plays()
+    (out / f"{BASE_CLASS}.java").write_text("// older\n")
+    assert export("--classpath", java_classes) == ([], f"{told}\n")
+    (out / f"{BASE_CLASS}.java").unlink()
+    assert export("--classpath", java_classes)[1] == f"{told.replace(' changed:', ' is new:')}\n"
+    assert export("--classpath", java_classes) == ([], "")  # the same source: nothing to tell
 
 
 def test_an_old_class_file_that_cannot_be_removed_is_one_line(tmp_path, cli, monkeypatch):
@@ -428,9 +478,34 @@ def test_an_old_class_file_that_cannot_be_removed_is_one_line(tmp_path, cli, mon
     monkeypatch.setattr(Path, "unlink", refuse)
     code, _, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
     assert code == 2 and stderr == (f"error: --out {out}: cannot remove {out / 'PyGreedy.class'} (Operation not "
-                                    "permitted), compiled from the source this export replaced: remove it yourself, "
-                                    "or a Java tournament plays it (the new files are written)\n")
+                                    "permitted), compiled from the source replaced: remove it yourself, or a Java "
+                                    "tournament plays it (the new files are written)\n")
     assert sorted(contents(out)) == [f"{BASE_CLASS}.java", "PyGreedy.class", "PyGreedy.java"]
+
+
+def test_old_class_files_removed_before_one_that_cannot_be_removed_are_told(java_classes, tmp_path, cli,
+                                                                             monkeypatch):
+    """The files removed before one that could not be were not told (they were told after
+    all had gone): the others are removed and told, and the error names the one left."""
+    out = exported(java_classes, tmp_path, "greedy", "PyGreedy")
+    old = [out / f"{BASE_CLASS}$Old{i}.class" for i in range(3)]
+    for path in old:
+        path.write_bytes(b"old")
+    unlink = Path.unlink
+
+    def refuse_one(path, missing_ok=False):
+        if path == old[1]:
+            raise PermissionError(1, "Operation not permitted")
+        unlink(path, missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refuse_one)
+    code, stdout, stderr = cli("export-java", "--player", "greedy", "--out", out, "--classpath", java_classes)
+    assert code == 2 and stderr == (f"error: --out {out}: cannot remove {old[1]} (Operation not permitted), no part "
+                                    f"of the {BASE_CLASS} compiled now: remove it yourself (the new files are "
+                                    "written)\n")
+    assert stdout.splitlines() == [f"removed {path} (no part of the {BASE_CLASS} compiled now)"
+                                   for path in (old[0], old[2])]
+    assert [path.exists() for path in old] == [False, True, False]
 
 
 def test_a_python_that_does_not_run_here_is_warned_of_and_thrown_in_java_as_the_others(java_classes, tmp_path,

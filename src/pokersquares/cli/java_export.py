@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from ..cards import check_seed
-from ..java_export import export_java, python_here, serve
+from ..java_export import JavaExportError, export_java, python_here, serve
 from . import app
 
 
@@ -31,13 +31,20 @@ def export_java_cmd(
     """Write a Java class that plays as PLAYER inside the 2016 contest's Java framework
     (a PokerSquaresPlayer: `new PyChampion()` in a Java tournament), and compile it
     against the framework's classes. It runs `python -m pokersquares stdio-player`."""
-    removed: list[Path] = []
-    files = export_java(player, out, class_name, classpath, compile_, python, on_removed=removed.append)
+    removed: list[str] = []
+    try:
+        files = export_java(player, out, class_name, classpath, compile_, python,
+                            on_removed=lambda path, why: removed.append(f"removed {path} ({why})"),
+                            on_note=lambda note: typer.echo(f"note: {note}", err=True))
+    except JavaExportError:
+        for line in removed:  # before a file it could not remove
+            typer.echo(line)
+        raise
     name = files[1].stem
     for f in files:
         typer.echo(f"wrote {f}")
-    for f in removed:
-        typer.echo(f"removed {f} (compiled from the source replaced)")
+    for line in removed:
+        typer.echo(line)
     typer.echo(f"in a Java tournament{'' if compile_ else ', once compiled'}: new {name}() (classpath: the "
                f"framework's classes and {out})")
     why = python_here(python) if python is not None else None

@@ -184,7 +184,8 @@ def _javac() -> str:
 
 def export_java(spec: str, out: Path, class_name: str | None = None, classpath: str | None = None,
                 compile: bool = True, python: str | None = None,
-                on_removed: Callable[[Path], None] | None = None) -> list[Path]:
+                on_removed: Callable[[Path, str], None] | None = None,
+                on_note: Callable[[str], None] | None = None) -> list[Path]:
     """Write ``CLASS.java`` and ``PokerSquaresPython.java`` into the folder ``out`` (and,
     with ``compile``, their ``.class`` files, compiled against ``classpath``, the
     framework's classes; default: ``$CLASSPATH``). The class runs ``python -m
@@ -194,9 +195,16 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     spec is checked by building the player, and the classpath's entries must exist,
     before anything is written. The files replace their namesakes all together, once
     compiled: an export that fails or is interrupted leaves ``out`` as it was. With them
-    go the class files of these classes in ``out`` that the export does not write (all
-    of them with ``compile`` off): compiled from the sources replaced, a Java tournament
-    would play them; each removed is told to ``on_removed``."""
+    go the class files they leave stale, each told to ``on_removed`` with why as it
+    goes: with ``compile`` off, ``CLASS.class`` (from the source replaced: a Java
+    tournament would play the old player); compiled, the base class's nested classes
+    that the one compiled now does not have. The base class is shared by the classes
+    exported into ``out``, each compiled against it, so without compiling its class files
+    stay, even when its source changes: removed, every other class there would fail at
+    its first ``new``, while nothing is compiled from the new source yet to take their
+    place. When its source is new or changed, the classes in ``out`` compiled against
+    the one before (those whose sources extend it) are told to ``on_note``, to be
+    compiled again."""
     from ..harness.registry import make_player
 
     class_name = check_class_name(class_name or default_class_name(spec))
@@ -241,9 +249,12 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
             # Its own glob ($ for nested): a class named PokerSquaresPythonX would be listed twice.
             names += sorted({f"{BASE_CLASS}.class", *(p.name for p in staged.glob(f"{BASE_CLASS}$*.class"))}) + [
                 f"{class_name}.class"]
+        old_base = _text_in(out / names[0])
         with _stops_held():
             _move_into(out, staged, names)
-            removed = _remove_stale(out, class_name, names)
+            if on_note is not None and old_base != base_source():
+                _tell_base_changed(out, class_name, old_base is None, javac is not None, on_note)
+            _remove_stale(out, class_name, names, on_removed)
     finally:
         with _stops_held():
             if staged is not None:
@@ -251,9 +262,6 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
             if created:
                 with contextlib.suppress(OSError):  # not empty: the export (or part of it) is in it
                     out.rmdir()
-    if on_removed is not None:
-        for path in removed:
-            on_removed(path)
     return [out / name for name in names]
 
 
@@ -322,22 +330,68 @@ def _move_into(out: Path, staged: Path, names: list[str]) -> None:
                                   f"can write to{moved}") from None
 
 
-def _remove_stale(out: Path, class_name: str, written: list[str]) -> list[Path]:
-    """Remove from ``out`` the class files of ``class_name`` and of the base class (its
-    nested classes too) that are not among ``written``, and return them: compiled from
-    older sources. A link is removed, not the file it points to; one that cannot be
-    removed is a JavaExportError that says the new files are in place."""
-    found = [f"{class_name}.class", f"{BASE_CLASS}.class", *(p.name for p in out.glob(f"{BASE_CLASS}$*.class"))]
+def _text_in(path: Path) -> str | None:
+    """The text of the file ``path``, or None if it cannot be read (there is none)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _compiled_against_base(out: Path, class_name: str) -> list[str]:
+    """The classes in ``out`` but ``class_name`` whose sources there extend the base class
+    and that have a class file there, compiled against the base class there was."""
+    return sorted(source.stem for source in out.glob("*.java")
+                  if source.stem not in (class_name, BASE_CLASS) and (out / f"{source.stem}.class").is_file()
+                  and re.search(rf"\bextends\s+{re.escape(BASE_CLASS)}\b", _text_in(source) or ""))
+
+
+def _tell_base_changed(out: Path, class_name: str, new: bool, compiled: bool, on_note: Callable[[str], None]) -> None:
+    """Tell ``on_note`` which classes in ``out`` to compile again, the base class's source
+    there being ``new`` or changed; nothing if none is compiled against it. Without
+    compiling, the old base class's files stay for them, if it has any there."""
+    others = _compiled_against_base(out, class_name)
+    if not others:
+        return
+    one = len(others) == 1
+    note = (f"{BASE_CLASS}.java in {out} {'is new' if new else 'changed'}: "
+            f"{', '.join(f'{name}.class' for name in others)} there {'was' if one else 'were'} compiled against "
+            f"the {BASE_CLASS} before it; compile {', '.join(f'{name}.java' for name in others)} again with it")
+    if not compiled and (out / f"{BASE_CLASS}.class").is_file():
+        note += f" (its old class files stay until then, for {'it' if one else 'them'} to run as before)"
+    on_note(note)
+
+
+def _remove_stale(out: Path, class_name: str, written: list[str],
+                  on_removed: Callable[[Path, str], None] | None) -> None:
+    """Remove from ``out`` the class files that the files ``written`` leave stale: not
+    compiled, ``class_name``'s (compiled from the source replaced); compiled, the base
+    class's nested ones that the base class compiled now does not have. Each removed is
+    told to ``on_removed`` with why, at once. A link is removed, not the file it names
+    (a dangling one too). Those that cannot be removed, after the rest are, are a
+    JavaExportError that names them."""
+    if f"{class_name}.class" in written:
+        found = [p.name for p in out.glob(f"{BASE_CLASS}$*.class")]
+        why, harm = f"no part of the {BASE_CLASS} compiled now", ""
+    else:
+        found = [f"{class_name}.class"]
+        why, harm = "compiled from the source replaced", ", or a Java tournament plays it"
     stale = [out / name for name in sorted(set(found) - set(written))
              if (out / name).is_symlink() or (out / name).is_file()]
+    left = []
     for path in stale:
         try:
             path.unlink()
         except OSError as e:
-            raise JavaExportError(f"--out {out}: cannot remove {path} ({e.strerror or e}), compiled from the source "
-                                  "this export replaced: remove it yourself, or a Java tournament plays it (the new "
-                                  "files are written)") from None
-    return stale
+            left.append((path, e))
+            continue
+        if on_removed is not None:
+            on_removed(path, why)
+    if left:
+        e = left[0][1]
+        raise JavaExportError(f"--out {out}: cannot remove {', '.join(str(path) for path, _ in left)} "
+                              f"({e.strerror or e}), {why}: remove {'it' if len(left) == 1 else 'them'} yourself"
+                              f"{harm} (the new files are written)")
 
 
 @contextlib.contextmanager
