@@ -6,6 +6,8 @@ setting's player once, an experiment each of its rows' players once."""
 import gc
 import json
 import os
+import subprocess
+import sys
 import uuid
 import warnings
 import weakref
@@ -178,25 +180,38 @@ def test_a_command_keeps_what_its_checks_learned_of_a_player_not_the_player(tmp_
     assert len(alive) == 5
 
 
-@pytest.fixture
-def built_here(monkeypatch):
-    """``count()``: how many players were built in this process since the last call
-    (every player's constructor runs BasePlayer's; a worker's builds are its own)."""
-    made = []
-    here = os.getpid()
-    init = BasePlayer.__init__
+# Runs an experiment twice in a process of its own (it forks its games: a test process
+# that ran numba's parallel kernels under GNU OpenMP before cannot, and BeeMo's flat MC
+# runs them in its games) and prints how many players each run built in that process
+# (every player's constructor runs BasePlayer's; a worker's builds are its own).
+COUNT_BUILDS = """
+import json, os, signal, sys
+from pokersquares.cli import main
+from pokersquares.harness.player import BasePlayer
 
-    def counted(self):
-        if os.getpid() == here:
-            made.append(type(self).__name__)
-        init(self)
-    monkeypatch.setattr(BasePlayer, "__init__", counted)
+made, here, init = [], os.getpid(), BasePlayer.__init__
 
-    def count():
-        n = len(made)
-        made.clear()
-        return n
-    return count
+def counted(self):
+    if os.getpid() == here:
+        made.append(type(self).__name__)
+    init(self)
+
+BasePlayer.__init__ = counted
+args, counts = sys.argv[1:], []
+for _ in range(2):
+    sys.argv = ["pokersquares", *args]
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
+    try:
+        main()
+    except SystemExit as e:
+        if e.code:
+            sys.exit(e.code)
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
+    counts.append(len(made))
+    made.clear()
+print(json.dumps(counts), file=sys.stderr)
+"""
 
 
 E = ["--workers", "1", "--json"]
@@ -217,20 +232,19 @@ E = ["--workers", "1", "--json"]
     ("beemo", ["--systems", "american", "--configs", "beemo", "--load", "{tmp}/t.json", "--games", "1",
                "--mc-games", "1", "--playouts", "1", "--time-per-game", "0.05", "--prep-time", "0"], 3),
 ])
-def test_an_experiment_builds_each_of_its_players_once_here(cli, tmp_path, built_here, name, args, players):
+def test_an_experiment_builds_each_of_its_players_once_here(tmp_path, name, args, players):
     """Each distinct player of an experiment's rows is built once in the command's own
     process (the counts it was built before are beside each case), and once again when
     every game is recorded."""
     write_utilities(tmp_path / "t.json", np.zeros(1 << 16), np.zeros(1 << 16, dtype=np.int64),
                     np.array(AMERICAN.points), AMERICAN.name, {}, {})
     command = ["experiment", name, *(str(a).format(tmp=tmp_path) for a in args), "--db", tmp_path / "e.sqlite", *E]
-    code, out, err = cli(*command)
-    assert code == 0, err
-    assert json.loads(out)
-    assert built_here() == players
-    code, _, err = cli(*command)
-    assert code == 0, err
-    assert built_here() == players
+    r = subprocess.run([sys.executable, "-c", COUNT_BUILDS, *map(str, command)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    first, again = r.stdout.split("\n")[0], r.stderr.strip().splitlines()[-1]
+    assert json.loads(first)
+    assert json.loads(again) == [players, players]
 
 
 def test_a_run_played_by_two_commands_at_once_is_said_at_the_callers_line(tmp_path):
