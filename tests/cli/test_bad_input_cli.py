@@ -267,6 +267,9 @@ def test_sweep_reports_penalties_and_writes_the_plot_where_told(cli, tmp_path):
     header, *rows = out.splitlines()
     assert "penalties" in header and "2 of 2 games penalised" in out  # every game timed out
     assert "4 games scored the penalty" in err
+    code, out, err = cli("sweep", "--player", "greedy", "--param", "flush_weight=0.5", "--games", "1",
+                         "--prep-time", "0", "--time-per-game", "0.000001", "-q", "--db", tmp_path / "one.sqlite")
+    assert code == 0 and "warning: 1 game scored the penalty (" in err, err
 
 
 @pytest.fixture(scope="module")

@@ -115,5 +115,5 @@ def sweep_cmd(
                + (f"; plot in {plot}" if plot is not None else ""))
     penalised = sum(r["penalties"] for r in rows)
     if penalised:
-        typer.echo(f"warning: {penalised} games scored the penalty (`pokersquares results --db {db}` lists the "
-                   "runs; their reasons are in the export)", err=True)
+        typer.echo(f"warning: {penalised} game{'s' if penalised != 1 else ''} scored the penalty (`pokersquares "
+                   f"results --db {db}` lists the runs; their reasons are in the export)", err=True)
