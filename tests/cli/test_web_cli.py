@@ -273,13 +273,16 @@ def test_serve_prints_its_address_and_warns_only_when_others_can_reach_it(cli, s
 
 def test_serve_on_port_0_serves_on_a_free_port_and_prints_its_url(tmp_path):
     """``--port 0`` (any free port, as scripts and test harnesses ask) was refused; the
-    first line of output is the URL the server answers at, with the port it took."""
+    first line of output is the URL the server answers at, with the port it took. A
+    script may connect the moment it reads it: the port listened only once the server
+    ran, and such a connection was refused (7 times over 0.04 s)."""
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "serve", "--port", "0", "--warm", "", "--no-record"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         match = re.fullmatch(r"Poker Squares at http://127\.0\.0\.1:(\d+)/  \(Ctrl\+C to stop\)\n", line)
         assert match and int(match[1]) > 0, (line, proc.stderr.read() if proc.poll() is not None else "")
+        socket.create_connection(("127.0.0.1", int(match[1])), timeout=10).close()
         _wait_served(proc, int(match[1]))
     finally:
         proc.terminate()
@@ -289,8 +292,8 @@ def test_serve_on_port_0_serves_on_a_free_port_and_prints_its_url(tmp_path):
 def test_serve_on_port_0_takes_one_port_free_on_every_address_of_its_host(cli, monkeypatch):
     """A name with two addresses is served on one port, the one the URL says: port 0
     bound on each address gave each its own. The port first found free on one address
-    but taken on the other is passed over. The sockets are closed once the server is
-    done, whether or not it served on them."""
+    but taken on the other is passed over. Each listens before the URL is printed. The
+    sockets are closed once the server is done, whether or not it served on them."""
     import uvicorn
 
     two = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0)) for address in ("127.0.0.1", "127.0.0.2")]
@@ -310,8 +313,14 @@ def test_serve_on_port_0_takes_one_port_free_on_every_address_of_its_host(cli, m
 
     monkeypatch.setattr(socket, "socket", FirstPortTaken)
     served = []
-    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: served.append(
-        [s.getsockname() for s in sockets]) or setattr(server, "started", True))
+
+    def run(server, sockets=None) -> None:  # each socket takes a connection before any server accepts one
+        for sock in sockets:
+            socket.create_connection(sock.getsockname(), timeout=5).close()
+        served.append([sock.getsockname() for sock in sockets])
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     with taken, warnings.catch_warnings():
         warnings.simplefilter("always", ResourceWarning)  # a socket left to the collector says so
         code, out, err = cli("serve", "--host", "localhost", "--port", "0", "--warm", "", "--no-record")
@@ -322,11 +331,13 @@ def test_serve_on_port_0_takes_one_port_free_on_every_address_of_its_host(cli, m
 
 
 def test_serve_help_says_how_long_a_request_may_take_to_arrive(cli):
+    from pokersquares.cli.web import WRITE_S
     from pokersquares.web.guards import READ_S
 
     code, out, _ = cli("serve", "--help")
     said = " ".join(out.split())
     assert code == 0 and f"A client has {READ_S:g} s to send a request's headers, and {READ_S:g} s more" in said
+    assert f"One that takes no byte of an answer for {WRITE_S:g} s is cut off." in said
 
 
 def _wait_served(proc: subprocess.Popen, port: int, within_s: float = 180) -> None:

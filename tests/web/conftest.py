@@ -68,26 +68,40 @@ def players_imported():
 
 
 @contextlib.contextmanager
-def serving(app):
-    """``app`` served by uvicorn on a free loopback port in a thread; yields its URL."""
+def in_a_thread(app, *, send_buffer: int | None = None, start_s: float = 20, **config):
+    """``app`` served by uvicorn in a thread on a loopback socket held from the start (no
+    other process can take its port between), with ``config`` for ``uvicorn.Config``;
+    yields (the port, the uvicorn server) once it serves, within ``start_s`` seconds.
+    ``send_buffer``: the bytes the kernel holds of each connection's answers (its
+    SO_SNDBUF, which accepted connections take from the listening socket). The socket is
+    closed when the server stops, or fails to start."""
     import uvicorn
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))  # held and served on: no other process can take the port between
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
+    with socket.socket() as sock:
+        if send_buffer is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+        sock.bind(("127.0.0.1", 0))
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None, **config))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + start_s
+            while not server.started:
+                assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.02)
+            yield sock.getsockname()[1], server
+        finally:
+            server.should_exit = True
+            thread.join(10)
+
+
+@contextlib.contextmanager
+def serving(app):
+    """``app`` served by uvicorn on a free loopback port in a thread; yields its URL."""
     try:
-        yield f"http://127.0.0.1:{port}/"
+        with in_a_thread(app) as (port, _):
+            yield f"http://127.0.0.1:{port}/"
     finally:
-        srv.should_exit = True
-        thread.join(10)
-        sock.close()
         # The agents' preparations and thinking under way end before the tests go on: a
         # test process that ended while one ran in a numba kernel aborted (exit 134), as
         # one that ended while a deal's optimum was solved did.

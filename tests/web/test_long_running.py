@@ -21,6 +21,8 @@ from pokersquares.web import create_app  # noqa: E402
 from pokersquares.web.agents import AgentPool, AgentSpec  # noqa: E402
 from pokersquares.web.app import _load_and_warm  # noqa: E402
 
+from .conftest import in_a_thread  # noqa: E402
+
 
 class _Quick(BasePlayer):
     def choose(self, grid, card, seconds_left):
@@ -186,38 +188,23 @@ def test_a_connection_that_sends_no_request_is_closed_after_the_keep_alive(ours)
     open files). `serve`'s protocol closes it as it closes one idle between requests;
     uvicorn's own (the second case) shows what the test tells apart."""
     import socket
-    import threading
 
-    import uvicorn
-
-    from pokersquares.cli.web import first_request_timeout
+    from pokersquares.cli.web import bounded_http
 
     async def app(scope, receive, send):
         if scope["type"] == "http":
             await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
             await send({"type": "http.response.body", "body": b"ok"})
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", log_config=None, timeout_keep_alive=0.5,
-                            lifespan="off", **({"http": first_request_timeout()} if ours else {}))
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            time.sleep(0.02)
-        with socket.create_connection(("127.0.0.1", port)) as idle, socket.create_connection(("127.0.0.1", port)) as used:
-            used.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            used.settimeout(5)
-            assert used.recv(1024).startswith(b"HTTP/1.1 200")  # a request is answered as before
-            idle.settimeout(2.5)
-            try:
-                closed = idle.recv(1) == b""
-            except socket.timeout:
-                closed = False
-            assert closed is ours
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    protocol = {"http": bounded_http()} if ours else {}
+    with (in_a_thread(app, timeout_keep_alive=0.5, lifespan="off", **protocol) as (port, _),
+          socket.create_connection(("127.0.0.1", port)) as idle, socket.create_connection(("127.0.0.1", port)) as used):
+        used.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        used.settimeout(5)
+        assert used.recv(1024).startswith(b"HTTP/1.1 200")  # a request is answered as before
+        idle.settimeout(2.5)
+        try:
+            closed = idle.recv(1) == b""
+        except socket.timeout:
+            closed = False
+        assert closed is ours

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import ipaddress
-import json
 import logging
 import signal
 import socket
@@ -34,9 +33,9 @@ def _is_loopback(host: str) -> bool:
 def _listen(host: str, port: int) -> list[socket.socket]:
     """The sockets the server serves on: ``host`` resolved and every address the name
     gives bound at ``port`` as asyncio binds them (SO_REUSEADDR, IPv6 sockets IPv6
-    only); port 0 takes a port free on all of them. A bad host or a port in use is said
-    in one line before anything starts or the address is printed, and the port served
-    is the one checked, known before it is printed."""
+    only), listening; port 0 takes a port free on all of them. A bad host or a port in
+    use is said in one line before anything starts or the address is printed, and the
+    port served is the one checked, known before it is printed."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as e:
@@ -51,7 +50,8 @@ def _listen(host: str, port: int) -> list[socket.socket]:
 
 def _bind(host: str, port: int, infos: list) -> list[socket.socket] | None:
     """Sockets bound to each address of ``infos`` at ``port``, or with port 0 at the port
-    the first one got (None if another address has that port taken: try again)."""
+    the first one got, and listening (None if another address has that port taken: try
+    again)."""
     bound: list[socket.socket] = []
     at = port
     try:
@@ -66,6 +66,7 @@ def _bind(host: str, port: int, infos: list) -> list[socket.socket] | None:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             try:
                 sock.bind((address[0], at, *address[2:]))
+                sock.listen(BACKLOG)  # a client connecting as soon as the URL is printed is not refused
             except OSError as e:
                 if port == 0 and at != 0 and e.errno == errno.EADDRINUSE:
                     for sock in bound:
@@ -148,7 +149,8 @@ def serve_cmd(
     """Start the local web app: play, get advice, watch agents, browse results.
 
     A client has 15 s to send a request's headers, and 15 s more for its body; past
-    that it is answered 408 and its connection closed."""
+    that it is answered 408 and its connection closed. One that takes no byte of an
+    answer for 30 s is cut off."""
     try:
         import uvicorn
 
@@ -196,7 +198,8 @@ def serve_cmd(
     # A long keep-alive: on a loaded machine a stall of a few seconds must not close a
     # connection that already carries the page's next request (it would be reset).
     server = _server(uvicorn, uvicorn.Config(web_app, host=host, port=port, log_level="warning", log_config=None,
-                                             timeout_keep_alive=KEEP_ALIVE_S, http=first_request_timeout(READ_S)))
+                                             timeout_keep_alive=KEEP_ALIVE_S, backlog=BACKLOG,
+                                             http=bounded_http(READ_S, WRITE_S)))
     _hang_up_stops(server)
     # Not uvicorn.run, which swallows the Ctrl-C it re-raises after shutting down (and
     # the SIGTERM our handler turns into one): the command then ended with exit 0 and
@@ -223,6 +226,11 @@ def serve_cmd(
 
 
 KEEP_ALIVE_S = 30  # the seconds a connection may stay idle, before its first request or between two
+# The most seconds a client may take no byte of its answer before the connection is cut:
+# a phone with poor reception stalls for some seconds but takes some every few; one that
+# stopped reading held its connection as long as it kept it open.
+WRITE_S = 30.0
+BACKLOG = 2048  # connections waiting to be accepted on each socket, as uvicorn's default
 ANY_PORT_TRIES = 20  # --port 0 on a name with several addresses: ports tried for one free on all
 JOIN_S = 15.0  # the longest a stopped server waits for its agents' work under way to end
 # The finished games the result store had not taken when the server stopped (another
@@ -241,11 +249,14 @@ def stopped_note(args: list[str]) -> str:
     return "the server stopped; finished games are recorded in --db"
 
 
-def first_request_timeout(head_s: float | None = None):
-    """uvicorn's HTTP protocol, closing a connection that sends no request within
-    :data:`KEEP_ALIVE_S`, as it closes one idle between requests, and one whose request
-    has not sent its whole head (request line and headers) within ``head_s`` seconds of
-    its first byte (None: :data:`~pokersquares.web.guards.READ_S`), answered 408.
+def bounded_http(head_s: float | None = None, write_s: float | None = None):
+    """uvicorn's HTTP protocol with bounds on a client's time: a connection that sends
+    no request within :data:`KEEP_ALIVE_S` is closed, as one idle between requests is;
+    one whose request's head (or the rest of a body the app did not read) has not all
+    arrived within ``head_s`` seconds of its first byte (None:
+    :data:`~pokersquares.web.guards.READ_S`) is answered 408 and closed; one whose
+    client takes no byte of its answer for ``write_s`` seconds (None: :data:`WRITE_S`)
+    is cut.
 
     uvicorn's own starts the idle clock only after a first response: a connection
     opened and never used (a laptop gone off the network mid-connect, a port scanner)
@@ -253,22 +264,30 @@ def first_request_timeout(head_s: float | None = None):
     14 to 308 open files; at the usual limit of 1,024 it stops accepting. And any byte
     received stops that clock for good: a head sent in part, or a byte at a time, or
     the rest of a body the app did not read, held the connection as long as the client
-    wished. A body the app reads is bounded by :class:`~pokersquares.web.guards.BodyTimeout`."""
+    wished. A body the app reads is bounded by :class:`~pokersquares.web.guards.BodyTimeout`.
+    Nor does it bound the time an answer waits to be taken: a client that never read
+    held its connection, and the request's task while the answer was under way, for
+    as long as it kept the connection open."""
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-    from ..web.guards import READ_S
+    from ..web.guards import READ_S, refusal
 
     head_s = READ_S if head_s is None else head_s
-    detail = json.dumps({"detail": f"the request's headers did not all arrive within {head_s:g} s"}).encode()
-    timed_out = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                 b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(detail), detail))
+    write_s = WRITE_S if write_s is None else write_s
+    headers, body = refusal(f"the request did not all arrive within {head_s:g} s")
 
-    class FirstRequestTimeout(AutoHTTPProtocol):
+    class BoundedHTTP(AutoHTTPProtocol):
         head_clock = None  # the clock of a head under way
         head_after = None  # the request cycle before that head: uvicorn makes a new one once the head is in
+        write_clock = None  # while bytes wait for the client: when to look whether it took some
+        write_left = 0  # the bytes waiting when it last looked
+        write_taken = 0.0  # when it last saw the client take some (or writing paused)
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
+            # Writing pauses whenever bytes wait for the client (asyncio's default waits
+            # for 64 kB), so that the write clock runs for the last bytes of an answer too.
+            transport.set_write_buffer_limits(0)
             if self.timeout_keep_alive_task is None:  # the first data received cancels it, as uvicorn's does
                 self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
                                                                     self.timeout_keep_alive_handler)
@@ -281,9 +300,19 @@ def first_request_timeout(head_s: float | None = None):
             super().data_received(data)
             self._head_in()
 
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self.write_left, self.write_taken = self.transport.get_write_buffer_size(), self.loop.time()
+            self.write_clock = self.loop.call_later(write_s / 10, self._check_writing)
+
+        def resume_writing(self) -> None:
+            self._stop_write_clock()
+            super().resume_writing()
+
         def connection_lost(self, exc) -> None:
             if self.head_clock is not None:
                 self.head_clock.cancel()
+            self._stop_write_clock()
             super().connection_lost(exc)
 
         def _head_in(self) -> None:
@@ -295,10 +324,29 @@ def first_request_timeout(head_s: float | None = None):
         def _head_timed_out(self) -> None:
             self.head_clock = None
             if self.cycle is self.head_after and not self.transport.is_closing():
-                self.transport.write(timed_out)
+                self.transport.write(b"HTTP/1.1 408 Request Timeout\r\n"
+                                     + b"".join(b"%s: %s\r\n" % h for h in self.server_state.default_headers + headers)
+                                     + b"\r\n" + body)
                 self.transport.close()
 
-    return FirstRequestTimeout
+        def _stop_write_clock(self) -> None:
+            if self.write_clock is not None:
+                self.write_clock.cancel()
+                self.write_clock = None
+
+        def _check_writing(self) -> None:
+            """Cut the connection if its client has taken no byte for ``write_s``; look
+            again a tenth of that later otherwise (a slow client is not cut)."""
+            left = self.transport.get_write_buffer_size()
+            if left < self.write_left:
+                self.write_left, self.write_taken = left, self.loop.time()
+            elif self.loop.time() - self.write_taken >= write_s:
+                self.write_clock = None
+                self.transport.abort()
+                return
+            self.write_clock = self.loop.call_later(write_s / 10, self._check_writing)
+
+    return BoundedHTTP
 
 
 def _log_to_stderr() -> None:
