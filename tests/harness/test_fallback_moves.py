@@ -23,6 +23,26 @@ def test_moves_without_time_to_search_are_counted():
     assert _played(5.0).fallback_moves == 0
 
 
+def test_moves_the_clock_cut_short_are_counted(fake_clock):
+    """Expectimax with time for some of its cells plays a searched move, neither the
+    greedy one nor the move a full search makes: a replay on a faster or slower machine
+    searches other cells, so the game's record counts it (it counted none, and a replay
+    of 0 fallback moves both times played other games). With time for every cell, none."""
+    from pokersquares.search import expectimax
+
+    player = make_player("gettysburg:games=200")
+    player.warm_up()
+    player.set_point_system(AMERICAN, 5.0)
+    fake_clock.install(expectimax)
+    cell_s = [1e-6]  # a cell's search on expectimax's own clock; the MoveClock gives a move about 0.2 s
+    fake_clock.charge_per(player.evaluator, "best_placement_values", lambda grid, cards: cell_s[0])
+    full = play_game(player, AMERICAN, 5, 5.0)
+    cell_s[0] = 0.05
+    cut = play_game(player, AMERICAN, 5, 5.0)
+    assert full.penalty is None and full.fallback_moves == 0
+    assert cut.penalty is None and cut.fallback_moves > 10
+
+
 def test_the_store_keeps_sums_and_exports_fallback_moves(tmp_path):
     with ResultStore(tmp_path / "r.sqlite") as store:
         run_id = store.open_run("x", "x", AMERICAN, 0, 2, 1.0, 0.0)

@@ -1,5 +1,6 @@
 """Depth-2 expectimax: exact on end games, legal, within its time budget, over any evaluator."""
 
+import math
 
 import numpy as np
 import pytest
@@ -131,3 +132,23 @@ def test_one_slow_measurement_does_not_turn_the_search_off(narl):
         _, values = search.choose(narl, grid, card, POINTS, 0.05, 0)
         searched.append(not np.array_equal(values, narl.placement_values(grid, card)))
     assert not searched[0] and searched[-1]
+
+
+def test_a_search_the_clock_cut_short_says_so(narl, fake_clock):
+    """Cells left unsearched, or the greedy move, for want of time set ``cut_short`` (a
+    player counts the move as a fallback: a replay may search other cells); every cell
+    searched, with or without a clock, does not. Each cell's search takes 1 ms."""
+    from pokersquares.search import expectimax
+
+    fake_clock.install(expectimax)
+    fake_clock.charge_per(narl, "best_placement_values", lambda grid, cards: 1e-3)
+    grid, card = _end_game(10, 8)
+    search = Expectimax()
+    greedy = narl.placement_values(grid, card)
+    searched = {}
+    for budget in (math.inf, 0.1, 0.0045, 0.0):
+        _, values = search.choose(narl, grid, card, POINTS, budget, 0)
+        searched[budget] = (search.cut_short, int(np.isfinite(values).sum()), np.array_equal(values, greedy))
+    assert searched[math.inf] == searched[0.1] == (False, 10, False)
+    assert searched[0.0045] == (True, 4, False)
+    assert searched[0.0] == (True, 10, True)

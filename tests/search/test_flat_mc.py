@@ -1,5 +1,6 @@
 """Flat Monte Carlo: legal cells, within its budget, with any evaluator."""
 
+import math
 
 import numpy as np
 import pytest
@@ -197,3 +198,25 @@ def test_any_int64_seed_searches(seed):
     assert [wrapped_seed(v) for v in (0, 12345 * 7919 + 3, 2 ** 63 - 1, -2 ** 63)] == [
         0, 12345 * 7919 + 3, 2 ** 63 - 1, -2 ** 63]  # within the range: the seeds as before
     assert wrapped_seed(2 ** 63) == -2 ** 63 and wrapped_seed(-2 ** 63 - 1) == 2 ** 63 - 1
+
+
+def test_fewer_playouts_than_its_cap_or_none_is_a_search_the_clock_cut_short(patterns, fake_clock):
+    """``cut_short`` (a player counts the move as a fallback): with a cap, fewer playouts
+    than the cap; with none, no playout (the greedy move). On a clock that moves 10 us a
+    cell x playout x card dealt, the cost the search has measured."""
+    from pokersquares.search import flat_mc
+
+    fake_clock.install(flat_mc)
+    fake_clock.charge_per(patterns, "placement_playouts",
+                          lambda grid, card, cells, n, seed: len(cells) * n * (len(cells) - 1) * 1e-5)
+    grid, card = mid_game(10, 2)
+    said = []
+    for playouts, budget in ((50, math.inf), (50, 1.0), (50, 0.02), (None, 0.02), (None, 0.0), (50, 0.0)):
+        search = FlatMonteCarlo(playouts=playouts)
+        search.unit_s, search.unit_measured = 1e-5, True
+        search.choose(patterns, grid, card, POINTS, budget, 0)
+        said.append((search.last_playouts, search.cut_short))
+    assert said[:2] == [(50, False)] * 2
+    assert 0 < said[2][0] < 50 and said[2][1]
+    assert said[3][0] > 0 and not said[3][1]
+    assert said[4:] == [(0, True)] * 2

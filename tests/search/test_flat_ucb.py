@@ -1,5 +1,6 @@
 """Depth-limited flat Monte Carlo and flat UCB1: legal, within budget, over any evaluator."""
 
+import math
 
 import numpy as np
 import pytest
@@ -80,6 +81,25 @@ def test_no_time_means_the_greedy_move(narl, search_cls):
     grid, card = _mid_game(10, 1)
     cell, values = search_cls().choose(narl, grid, card, POINTS, 0.0, 0)
     assert np.array_equal(values, narl.placement_values(grid, card))
+
+
+@pytest.mark.parametrize("search_cls", SEARCHES)
+def test_the_greedy_move_for_want_of_time_is_a_search_the_clock_cut_short(narl, search_cls, fake_clock):
+    """``cut_short`` (a player counts the move as a fallback) where the clock left a cell
+    unpulled (the greedy move); not where fixed ``pulls`` did (fewer than the cells: the
+    same move on any machine), nor where every cell was pulled. A pull takes 1 ms: in
+    5 ms flat UCB1 pulls 5 of the 15 cells, flat MC its first round whole."""
+    from pokersquares.search import flat_ucb
+
+    fake_clock.install(flat_ucb)
+    fake_clock.charge_per(narl, "_unchecked_limited_playouts", lambda *args, **kw: 1e-3)
+    grid, card = _mid_game(10, 1)
+    said = []
+    for pulls, budget in ((None, 0.0), (None, 0.005), (None, 0.05), (3, 0.0), (30, math.inf)):
+        search = search_cls(pulls=pulls)
+        search.choose(narl, grid, card, POINTS, budget, 0)
+        said.append(search.cut_short)
+    assert said == [True, search_cls is FlatUCB1, False, False, False]
 
 
 @pytest.mark.parametrize("search_cls", SEARCHES)

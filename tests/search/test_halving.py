@@ -132,6 +132,26 @@ def test_no_time_means_the_greedy_move(narl):
     assert cell == narl.greedy_cell(grid, card)
 
 
+def test_fewer_cells_or_playouts_than_its_cap_or_the_greedy_move_for_want_of_time_is_a_search_cut_short(
+        narl, fake_clock):
+    """``cut_short`` (a player counts the move as a fallback): with ``max_playouts``, a
+    clock that gives fewer cells or playouts than the cap alone; with none, the greedy
+    move for want of time. Not a greedy move that the cap alone gives (the same on any
+    machine), nor a search the clock did not bind. A playout takes 10 us a cell."""
+    from pokersquares.search import halving
+
+    fake_clock.install(halving)
+    fake_clock.charge_per(narl, "limited_playouts", lambda grid, n, depth, seed, **kw: n * 1e-5)
+    grid, card = _mid_game()
+    said = []
+    for max_playouts, budget in ((2000, math.inf), (2000, 1.0), (2000, 0.005), (64, math.inf),
+                                 (None, 1.0), (None, 1e-6)):
+        search = CrnHalving(cores=1, exact=False, stop_z=float("inf"), max_playouts=max_playouts)
+        search.choose(narl, grid, card, POINTS, budget, seed=0)
+        said.append((search.cut_short, search.last["rounds"] > 0))
+    assert said == [(False, True), (False, True), (True, True), (False, False), (False, True), (True, False)]
+
+
 def test_moves_before_from_cards_are_greedy_and_later_ones_searched(narl):
     """``from_cards=12``: a grid with 11 cards gets the greedy move without a playout, in
     a generous budget; one with 12 is searched."""

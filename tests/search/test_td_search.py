@@ -124,3 +124,47 @@ def test_a_machine_that_slows_mid_move_does_not_push_the_learning_past_its_share
     search.adapt(_Slowing(), grid, card, 1.0, seed=0)
     # Planned for all the time left, the fourth batch (1,024 games) would have ended near 0.7 s.
     assert search.last["learn_s"] <= 0.5 + 0.03
+
+
+class _CostedLearning:
+    """Learning whose games take 0.1 ms each on the fake clock."""
+
+    def __init__(self, clock):
+        self.clock = clock
+
+    def adapted_copy(self):
+        return self
+
+    def learn_from(self, grid, card, n, seed, alpha=0.01, lam=0.5):
+        self.clock.charge(n * 1e-4)
+
+
+class _CutShort(Search):
+    """Greedy, saying the clock cut it short."""
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        self.cut_short = True
+        return GreedySearch().choose(evaluator, grid, card, points, time_s, seed)
+
+
+def test_a_batch_the_clock_made_smaller_or_an_inner_search_cut_short_is_a_search_cut_short(td, fake_clock):
+    """``cut_short`` (a player counts the move as a fallback): the clock sized a batch
+    below what ``episodes`` gave (other games on other seeds than a replay's), or cut the
+    inner search short; not learning its episodes in batches only they sized."""
+    from pokersquares.search import td_search
+
+    clock = fake_clock.install(td_search)
+    grid, card = _mid_game()
+    said = []
+    for episodes, budget in ((300, math.inf), (300, 10.0), (300, 0.02), (3, 0.0)):
+        search = TdSearch(GreedySearch(), episodes=episodes, cores=1)
+        search.episode_s = 1e-4
+        search.adapt(_CostedLearning(clock), grid, card, budget, seed=0)
+        said.append((search.cut_short, search.last["episodes"]))
+    assert said[:2] == [(False, 300)] * 2
+    assert said[2][0] and 0 < said[2][1] < 300
+    assert said[3] == (True, 0)
+    for inner, cut in ((GreedySearch(), False), (_CutShort(), True)):
+        search = TdSearch(inner, episodes=50, cores=1)
+        search.choose(td, grid, card, POINTS, math.inf, seed=1)
+        assert search.cut_short == cut

@@ -56,7 +56,11 @@ def review_cmd(
                                                           "evaluator (champion, td, gettysburg, beemo, ...; "
                                                           "champion:load=FILE plays a saved evaluator; pretrained "
                                                           "plays a prior learned offline for American and "
-                                                          "British, with no preparation)."),
+                                                          "British, with no preparation). One that learns for "
+                                                          "its whole --prep-time (the default) gives other "
+                                                          "numbers each time; one of fixed work "
+                                                          "(gettysburg:games=200, champion:games=100,cores=1) "
+                                                          "or a saved one, the same."),
     prep_time: float = typer.Option(30.0, "--prep-time", callback=seconds_between(0.0),
                                     help="Seconds the coach learns the run's point system, at least 0 "
                                          "(contest: 300)."),

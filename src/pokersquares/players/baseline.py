@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from ..cards import Card, is_seconds
+from ..cards import Card, is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..harness.player import BasePlayer
@@ -20,17 +20,28 @@ from ..hands import hand_id
 __all__ = ["RandomPlayer", "GreedyPlayer", "GreedyMcPlayer"]
 
 
-@register_player("random", "uniformly random empty cell (American mean about 14.4)")
+@register_player("random", "uniformly random empty cell (American mean about 14.4); seed=N: other random "
+                 "moves on the same deals, each N reproducible")
 class RandomPlayer(BasePlayer):
+    """Places each card in a uniformly random empty cell. Its generator restarts each
+    game from the game's seed (:meth:`set_seed`, which the harness calls with a keyed hash
+    of the deal under the run's secret) combined with ``seed``: ``random:seed=5`` and
+    ``random:seed=6`` play other moves on the same deals, and each plays the same moves
+    again under the same secret. Without ``seed``, the game's seed alone."""
+
     name = "random"
+    version = "2"  # 2: the seed parameter counts (each game's seed replaced it)
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
-        self._rng = random.Random(seed)
+        if seed is not None and not is_integer(seed):
+            raise PokerSquaresError(f"random's seed must be an integer, got {seed!r}")
+        self.own_seed = None if seed is None else int(seed)
+        self._rng = random.Random(self.own_seed)
 
     def set_seed(self, seed: int) -> None:
         super().set_seed(seed)
-        self._rng.seed(seed)
+        self._rng.seed(self.seed if self.own_seed is None else f"{self.own_seed}:{self.seed}")
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
         grid, card = self.checked_position(grid, card)

@@ -113,7 +113,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         self.clock = MoveClock(reserve, reserve_max_s, time_per_game, learn_usage)
         self._moves = 0
         self.guard: greedy_guard.GuardReport | None = None  # the check of the last preparation
-        self.fallback_moves = 0  # this game's moves left to the evaluator's greedy rule for lack of time
+        self.fallback_moves = 0  # this game's moves left to the greedy rule or cut short for lack of time
         if learn_in_game and not evaluator.learns_more:
             raise PokerSquaresError(f"learn_in_game needs an evaluator that goes on learning after its preparation; "
                                     f"{evaluator.name} does not")
@@ -242,6 +242,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         given = grid.copy()  # the player's own grid is never the search's to change
         cell = self._checked_answer(self.search.choose(self.evaluator, given, int(card), self.points, budget,
                                                        self.seed * 31 + self._moves), grid, given)
+        self.fallback_moves += bool(self.search.cut_short)
         self.clock.move_done()
         self._moves += 1
         return cell

@@ -80,6 +80,12 @@ class Search(ABC):
     #: (:mod:`pokersquares.harness.warm_up`), measured with ``benchmarks/compile_time.py``
     #: and the console of ``benchmarks/web_first_advice.py --cold``.
     compile_s: float = 0.0
+    #: Whether the clock cut the last :meth:`choose` short: it decided on less work than
+    #: it does with no clock (fewer cells, playouts or learning games), or played the
+    #: evaluator's greedy move for want of time. A player counts such a move as a
+    #: fallback move. A search whose work only the clock bounds (no fixed playouts,
+    #: pulls or iterations) sets it only where it played the greedy move.
+    cut_short: bool = False
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

@@ -26,7 +26,8 @@ class Expectimax(Search):
     runs out part way the best greedy candidates have been searched; when it cannot
     cover even one cell (judged by the cost of the previous searches) the move is the
     greedy one; with no clock (``time_s=inf``) every cell is searched, a bounded work.
-    Values are estimated final scores; cells not searched are ``-inf``.
+    Either shortfall sets :attr:`~.base.Search.cut_short`. Values are estimated final
+    scores; cells not searched are ``-inf``.
     """
 
     name = "expectimax"
@@ -37,6 +38,7 @@ class Expectimax(Search):
     def choose(self, evaluator, grid, card, points, time_s, seed):
         start = time.perf_counter()
         grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
+        self.cut_short = False
         greedy = evaluator.placement_values(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) <= 1:
@@ -49,12 +51,14 @@ class Expectimax(Search):
             # Let the estimate shrink while unused, so that one slow measurement (a
             # busy machine, a first call) does not turn the search off for good.
             self._seconds_per_card *= 0.8
+            self.cut_short = True
             return int(np.argmax(greedy)), greedy
         values = np.full(25, -np.inf)
         after = grid.copy()
         for cell in empty[np.argsort(-greedy[empty], kind="stable")]:
             t = time.perf_counter()
             if t + per_cell > deadline and np.isfinite(values).any():
+                self.cut_short = True
                 break
             after[cell] = card
             values[cell] = evaluator.best_placement_values(after, undealt).mean()

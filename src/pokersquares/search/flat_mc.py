@@ -38,7 +38,8 @@ class FlatMonteCarlo(Search):
     third of it); before any is measured, a clocked search plays one playout a cell
     first and times it (the prior fits numba playouts, not an evaluator of one's own
     in plain Python). With no time for even one playout per cell the search falls back
-    to the evaluator's greedy values. ``cores`` is what the evaluator's playouts keep
+    to the evaluator's greedy values; that, or fewer playouts than the cap, sets
+    :attr:`~.base.Search.cut_short`. ``cores`` is what the evaluator's playouts keep
     busy (2 for the pattern evaluator's parallel kernel).
     """
 
@@ -88,6 +89,7 @@ class FlatMonteCarlo(Search):
         cells = np.flatnonzero(grid == EMPTY)
         values = np.full(25, -np.inf)
         self.last_playouts = 0
+        self.cut_short = False
         if len(cells) == 0:
             raise ValueError("the grid is full")
         if len(cells) == 1:
@@ -119,6 +121,7 @@ class FlatMonteCarlo(Search):
             self.unit_measured = True
             totals += scores.sum(axis=1)
             done += batch
+        self.cut_short = done == 0 or (cap is not None and done < cap)
         if done == 0:
             values = evaluator.placement_values(grid, card)
             return int(np.argmax(values)), values

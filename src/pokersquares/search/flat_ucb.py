@@ -51,6 +51,7 @@ class _FlatSearch(Search):
         return time.perf_counter() + next_s < deadline
 
     def _arms(self, evaluator, grid, card, time_s):
+        self.cut_short = False
         greedy = evaluator.placement_values(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         return greedy, empty, time.perf_counter() + time_s
@@ -69,7 +70,8 @@ class _FlatSearch(Search):
         values = np.full(25, -np.inf)
         pulled = counts > 0
         if not pulled.all():
-            # Too little time to try every cell once: the greedy move.
+            # Too little time (or pulls) to try every cell once: the greedy move.
+            self.cut_short = self.pulls is None
             return int(np.argmax(greedy)), greedy
         values[empty] = sums / counts
         return int(np.argmax(values)), values

@@ -72,6 +72,9 @@ class CrnHalving(Search):
     of cells the grid's symmetries map onto each other (:func:`~pokersquares.symmetry.distinct_cells`).
     With no clock (``time_s=inf``) it needs ``max_playouts``, and then plays the exact end
     game where that fits a quarter of the time the capped playouts would take.
+    :attr:`~.base.Search.cut_short` says the clock left it the greedy move or, with
+    ``max_playouts``, fewer cells or playouts than the cap alone gives; whether the exact
+    end game fits is judged on its measured cost, and is not counted.
     """
 
     name = "crn_halving"
@@ -163,6 +166,7 @@ class CrnHalving(Search):
             raise ValueError("the grid is full")
         self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False, "stopped_early": False,
                      "choices": len(cells)}
+        self.cut_short = False
         if len(cells) == 1:
             return last_cell_values(grid, card, points)
         deadline = start + self.time_fraction * time_s
@@ -202,6 +206,8 @@ class CrnHalving(Search):
         # Only as many of the greedy order's cells as get min_playouts each in every
         # round: a few playouts judge a cell worse than the evaluator alone does.
         alive = order[:self._width(len(order), capacity)]
+        if self.max_playouts is not None:
+            self.cut_short = len(alive) < self._width(len(order), self.max_playouts)
         total_rounds = self._rounds(len(alive))
         samples: dict[int, list[np.ndarray]] = {int(c): [] for c in alive}
         round_ = 0
@@ -210,7 +216,9 @@ class CrnHalving(Search):
             n = left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s)
             if self.max_playouts is not None:
                 spare = self.max_playouts - int(self.last["playouts"].sum())
-                n = min(n, spare // ((total_rounds - round_) * len(alive)))
+                capped = spare // ((total_rounds - round_) * len(alive))
+                self.cut_short |= n < capped
+                n = min(n, capped)
             n = int(n)  # capped first: with no clock the time gives infinitely many
             if n < self.min_playouts // 2:
                 break
@@ -231,6 +239,7 @@ class CrnHalving(Search):
                 alive = alive[:math.ceil(len(alive) / 2)]  # the final two share the rounds left
         self.last["rounds"] = round_
         if round_ == 0:
+            self.cut_short |= self.max_playouts is None
             return int(order[0]), greedy
         values = np.full(25, -np.inf)
         for cell, rows in samples.items():

@@ -53,7 +53,9 @@ class TdSearch(Search):
     state's active features (the preparation's constant step, 0.01); ``lam``: TD's
     lambda; ``time_share``: the most of a move's budget the learning may take;
     ``cores``: threads learning into the copy. With no clock (``time_s=inf``) it learns
-    ``episodes`` games, and takes that time only where ``inner`` does.
+    ``episodes`` games, and takes that time only where ``inner`` does. A batch the clock
+    made smaller than ``episodes`` alone sizes it (other games, on other seeds, than with
+    no clock), or an inner search the clock cut short, sets :attr:`~.base.Search.cut_short`.
     """
 
     name = "td_search"
@@ -95,9 +97,11 @@ class TdSearch(Search):
 
     def adapt(self, evaluator, grid: np.ndarray, card: int, time_s: float, seed: int):
         """The evaluator's adapted copy after this move's learning (or the evaluator
-        itself when it cannot learn so, or no game is left to learn from)."""
+        itself when it cannot learn so, or no game is left to learn from); sets
+        :attr:`cut_short` when the clock made a batch smaller."""
         empty = int(np.count_nonzero(grid == EMPTY))
         self.last = {"episodes": 0, "learn_s": 0.0}
+        self.cut_short = False
         if self.episodes == 0 or empty < 2 or not hasattr(evaluator, "adapted_copy"):
             return evaluator
         start = time.perf_counter()
@@ -115,6 +119,7 @@ class TdSearch(Search):
             # measured so far: a machine that turns three times slower mid-move (other
             # work starting beside it) still ends the batch before the deadline.
             fits = SLACK * left * threads / self.episode_s
+            self.cut_short |= fits < min(self.episodes - done, batch * threads)
             n = int(min(self.episodes - done, batch * threads, fits))  # whole once capped: with no clock, fits is inf
             if n < threads:
                 break
@@ -143,4 +148,5 @@ class TdSearch(Search):
                                          seed)
         inner_last = getattr(self.inner, "last", {})
         self.last = {**(inner_last if isinstance(inner_last, dict) else {}), **learned}
+        self.cut_short |= bool(getattr(self.inner, "cut_short", False))
         return cell, values
