@@ -76,3 +76,10 @@ def main() -> None:
             pass
         exec("")  # see cli._say_interrupted: clears CPython's unhandled-interrupt flag
         sys.exit(e.code)
+    finally:
+        # The command has ended, and said all it says. CPython gives the signals back to
+        # the system's defaults for its last tenths of a second (it frees numba and the
+        # other modules), where a Ctrl-C killed the process by the signal, unsaid, after
+        # its work was done: from here a Ctrl-C is ignored, and the command's own exit
+        # code stands (as after an interruption, which ignores it too).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -243,3 +243,49 @@ def test_a_stop_signal_after_the_command_ended_ends_the_process_without_a_traceb
     finally:
         proc.kill()
     assert proc.returncode == -signal.SIGTERM and err == "", err
+
+
+# Run as the console script runs the command, with the interpreter's shutdown held up
+# after the command has ended: in ``threading._shutdown`` by a thread still running
+# (Python code still answers signals there), or while the modules are freed, after
+# CPython has given the signals back to the system's defaults (the last tenths of a
+# second of every command: a Ctrl-C there killed `run` by SIGINT after its summary).
+HELD_UP_SHUTDOWN = textwrap.dedent("""
+    import os, sys, threading, time
+
+    class FreedWithTheModules:
+        def __del__(self, write=os.write, sleep=time.sleep):
+            write(1, b"shutting down\\n")
+            sleep(3)
+
+    def after_the_main_thread():
+        threading.main_thread().join()  # returns as the interpreter starts to shut down
+        os.write(1, b"shutting down\\n")
+        time.sleep(3)
+
+    if sys.argv[1] == "modules":
+        held = FreedWithTheModules()
+    else:
+        threading.Thread(target=after_the_main_thread).start()
+    sys.argv = ["pokersquares", "system", "american"]
+    from pokersquares.entry import main
+    main()
+""")
+
+
+@pytest.mark.parametrize("where", ["threads", "modules"])
+def test_a_ctrl_c_after_the_command_ended_leaves_its_exit_as_it_was(tmp_path, where):
+    script = tmp_path / "late.py"
+    script.write_text(HELD_UP_SHUTDOWN)
+    proc = subprocess.Popen([sys.executable, str(script), where], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=as_in_a_terminal)
+    try:
+        lines = []
+        while not lines or lines[-1] not in ("shutting down\n", ""):
+            lines.append(proc.stdout.readline())
+        assert "royal flush" in "".join(lines), lines  # the command said all it says
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert (proc.returncode, err) == (0, ""), err
