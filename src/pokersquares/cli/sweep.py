@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from ..experiments.sweep import earlier_sample, parse_param, plot_sweep, run_sweep, setting_spec, settings
+from ..experiments.sweep import parse_param, plot_sweep, run_sweep, setting_spec, settings
 from ..harness.registry import checked_player, one_build_per_spec, parse_player_spec
 from ..harness.runner import backend_session, check_backend
 from ..harness.spec import check_saved_states
@@ -79,14 +79,6 @@ def sweep_cmd(
     if plot is not None:  # plot_sweep writes PNG only
         check_output(plot, "--plot", db=db, suffixes=(".png",), example="sweep.png")
     with ResultStore(db) as store, backend_session(backend, address):
-        earlier = [] if sample is None else earlier_sample(store, player, params, sample, draw_seed, ps, seed,
-                                                           time_per_game, prep_time)
-        if earlier:
-            typer.echo(f"note: {db} holds {len(earlier)} setting{'s' if len(earlier) != 1 else ''} "
-                       f"({earlier[0]}{', ...' if len(earlier) > 1 else ''}) that --sample drew from these --param "
-                       "options when the draw followed their order (until 2026-12-06); it follows the parameters' "
-                       "names now, so this sweep plays other settings in their place and keeps those "
-                       "(`pokersquares results` lists them)", err=True)
         progress = _Progress(games * len(grid), f"sweep {player}", not (quiet or json_out))
         try:
             rows = run_sweep(player, grid, ps, games, seed, store, time_per_game=time_per_game,
@@ -111,7 +103,7 @@ def sweep_cmd(
                    + f"{r['mean']:>10.2f}{se(r, 9)}{r['games']:>7}{r['penalties']:>10}{r['run_id']:>6}")
     best = max(rows, key=lambda r: r["mean"])
     typer.echo(f"best: {best['player']}  mean {best['mean']:.2f} ± {se(best)}, "
-               f"{best['penalties']} of {best['games']} games penalised"
+               f"{best['penalties']} of {best['games']} game{'s' if best['games'] != 1 else ''} penalised"
                + (f"; plot in {plot}" if plot is not None else ""))
     penalised = sum(r["penalties"] for r in rows)
     if penalised:

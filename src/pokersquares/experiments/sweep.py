@@ -20,11 +20,11 @@ from typing import Any, Callable
 
 from ..errors import PokerSquaresError
 from ..harness.registry import _parse_value, checked_player, one_build_per_spec, parse_player_spec, text_parameters
-from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, held_spelling, held_spellings, record_runs
+from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, held_spelling, record_runs
 from ..harness.store import GameRecord, ResultStore
 from ..points import PointSystem
 
-__all__ = ["SweepError", "ParamRange", "parse_param", "settings", "earlier_sample", "setting_spec", "run_sweep",
+__all__ = ["SweepError", "ParamRange", "parse_param", "settings", "setting_spec", "run_sweep",
            "plot_sweep"]
 
 
@@ -131,16 +131,14 @@ def _distinct_indices(rng: random.Random, size: int, k: int) -> list[int]:
         return list(picked)
 
 
-def settings(params: dict[str, list | ParamRange], sample: int | None = None, seed: int = 0, *,
-             given_order: bool = False) -> list[dict]:
+def settings(params: dict[str, list | ParamRange], sample: int | None = None, seed: int = 0) -> list[dict]:
     """The grid of all combinations, or ``sample`` settings drawn at random: distinct grid
     points when every parameter lists its values, independent draws when one is a range.
 
     A sample is drawn with the parameters in the order of their names, whatever order
     ``params`` gives them in (each setting lists them in that order): the same names,
     values (each parameter's in the order listed), ``sample`` and ``seed`` draw the same
-    settings. ``given_order``: drawn in ``params``' order instead, as ``--sample`` drew until
-    2026-12-06 (the sample an earlier sweep holds; the same one where the names came in order).
+    settings (until 2026-12-06 the draw followed ``params``' order).
     Grid points are drawn as their indices in the grid's order (the last parameter's
     values vary fastest), ``rng.sample(range(size), k)``, and only the drawn ones are
     made: a grid of 10,000 values of each of two parameters (10^8 settings) is never
@@ -160,7 +158,7 @@ def settings(params: dict[str, list | ParamRange], sample: int | None = None, se
                              "use fewer values or --sample")
         return [dict(zip(names, combo)) for combo in itertools.product(*(params[n] for n in names))]
     rng = random.Random(seed)
-    order = names if given_order else sorted(names)
+    order = sorted(names)
     if not ranged:
         lists = [params[n] for n in order]
         picked = sorted(_distinct_indices(rng, size, min(sample, size)))
@@ -174,18 +172,6 @@ def settings(params: dict[str, list | ParamRange], sample: int | None = None, se
                 break
         drawn = list(out.values())
     return [{n: s[n] for n in names} for s in drawn]
-
-
-def earlier_sample(store: ResultStore, player: str, params: dict[str, list | ParamRange], sample: int,
-                   draw_seed: int, point_system: PointSystem, seed: int, time_per_game: float,
-                   prep_time: float) -> list[str]:
-    """The specs of the settings ``store`` holds runs of (these points, deals and limits)
-    that ``sample`` drew from ``params`` in their order until 2026-12-06 (:func:`settings`'
-    ``given_order``) and that the draw by name does not: an earlier sweep's sample that
-    this one, the same command, leaves beside it."""
-    now = settings(params, sample, draw_seed)
-    specs = [setting_spec(player, s) for s in settings(params, sample, draw_seed, given_order=True) if s not in now]
-    return [spec for spec in specs if held_spellings(store, spec, seed, time_per_game, prep_time, system=point_system)]
 
 
 def _format(value: Any) -> str:
