@@ -270,6 +270,7 @@ def test_sweep_reports_penalties_and_writes_the_plot_where_told(cli, tmp_path):
     code, out, err = cli("sweep", "--player", "greedy", "--param", "flush_weight=0.5", "--games", "1",
                          "--prep-time", "0", "--time-per-game", "0.000001", "-q", "--db", tmp_path / "one.sqlite")
     assert code == 0 and "warning: 1 game scored the penalty (" in err, err
+    assert "1 of 1 game penalised" in out
 
 
 @pytest.fixture(scope="module")

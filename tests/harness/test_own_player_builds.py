@@ -265,3 +265,26 @@ def test_a_run_played_by_two_commands_at_once_is_said_at_the_callers_line(tmp_pa
     said = [w for w in caught if issubclass(w.category, RunnerWarning)]
     assert len(said) == 1 and "another command played run" in str(said[0].message)
     assert said[0].filename == __file__
+
+
+def test_an_own_player_with_an_evaluator_of_its_own_is_not_asked_for_loaded_points(cli, tmp_path, monkeypatch):
+    """The checks read the points of the state a player loaded from every player: a
+    user's player with an ``evaluator`` whose ``loaded_points`` takes an argument was an
+    internal error (exit 1) before any game. Only a spec that loads a state is asked."""
+    module = f"own_eval_{uuid.uuid4().hex}"
+    (tmp_path / f"{module}.py").write_text(
+        "from pokersquares.harness.player import BasePlayer\n\n"
+        "class Eval:\n"
+        "    def loaded_points(self, path):\n"
+        "        raise AssertionError('not ours to call')\n\n"
+        "class OwnEval(BasePlayer):\n"
+        "    name = 'own_eval'\n\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.evaluator = Eval()\n\n"
+        "    def choose(self, grid, card, seconds_left):\n"
+        "        return int((grid == -1).argmax())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = cli("run", "--player", f"{module}:OwnEval", "--db", tmp_path / "r.sqlite", *R)
+    assert code == 0, err
+    assert json.loads(out)["games"] == 2

@@ -431,7 +431,7 @@ _CHECKED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("checked_
 @contextlib.contextmanager
 def one_build_per_spec():
     """Within the block (a command, one call of the harness), :func:`checked_player` builds
-    each spec once; a block within another shares the outer one's players."""
+    each spec once; a block within another shares what the outer one learned."""
     if _CHECKED.get() is not None:
         yield
         return
@@ -444,7 +444,10 @@ def one_build_per_spec():
 
 def _checked(spec: str) -> CheckedPlayer:
     player = make_player(spec)
-    return CheckedPlayer(getattr(player, "cores", 1), loaded_points(player))
+    # Only a spec that loads a state has its points asked: a user's own player may have
+    # an ``evaluator`` of its own, whose ``loaded_points`` is not ours to call.
+    loads = "load" in parse_player_spec(spec)[1]
+    return CheckedPlayer(getattr(player, "cores", 1), loaded_points(player) if loads else None)
 
 
 def checked_player(spec: str) -> CheckedPlayer:
