@@ -566,3 +566,26 @@ def test_a_link_to_a_file_on_another_file_system_is_written_through(tmp_path, cl
         assert [p.name for p in target.parent.iterdir()] == ["PyGreedy.java"]  # no copy left beside it
     finally:
         shutil.rmtree(target.parent)
+
+
+def test_a_changed_base_names_only_the_classes_compiled_against_it(tmp_path):
+    """The note of a new or changed base class names the classes in the folder whose
+    sources extend it and that are compiled, no other Java class there; without
+    compiling it says the old base class's files stay only where there are some."""
+    from pokersquares.java_export import BASE_CLASS, _tell_base_changed
+
+    for name, source in [("PyOld", f"public class PyOld extends {BASE_CLASS} {{}}"),
+                         ("Other", "public class Other implements PokerSquaresPlayer {}"),
+                         ("Unbuilt", f"public class Unbuilt extends {BASE_CLASS} {{}}")]:
+        (tmp_path / f"{name}.java").write_text(source)
+        if name != "Unbuilt":
+            (tmp_path / f"{name}.class").write_bytes(b"\xca\xfe\xba\xbe")
+    notes: list[str] = []
+    _tell_base_changed(tmp_path, "PyNew", False, False, notes.append)
+    assert notes == [f"{BASE_CLASS}.java in {tmp_path} changed: PyOld.class there was compiled against the "
+                     f"{BASE_CLASS} before it; compile PyOld.java again with it"]
+    (tmp_path / f"{BASE_CLASS}.class").write_bytes(b"\xca\xfe\xba\xbe")
+    notes.clear()
+    _tell_base_changed(tmp_path, "PyNew", True, False, notes.append)
+    assert len(notes) == 1 and notes[0].startswith(f"{BASE_CLASS}.java in {tmp_path} is new: PyOld.class there")
+    assert notes[0].endswith(" (its old class files stay until then, for it to run as before)")
