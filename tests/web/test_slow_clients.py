@@ -33,11 +33,11 @@ WRITE_S = 0.5
 REFUSAL_HEADERS = ["connection", "content-length", "content-type", "date", "server"]
 
 
-def _serve(**options):
+def _serve(write_s: float = WRITE_S, **options):
     """The app served as `serve` serves it, with ``READ_S`` for a request's head and
-    body and ``WRITE_S`` for its answer: yields (its port, the uvicorn server)."""
+    body and ``write_s`` for its answer: yields (its port, the uvicorn server)."""
     app = create_app(agents={}, store_path=None, read_s=READ_S)
-    return in_a_thread(app, timeout_keep_alive=5, http=bounded_http(READ_S, WRITE_S), **options)
+    return in_a_thread(app, timeout_keep_alive=5, http=bounded_http(READ_S, write_s), **options)
 
 
 @pytest.fixture
@@ -70,16 +70,23 @@ def _until_closed(sock: socket.socket, within_s: float = 3.0) -> tuple[bytes, fl
     return got, time.monotonic() - start, False
 
 
+def _piece(sock: socket.socket) -> bytes:
+    """The next bytes on ``sock``; fails if the server closed it."""
+    piece = sock.recv(65536)
+    assert piece, "the server closed the connection"
+    return piece
+
+
 def _answer(sock: socket.socket) -> bytes:
     """One whole answer read from ``sock`` (its head and its Content-Length of body)."""
     sock.settimeout(5)
     got = b""
     while b"\r\n\r\n" not in got:
-        got += sock.recv(65536)
+        got += _piece(sock)
     head, body = got.split(b"\r\n\r\n", 1)
     length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
     while len(body) < length:
-        body += sock.recv(65536)
+        body += _piece(sock)
     return head + b"\r\n\r\n" + body
 
 
@@ -185,6 +192,15 @@ def _never_read(port: int, request: bytes) -> socket.socket:
     return sock
 
 
+def _wait_on_clients(server, clients: int) -> None:
+    """Wait until ``clients`` connections have answers waiting on their client (uvicorn
+    paused their writing): the write clock runs from then."""
+    deadline = time.monotonic() + 5
+    while sum(c.flow.write_paused for c in list(server.server_state.connections)) < clients:
+        assert time.monotonic() < deadline, "the answers did not wait on the clients"
+        time.sleep(0.01)
+
+
 @pytest.mark.parametrize("case", ["pipelined", "the-last-bytes-of-an-answer"])
 def test_a_client_that_never_reads_its_answers_is_cut_and_its_connection_and_task_end(caplog, case):
     """Ten connections asking for the page's script 60 times each and reading nothing
@@ -192,30 +208,49 @@ def test_a_client_that_never_reads_its_answers_is_cut_and_its_connection_and_tas
     the clients kept them open (past 100 s with the bound at 15 s). So did an answer's
     last bytes, fewer than the 64 kB past which asyncio pauses writing, left for a
     client that never took them: closed after the keep-alive, the connection waited to
-    send them first."""
+    send them first. The cut comes ``WRITE_S`` after the client last took a byte, at the
+    clock's next look (a tenth of that later)."""
     pipelined = case == "pipelined"
     path, times, clients = ("/static/app.js", 60, 10) if pipelined else ("/static/app.css", 1, 1)
     with caplog.at_level(logging.WARNING), _serve(send_buffer=None if pipelined else 4096) as (port, server):
         request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode() * times
         socks = [_never_read(port, request) for _ in range(clients)]
         try:
-            deadline = time.monotonic() + 5
-            while len(server.server_state.connections) < clients:  # accepted, then let go
-                assert time.monotonic() < deadline, "the server did not take the connections"
-                time.sleep(0.01)
-            assert _freed(server, WRITE_S + 2)
+            _wait_on_clients(server, clients)
+            start = time.monotonic()
+            assert _freed(server, WRITE_S * 1.1 + 0.25)
+            took = time.monotonic() - start
         finally:
             for sock in socks:
                 sock.close()
+    assert WRITE_S * 0.9 <= took, took
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
-def test_a_slow_client_that_keeps_reading_gets_its_whole_answer():
+def test_a_client_not_reading_does_not_hold_the_server_stopping():
+    """Stopping the server (Ctrl-C) closed each connection after its answer, and closing
+    waited for the answer's bytes to leave: with a client not reading, for the whole
+    write bound, and nothing said meanwhile. Such a connection is cut at once."""
+    with _serve(write_s=30, send_buffer=4096) as (port, server):
+        request = f"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode() * 10
+        with _never_read(port, request):
+            _wait_on_clients(server, 1)
+            start = time.monotonic()
+            server.should_exit = True
+            assert _freed(server, 2)
+    assert time.monotonic() - start < 3  # the server's thread has ended
+
+
+@pytest.mark.parametrize("send_buffer", [4096, 65536], ids=["small-send-buffer", "large-send-buffer"])
+def test_a_slow_client_that_keeps_reading_gets_its_whole_answer(send_buffer):
     """The write bound is on a client taking nothing, not on the answer's time: one that
-    takes 4 kB every 0.1 s is sent the page's script (87 kB) whole, over four times the
-    bound."""
+    takes at most 4 kB every 0.1 s is sent the page's script (87 kB) whole, over four
+    times the bound. The bytes it takes count where they wait, in the kernel too: with a
+    large send buffer the kernel takes more of the answer only once the client has taken
+    a third of it, longer than the bound (on a slow link at 30 s as well), and the
+    client was cut though it kept reading."""
     script = (STATIC_DIR / "app.js").read_bytes()
-    with (_serve(send_buffer=4096) as (port, _),
+    with (_serve(send_buffer=send_buffer) as (port, _),
           _never_read(port, f"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()) as sock):
         start, got = time.monotonic(), b""
         sock.settimeout(5)
@@ -226,6 +261,19 @@ def test_a_slow_client_that_keeps_reading_gets_its_whole_answer():
             got += piece
         took = time.monotonic() - start
     assert got.startswith(b"HTTP/1.1 200 ") and got.endswith(script) and took > WRITE_S * 4, took
+
+
+def test_a_connection_kept_alive_after_an_answer_that_waited_on_its_client_is_not_cut():
+    """The write clock stops once the answer has left: a connection idle past the write
+    bound after an answer the client took slowly is kept alive, and its next request
+    answered."""
+    with (_serve(send_buffer=4096) as (port, _),
+          _never_read(port, f"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()) as sock):
+        assert _answer(sock).startswith(b"HTTP/1.1 200 ")
+        time.sleep(WRITE_S * 3)
+        sock.sendall(f"GET /api/config HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        second = _answer(sock)
+    assert second.startswith(b"HTTP/1.1 200 "), second
 
 
 def test_normal_requests_are_answered_as_before(served):
