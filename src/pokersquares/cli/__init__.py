@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import typer
-import typer.main
 import typer.models
 
 from ..errors import PokerSquaresError
@@ -391,71 +390,6 @@ def _one_line_usage_error(self, file=None) -> None:
     typer.echo(f"error: {cut_long_words(self.format_message())} (see {command})", err=True)
 
 
-# Options whose one value is a list, and what may separate its items: the first, unless a
-# value holds it (``--players 'gettysburg:games=300,search=greedy;td'``).
-LIST_OPTIONS = {"--players": ",;", "--systems": ",;", "--search-systems": ",;", "--warm": ";", "--seeds": ",",
-                "--parts": ",", "--rows": ",", "--cp": ",", "--variants": ",", "--searches": ",",
-                "--configs": ",", "--evaluators": ",", "--classpath": os.pathsep}
-
-
-class _GivenOnce:
-    """One flag of an option (``-p`` or ``--player``) in a command's parser: the parser's
-    own, which refuses in one line the option given again where it takes one value
-    (Click kept the last value unsaid: ``tournament --players a --players b`` played b
-    alone) and a switch given both ways (``--compile --no-compile``). Options meant to
-    repeat (``multiple``) and one given twice alike (``--json --json``, ``--seed 3
-    --seed 3``: nothing is lost) pass."""
-
-    def __init__(self, option, flag: str, ctx) -> None:
-        self._option, self.flag, self._ctx = option, flag, ctx
-
-    def __getattr__(self, name):
-        return getattr(self._option, name)
-
-    def process(self, value, state) -> None:
-        given = vars(state).setdefault("pokersquares_given", {})  # each option's first (flag, value)
-        now = (self.flag, self.const if self.action == "store_const" else value)
-        first = given.setdefault(self.dest, now)
-        if self.action in ("store", "store_const") and first[1] != now[1]:
-            raise self._refusal(first, now)
-        self._option.process(value, state)
-
-    def _refusal(self, first: tuple, again: tuple) -> PokerSquaresError:
-        (flag, value), (flag_again, value_again) = first, again
-        if self.action == "store_const":
-            problem = f"{flag} and {flag_again} both given; give one"
-        else:
-            name = flag if flag == flag_again else f"{flag}/{flag_again}"
-            listed = next((f for f in self.obj.opts if f in LIST_OPTIONS), None)
-            if listed is None:
-                hint = ": give it once"
-            else:
-                separators = LIST_OPTIONS[listed]
-                sep = next((s for s in separators if s not in value + value_again), separators[-1])
-                hint = f", a list: {listed} {value + sep + value_again!r}"
-            problem = f"{name} given twice ({value!r} and {value_again!r}); it takes one value{hint}"
-        return PokerSquaresError(f"{problem} (see {self._ctx.command_path} --help)")
-
-
-def _each_value_once(command) -> None:
-    """Make ``command`` and its subcommands (a Click command, as Typer builds it) refuse,
-    in one line before any work, an option given twice where it takes one value
-    (:class:`_GivenOnce`). Click's parser reads the words: ``--`` and an option's value
-    that looks like an option (``--secret --db``) are read as the command reads them."""
-    make_parser = command.make_parser
-
-    def each_once(ctx):
-        parser = make_parser(ctx)
-        for options in (parser._long_opt, parser._short_opt):
-            for flag, option in options.items():
-                options[flag] = _GivenOnce(option, flag, ctx)
-        return parser
-
-    command.make_parser = each_once
-    for subcommand in getattr(command, "commands", {}).values():
-        _each_value_once(subcommand)
-
-
 def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C (or SIGTERM) behind an exit, if any: Typer turns Ctrl-C into a silent exit 130."""
     seen = set()
@@ -819,7 +753,5 @@ def _main() -> None:
     _prep_line = PrepLine()
     check_numbers(sys.argv[1:])
     check_paths(sys.argv[1:])
-    command = typer.main.get_command(app)
-    _each_value_once(command)
     with progress.listening(_prep_line):
-        command(prog_name="pokersquares")  # as its usage lines say it, under python -m too
+        app(prog_name="pokersquares")  # as its usage lines say it, under python -m too

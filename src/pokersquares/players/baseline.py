@@ -20,8 +20,8 @@ from ..hands import hand_id
 __all__ = ["RandomPlayer", "GreedyPlayer", "GreedyMcPlayer"]
 
 
-@register_player("random", "uniformly random empty cell (American mean about 14.4); seed=N: other random "
-                 "moves on the same deals, each N reproducible")
+@register_player("random", "uniformly random empty cell (American mean about 14.4); its seed parameter draws "
+                 "other random moves on the same deals, each seed reproducible")
 class RandomPlayer(BasePlayer):
     """Places each card in a uniformly random empty cell. Its generator restarts each
     game from the game's seed (:meth:`set_seed`, which the harness calls with a keyed hash
