@@ -88,19 +88,18 @@ def test_a_warm_up_is_untimed_up_to_the_local_runners_limit_and_stopped_past_it(
     WARM_UP_LIMIT_S: the Ray backend too, and past it the task is stopped.
 
     The untimed case has a limit far above its 3.5 s of sleep: on a cold numba cache in a
-    full parallel suite, the worker's own compiling once took the 8 s limit past. The
-    stuck loading and the build that never ends are played at once (one run each on the
-    instance's two CPUs), both stopped at the limit."""
+    full parallel suite, the worker's own compiling once took the 8 s limit past."""
     monkeypatch.setattr(ray_backend, "WARM_UP_LIMIT_S", 60.0)
     slow = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=3.5,handed=true", AMERICAN, 2, 0,
                                          1.0, 1.0), range(2))
     assert [r.penalty for r in slow] == [None, None]  # 3.5 s of loading, more than a game's 1 s + grace
     monkeypatch.setattr(ray_backend, "WARM_UP_LIMIT_S", 8.0)
-    stuck, never = ray_backend.run_many([
-        (RunSpec("fault_players:SlowWarmUp:seconds=600,handed=true", AMERICAN, 1, 0, 1.0, 1.0), range(1)),
-        (RunSpec("fault_players:SlowWarmUp:seconds=600", AMERICAN, 2, 0, 1.0, 1.0), range(2))])
-    assert [r.penalty.startswith("loading and warming up the player took over 8 s") for r in stuck] == [True]
-    assert [r.penalty for r in never] == ["building and warming up took over 8 s"] * 2
+    stuck = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=600,handed=true", AMERICAN, 2, 0,
+                                          1.0, 1.0), range(2))
+    assert all(r.penalty.startswith("loading and warming up the player took over 8 s") for r in stuck)
+    never = ray_backend.run_games(RunSpec("fault_players:SlowWarmUp:seconds=600", AMERICAN, 2, 0, 1.0, 1.0),
+                                  range(2))
+    assert all(r.penalty == "building and warming up took over 8 s" for r in never)
 
 
 class _SlowClock:
@@ -138,16 +137,15 @@ def test_faults_score_the_penalty_as_locally():
     # 5 s a game: a greedy game takes milliseconds, but in a run's first seconds a second
     # worker loading the player beside it took up to 0.6 s from one on a quiet 2-core
     # machine (benchmarks/game_decision_times.py), and beside two busy processes and the
-    # parallel suite the good game used its 1 s. The three runs are played at once, as a
-    # tournament's are: the others' games do not wait for the hung one's timeout.
-    hang, raises, prep = ray_backend.run_many([(RunSpec("fault_players:Hang", NEG, 2, 0, 5.0, 30.0), range(2)),
-                                               (RunSpec("fault_players:Raises", NEG, 2, 0, 30.0, 1.0), range(2)),
-                                               (RunSpec("fault_players:BadPrep", NEG, 2, 0, 30.0, 1.0), range(2))])
+    # parallel suite the good game used its 1 s.
+    hang = ray_backend.run_games(RunSpec("fault_players:Hang", NEG, 2, 0, 5.0, 30.0), range(2))
     assert hang[0].penalty is None and hang[1].penalty.startswith("timeout") and hang[1].score == -30
     # The stopped game keeps the placements made before it hung (at its third move) and
     # the decision seconds it was given, as the local runner's record of it does.
     assert [c for c, _, _ in hang[1].placements] == deal(1)[:2] and hang[1].decision_s > 5.0
+    raises = ray_backend.run_games(RunSpec("fault_players:Raises", NEG, 2, 0, 30.0, 1.0), range(2))
     assert raises[1].penalty == "error: RuntimeError: boom" and raises[0].penalty is None
+    prep = ray_backend.run_games(RunSpec("fault_players:BadPrep", NEG, 2, 0, 30.0, 1.0), range(2))
     assert all(r.penalty.startswith("preparation failed") and r.score == -30 for r in prep)
 
 

@@ -74,8 +74,7 @@ def test_a_child_seen_before_its_exec_is_looked_at_again():
 
 class Forking(Proc):
     """A process that, if it is a raylet, starts a worker whenever time passes while it
-    runs: stopped by ``suspend``, ended by ``kill`` (then no longer running, as a killed
-    process the command has reaped)."""
+    runs: stopped by ``suspend``, ended by ``kill``."""
 
     def __init__(self, pid: int, world: dict, raylet: bool = False) -> None:
         super().__init__(pid)
@@ -85,7 +84,7 @@ class Forking(Proc):
         self.stopped = True
 
     def kill(self) -> None:
-        self.killed, self.alive = True, False
+        self.killed = True
 
     def status(self) -> str:
         return "stopped" if self.stopped else "running"
