@@ -33,8 +33,7 @@ class RaisesAtMove3(GreedyPlayer):
 
 
 class LearnsItsWholeBudget(GreedyPlayer):
-    """Spends its whole preparation budget asleep, once it has said "learning" on stderr."""
+    """Spends its whole preparation budget asleep."""
 
     def prepare(self, budget_s):
-        print("learning", file=sys.stderr, flush=True)
         time.sleep(budget_s)
