@@ -1,7 +1,11 @@
 """The benchmark scripts refuse a bad point system in one line (argparse's exit code 2),
 before any learning or game, like the command line does."""
 
+import contextlib
 import json
+import os
+import select
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,13 +17,142 @@ from pokersquares.points import SPEC_HELP
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
+# Each script runs in a process of its own, forked from one that has imported what the
+# scripts share (numpy, numba, scipy, the package, the web app, the solver: those
+# installed). An interpreter's start and those imports, a second or more, were most of a
+# refusal's test. The fork is a new process as `python script.py` starts it (its argv and
+# sys.path[0], numpy's global seed drawn anew, its own standard streams, stdin empty) and
+# ends as Python ends one: an uncaught exception's traceback and exit status 1,
+# SystemExit's code, the threads joined and the exit functions run; only the modules are
+# not torn down (a third of a second with these imports). The server itself never runs a
+# script's code.
+_FORKS = r"""
+import atexit, importlib, json, os, runpy, sys, threading
+del sys.path[0]  # -c's current folder: each script gets its own first entry, as `python script.py` does
+import numpy
+for name in ("numba", "scipy.stats", "httpx", "ortools.sat.python.cp_model", "pokersquares.cli",
+             "pokersquares.evaluators.td", "pokersquares.harness.compare", "pokersquares.harness.runner",
+             "pokersquares.optimum", "pokersquares.players", "pokersquares.web.agents"):
+    try:
+        importlib.import_module(name)
+    except ImportError:  # an extra not installed: the scripts that need it import it, or say so
+        pass
+
+
+def run(argv):
+    if argv[0] == "-m":
+        sys.argv, sys.path[:0] = argv[1:], [os.getcwd()]
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv, sys.path[:0] = argv, [os.path.dirname(os.path.abspath(argv[0]))]
+        runpy.run_path(argv[0], run_name="__main__")
+
+
+def exit_code(stop):
+    if stop.code is None or isinstance(stop.code, int):
+        return stop.code or 0
+    print(stop.code, file=sys.stderr)
+    return 1
+
+
+for line in sys.stdin:
+    argv, out, err = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        for fd, path, flags in ((0, os.devnull, os.O_RDONLY), (1, out, os.O_WRONLY | os.O_CREAT),
+                                (2, err, os.O_WRONLY | os.O_CREAT)):
+            opened = os.open(path, flags, 0o600)
+            os.dup2(opened, fd)
+            os.close(opened)
+        numpy.random.seed()
+        try:
+            run(argv)
+            code = 0
+        except SystemExit as stop:
+            code = exit_code(stop)
+        except BaseException:
+            sys.excepthook(*sys.exc_info())
+            code = 1
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    os.write(1, f"{pid}\n".encode())
+    os.write(1, f"{os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}\n".encode())
+"""
+
+
+class _Forks:
+    """``run(script, *args)``: ``subprocess.run([python, script, *args])`` (or ``run("-m",
+    module, ...)``) with its output captured, as a fork of the server above. A run that
+    times out or is stopped kills its process and the server, which starts anew."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.runs = 0
+        self.server = None
+
+    def _start(self) -> None:
+        self.pending = b""
+        with open(self.folder / "server.err", "w") as err:
+            self.server = subprocess.Popen([sys.executable, "-c", _FORKS], stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=err)
+
+    def _line(self, timeout: float) -> int:
+        while b"\n" not in self.pending:
+            if not select.select([self.server.stdout], [], [], timeout)[0]:
+                raise TimeoutError
+            data = os.read(self.server.stdout.fileno(), 4096)
+            if not data:
+                raise RuntimeError(f"the fork server ended: {(self.folder / 'server.err').read_text()[-2000:]}")
+            self.pending += data
+        line, self.pending = self.pending.split(b"\n", 1)
+        return int(line)
+
+    def run(self, *argv, timeout: float = 120) -> subprocess.CompletedProcess:
+        if self.server is None:
+            self._start()
+        self.runs += 1
+        out, err = self.folder / f"{self.runs}.out", self.folder / f"{self.runs}.err"
+        self.server.stdin.write((json.dumps([[str(a) for a in argv], str(out), str(err)]) + "\n").encode())
+        self.server.stdin.flush()
+        pid = None
+        try:
+            pid = self._line(300)  # the first run waits for the server's imports
+            code = self._line(timeout)
+        except BaseException as e:
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            self.server.kill()
+            self.server.wait()
+            self.server = None
+            if isinstance(e, TimeoutError):
+                raise subprocess.TimeoutExpired(argv, timeout) from None
+            raise
+        return subprocess.CompletedProcess(argv, code, out.read_text(), err.read_text())
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stdin.close()
+            self.server.wait(60)
+
+
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory):
+    server = _Forks(tmp_path_factory.mktemp("forks"))
+    yield server.run
+    server.close()
+
 
 @pytest.mark.parametrize("script, extra", [("td_groups.py", []), ("td_select.py", []),
                                            ("tiger_iterations.py", []), ("optimum_options.py", ["--seeds", "0"]),
                                            ("game_decision_times.py", ["--ray-runs", "0"])])
-def test_bad_point_system_is_one_line(script, extra):
-    run = subprocess.run([sys.executable, str(BENCHMARKS / script), "--system", "bogus", *extra],
-                         capture_output=True, text=True, timeout=120)
+def test_bad_point_system_is_one_line(forks, script, extra):
+    run = forks(BENCHMARKS / script, "--system", "bogus", *extra)
     assert run.returncode == 2
     assert "Traceback" not in run.stderr
     assert run.stderr.strip().splitlines()[-1].endswith(f"unknown point system 'bogus'; accepted: {SPEC_HELP}")
@@ -28,13 +161,12 @@ def test_bad_point_system_is_one_line(script, extra):
 
 @pytest.mark.parametrize("script, option", [("small_budget_strength.py", "--games"), ("rule_search.py", "--games"),
                                             ("root_mix.py", "--deals")])
-def test_a_script_with_a_standard_error_refuses_one_game_before_playing(tmp_path, script, option):
+def test_a_script_with_a_standard_error_refuses_one_game_before_playing(forks, tmp_path, script, option):
     """With one game they played every game, then failed in statistics.stdev ("requires
     at least two data points") with a traceback."""
     db = tmp_path / "s.sqlite"
     extra = {"small_budget_strength.py": ["--db", str(db)], "root_mix.py": ["--load", str(tmp_path / "x.npz")]}
-    run = subprocess.run([sys.executable, str(BENCHMARKS / script), option, "1", *extra.get(script, [])],
-                         capture_output=True, text=True, timeout=120)
+    run = forks(BENCHMARKS / script, option, "1", *extra.get(script, []))
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
     what = option.removeprefix("--")
     assert run.stderr.strip().splitlines()[-1].endswith(
@@ -47,45 +179,43 @@ def test_a_script_with_a_standard_error_refuses_one_game_before_playing(tmp_path
     (["--players", "og", "--preps", "1,x"], "--preps takes seconds separated by commas, got 'x'"),
     (["--players", "og", "--preps", "nan"], "a preparation budget (--preps) must be a finite number of seconds, got nan"),
     (["--players", "og", "--time-per-game", "0"], "the time per game (--time-per-game) must be more than 0 s, got 0")])
-def test_small_budget_strength_checks_players_and_budgets_before_greedy_plays(tmp_path, args, says):
+def test_small_budget_strength_checks_players_and_budgets_before_greedy_plays(forks, tmp_path, args, says):
     """A bad player or budget once failed with a traceback after greedy's games were played."""
     db = tmp_path / "s.sqlite"
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "small_budget_strength.py"), "--games", "2", "--db", str(db),
-                          *args], capture_output=True, text=True, timeout=120)
+    run = forks(BENCHMARKS / "small_budget_strength.py", "--games", "2", "--db", db, *args)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
     assert says in run.stderr.strip().splitlines()[-1]
     assert not db.exists()
 
 
-def test_small_budget_strength_reads_a_players_parameters_after_its_commas(tmp_path):
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "small_budget_strength.py"), "--games", "2", "--preps", "0",
-                          "--time-per-game", "0.5", "--systems", "american", "--players", "hybrid:evaluator=patterns,search=greedy,og",
-                          "--db", str(tmp_path / "s.sqlite")], capture_output=True, text=True, timeout=300)
+def test_small_budget_strength_reads_a_players_parameters_after_its_commas(forks, tmp_path):
+    run = forks(BENCHMARKS / "small_budget_strength.py", "--games", "2", "--preps", "0", "--time-per-game", "0.5",
+                "--systems", "american", "--players", "hybrid:evaluator=patterns,search=greedy,og",
+                "--db", tmp_path / "s.sqlite", timeout=300)
     assert run.returncode == 0, run.stderr
     rows = json.loads(run.stdout)["rows"]
     assert [r["player"] for r in rows] == ["hybrid:evaluator=patterns,search=greedy", "og"]
     assert all(r["games"] == 2 and r["penalties"] == 0 for r in rows)
 
 
-def test_td_learning_speed_runs_the_kernels_champion_learns_with():
+def test_td_learning_speed_runs_the_kernels_champion_learns_with(forks):
     """The benchmark calls the learning kernels with their current arguments (it once
     lagged a signature change) and reports what it timed."""
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "td_learning_speed.py"), "--table-games", "500",
-                          "--games", "40", "--rounds", "1"], capture_output=True, text=True, timeout=600)
+    run = forks(BENCHMARKS / "td_learning_speed.py", "--table-games", "500", "--games", "40", "--rounds", "1",
+                timeout=600)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["groups"] == "default+draws" and out["tc"] is True and out["games_per_round"] == 40
     assert min(out["narl_1_thread"], out["td_1_thread"], out["td_2_threads"]) > 0
-    bad = subprocess.run([sys.executable, str(BENCHMARKS / "td_learning_speed.py"), "--groups", "bogus"],
-                         capture_output=True, text=True, timeout=120)
+    bad = forks(BENCHMARKS / "td_learning_speed.py", "--groups", "bogus")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].endswith("unknown TD feature group 'bogus'; choose from sizes, suits, "
                                                         "joint, ranks, discard, cross, draws, homes, pairs, needs or default")
 
 
 @pytest.mark.parametrize("script, args", [("orphans.py", []), ("orphans.py", ["src", "kill"]), ("og_variants.py", ["--help"])])
-def test_positional_scripts_print_their_usage(script, args):
-    run = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=120)
+def test_positional_scripts_print_their_usage(forks, script, args):
+    run = forks(BENCHMARKS / script, *args)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith(f"usage: python {BENCHMARKS / script} ")
 
@@ -159,7 +289,7 @@ def test_every_mutant_still_applies_to_the_source_and_names_tests_that_exist():
         assert m["tests"] and all((root / t).exists() for t in m["tests"]), m["name"]
 
 
-def test_td_consistency_backs_up_each_cell_over_every_next_card(tmp_path):
+def test_td_consistency_backs_up_each_cell_over_every_next_card(forks, tmp_path):
     from pokersquares import AMERICAN
     from pokersquares.evaluators.td import TdEvaluator
 
@@ -180,12 +310,11 @@ def test_td_consistency_backs_up_each_cell_over_every_next_card(tmp_path):
     assert out["decisions"] == 3 * 18 and 0 <= out["backup_agrees_with_greedy"] <= 1
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not an evaluator")
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "td_consistency.py"), str(bad)], capture_output=True,
-                         text=True, timeout=120)
+    run = forks(BENCHMARKS / "td_consistency.py", bad)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
 
 
-def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(tmp_path):
+def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(forks, tmp_path):
     """A learner of more games beats one of a few, a file listed twice is the same on
     every deal (the candidates play the same deals), and ``--out`` is the best file."""
     from pokersquares.evaluators.td import TdEvaluator
@@ -195,10 +324,9 @@ def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(tmp_p
         learned = TdEvaluator(games=games, td_games=games // 4, threads=1)
         learned.prepare(np.array(points.points, dtype=np.int64), 0.0, seed=1)
         learned.save(tmp_path / f"{name}.npz", points.name)
-    script = str(BENCHMARKS / "pick_prior.py")
-    run = subprocess.run([sys.executable, script, str(tmp_path / "weak.npz"), str(tmp_path / "strong.npz"),
-                          str(tmp_path / "strong.npz"), "--deals", "400", "--workers", "1", "--out",
-                          str(tmp_path / "best.npz")], capture_output=True, text=True, timeout=600)
+    script = BENCHMARKS / "pick_prior.py"
+    run = forks(script, tmp_path / "weak.npz", tmp_path / "strong.npz", tmp_path / "strong.npz", "--deals", "400",
+                "--workers", "1", "--out", tmp_path / "best.npz", timeout=600)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     weak, strong, again = out["candidates"]
@@ -208,33 +336,32 @@ def test_pick_prior_keeps_the_best_on_the_same_deals_and_refuses_bad_files(tmp_p
     assert strong["table_games"] == 4000 and (tmp_path / "best.npz").read_bytes() == (tmp_path / "strong.npz").read_bytes()
     for args, says in (([str(tmp_path / "weak.npz"), str(tmp_path / "british.npz")], "different points"),
                        ([str(tmp_path / "missing.npz")], "no such file")):
-        bad = subprocess.run([sys.executable, script, *args, "--deals", "10"], capture_output=True, text=True, timeout=120)
+        bad = forks(script, *args, "--deals", "10")
         assert bad.returncode == 2 and "Traceback" not in bad.stderr and says in bad.stderr.strip().splitlines()[-1]
 
 
-def _level_chance(*args):
-    return subprocess.run([sys.executable, str(BENCHMARKS / "level_systems_chance.py"), *args],
-                          capture_output=True, text=True, timeout=120)
+def _level_chance(forks, *args):
+    return forks(BENCHMARKS / "level_systems_chance.py", *args)
 
 
-def test_level_systems_chance_matches_the_normal_law_for_one_rival():
+def test_level_systems_chance_matches_the_normal_law_for_one_rival(forks):
     """One rival level with the player: it leads by more than one paired SE with the chance
     that a standard normal exceeds 1 (0.1587), by more than 0 with one half; more rivals
     miss more often, and the target over several systems is the product."""
-    one = json.loads(_level_chance("--rivals", "1", "--level", "2", "--trials", "100000").stdout)
+    one = json.loads(_level_chance(forks, "--rivals", "1", "--level", "2", "--trials", "100000").stdout)
     assert abs(one["miss_one_system"] - 0.158655) < 4 * one["miss_one_system_se"]
     assert abs(one["target_met_by_chance"] - (1 - one["miss_one_system"]) ** 2) < 1e-3
-    half = json.loads(_level_chance("--rivals", "1", "--within", "0", "--trials", "100000").stdout)
+    half = json.loads(_level_chance(forks, "--rivals", "1", "--within", "0", "--trials", "100000").stdout)
     assert abs(half["miss_one_system"] - 0.5) < 4 * half["miss_one_system_se"]
-    three = json.loads(_level_chance("--rivals", "3", "--trials", "100000").stdout)
+    three = json.loads(_level_chance(forks, "--rivals", "3", "--trials", "100000").stdout)
     assert three["miss_one_system"] > one["miss_one_system"] + 0.1
 
 
 @pytest.mark.parametrize("args, message", [(["--rivals", "0"], "argument --rivals: must be at least 1, got 0"),
                                            (["--within", "nan"], "--within must be a finite number of at least 0, "
                                                                  "got nan")])
-def test_level_systems_chance_refuses_bad_input_in_one_line(args, message):
-    run = _level_chance(*args)
+def test_level_systems_chance_refuses_bad_input_in_one_line(forks, args, message):
+    run = _level_chance(forks, *args)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
     assert run.stderr.strip().splitlines()[-1].endswith(message)
 
@@ -279,22 +406,19 @@ def test_line_context_keys_counts_each_empty_cells_crossing_line_and_plays_narl_
     assert seen_dead > 0
 
 
-def test_line_context_keys_runs_and_reports_a_paired_difference():
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "line_context_keys.py"), "--games", "300", "--deals", "20",
-                          "--seeds", "0"], capture_output=True, text=True, timeout=600)
+def test_line_context_keys_runs_and_reports_a_paired_difference(forks):
+    run = forks(BENCHMARKS / "line_context_keys.py", "--games", "300", "--deals", "20", "--seeds", "0", timeout=600)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     (row,) = out["seeds"]
     assert row["refined_mean"] - row["narl_mean"] == pytest.approx(row["paired"])
     assert row["entries"] > 0 and out["deals"] == 20
-    bad = subprocess.run([sys.executable, str(BENCHMARKS / "line_context_keys.py"), "--deals", "1"],
-                         capture_output=True, text=True, timeout=120)
+    bad = forks(BENCHMARKS / "line_context_keys.py", "--deals", "1")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
 
 
-def test_narl_shrinkage_reports_thin_entries_and_a_paired_difference_per_strength():
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "narl_shrinkage.py"), "--seconds", "2", "--deals", "50"],
-                         capture_output=True, text=True, timeout=600)
+def test_narl_shrinkage_reports_thin_entries_and_a_paired_difference_per_strength(forks):
+    run = forks(BENCHMARKS / "narl_shrinkage.py", "--seconds", "2", "--deals", "50", timeout=600)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["games_learned"] > 0 and out["entries"] > 0 and out["deals"] == 50
@@ -302,8 +426,7 @@ def test_narl_shrinkage_reports_thin_entries_and_a_paired_difference_per_strengt
     # fewer than 2 samples is among fewer than 10, and so on
     assert [out["thin"][k]["samples"] for k in ("2", "10", "100", "1000")] == sorted(
         out["thin"][k]["samples"] for k in ("2", "10", "100", "1000"))
-    bad = subprocess.run([sys.executable, str(BENCHMARKS / "narl_shrinkage.py"), "--seconds", "0"],
-                         capture_output=True, text=True, timeout=120)
+    bad = forks(BENCHMARKS / "narl_shrinkage.py", "--seconds", "0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
 
 
@@ -317,7 +440,7 @@ def test_average_tables_takes_each_keys_mean_and_keeps_keys_only_one_table_holds
     assert (sums / counts).tolist() == pytest.approx([6.0])  # values 2 and 10, not the pooled 34 / 5
 
 
-def test_average_tables_writes_a_table_the_players_read_and_refuses_two_systems(tmp_path):
+def test_average_tables_writes_a_table_the_players_read_and_refuses_two_systems(forks, tmp_path):
     from pokersquares.evaluators.narl import NarlEvaluator
     from pokersquares.points import AMERICAN, BRITISH
 
@@ -325,9 +448,8 @@ def test_average_tables_writes_a_table_the_players_read_and_refuses_two_systems(
         learner = NarlEvaluator(games=300, threads=1)
         learner.prepare(np.array(points.points, dtype=np.int64), 0.0, seed=seed)
         learner.save(tmp_path / f"{name}.npz", points.name)
-    script = str(BENCHMARKS / "average_tables.py")
-    run = subprocess.run([sys.executable, script, str(tmp_path / "a.npz"), str(tmp_path / "b.npz"), str(tmp_path / "avg.npz")],
-                         capture_output=True, text=True, timeout=300)
+    script = BENCHMARKS / "average_tables.py"
+    run = forks(script, tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "avg.npz", timeout=300)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     a, b, avg = (NarlEvaluator().load(tmp_path / f"{n}.npz") for n in ("a", "b", "avg"))
@@ -338,23 +460,20 @@ def test_average_tables_writes_a_table_the_players_read_and_refuses_two_systems(
         assert tavg[text] == pytest.approx((ta[text] + tb[text]) / 2)
     for text in set(ta) - set(tb):
         assert tavg[text] == pytest.approx(ta[text])
-    bad = subprocess.run([sys.executable, script, str(tmp_path / "a.npz"), str(tmp_path / "british.npz"),
-                          str(tmp_path / "x.npz")], capture_output=True, text=True, timeout=120)
+    bad = forks(script, tmp_path / "a.npz", tmp_path / "british.npz", tmp_path / "x.npz")
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and not (tmp_path / "x.npz").exists()
     assert "learned for two point systems" in bad.stderr.strip().splitlines()[-1]
 
 
-def test_preparation_spread_pairs_each_preparations_runs_by_their_specs(tmp_path):
+def test_preparation_spread_pairs_each_preparations_runs_by_their_specs(forks, tmp_path):
     db = tmp_path / "runs.sqlite"
     for player in ("greedy", "random:seed=3"):
-        made = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", player, "--system", "american",
-                               "--games", "30", "--seed", "0", "--prep-time", "0", "--time-per-game", "2", "--db", str(db),
-                               "--json"], capture_output=True, text=True, timeout=300)
+        made = forks("-m", "pokersquares", "run", "--player", player, "--system", "american", "--games", "30", "--seed",
+                     "0", "--prep-time", "0", "--time-per-game", "2", "--db", db, "--json", timeout=300)
         assert made.returncode == 0, made.stderr
-    script = str(BENCHMARKS / "preparation_spread.py")
+    script = BENCHMARKS / "preparation_spread.py"
     pair = ["--pair", str(db), "greedy", "random:seed=3"]
-    run = subprocess.run([sys.executable, script, "--system", "american", "--seeds", "20", *pair, *pair],
-                         capture_output=True, text=True, timeout=120)
+    run = forks(script, "--system", "american", "--seeds", "20", *pair, *pair)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     first, second = out["stores"]
@@ -364,24 +483,22 @@ def test_preparation_spread_pairs_each_preparations_runs_by_their_specs(tmp_path
     assert over["gap_mean_over_those_deals"] == pytest.approx(first["gap"])
     assert over["gap_stderr_over_those_deals"] == pytest.approx(first["gap_stderr"])
     swapped = ["--pair", str(db), "random:seed=3", "greedy"]  # each deal's gap and its negative: they average to 0
-    run = subprocess.run([sys.executable, script, "--system", "american", "--seeds", "20", *pair, *swapped],
-                         capture_output=True, text=True, timeout=120)
+    run = forks(script, "--system", "american", "--seeds", "20", *pair, *swapped)
     over = json.loads(run.stdout)["over_preparations"]
     assert over["gap_mean_over_those_deals"] == 0 and over["gap_stderr_over_those_deals"] == 0
     assert over["gap_sd"] == pytest.approx(2 * abs(first["gap"]) / 2 ** 0.5)
-    bad = subprocess.run([sys.executable, script, "--system", "american", "--pair", str(db), "greedy", "nobody"],
-                         capture_output=True, text=True, timeout=120)
+    bad = forks(script, "--system", "american", "--pair", db, "greedy", "nobody")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no run of 'nobody'" in bad.stderr
 
 
-def test_combine_systems_pairs_each_system_and_combines_their_z_scores(tmp_path):
+def test_combine_systems_pairs_each_system_and_combines_their_z_scores(forks, tmp_path):
     db = tmp_path / "t.sqlite"
-    made = subprocess.run([sys.executable, "-m", "pokersquares", "tournament", "--players", "greedy,random:seed=3",
-                           "--systems", "american,british", "--games", "20", "--seed", "0", "--prep-time", "0",
-                           "--time-per-game", "2", "--db", str(db), "--json"], capture_output=True, text=True, timeout=300)
+    made = forks("-m", "pokersquares", "tournament", "--players", "greedy,random:seed=3", "--systems", "american,british",
+                 "--games", "20", "--seed", "0", "--prep-time", "0", "--time-per-game", "2", "--db", db, "--json",
+                 timeout=300)
     assert made.returncode == 0, made.stderr
-    script = [sys.executable, str(BENCHMARKS / "combine_systems.py"), str(db), "--player", "greedy", "--rival", "random:seed=3"]
-    run = subprocess.run(script, capture_output=True, text=True, timeout=120)
+    script = [BENCHMARKS / "combine_systems.py", db, "--player", "greedy", "--rival", "random:seed=3"]
+    run = forks(*script)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     rows = {r["system"]: r for r in out["per_system"]}
@@ -389,21 +506,20 @@ def test_combine_systems_pairs_each_system_and_combines_their_z_scores(tmp_path)
     assert all(r["z"] == pytest.approx(r["a_minus_b"] / r["stderr"]) for r in rows.values())
     assert out["combined"] == {"systems": 2, "z": pytest.approx(sum(r["z"] for r in rows.values()) / 2 ** 0.5)}
     # British plays 8-card playouts under depth=auto (a straight outscores a flush), American 4
-    only = json.loads(subprocess.run([*script, "--horizon", "8"], capture_output=True, text=True, timeout=120).stdout)
+    only = json.loads(forks(*script, "--horizon", "8").stdout)
     assert [r["system"] for r in only["per_system"]] == ["British"] and only["combined"]["z"] == pytest.approx(rows["British"]["z"])
-    named = json.loads(subprocess.run([*script, "--systems", " AMERICAN "], capture_output=True, text=True, timeout=120).stdout)
+    named = json.loads(forks(*script, "--systems", " AMERICAN ").stdout)
     assert [r["system"] for r in named["per_system"]] == ["American"]
-    swapped = subprocess.run([sys.executable, str(BENCHMARKS / "combine_systems.py"), str(db), "--player", "random:seed=3",
-                              "--rival", "greedy"], capture_output=True, text=True, timeout=120)
+    swapped = forks(*script[:2], "--player", "random:seed=3", "--rival", "greedy")
     assert json.loads(swapped.stdout)["combined"]["z"] == pytest.approx(-out["combined"]["z"])
     # a system played the same on every deal has no z and is left out of the combination
     same = {"a_minus_b": 0.0, "stderr": 0.0}
     assert _script("combine_systems").combine([same, {"a_minus_b": 2.0, "stderr": 1.0}]) == {"systems": 1, "z": 2.0}
-    bad = subprocess.run([*script[:3], "--player", "greedy", "--rival", "nobody"], capture_output=True, text=True, timeout=120)
+    bad = forks(*script[:2], "--player", "greedy", "--rival", "nobody")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no point system with runs of both" in bad.stderr
 
 
-def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tmp_path):
+def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(forks, tmp_path):
     from typer.testing import CliRunner
 
     from pokersquares.cli import _load_subcommands, app
@@ -420,13 +536,11 @@ def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tm
     db = tmp_path / "g.sqlite"
     played = CliRunner().invoke(app, ["run", "-p", "greedy", "-n", "2", "--time-per-game", "2", "--db", str(db), "-q"])
     assert played.exit_code == 0, played.output
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "symmetry_choices.py"), str(db)], capture_output=True,
-                         text=True, timeout=120)
+    run = forks(BENCHMARKS / "symmetry_choices.py", db)
     out = json.loads(run.stdout)["runs"][0]
     assert out["games"] == 2 and out["choices_by_cards_placed"][:3] == [1.0, 2.0, 4.0]
     assert 0 < out["searched_share"] < 1
-    bad = subprocess.run([sys.executable, str(BENCHMARKS / "symmetry_choices.py"), str(db), "--run", "9"],
-                         capture_output=True, text=True, timeout=120)
+    bad = forks(BENCHMARKS / "symmetry_choices.py", db, "--run", "9")
     assert bad.returncode == 2 and bad.stderr.strip() == f"error: no run 9 in {db}" and bad.stdout == ""
 
 
@@ -436,16 +550,15 @@ def test_symmetry_choices_counts_the_kinds_of_cells_before_each_recorded_move(tm
     (["--preps", "-1"], "--preps must be"),
     (["--games", "1"], "--games must be at least 2, got 1"),
     (["--patterns-prep", "0"], "--patterns-prep must be more than 0 s, got 0")])
-def test_learner_crossover_refuses_bad_input_before_learning(args, says):
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), *args],
-                         capture_output=True, text=True, timeout=120)
+def test_learner_crossover_refuses_bad_input_before_learning(forks, args, says):
+    run = forks(BENCHMARKS / "learner_crossover.py", *args)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == ""
     assert run.stderr.count("\n") == 1 and says in run.stderr
 
 
-def test_learner_crossover_learns_both_for_the_same_seconds_and_judges_them_alike():
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), "--systems", "american",
-                          "--preps", "0.3", "--seeds", "0", "--games", "50"], capture_output=True, text=True, timeout=300)
+def test_learner_crossover_learns_both_for_the_same_seconds_and_judges_them_alike(forks):
+    run = forks(BENCHMARKS / "learner_crossover.py", "--systems", "american", "--preps", "0.3", "--seeds", "0",
+                "--games", "50", timeout=300)
     assert run.returncode == 0, run.stderr
     (row,) = json.loads(run.stdout)["rows"]
     assert row["system"] == "American" and row["prep_s"] == 0.3
@@ -455,10 +568,9 @@ def test_learner_crossover_learns_both_for_the_same_seconds_and_judges_them_alik
         assert 0.5 < row[f"{name}_stderr"] < 20  # a 50-game mean's standard error (SD of a game: 25-45)
 
 
-def test_learner_crossover_splits_a_budget_with_patterns_prep():
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "learner_crossover.py"), "--systems", "american",
-                          "--preps", "0.9", "--patterns-prep", "0.2", "--seeds", "0", "--games", "20"],
-                         capture_output=True, text=True, timeout=300)
+def test_learner_crossover_splits_a_budget_with_patterns_prep(forks):
+    run = forks(BENCHMARKS / "learner_crossover.py", "--systems", "american", "--preps", "0.9", "--patterns-prep", "0.2",
+                "--seeds", "0", "--games", "20", timeout=300)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     (row,) = out["rows"]
@@ -525,12 +637,11 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep():
      "no result store at /nonexistent/r.sqlite"),
     ("web_first_advice.py", ["--agents", "greedy,bogus"], "unknown agents: bogus; known: "),
 ])
-def test_hostile_arguments_are_one_line_before_any_work(script, args, says):
+def test_hostile_arguments_are_one_line_before_any_work(forks, script, args, says):
     """Each once ran (a JVM compiled and started, kernels compiled, a table learned, a web
     server started) and then failed with a traceback (a median of nothing, a division by
     zero), waited for ever (web_load's hint of an unknown agent), or measured nonsense."""
-    run = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
-                         timeout=60)
+    run = forks(BENCHMARKS / script, *args, timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stdout == "", run.stderr[-2000:]
     assert says in run.stderr.strip().splitlines()[-1]
 
@@ -611,26 +722,23 @@ def test_a_sigterm_while_the_benchmarks_server_starts_still_stops_it(monkeypatch
     assert e.value.code == 143 and calls == ["started", "terminated", "waited"]
 
 
-def test_env_steps_prints_every_rate_as_json_and_refuses_bad_counts():
+def test_env_steps_prints_every_rate_as_json_and_refuses_bad_counts(forks):
     pytest.importorskip("gymnasium")
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "env_steps.py"), "--episodes", "2", "--steps", "50",
-                          "--envs", "2"], capture_output=True, text=True, timeout=300)
+    run = forks(BENCHMARKS / "env_steps.py", "--episodes", "2", "--steps", "50", "--envs", "2", timeout=300)
     assert run.returncode == 0, run.stderr
     rates = json.loads(run.stdout)["steps_per_s"]
     assert set(rates) == {"single_gym_make", "single_raw_env", "sync_2", "async_2"} and min(rates.values()) > 0
-    bad = subprocess.run([sys.executable, str(BENCHMARKS / "env_steps.py"), "--envs", "0,4"],
-                         capture_output=True, text=True, timeout=120)
+    bad = forks(BENCHMARKS / "env_steps.py", "--envs", "0,4")
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].endswith("each count of --envs is 1 to 64, got '0,4'")
 
 
-def test_optimum_options_proves_a_start_score_without_a_grid():
+def test_optimum_options_proves_a_start_score_without_a_grid(forks):
     """``--start SCORE`` times the proof alone, from a stored optimum's score with no grid:
     once the solver checked that a start score is its start grid's, the script gave it
     an empty grid's and met that check's error as a traceback."""
     pytest.importorskip("ortools")
-    run = subprocess.run([sys.executable, str(BENCHMARKS / "optimum_options.py"), "--seeds", "1", "--start", "289",
-                          "--time-limit", "30"], capture_output=True, text=True, timeout=300)
+    run = forks(BENCHMARKS / "optimum_options.py", "--seeds", "1", "--start", "289", "--time-limit", "30", timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     row = json.loads(run.stdout.splitlines()[0])
     assert (row["seed"], row["score"], row["bound"], row["proven"]) == (1, 289, 289, True)

@@ -56,6 +56,24 @@ def test_an_interrupted_many_deal_solve_stops_its_workers_and_keeps_what_it_solv
     assert 1 <= _optima(db) < 201
 
 
+def _holds_a_pipe_of_its_own(pid: int) -> bool:
+    """Whether process ``pid`` holds both ends of one pipe, as its CP-SAT solve does while
+    it runs (the pipe its signal watcher waits on); its standard streams are pipes of the
+    test, of which it holds one end each."""
+    ends = []
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # ended: the caller says how
+        return False
+    for fd in fds:
+        try:
+            ends.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:  # closed meanwhile
+            continue
+    pipes = [end for end in ends if end.startswith("pipe:")]
+    return len(set(pipes)) < len(pipes)
+
+
 @pytest.mark.parametrize("how, code", [("ctrl-c", 130), ("sigterm", 143)])
 def test_an_interrupted_one_deal_solve_stops_at_once_and_stores_nothing(tmp_path, how, code):
     """One deal is solved in the command's own process: CP-SAT caught Ctrl-C itself (it
@@ -73,7 +91,13 @@ def test_an_interrupted_one_deal_solve_stops_at_once_and_stores_nothing(tmp_path
         while not db.exists() and time.time() < deadline:  # made just before the solve starts
             assert proc.poll() is None, proc.stderr.read()
             time.sleep(0.1)
-        time.sleep(6.0)  # into the solve: past the local search, into CP-SAT
+        # Into the solve: past the local search, into CP-SAT (its signal watcher's pipe open),
+        # or as long as a busy machine needs to get there.
+        deadline = time.time() + 6.0
+        while not _holds_a_pipe_of_its_own(proc.pid) and time.time() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.05)
+        time.sleep(0.2)  # into the search itself
         assert proc.poll() is None, proc.stderr.read()
         os.kill(proc.pid, signal.SIGTERM if how == "sigterm" else signal.SIGINT)
         out, err = proc.communicate(timeout=5)

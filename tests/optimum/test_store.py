@@ -37,10 +37,6 @@ def games_store(tmp_path):
     return games
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "pokersquares", *args], capture_output=True, text=True)
-
-
 def test_every_stored_game_is_at_most_its_optimum(small_store):
     with ResultStore(small_store, readonly=True) as games, OptimaStore(small_store) as optima:
         runs = games.runs()
@@ -61,11 +57,10 @@ def test_second_call_answers_from_the_store(small_store, monkeypatch):
     assert sorted(done) == [0, 1]
 
 
-def test_check_command_passes_and_catches_a_score_above_the_bound(small_store, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--check", "--db", str(small_store),
-                        "--json"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["checked"] == 4 and json.loads(r.stdout)["over_bound"] == 0
+def test_check_command_passes_and_catches_a_score_above_the_bound(small_store, tmp_path, cli):
+    code, out, err = cli("optimum", "--check", "--db", small_store, "--json")
+    assert code == 0, err
+    assert json.loads(out)["checked"] == 4 and json.loads(out)["over_bound"] == 0
     # a store whose optimum claims a bound below a recorded game's score must fail the check
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(small_store.read_bytes())
@@ -75,9 +70,8 @@ def test_check_command_passes_and_catches_a_score_above_the_bound(small_store, t
     with ResultStore(bad) as store:
         store.conn.execute("UPDATE games SET score = 0")
         store.conn.commit()
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--check", "--db", str(bad)],
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "above the proven" in r.stdout + r.stderr or "> proven bound" in r.stdout
+    code, out, err = cli("optimum", "--check", "--db", bad)
+    assert code == 1 and "above the proven" in out + err or "> proven bound" in out
 
 
 def test_unproven_answers_are_resolved_under_a_longer_limit(tmp_path):
@@ -256,46 +250,51 @@ def test_regret_summary():
     assert regret_summary([(5, 1)], optima) is None
 
 
-def test_reports_show_regret_where_optima_exist(small_store):
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(small_store)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "greedy on Flush:" in r.stdout and "regret" in r.stdout and "2 proven" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "greedy", "--games", "2",
-                        "--system", "single:flush", "--db", str(small_store), "--json"], capture_output=True, text=True)
-    out = json.loads(r.stdout)
+def test_reports_show_regret_where_optima_exist(small_store, cli):
+    code, out, err = cli("results", "--db", small_store)
+    assert code == 0, err
+    assert "greedy on Flush:" in out and "regret" in out and "2 proven" in out
+    # the fixture's greedy run again, read back from the store: its report has the regret too
+    code, out, err = cli("run", "--player", "greedy", "--games", "2", "--system", "single:flush", "--time-per-game", "5",
+                         "--prep-time", "0", "--db", small_store, "--json")
+    assert code == 0, err
+    out = json.loads(out)
     assert out["optimum"]["deals"] == 2
     assert out["optimum"]["regret"] == pytest.approx(out["optimum"]["mean_optimum"] - out["mean"])
 
 
-def test_results_reads_optima_from_another_store(small_store, games_store, tmp_path):
+def test_results_reads_optima_from_another_store(small_store, games_store, tmp_path, cli):
     games = games_store
 
     def results(*args):
-        return _cli("results", "--db", str(games), *args)
-    alone = results()
-    assert alone.returncode == 0 and "regret" not in alone.stdout  # this store holds no optima
-    shared = results("--optima", str(small_store))
-    assert shared.returncode == 0, shared.stderr
-    assert "greedy on Flush:" in shared.stdout and "2 proven" in shared.stdout
-    data = json.loads(results("--optima", str(small_store), "--json").stdout)
+        return cli("results", "--db", games, *args)
+    code, out, _ = results()
+    assert code == 0 and "regret" not in out  # this store holds no optima
+    code, out, err = results("--optima", small_store)
+    assert code == 0, err
+    assert "greedy on Flush:" in out and "2 proven" in out
+    data = json.loads(results("--optima", small_store, "--json")[1])
     assert data["runs"][0]["optimum"]["deals"] == 2
     junk = tmp_path / "junk.sqlite"
     junk.write_text("not a database")
     for bad, says in ((tmp_path / "missing.sqlite", "no store of optima"), (junk, "is not a result store"),
                       (games, "holds no optima")):
-        r = results("--optima", str(bad))
-        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
-        assert len(r.stderr.strip().splitlines()) == 1
+        code, _, err = results("--optima", bad)
+        assert code == 2 and says in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
 
 
-def test_results_reads_each_systems_optima_from_its_own_store(small_store, tmp_path):
+def test_results_reads_each_systems_optima_from_its_own_store(small_store, tmp_path, cli):
     """``--optima`` repeats: the deals' optima are gathered from every store given, and
     where two stores hold the same deal the proven optimum counts."""
     from pokersquares.optimum.regret import run_regrets
     first, second = tmp_path / "first.sqlite", tmp_path / "second.sqlite"
-    solve_seeds([0], FLUSH, db=first, time_limit=60)
-    solve_seeds([0, 1], FLUSH, db=second, time_limit=60)
+    with OptimaStore(small_store, readonly=True) as solved:  # deal 0 in the first store, both in the second
+        optima = solved.many([0, 1], FLUSH.points)
+    for path, seeds in ((first, [0]), (second, [0, 1])):
+        with OptimaStore(path) as store:
+            for seed in seeds:
+                store.put(optima[seed], time_limit=60)
     with OptimaStore(second) as optima:  # deal 0 here: an unproven, lower best grid
         optima.conn.execute("UPDATE optima SET proven = 0, score = score - 1, bound = bound + 5 WHERE seed = 0")
         optima.conn.commit()
@@ -308,34 +307,33 @@ def test_results_reads_each_systems_optima_from_its_own_store(small_store, tmp_p
         assert only_first[run.run_id]["deals"] == 1
         assert both[run.run_id]["deals"] == 2 and both[run.run_id]["proven"] == 2
         assert both[run.run_id]["regret"] == pytest.approx(together[run.run_id]["regret"])
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(small_store),
-                        "--optima", str(first), "--optima", str(second), "--json"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert {run["optimum"]["deals"] for run in json.loads(r.stdout)["runs"]} == {2}
+    code, out, err = cli("results", "--db", small_store, "--optima", first, "--optima", second, "--json")
+    assert code == 0, err
+    assert {run["optimum"]["deals"] for run in json.loads(out)["runs"]} == {2}
 
 
-def test_check_command_reads_optima_from_other_stores(small_store, games_store, tmp_path):
+def test_check_command_reads_optima_from_other_stores(small_store, games_store, tmp_path, cli):
     def check(*args):
-        return _cli("optimum", "--db", str(games_store), *args)
-    r = check("--check", "--optima", str(small_store), "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["checked"] == 2 and json.loads(r.stdout)["over_bound"] == 0
-    assert json.loads(check("--check", "--json").stdout)["checked"] == 0  # the games' own store holds no optima
+        return cli("optimum", "--db", games_store, *args)
+    code, out, err = check("--check", "--optima", small_store, "--json")
+    assert code == 0, err
+    assert json.loads(out)["checked"] == 2 and json.loads(out)["over_bound"] == 0
+    assert json.loads(check("--check", "--json")[1])["checked"] == 0  # the games' own store holds no optima
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(small_store.read_bytes())
     with OptimaStore(bad) as optima:
         optima.conn.execute("UPDATE optima SET bound = -1, score = -1")
         optima.conn.commit()
-    r = check("--check", "--optima", str(bad), "--json")
-    assert r.returncode == 1 and json.loads(r.stdout)["over_bound"] == 2
-    for args, says in ((("--optima", str(small_store)), "--optima goes with --check"),
-                       (("--check", "--optima", str(tmp_path / "missing.sqlite")), "no store of optima")):
-        r = check(*args)
-        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr
-        assert len(r.stderr.strip().splitlines()) == 1
+    code, out, _ = check("--check", "--optima", bad, "--json")
+    assert code == 1 and json.loads(out)["over_bound"] == 2
+    for args, says in ((("--optima", small_store), "--optima goes with --check"),
+                       (("--check", "--optima", tmp_path / "missing.sqlite"), "no store of optima")):
+        code, _, err = check(*args)
+        assert code == 2 and says in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
 
 
-def test_reading_a_finished_store_back_leaves_its_file_as_it_was(small_store, tmp_path):
+def test_reading_a_finished_store_back_leaves_its_file_as_it_was(small_store, tmp_path, cli):
     """The documented read-back commands (the same command as the run) on a store kept in
     version control: every deal is there, so the file is only read, never switched to
     write-ahead logging or touched."""
@@ -346,17 +344,15 @@ def test_reading_a_finished_store_back_leaves_its_file_as_it_was(small_store, tm
         conn.execute("PRAGMA journal_mode=DELETE")
     before = kept.read_bytes()
     for args in (("--seeds", "0..1"), ("--seed", "1")):
-        r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", *args, "--system", "single:flush",
-                            "--db", str(kept), "--json"], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        assert json.loads(r.stdout)["proven"] in (True, 2)
+        code, out, err = cli("optimum", *args, "--system", "single:flush", "--db", kept, "--json")
+        assert code == 0, err
+        assert json.loads(out)["proven"] in (True, 2)
         assert kept.read_bytes() == before
         assert not (tmp_path / "kept.sqlite-wal").exists()
     # a deal the store lacks is solved and stored as before
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "optimum", "--seeds", "0..2", "--system",
-                        "single:flush", "--db", str(kept), "--json"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["deals"] == 3
+    code, out, err = cli("optimum", "--seeds", "0..2", "--system", "single:flush", "--db", kept, "--json")
+    assert code == 0, err
+    assert json.loads(out)["deals"] == 3
     with OptimaStore(kept, readonly=True) as optima:
         assert sorted(optima.many([0, 1, 2], FLUSH.points)) == [0, 1, 2]
 
