@@ -67,6 +67,24 @@ def players_imported():
     list_players()
 
 
+QUICK_OPTIMUM_S = 0.1
+
+
+@pytest.fixture
+def quick_optimum():
+    """Deals' optima solved by the web app within ``QUICK_OPTIMUM_S`` seconds instead of
+    its 20, for a test that finishes games and never reads their optima: the page asks for
+    the optimum of every game it finishes, and such a solve took a core for up to 20 s,
+    which the server's stop then waited for. The local search still runs to its end (about
+    a second), so the page still gets an answer, mostly unproven. The limit is read as a
+    solve starts, so one started during the test keeps it."""
+    from pokersquares.web import api_optimum
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(api_optimum, "OPTIMUM_TIME_S", QUICK_OPTIMUM_S)
+        yield
+
+
 @contextlib.contextmanager
 def in_a_thread(app, *, send_buffer: int | None = None, start_s: float = 20, **config):
     """``app`` served by uvicorn in a thread on a loopback socket held from the start (no

@@ -2,8 +2,9 @@
 Playwright's Python client; no browser download): a full game by mouse and keyboard,
 a hint, a replay, a reload, two tabs, watching an agent and the Results page.
 
-Screenshots go to ``artifacts/screenshots/``. With ``POKERSQUARES_DOC_IMAGES=1`` the
-README's images in ``docs/images/`` are refreshed too.
+With ``POKERSQUARES_SCREENSHOTS=1`` screenshots go to ``artifacts/screenshots/`` (up to
+a second each on a busy machine, so not taken otherwise). With ``POKERSQUARES_DOC_IMAGES=1``
+they are taken and the README's images in ``docs/images/`` refreshed too.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 DOC_IMAGES = ROOT / "docs" / "images"
+REFRESH_DOC_IMAGES = os.environ.get("POKERSQUARES_DOC_IMAGES") == "1"
+TAKE_SCREENSHOTS = os.environ.get("POKERSQUARES_SCREENSHOTS") == "1" or REFRESH_DOC_IMAGES
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
@@ -40,6 +43,9 @@ from playwright.sync_api import Error as PlaywrightError, expect, sync_playwrigh
 from pokersquares.web import create_app  # noqa: E402
 
 from .conftest import serving  # noqa: E402
+
+# No test here reads the server's optimum of a finished game: it is solved in a moment.
+pytestmark = pytest.mark.usefixtures("quick_optimum")
 
 
 @contextlib.contextmanager
@@ -93,14 +99,17 @@ def open_page(context, url):
 
 
 def shot(page, name, full_page=True, doc=None, element=None):
-    """A screenshot of the page (or of ``element``, a selector) in artifacts/screenshots/."""
+    """A screenshot of the page (or of ``element``, a selector) in artifacts/screenshots/,
+    when screenshots are asked for (see the module's docstring)."""
+    if not TAKE_SCREENSHOTS:
+        return
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     if element is not None:
         page.locator(element).screenshot(path=str(path))
     else:
         page.screenshot(path=str(path), full_page=full_page)
-    if doc and os.environ.get("POKERSQUARES_DOC_IMAGES") == "1":
+    if doc and REFRESH_DOC_IMAGES:
         from PIL import Image
 
         DOC_IMAGES.mkdir(parents=True, exist_ok=True)
@@ -309,6 +318,7 @@ def test_a_reload_resumes_and_tabs_keep_their_own_games(context, server):
 
 
 def test_bad_input_shows_the_servers_message(context, server):
+    context.clock.install()  # the page's timers, run ahead below rather than waited for
     page = open_page(context, server)
     page.select_option("#play-system [data-role=kind]", "ameritish")
     page.fill("#play-system [data-role=system-seed]", "abc")
@@ -316,7 +326,8 @@ def test_bad_input_shows_the_servers_message(context, server):
     page.click("#play-new")
     expect(page.locator("#toast")).to_contain_text("must be an integer")
     # Let that message go (it hides after 5 s) so the next one is seen on its own.
-    expect(page.locator("#toast")).to_be_hidden(timeout=10_000)
+    page.clock.run_for(5000)
+    expect(page.locator("#toast")).to_be_hidden()
     page.select_option("#play-system [data-role=kind]", "american")
     # The preview's chips replace the error text and move the button down: a click during
     # that shift can land beside it (seen once in CI), so wait for them as a user would.

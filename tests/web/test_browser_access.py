@@ -15,6 +15,9 @@ from tests.web.test_browser import browser, deal, open_page, place, server  # no
 
 from playwright.sync_api import expect  # noqa: E402
 
+# No test here reads the server's optimum of a finished game: it is solved in a moment.
+pytestmark = pytest.mark.usefixtures("quick_optimum")
+
 ZOOM_200 = {"width": 680, "height": 470}  # a 1360x940 window at 200 %
 PHONE = {"width": 360, "height": 740}
 

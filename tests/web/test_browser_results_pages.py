@@ -18,6 +18,9 @@ from pokersquares.web.results import RUNS_PAGE  # noqa: E402
 
 from .conftest import serving  # noqa: E402
 
+# No test here reads the server's optimum of a finished game: it is solved in a moment.
+pytestmark = pytest.mark.usefixtures("quick_optimum")
+
 RUNS = RUNS_PAGE + 30  # a page and some
 
 

@@ -19,21 +19,38 @@ from pokersquares.web import create_app  # noqa: E402
 
 from .conftest import serving  # noqa: E402
 
+# No test here reads the server's optimum of a finished game: it is solved in a moment.
+pytestmark = pytest.mark.usefixtures("quick_optimum")
+
 LONG = "W" * 40  # the longest agent name the API takes, in the widest letter
 PHONE = {"width": 375, "height": 667}
 SLOW = 120_000  # a loaded two-core machine is slow
 
-# Answers to requests whose URL contains ``part`` reach the page ``ms`` late; the page's
-# window.lateAnswers counts those delivered.
-DELAY_ANSWERS = """([part, ms]) => {
+# Answers to requests whose URL contains ``part`` are held from the page until the test lets
+# them go (let_held_answers_go), or stops holding them: holdAnswers(false) delivers those
+# held and passes the later ones, holdAnswers(true) holds them again. The page's
+# window.heldAnswers counts those waiting, window.lateAnswers those delivered late.
+HOLD_ANSWERS = """(part) => {
   const f = window.fetch;
+  let open, gate, holding = true;
+  const close = () => { gate = new Promise((s) => { open = s; }); window.heldAnswers = 0; };
+  close();
   window.lateAnswers = 0;
+  window.letHeldAnswersGo = () => { open(); close(); };
+  window.holdAnswers = (on) => { holding = on; if (!on) window.letHeldAnswersGo(); };
   window.fetch = async (url, init) => {
     const r = await f(url, init);
-    if (String(url).includes(part)) { await new Promise((s) => setTimeout(s, ms)); window.lateAnswers += 1; }
+    if (holding && String(url).includes(part)) { window.heldAnswers += 1; await gate; window.lateAnswers += 1; }
     return r;
   };
 }"""
+
+
+def let_held_answers_go(page, more=True):
+    """Once an answer is held (HOLD_ANSWERS), deliver those held; with ``more`` the later
+    ones are held too, else passed."""
+    page.wait_for_function("window.heldAnswers >= 1", timeout=SLOW)
+    page.evaluate("more => more ? letHeldAnswersGo() : holdAnswers(false)", more)
 
 
 def open_watched(ctx, url, ready=True):
@@ -79,9 +96,10 @@ def test_a_new_game_dealt_while_a_card_is_on_its_way_stays(context, server):
     page = open_watched(context, server)
     deal(page, 31)
     place(page, 0)
-    page.evaluate(DELAY_ANSWERS, ["/place", 1500])
+    page.evaluate(HOLD_ANSWERS, "/place")
     page.click("#play-board button.cell[data-cell='1']")
     deal(page, 32)  # asks first (a card is down), then deals before the slow answer arrives
+    let_held_answers_go(page, more=False)
     page.wait_for_function("window.lateAnswers >= 1", timeout=SLOW)
     page.wait_for_timeout(300)
     expect(page.locator("#play-info [data-seed]")).to_have_text("32")
@@ -122,7 +140,7 @@ def test_pause_then_play_at_once_goes_on_and_a_step_after_a_new_deal_is_taken(co
     page.select_option("#watch-agent", "greedy")
     page.eval_on_selector("#watch-speed", "e => { e.value = '0'; e.dispatchEvent(new Event('input')); }")
     deal(page, 6, prefix="watch")
-    page.evaluate(DELAY_ANSWERS, ["/agent-move", 1000])
+    page.evaluate(HOLD_ANSWERS, "/agent-move")
     button = page.locator("#watch-play")
     button.click()
     expect(page.locator("#watch-status")).to_contain_text("is thinking")
@@ -130,18 +148,23 @@ def test_pause_then_play_at_once_goes_on_and_a_step_after_a_new_deal_is_taken(co
     expect(button).to_contain_text("Play")
     button.click()
     expect(button).to_contain_text("Pause")
+    for _ in range(3):  # three moves, one at a time; the fourth is held: the watch still plays
+        let_held_answers_go(page)
     page.wait_for_function("document.querySelectorAll('#watch-board .cell.filled').length >= 3", timeout=SLOW)
     expect(button).to_contain_text("Pause")
     button.click()
     expect(button).to_contain_text("Play")
+    page.evaluate("holdAnswers(false)")  # the move on its way arrives
 
     # A Step, a new deal before its answer, then Step on the new deal: it is taken.
     page.wait_for_function("!watch.wait", timeout=SLOW)
+    page.evaluate("holdAnswers(true)")  # the Step's answer, until the new deal's Step is clicked
     page.click("#watch-step")
     expect(page.locator("#watch-status")).to_contain_text("is thinking")
     deal(page, 7, prefix="watch")
     expect(filled(page, "#watch-board")).to_have_count(0)
     page.click("#watch-step")
+    page.evaluate("holdAnswers(false)")
     expect(filled(page, "#watch-board")).to_have_count(1, timeout=SLOW)
     expect(page.locator("#watch-info [data-seed]")).to_have_text("7")
     assert not page.problems
@@ -241,14 +264,11 @@ def test_the_results_show_the_run_clicked_last_not_the_one_answered_last(context
     expect(rows.first).to_be_visible(timeout=SLOW)
     first, second = rows.nth(0).get_attribute("data-run"), rows.nth(1).get_attribute("data-run")
     # The first run's answer comes late, after the second's.
-    page.evaluate("""() => { const f = window.fetch; let late = true; window.lateAnswers = 0;
-      window.fetch = async (url, init) => { const r = await f(url, init);
-        if (late && String(url).includes('/api/results/runs/')) {
-          late = false; await new Promise((s) => setTimeout(s, 1500)); window.lateAnswers += 1; }
-        return r; }; }""")
+    page.evaluate(HOLD_ANSWERS, f"/api/results/runs/{first}")
     page.click(f".results-list tr[data-run='{first}']")
     page.click(f".results-list tr[data-run='{second}']")
     expect(page.locator(".results-detail h2").first).to_contain_text(f"Run {second}:")
+    let_held_answers_go(page, more=False)
     page.wait_for_function("window.lateAnswers >= 1", timeout=SLOW)
     page.wait_for_timeout(300)
     expect(page.locator(".results-detail h2").first).to_contain_text(f"Run {second}:")
@@ -260,12 +280,13 @@ def test_the_results_show_the_run_clicked_last_not_the_one_answered_last(context
 def test_a_slow_card_shows_where_it_goes_and_a_failed_one_says_so_once(context, server):
     page = open_watched(context, server)
     deal(page, 43)
-    page.evaluate(DELAY_ANSWERS, ["/place", 2000])
+    page.evaluate(HOLD_ANSWERS, "/place")
     page.click("#play-board button.cell[data-cell='4']")
     # While the server answers, the cell clicked says it is on its way (and the board is busy).
     expect(page.locator("#play-board .cell.pending[data-cell='4']")).to_have_count(1)
     expect(page.locator("#play-board")).to_have_attribute("aria-busy", "true")
     page.click("#play-board button.cell[data-cell='9']")  # one card at a time: not taken
+    let_held_answers_go(page, more=False)
     expect(page.locator("#play-board .cell.filled[data-cell='4']")).to_have_count(1, timeout=SLOW)
     expect(filled(page)).to_have_count(1)
     expect(page.locator("#play-board .cell.pending")).to_have_count(0)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from .test_browser import chromium  # noqa: F401 - skips the module without Chromium or Playwright
+# test_browser's Chromium, one for the module, and a new context (its own storage) per test;
+# importing it skips this module without Chromium or Playwright.
+from .test_browser import browser, context  # noqa: F401
 
 from playwright.sync_api import expect  # noqa: E402
 
@@ -14,6 +16,9 @@ from pokersquares.web import create_app  # noqa: E402
 
 from .conftest import serving  # noqa: E402
 
+# No test here reads the server's optimum of a finished game: it is solved in a moment.
+pytestmark = pytest.mark.usefixtures("quick_optimum")
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
@@ -21,12 +26,6 @@ def served(tmp_path_factory):
     app = create_app(agents={}, store_path=path)
     with serving(app) as url:
         yield app, url, path
-
-
-@pytest.fixture
-def context():
-    with chromium({"width": 1360, "height": 940}) as ctx:
-        yield ctx
 
 
 def opened(context, url):

@@ -38,6 +38,7 @@ def test_a_hint_is_not_shown_on_the_next_deal(context, server):
     assert page.errors == []
 
 
+@pytest.mark.usefixtures("quick_optimum")  # the server's optimum of its game is not read
 def test_the_review_says_its_best_cells_are_the_evaluations_not_the_searched_hints(context, server):
     # The review ranks cells by the coach's evaluation alone, while its hints search: a
     # student who followed every hint was told the coach "would have played" other cells
@@ -136,6 +137,7 @@ def fine_server():
         yield url
 
 
+@pytest.mark.usefixtures("quick_optimum")  # the server's optimum of its game is not read
 def test_the_review_lists_the_moves_it_counts_as_not_agreed_with_their_hundredths(context, fine_server):
     # A move a few thousandths below the coach's best counted as not agreed, yet was sent
     # as a loss of 0.0 and so not listed ("24 of your 25 cards" and no costly move), and

@@ -10,7 +10,9 @@ import shutil
 
 import pytest
 
-from tests.web.test_browser import chromium, deal, open_page, place  # noqa: F401
+# test_browser's Chromium, one for the module, and a new context per test; importing it
+# skips this module without Chromium or Playwright.
+from tests.web.test_browser import browser, context, deal, open_page, place  # noqa: F401
 
 from playwright.sync_api import expect  # noqa: E402
 
@@ -38,14 +40,8 @@ def optimum_server(result_store, tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def page_context():
-    with chromium({"width": 1360, "height": 940}) as ctx:
-        yield ctx
-
-
-def test_after_a_game_the_panel_shows_the_optimum_and_its_grid(page_context, optimum_server):
-    page = open_page(page_context, optimum_server)
+def test_after_a_game_the_panel_shows_the_optimum_and_its_grid(context, optimum_server):
+    page = open_page(context, optimum_server)
     page.select_option("#play-system [data-role=kind]", "single")
     page.select_option("#play-system [data-role=hand]", "flush")
     deal(page, 2, system="single")
@@ -66,8 +62,9 @@ def test_after_a_game_the_panel_shows_the_optimum_and_its_grid(page_context, opt
     assert page.errors == []
 
 
-def test_a_busy_solver_is_asked_again_and_the_panel_says_so(page_context, optimum_server):
-    page = open_page(page_context, optimum_server)
+def test_a_busy_solver_is_asked_again_and_the_panel_says_so(context, optimum_server):
+    context.clock.install()  # the page's timers: its wait before asking again is run ahead below
+    page = open_page(context, optimum_server)
     asked = []
 
     def busy_once(route):
@@ -81,11 +78,12 @@ def test_a_busy_solver_is_asked_again_and_the_panel_says_so(page_context, optimu
     page.route("**/api/optimum?*", busy_once)
     page.select_option("#play-system [data-role=kind]", "single")
     page.select_option("#play-system [data-role=hand]", "flush")
-    deal(page, 7, system="single")  # not the first test's deal, whose finished board the page may still show
+    deal(page, 7, system="single")  # not the first test's deal, whose optimum the server already has
     for cell in range(25):
         place(page, cell)
     panel = page.locator("#optimum-panel")
     expect(panel).to_contain_text("asking again in 3 s", timeout=30_000)
+    page.clock.run_for(3000)
     expect(panel.locator("[data-role=optimum-score]")).to_have_text(re.compile(r"^\d+$"), timeout=90_000)
     expect(panel).to_contain_text("proven optimal")
     assert len(asked) == 2 and asked[0] and asked[0] == asked[1]  # the tab's own client id, both times
