@@ -33,7 +33,8 @@ class RaisesAtMove3(GreedyPlayer):
 
 
 class LearnsItsWholeBudget(GreedyPlayer):
-    """Spends its whole preparation budget asleep."""
+    """Spends its whole preparation budget asleep, once it has said "learning" on stderr."""
 
     def prepare(self, budget_s):
+        print("learning", file=sys.stderr, flush=True)
         time.sleep(budget_s)

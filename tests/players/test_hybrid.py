@@ -10,7 +10,9 @@ from pokersquares.players.hybrid import EVALUATORS, SEARCHES
 @pytest.mark.parametrize("evaluator", sorted(EVALUATORS))
 @pytest.mark.parametrize("search", sorted(SEARCHES))
 def test_every_evaluator_plays_legally_with_every_search(evaluator, search):
-    player = make_player(f"hybrid:evaluator={evaluator},search={search}")
+    # The player plans 1 s games under the harness's 2 s: every move still searches within
+    # the player's clock, in half the time, and the harness's clock keeps its slack.
+    player = make_player(f"hybrid:evaluator={evaluator},search={search},time_per_game=1")
     assert player.name == f"{evaluator}+{search}"
     player.warm_up()  # as the harness does before the clocks start
     player.set_point_system(BRITISH if search == "mcts" else AMERICAN, 0.2)

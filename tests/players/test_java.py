@@ -152,18 +152,18 @@ def test_bad_java_players_fail_in_one_line_before_any_game(java_classes, tmp_pat
         make_player("java:FirstEmptyPlayer")
 
 
-def test_cli_runs_a_java_player_and_rejects_a_bad_one_with_exit_2(java_classes, tmp_path):
+def test_cli_runs_a_java_player_and_rejects_a_bad_one_with_exit_2(java_classes, tmp_path, cli, monkeypatch):
     db = str(tmp_path / "r.sqlite")
     env = {k: v for k, v in os.environ.items() if k != java.CLASSPATH_ENV}
     ok = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "java:FirstEmptyPlayer",
                          "--classpath", str(java_classes), "--games", "2", "--db", db, "-q"],
                         capture_output=True, text=True, env=env)
     assert ok.returncode == 0 and "0 penalties" in ok.stdout, ok.stderr
-    bad = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "java:NotAPlayer",
-                          "--classpath", str(java_classes), "--games", "2", "--db", db],
-                         capture_output=True, text=True, env=env)
-    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
-    assert "does not implement PokerSquaresPlayer" in bad.stderr
+    # Refused before any game: in this process (--classpath sets the variable, put back after).
+    monkeypatch.delenv(java.CLASSPATH_ENV)
+    code, _, err = cli("run", "--player", "java:NotAPlayer", "--classpath", java_classes, "--games", "2", "--db", db)
+    assert code == 2 and err.strip().count("\n") == 0
+    assert "does not implement PokerSquaresPlayer" in err
 
 
 def test_a_rebuilt_java_player_starts_a_new_run_instead_of_resuming(java_classes, tmp_path):
@@ -284,8 +284,8 @@ def test_a_class_two_classpath_entries_hold_is_said_once_naming_both(java_classe
     assert all(str(p) in lines[0] for p in (java_classes, lee, jar)) and f"the first's, {java_classes}" in lines[0]
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert said(os.pathsep.join(map(str, (java_classes, empty)))) == []  # held once: nothing to say
-    assert said(os.pathsep.join(map(str, (java_classes, java_classes)))) == []  # one folder given twice
+    # Held once: nothing to say, beside a folder without it or with the same folder given twice.
+    assert said(os.pathsep.join(map(str, (java_classes, empty, java_classes)))) == []
 
 
 def test_a_classpath_wildcard_takes_the_jars_of_its_folder(java_classes, tmp_path, monkeypatch):

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from pokersquares import AMERICAN, BRITISH
-from pokersquares.harness.runner import RunSpec, run_games
+from pokersquares.harness.game_play import play_game, prepare_player
+from pokersquares.harness.registry import make_player
+from pokersquares.harness.spec import warm_and_seed
 from pokersquares.java_export import (BASE_CLASS, MOVE_MARGIN_S, SYSTEM_MARGIN_S, JavaExportError,
                                       default_class_name, export_java, serve)
 from pokersquares.players.baseline import GreedyPlayer
@@ -30,17 +32,39 @@ def exported(java_classes, tmp_path, spec, name=None):
     return out
 
 
+@pytest.fixture(scope="module")
+def greedy_export(java_classes, tmp_path_factory):
+    """``greedy`` exported as PyGreedy and compiled, once for the tests that only read or
+    play it; a test that changes the folder takes a copy of its own (``greedy_copy``)."""
+    return exported(java_classes, tmp_path_factory.mktemp("greedy"), "greedy")
+
+
+@pytest.fixture
+def greedy_copy(greedy_export, tmp_path):
+    """A copy of ``greedy_export`` at ``tmp_path / "exported"``, where ``exported`` writes."""
+    return Path(shutil.copytree(greedy_export, tmp_path / "exported", symlinks=True))
+
+
 def run(spec, classpath, monkeypatch, system=AMERICAN, n=3, tpg=5.0):
+    """Games 10.. of ``spec`` under ``system``, played as a run's worker plays them (the
+    player built, warmed up and prepared for 2 s, then each game by the harness's
+    ``play_game``), in this process: a run would start the class's JVM, and its Python,
+    again in a preparation process only to find that it cannot be handed to the worker."""
     from pokersquares.players import java
 
     monkeypatch.setenv(java.CLASSPATH_ENV, classpath)
     monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
-    return run_games(RunSpec(spec, system, n, 10, tpg, 2.0), range(n), workers=1)
+    player = warm_and_seed(make_player(spec), 0)
+    try:
+        prepare_player(player, system, 2.0)
+        return [play_game(player, system, 10 + i, tpg, i) for i in range(n)]
+    finally:
+        if hasattr(player, "close"):
+            player.close()
 
 
-def test_an_exported_greedy_player_plays_each_game_as_greedy_does(java_classes, tmp_path, monkeypatch):
-    out = exported(java_classes, tmp_path, "greedy")
-    cp = f"{java_classes}{os.pathsep}{out}"
+def test_an_exported_greedy_player_plays_each_game_as_greedy_does(java_classes, greedy_export, monkeypatch):
+    cp = f"{java_classes}{os.pathsep}{greedy_export}"
     for system in (AMERICAN, BRITISH):
         ours = run("java:PyGreedy", cp, monkeypatch, system)
         twin = run("greedy", cp, monkeypatch, system)
@@ -154,16 +178,18 @@ def test_the_end_of_its_input_halts_it_even_while_the_player_is_busy():
     # stdio player must not learn on alone for the rest of the minute.
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "stdio-player", "--player",
                              "bridge_players:LearnsItsWholeBudget"], env=ENV, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline() == "ready greedy\n"
     proc.stdin.write("system 0 2 5 10 15 20 25 50 75 100 60000\n")
     proc.stdin.flush()
-    time.sleep(0.5)
+    while proc.stderr.readline() not in ("learning\n", ""):  # in the preparation now
+        pass
     t = time.perf_counter()
     proc.stdin.close()
     time.sleep(0.3)  # the two pipes close one after the other
     proc.stdout.close()
     assert proc.wait(timeout=20) == 0 and time.perf_counter() - t < 15
+    proc.stderr.close()
 
 
 def test_commands_piped_in_are_all_answered_before_it_ends():
@@ -184,19 +210,20 @@ def test_a_bad_player_is_one_error_line_and_exit_code_2():
     assert len(proc.stdout.splitlines()) == 1
 
 
-def _probe(tmp_path, java_classes, out) -> str:
-    """Compile ``Probe`` (it constructs the class named first and prints its name) into
-    ``tmp_path``; the classpath of the framework and the exported classes."""
-    (tmp_path / "Probe.java").write_text(
+@pytest.fixture(scope="module")
+def probe(java_classes, tmp_path_factory):
+    """The folder of ``Probe``, compiled against the framework: ``java Probe CLASS``
+    constructs CLASS (found on the classpath, by name) and prints its name."""
+    folder = tmp_path_factory.mktemp("probe")
+    (folder / "Probe.java").write_text(
         "public class Probe { public static void main(String[] a) throws Exception {\n"
         "  PokerSquaresPlayer p = (PokerSquaresPlayer) Class.forName(a[0]).getDeclaredConstructor().newInstance();\n"
         "  System.out.println(p.getName()); System.exit(0); } }\n")
-    cp = os.pathsep.join([str(java_classes), str(out)])
-    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Probe.java")], check=True)
-    return cp
+    subprocess.run(["javac", "-cp", str(java_classes), "-d", str(folder), str(folder / "Probe.java")], check=True)
+    return folder
 
 
-def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_given(java_classes, tmp_path,
+def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_given(java_classes, probe, tmp_path,
                                                                                      monkeypatch):
     # javac reads a source in the platform's encoding (ASCII under the C locale) and reads
     # a backslash-u anywhere, even in a comment, as a character: the spec (a path here) and
@@ -220,8 +247,7 @@ def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_
     out = tmp_path / "out"
     export_java(spec, out, "PyOdd", str(java_classes), python=str(fake))
     assert (out / "PyOdd.java").read_text(encoding="utf-8").isascii()
-    cp = _probe(tmp_path, java_classes, out)
-    proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyOdd"],
+    proc = subprocess.run(["java", "-cp", os.pathsep.join(map(str, [java_classes, out, probe])), "Probe", "PyOdd"],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8"})
     assert proc.returncode == 0 and proc.stdout == "fake\n", proc.stderr
     assert json.loads(args_file.read_text(encoding="utf-8")) == ["-m", "pokersquares", "stdio-player", "--player",
@@ -256,8 +282,8 @@ def test_point_values_beyond_the_contests_range_are_said_to_be_clamped(monkeypat
                      "note: point values are clamped to [-128, 127] as the contest's are: -300 -> -128"]
 
 
-def test_a_module_player_is_found_from_another_folder_without_its_pythonpath(java_classes, tmp_path, monkeypatch,
-                                                                           cli):
+def test_a_module_player_is_found_from_another_folder_without_its_pythonpath(java_classes, probe, greedy_export,
+                                                                           tmp_path, monkeypatch, cli):
     # The class ran `python -m pokersquares stdio-player --player mymod:Mine` with the
     # tournament's PYTHONPATH and folder: exported with PYTHONPATH=mods, it failed in any
     # other folder without it ("cannot import player module 'mymod'"), or played another
@@ -278,17 +304,17 @@ def test_a_module_player_is_found_from_another_folder_without_its_pythonpath(jav
     out = tmp_path / "out"
     export_java("mymod:Mine", out, "PyMine", str(java_classes))
     assert (out / "PyMine.java").read_text(encoding="utf-8").isascii()
-    cp = _probe(tmp_path, java_classes, out)
+    cp = os.pathsep.join([str(java_classes), str(out)])
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"LC_ALL": "C.UTF-8"}
     for pythonpath, name in ((None, "mine alone"), (str(other), "mine with other")):
-        proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyMine"],
+        proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(probe)]), "Probe", "PyMine"],
                               capture_output=True, text=True, timeout=120, cwd=tmp_path / "elsewhere",
                               env=env if pythonpath is None else env | {"PYTHONPATH": pythonpath})
         assert proc.returncode == 0 and proc.stdout == f"{name}\n", proc.stderr
     recs = run("java:PyMine", cp, monkeypatch, n=2)  # games through the harness, its PYTHONPATH without mods
     assert [r.penalty for r in recs] == [None, None] and all(len(r.placements) == 25 for r in recs)
     # A registered player gets no folder; a module that cannot be imported is one line, nothing written.
-    assert "new String[]" not in (exported(java_classes, tmp_path, "greedy") / "PyGreedy.java").read_text()
+    assert "new String[]" not in (greedy_export / "PyGreedy.java").read_text()
     code, _, stderr = cli("export-java", "--player", "nosuchmod:Mine", "--out", tmp_path / "none", "--no-compile")
     assert code == 2 and stderr == "error: cannot import player module 'nosuchmod': ModuleNotFoundError: No module " \
                                    "named 'nosuchmod'\n" and not (tmp_path / "none").exists()
@@ -317,11 +343,12 @@ def fake_jdk(folder: Path, then: str) -> str:
     return str(folder / "jdk")
 
 
-def test_an_export_interrupted_while_it_compiles_leaves_the_previous_one_as_it_was(java_classes, tmp_path):
+def test_an_export_interrupted_while_it_compiles_leaves_the_previous_one_as_it_was(java_classes, greedy_copy,
+                                                                                   tmp_path):
     # The sources were written into --out and compiled there: SIGTERM during javac left the
     # new PyGreedy.java beside the old PyGreedy.class (and javac's partial files), and a Java
     # tournament run from the folder played the old player while the source said the new one.
-    out = exported(java_classes, tmp_path, "greedy")
+    out = greedy_copy
     before = contents(out)
     env = {**ENV, "JAVA_HOME": fake_jdk(tmp_path, "exec sleep 60")}
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", "export-java", "-p", "greedy:flush_weight=2",
@@ -337,8 +364,8 @@ def test_an_export_interrupted_while_it_compiles_leaves_the_previous_one_as_it_w
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exported", "jdk", "started"]
 
 
-def test_a_failed_compile_leaves_the_folder_as_it_was(java_classes, tmp_path, monkeypatch):
-    out = exported(java_classes, tmp_path, "greedy")
+def test_a_failed_compile_leaves_the_folder_as_it_was(java_classes, greedy_copy, tmp_path, monkeypatch):
+    out = greedy_copy
     before = contents(out)
     # javac's error names the source where it was to go (javac was given it in a temporary folder).
     cases = [('echo "$2/PyGreedy.java:3: error: boom" >&2; exit 1', f"javac failed: {out / 'PyGreedy.java'}:3: error"),
@@ -354,12 +381,12 @@ def test_a_failed_compile_leaves_the_folder_as_it_was(java_classes, tmp_path, mo
         assert contents(out) == before, then
 
 
-def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, tmp_path, monkeypatch):
+def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, greedy_copy, tmp_path, monkeypatch):
     # The moves into --out are held from Ctrl-C, SIGTERM and SIGHUP: one that comes as the
     # first file is moved ends the export after the last, not with some of them new.
     import signal
 
-    out = exported(java_classes, tmp_path, "greedy")
+    out = greedy_copy
     (out / "PyGreedy.java").rename(tmp_path / "PyGreedy.java")
     (out / "PyGreedy.java").symlink_to(tmp_path / "PyGreedy.java")
     replace = os.replace
@@ -384,12 +411,12 @@ def test_a_stop_while_the_files_move_waits_until_all_have_moved(java_classes, tm
         signal.signal(signal.SIGINT, handler)
 
 
-def test_an_export_without_compiling_removes_the_class_files_of_the_sources_it_replaces(java_classes, tmp_path,
-                                                                                          cli):
+def test_an_export_without_compiling_removes_the_class_files_of_the_sources_it_replaces(java_classes, greedy_copy,
+                                                                                          tmp_path, cli):
     """The old PyGreedy.class stayed beside the new PyGreedy.java: a Java tournament run from
     the folder played the old player while the source said the new one. The class files of
     other classes stay, and a link is removed, not the file it names."""
-    out = exported(java_classes, tmp_path, "greedy", "PyGreedy")
+    out = greedy_copy
     kept = {name: b"not ours" for name in ("Other.class", "PyGreedy$Inner.class", f"{BASE_CLASS}Greedy.class")}
     for name, data in kept.items():
         (out / name).write_bytes(data)
@@ -417,8 +444,8 @@ def test_an_export_without_compiling_removes_the_class_files_of_the_sources_it_r
     assert not (out / f"{BASE_CLASS}$Old.class").exists() and (out / "PyGreedy.class").exists()
 
 
-def test_a_dangling_link_in_place_of_an_old_class_file_is_removed(java_classes, tmp_path, cli):
-    out = exported(java_classes, tmp_path, "greedy", "PyGreedy")
+def test_a_dangling_link_in_place_of_an_old_class_file_is_removed(greedy_copy, tmp_path, cli):
+    out = greedy_copy
     (out / "PyGreedy.class").unlink()
     (out / "PyGreedy.class").symlink_to(tmp_path / "gone.class")
     code, stdout, stderr = cli("export-java", "--player", "greedy", "--out", out, "--no-compile")
@@ -427,7 +454,7 @@ def test_a_dangling_link_in_place_of_an_old_class_file_is_removed(java_classes, 
     assert not (out / "PyGreedy.class").is_symlink()
 
 
-def test_the_base_class_other_exports_are_compiled_against_stays_and_a_change_to_it_is_told(java_classes,
+def test_the_base_class_other_exports_are_compiled_against_stays_and_a_change_to_it_is_told(java_classes, probe,
                                                                                            tmp_path, cli):
     """Exported beside PyRandom, PyGreedy without compiling removed PokerSquaresPython.class
     (its source unchanged, "compiled from the source replaced") and its nested classes: `new
@@ -439,10 +466,10 @@ def test_the_base_class_other_exports_are_compiled_against_stays_and_a_change_to
         code, _, stderr = cli("export-java", "-p", spec, "--out", out, "--classpath", java_classes)
         assert code == 0, stderr
     base = sorted(name for name in contents(out) if name.startswith(BASE_CLASS) and name.endswith(".class"))
-    cp = _probe(tmp_path, java_classes, out)
+    cp = os.pathsep.join(map(str, [java_classes, out, probe]))
 
     def random_plays():
-        proc = subprocess.run(["java", "-cp", os.pathsep.join([cp, str(tmp_path)]), "Probe", "PyRandom"],
+        proc = subprocess.run(["java", "-cp", cp, "Probe", "PyRandom"],
                               capture_output=True, text=True, timeout=120, env=ENV)
         return proc.returncode == 0 and proc.stdout == "random\n"
 
@@ -483,11 +510,11 @@ def test_an_old_class_file_that_cannot_be_removed_is_one_line(tmp_path, cli, mon
     assert sorted(contents(out)) == [f"{BASE_CLASS}.java", "PyGreedy.class", "PyGreedy.java"]
 
 
-def test_old_class_files_removed_before_one_that_cannot_be_removed_are_told(java_classes, tmp_path, cli,
-                                                                             monkeypatch):
+def test_old_class_files_removed_before_one_that_cannot_be_removed_are_told(java_classes, greedy_copy, tmp_path,
+                                                                             cli, monkeypatch):
     """The files removed before one that could not be were not told (they were told after
     all had gone): the others are removed and told, and the error names the one left."""
-    out = exported(java_classes, tmp_path, "greedy", "PyGreedy")
+    out = greedy_copy
     old = [out / f"{BASE_CLASS}$Old{i}.class" for i in range(3)]
     for path in old:
         path.write_bytes(b"old")

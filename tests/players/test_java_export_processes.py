@@ -6,6 +6,8 @@ import os
 import shutil
 import subprocess
 
+import pytest
+
 from pokersquares.java_export import export_java
 
 ORGANISER = r"""
@@ -161,15 +163,29 @@ class Repeats(GreedyPlayer):
 """
 
 
-def organiser(java_classes, tmp_path, *exported):
-    """Compile Organiser beside the exported classes' folders; the classpath."""
-    cp = os.pathsep.join([str(java_classes), *map(str, exported), str(tmp_path)])
-    (tmp_path / "Organiser.java").write_text(ORGANISER)
-    subprocess.run(["javac", "-cp", cp, "-d", str(tmp_path), str(tmp_path / "Organiser.java")], check=True)
-    return cp
+@pytest.fixture(scope="module")
+def organiser(java_classes, tmp_path_factory):
+    """The folder of Organiser, compiled against the framework once for the module (it
+    finds the exported class it is given by name)."""
+    folder = tmp_path_factory.mktemp("organiser")
+    (folder / "Organiser.java").write_text(ORGANISER)
+    subprocess.run(["javac", "-cp", str(java_classes), "-d", str(folder), str(folder / "Organiser.java")], check=True)
+    return folder
 
 
-def _exported_module_player(java_classes, tmp_path, monkeypatch, module, source, cls):
+@pytest.fixture(scope="module")
+def greedy_files(java_classes, tmp_path_factory):
+    """The files ``export_java`` wrote and listed for ``greedy`` as PyGreedy, once for the
+    module: the tests run them, none changes them."""
+    return export_java("greedy", tmp_path_factory.mktemp("greedy") / "exported", "PyGreedy", str(java_classes))
+
+
+def classpath(java_classes, organiser, *exported):
+    """The organiser's classpath: the framework, the exported classes' folders, Organiser."""
+    return os.pathsep.join(map(str, [java_classes, *exported, organiser]))
+
+
+def _exported_module_player(java_classes, organiser, tmp_path, monkeypatch, module, source, cls):
     """A module:Class player written here, exported as Py<cls>; the organiser's classpath."""
     mods = tmp_path / "mods"
     mods.mkdir()
@@ -177,7 +193,7 @@ def _exported_module_player(java_classes, tmp_path, monkeypatch, module, source,
     monkeypatch.syspath_prepend(str(mods))
     out = tmp_path / "exported"
     export_java(f"{module}:{cls}", out, f"Py{cls}", str(java_classes))
-    return organiser(java_classes, tmp_path, out)
+    return classpath(java_classes, organiser, out)
 
 
 def drive(cp, *args, env=None, timeout=300, stderr=None):
@@ -189,34 +205,31 @@ def drive(cp, *args, env=None, timeout=300, stderr=None):
     return proc.stdout.splitlines()
 
 
-def test_a_fresh_instance_per_system_does_not_pile_up_python_processes(java_classes, tmp_path):
+def test_a_fresh_instance_per_system_does_not_pile_up_python_processes(java_classes, organiser, greedy_files):
     # Each instance's process lived until the JVM ended: a tournament that makes a fresh
     # instance per point system held one Python process per system (12 of ~180 MB for
     # greedy, ~245 MB for champion). An instance that has played and is between games is
     # now ended when another instance of its class is constructed or prepared.
-    out = tmp_path / "exported"
-    export_java("greedy", out, "PyGreedy", str(java_classes))
-    cp = organiser(java_classes, tmp_path, out)
-    assert drive(cp, "fresh", "PyGreedy", "4") == ["systems 4 alive 1 most 1"]
+    cp = classpath(java_classes, organiser, greedy_files[0].parent)
+    assert drive(cp, "fresh", "PyGreedy", "3") == ["systems 3 alive 1 most 1"]
 
 
-def test_instances_prepared_before_their_games_are_not_ended(java_classes, tmp_path):
+def test_instances_prepared_before_their_games_are_not_ended(java_classes, organiser, greedy_files):
     # Every instance prepared first, then their games: none is ended while it is prepared
     # and has not played, nor in a game; one that played, ended when another was made,
     # plays its next game on a new process. Processes: x, y, z, then x's second.
-    out = tmp_path / "exported"
-    export_java("greedy", out, "PyGreedy", str(java_classes))
-    cp = organiser(java_classes, tmp_path, out)
+    cp = classpath(java_classes, organiser, greedy_files[0].parent)
     assert drive(cp, "interleaved", "PyGreedy") == ["interleaved ok alive 3 processes 4"]
 
 
-def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_classes, tmp_path, monkeypatch):
+def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_classes, organiser, tmp_path,
+                                                                          monkeypatch):
     # getPlay waited for the Python process's answer for ever: a player that never
     # answered hung the Java tournament. It now waits the game's time left and 1 s more,
     # then answers (-1, -1), which the framework scores as the game's penalty (a throw
     # would end the contest's tournament: its framework catches nothing), says why on
     # stderr, and the next game has a new process.
-    cp = _exported_module_player(java_classes, tmp_path, monkeypatch, "hangsonce", HANGS_ONCE, "HangsOnce")
+    cp = _exported_module_player(java_classes, organiser, tmp_path, monkeypatch, "hangsonce", HANGS_ONCE, "HangsOnce")
     env = {**os.environ, "HANGS_ONCE_FLAG": str(tmp_path / "hung")}
     err = []
     lines = drive(cp, "hang", "PyHangsOnce", env=env, timeout=120, stderr=err)
@@ -227,24 +240,23 @@ def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_
             "this play is answered (-1, -1)") in err[0].splitlines(), err[0][-2000:]
 
 
-def test_an_instance_whose_game_the_framework_ended_early_is_ended_too(java_classes, tmp_path, monkeypatch):
+def test_an_instance_whose_game_the_framework_ended_early_is_ended_too(java_classes, organiser, tmp_path,
+                                                                       monkeypatch):
     # The framework ends a game at an answer on an occupied cell (or past its time): the
     # instance counted 22 plays still to come and was never ended, one process kept per
     # system again where such a game was a system's last.
-    cp = _exported_module_player(java_classes, tmp_path, monkeypatch, "repeats", REPEATS, "Repeats")
+    cp = _exported_module_player(java_classes, organiser, tmp_path, monkeypatch, "repeats", REPEATS, "Repeats")
     assert drive(cp, "illegal", "PyRepeats") == ["illegal alive 1"]
 
 
-def test_every_class_file_a_java_tournament_needs_is_listed(java_classes, tmp_path):
+def test_every_class_file_a_java_tournament_needs_is_listed(java_classes, organiser, greedy_files, tmp_path):
     # The base class's nested class (PokerSquaresPython$Session.class) was not listed: a user
     # who copied the listed files beside the framework's got NoClassDefFoundError at once.
-    out = tmp_path / "exported"
-    files = export_java("greedy", out, "PyGreedy", str(java_classes))
-    classes = [f for f in files if f.suffix == ".class"]
-    assert sorted(classes) == sorted(out.glob("*.class")) and any("$" in f.name for f in classes)
+    classes = [f for f in greedy_files if f.suffix == ".class"]
+    assert sorted(classes) == sorted(greedy_files[0].parent.glob("*.class")) and any("$" in f.name for f in classes)
     copied = tmp_path / "copied"
     copied.mkdir()
     for f in classes:
         shutil.copy(f, copied / f.name)
-    cp = organiser(java_classes, tmp_path, copied)
+    cp = classpath(java_classes, organiser, copied)
     assert drive(cp, "fresh", "PyGreedy", "1") == ["systems 1 alive 1 most 1"]

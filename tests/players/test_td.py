@@ -1,5 +1,7 @@
-"""The TD evaluator as a player: ``td`` with its options, ``champion:evaluator=td`` within
-its clock under every kind of point system, and the options it rejects."""
+"""The TD evaluator as a player: ``td`` with its options, the champion's TD search
+(``tdsearch``) within its clock under every kind of point system, and the options it
+rejects. ``champion:evaluator=td,games=N`` is the player ``champion:games=N`` is: the
+champion's tests (test_champion.py) play it within its clock under every kind of system."""
 
 import pytest
 
@@ -36,6 +38,7 @@ def test_td_player_options():
         ev = make_player(spec).evaluator
         assert (ev.tc, ev.alpha, ev.tc_a.shape) == (True, 0.3, ev.theta.shape)
     assert make_player("td:tc=false,games=10").evaluator.tc_a.shape == (0,)
+    assert isinstance(make_player("champion:evaluator=td,games=400").evaluator, TdEvaluator)
 
 
 def test_tdsearch_wraps_the_players_search():
@@ -54,21 +57,12 @@ def test_tdsearch_wraps_the_players_search():
 @pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
 def test_td_search_without_a_cap_on_its_games_plays_within_its_clock(system, play_legal):
     """Its learning stops at its share of each move's budget, however many games it may play.
-    (1.5 s a game, as the test below: at 1 s it used 0.86 s beside one busy process, and
+    (1.5 s a game, as the champion's own: at 1 s it used 0.86 s beside one busy process, and
     1.05 s once in a full parallel suite on a cold cache.)"""
     player = make_player("champion:games=400,tdsearch=200000")
     player.warm_up()
     player.set_point_system(system, 5.0)
     play_legal(player, 2, time_per_game=1.5)
-
-
-@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
-def test_champion_over_td_plays_within_its_clock(system, play_legal):
-    player = make_player("champion:evaluator=td,games=400")
-    assert isinstance(player.evaluator, TdEvaluator)
-    player.warm_up()
-    player.set_point_system(system, 5.0)
-    play_legal(player, 3, time_per_game=1.5)
 
 
 @pytest.mark.parametrize("spec, message", [
