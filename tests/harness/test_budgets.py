@@ -15,9 +15,11 @@ from pokersquares.harness.runner import RunSpec, prepare_for_handoff, run_games
 BUDGETS = (0.5, 1.0)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def busy_machine():
-    """Two processes spinning beside the test (the contest's 2 cores taken), killed after."""
+    """Two processes spinning beside the test (the contest's 2 cores taken), killed after
+    it: not left spinning beside this module's later tests, nor beside the suite's other
+    worker, for the rest of the module."""
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     yield
     for p in spinners:

@@ -3,9 +3,8 @@
 import json
 import math
 import statistics
-import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -69,12 +68,16 @@ def test_filters_keep_the_runs_asked_for(stores):
     assert load_runs(stores, system="ameritish:1") == [] and load_runs(stores, system="custom")[0].info.player == "beemo"
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "pokersquares", "compare", *map(str, args)],
-                          capture_output=True, text=True)
+@pytest.fixture
+def run_cli(cli):
+    """``pokersquares compare`` run in this process (it plays no game): its exit code, stdout and stderr."""
+    def run(*args):
+        code, out, err = cli("compare", *args)
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run
 
 
-def test_the_command_prints_each_run_and_the_paired_difference(stores):
+def test_the_command_prints_each_run_and_the_paired_difference(stores, run_cli):
     r = run_cli(*stores)
     assert r.returncode == 0, r.stderr
     assert "champion (" in r.stdout and "American" in r.stdout
@@ -83,7 +86,7 @@ def test_the_command_prints_each_run_and_the_paired_difference(stores):
     assert {r["player"] for r in out["runs"]} == {"champion"} and out["paired"] == []
 
 
-def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path):
+def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path, run_cli):
     one = _store(tmp_path / "one.sqlite", [("greedy", AMERICAN, {7: 99}, 0.0)])
     r = run_cli(one, "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["runs"][0]["stderr"] is None
@@ -102,7 +105,7 @@ def test_bad_input_is_one_line_and_exit_2(stores, tmp_path, args, message, cli, 
     assert text.read_text() == "not a database\n" * 100  # a file that is not a store is left as it was
 
 
-def test_with_one_store_runs_are_named_by_id_alone(tmp_path):
+def test_with_one_store_runs_are_named_by_id_alone(tmp_path, run_cli):
     one = _store(tmp_path / "t.sqlite", [("greedy", AMERICAN, {0: 80, 1: 90}, 0.0),
                                          ("random", AMERICAN, {0: 10, 1: 30}, 0.0)])
     out = run_cli(one).stdout
@@ -115,17 +118,16 @@ def test_a_store_named_twice_is_read_once(stores, monkeypatch):
     assert len(runs) == 4 and len(compare_runs(runs)["paired"]) == 1
 
 
-def test_results_points_to_compare_when_two_runs_share_a_system(stores):
+def test_results_points_to_compare_when_two_runs_share_a_system(stores, cli):
     def listing(path):
-        return subprocess.run([sys.executable, "-m", "pokersquares", "results", "--db", str(path)],
-                              capture_output=True, text=True).stdout
+        return cli("results", "--db", path)[1]
     assert f"pokersquares compare {stores[0]}" not in listing(stores[0])  # American and British: nothing to pair
     two = _store(stores[0].parent / "two.sqlite", [("greedy", AMERICAN, {0: 80, 1: 90}, 0.0),
                                                    ("random", AMERICAN, {0: 10, 1: 30}, 0.0)])
     assert f"pokersquares compare {two}" in listing(two)
 
 
-def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(stores, tmp_path, monkeypatch):
+def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(stores, tmp_path, monkeypatch, run_cli):
     """A copy of a store (or of it as it was earlier) holds the same runs: each was paired
     with its copy, a difference of "+0.00 ± 0.00" as if measured."""
     import shutil
@@ -161,7 +163,7 @@ def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(sto
     assert len(load_runs([stores[0], copy])) == 3
 
 
-def test_two_point_systems_of_one_name_are_told_apart(tmp_path):
+def test_two_point_systems_of_one_name_are_told_apart(tmp_path, run_cli):
     """Two sets of ten integers are both named "custom": their runs were listed alike,
     and a pairing "custom: p1 − p3" did not say which of the two it was."""
     c1 = PointSystem((0, 2, 5, 10, 15, 20, 25, 50, 75, 99))

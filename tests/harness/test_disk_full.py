@@ -181,19 +181,22 @@ def test_standard_output_to_a_full_file_is_one_line_and_exit_2(tmp_path, unbuffe
 
 def test_a_run_past_a_file_size_limit_keeps_its_games_and_resumes(tmp_path):
     db = tmp_path / "r.sqlite"
-    cmd = [sys.executable, "-m", "pokersquares", "run", "-p", "greedy", "-n", "300", "-w", "1",
+    cmd = [sys.executable, "-m", "pokersquares", "run", "-p", "greedy", "-n", "100", "-w", "1",
            "--time-per-game", "0.2", "--prep-time", "0", "-q", "--db", str(db)]
     done = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=_limited(96 * 1024), timeout=120)
     assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "file-size limit" in lines[0] and "kept" in lines[0], done.stderr
+    # One error line; before it, on a loaded machine, a warm-up slower than a second is said
+    # ("preparing greedy on American: compiling its kernels ...", a progress line -q keeps).
+    lines = [line for line in done.stderr.strip().splitlines() if "compiling its kernels" not in line]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "file-size limit" in lines[0] and "kept" in lines[0], \
+        done.stderr
     with ResultStore(db, readonly=True) as s:
         kept = s.runs()[0].finished
-    assert 0 < kept < 300
+    assert 0 < kept < 100  # about 36 games fit in the limit
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     with ResultStore(db, readonly=True) as s:
-        assert s.runs()[0].finished == 300
+        assert s.runs()[0].finished == 100
         assert s.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 

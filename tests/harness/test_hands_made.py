@@ -3,9 +3,8 @@
 import json
 import math
 import statistics
-import subprocess
-import sys
 from collections import Counter
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -164,12 +163,16 @@ def test_compare_hands_takes_the_optima_as_reference_where_they_exist(stores):
     assert compare_hands(load_runs([games]), [optima], against="optimum")[0]["against"] == "optimum"
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "pokersquares", "compare", *map(str, args)],
-                          capture_output=True, text=True)
+@pytest.fixture
+def run_cli(cli):
+    """``pokersquares compare`` run in this process (it plays no game): its exit code, stdout and stderr."""
+    def run(*args):
+        code, out, err = cli("compare", *args)
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run
 
 
-def test_the_command_prints_the_hands_and_the_differences(stores):
+def test_the_command_prints_the_hands_and_the_differences(stores, run_cli):
     games, optima = stores
     r = run_cli(games, "--hands", "--optima", optima, "--system", "american")
     assert r.returncode == 0, r.stderr
@@ -194,7 +197,7 @@ def test_a_stored_optimum_that_is_no_grid_is_left_out(stores):
     assert best["score_mismatches"] == 0 and american["runs"][1]["score_mismatches"] == 0
 
 
-def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path):
+def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path, run_cli):
     games = tmp_path / "edited.sqlite"
     with ResultStore(games) as store:
         run = _record(store, "greedy", AMERICAN, {s: np.array(deal(s)[:25]) for s in range(3)})
@@ -206,7 +209,7 @@ def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path):
     assert r.returncode == 0 and "1 grid(s) do not score what their game recorded" in r.stderr
 
 
-def test_optima_stored_beside_the_games_need_no_option(stores):
+def test_optima_stored_beside_the_games_need_no_option(stores, run_cli):
     games, optima = stores
     with OptimaStore(games) as store, OptimaStore(optima, readonly=True) as held:
         for seed, opt in held.many(range(4), AMERICAN.points).items():
@@ -222,7 +225,7 @@ def test_optima_stored_beside_the_games_need_no_option(stores):
     (("--hands", "--against", "tiger"), "--against tiger: no run's player spec contains it"),
     (("--hands", "--against", "optimum"), "--against optimum: no run's player spec contains it (the optima need"),
 ])
-def test_bad_options_are_one_line_errors(stores, extra, message):
+def test_bad_options_are_one_line_errors(stores, run_cli, extra, message):
     games, optima = stores
     r = run_cli(games, *[x.format(optima=optima) for x in extra])
     assert r.returncode == 2 and r.stderr.startswith(f"error: {message}") and not r.stdout

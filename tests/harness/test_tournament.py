@@ -229,9 +229,9 @@ def test_a_late_entrant_plays_only_its_own_games(tmp_path):
     the same deals, limits and code."""
     store = ResultStore(tmp_path / "r.sqlite")
     first, _, _ = _tournament(store, ["random", "greedy"])
-    late, played, taken = _tournament(store, ["random", "greedy", "greedy_mc:reserve=0.1"])
+    late, played, taken = _tournament(store, ["random", "greedy", "greedy:flush_weight=2"])
     assert late["tournament_id"] != first["tournament_id"]
-    assert {p for _, p, _ in played} == {"greedy_mc:reserve=0.1"} and len(played) == 6  # its own games only
+    assert {p for _, p, _ in played} == {"greedy:flush_weight=2"} and len(played) == 6  # its own games only
     assert sorted((t["player"], t["system"], t["from_tournament"], t["games"]) for t in taken) == [
         (p, s, first["tournament_id"], 3) for p in ("greedy", "random") for s in ("American", "British")]
     for s in ("American", "British"):
