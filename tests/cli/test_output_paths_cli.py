@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_words import once_each
+
 R = ["--prep-time", "0", "--time-per-game", "0.2", "-q"]
 SWEEP = ["sweep", "--player", "greedy", "--param", "flush_weight=0,1", "--games", "1", *R]
 TIGER = ["experiment", "tiger", "-n", "1", "--parts", "cp", "--cp", "1", *R]
@@ -288,7 +290,7 @@ def test_serve_checks_store_host_and_port_before_it_starts(cli, tmp_path, served
         listening.listen()
         args += ["--port", listening.getsockname()[1]]
     try:
-        code, out, err = cli("serve", *args)
+        code, out, err = cli("serve", *once_each(["serve"], args[:4], *args[4:]))  # each option once
     finally:
         if listening is not None:
             listening.close()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import typer
+import typer.main
 import typer.models
 
 from ..errors import PokerSquaresError
@@ -390,6 +391,89 @@ def _one_line_usage_error(self, file=None) -> None:
     typer.echo(f"error: {cut_long_words(self.format_message())} (see {command})", err=True)
 
 
+# Options whose one value is a list, and what may separate its items: the first, unless a
+# value holds it (``--players 'gettysburg:games=300,search=greedy;td'``).
+LIST_OPTIONS = {"--players": ",;", "--systems": ",;", "--search-systems": ",;", "--warm": ";", "--seeds": ",",
+                "--parts": ",", "--rows": ",", "--cp": ",", "--variants": ",", "--searches": ",",
+                "--configs": ",", "--evaluators": ",", "--classpath": os.pathsep}
+
+
+class _GivenAgain:
+    """One flag of an option (``-p`` or ``--player``) in a command's parser: the parser's
+    own, which keeps each (flag, value) the words give an option, for
+    :func:`_say_values_given_again` to say those given again with another value."""
+
+    def __init__(self, option, flag: str, given: dict) -> None:
+        self._option, self.flag, self._given = option, flag, given
+
+    def __getattr__(self, name):
+        return getattr(self._option, name)
+
+    def process(self, value, state) -> None:
+        if self.action in ("store", "store_const"):
+            self._given.setdefault(self.dest, (self, []))[1].append(
+                (self.flag, self.const if self.action == "store_const" else value))
+        self._option.process(value, state)
+
+
+def _twice(n: int) -> str:
+    return "twice" if n == 2 else f"{n} times"
+
+
+def _given_again_note(option: _GivenAgain, given: list[tuple[str, object]]) -> str | None:
+    """The note on one option given ``given`` (each (flag, value) in the words' order),
+    or None when each gave it the same value: which value the command uses, the last, as
+    Click does; for an option whose value is a list, how to give the values together."""
+    values = list(dict.fromkeys(v for _, v in given))
+    if len(values) == 1:
+        return None
+    flags = list(dict.fromkeys(f for f, _ in given))
+    if option.action == "store_const":
+        return f"{' and '.join(flags)} both given; the last, {given[-1][0]}, is used"
+    last = given[-1][1]
+    others = ", ".join(repr(v) for v in values if v != last)
+    listed = next((f for f in option.obj.opts if f in LIST_OPTIONS), None)
+    hint = ""
+    if listed is not None:
+        separators = LIST_OPTIONS[listed]
+        sep = next((s for s in separators if not any(s in v for v in values)), separators[-1])
+        hint = f"; for {'both' if len(values) == 2 else 'all'}, a list: {listed} {sep.join(values)!r}"
+    return f"{'/'.join(flags)} given {_twice(len(given))}; the last value, {last!r}, is used (not {others}){hint}"
+
+
+def _say_values_given_again(command) -> None:
+    """Make ``command`` and its subcommands (a Click command, as Typer builds it) say, in
+    one note line each on standard error, an option given again with another value where
+    it takes one: Click keeps the last without a word (``tournament --players a
+    --players b`` plays b alone). Giving an option again to override it stays allowed
+    (scripts build a command and append to it); options meant to repeat (``multiple``)
+    and one given twice alike (``--json --json``) pass unsaid. Click's parser reads the
+    words: ``--`` and an option's value that looks like an option (``--secret --db``)
+    are read as the command reads them."""
+    make_parser = command.make_parser
+
+    def saying(ctx):
+        parser, given = make_parser(ctx), {}
+        for options in (parser._long_opt, parser._short_opt):
+            for flag, option in options.items():
+                options[flag] = _GivenAgain(option, flag, given)
+        parse_args = parser.parse_args
+
+        def parse_and_say(args):
+            try:
+                return parse_args(args)
+            finally:  # also before a refusal of a later word
+                for option, seen in given.values():
+                    note = _given_again_note(option, seen)
+                    if note is not None:
+                        typer.echo(f"note: {cut_long_words(note)}", err=True)
+        parser.parse_args = parse_and_say
+        return parser
+
+    command.make_parser = saying
+    for subcommand in getattr(command, "commands", {}).values():
+        _say_values_given_again(subcommand)
+
 def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C (or SIGTERM) behind an exit, if any: Typer turns Ctrl-C into a silent exit 130."""
     seen = set()
@@ -753,5 +837,7 @@ def _main() -> None:
     _prep_line = PrepLine()
     check_numbers(sys.argv[1:])
     check_paths(sys.argv[1:])
+    command = typer.main.get_command(app)
+    _say_values_given_again(command)
     with progress.listening(_prep_line):
-        app(prog_name="pokersquares")  # as its usage lines say it, under python -m too
+        command(prog_name="pokersquares")  # as its usage lines say it, under python -m too
