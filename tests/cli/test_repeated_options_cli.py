@@ -31,6 +31,7 @@ def _commands() -> list[tuple[list[str], object]]:
 
 
 COMMANDS = _commands()
+COMMANDS_BY_WORDS = [(" ".join(words), command) for words, command in COMMANDS]
 
 
 def _options(kind: str) -> list[tuple[list[str], object]]:
@@ -178,3 +179,26 @@ def test_a_value_that_looks_like_an_option_is_a_value(cli, tmp_path):
 def test_after_a_double_dash_an_option_is_an_argument(cli):
     code, _, err = cli("compare", "--system", "american", "--", "--system")
     assert code == 2 and "given twice" not in err and "--system" in err and err.count("\n") == 1
+
+
+def test_a_click_whose_parser_keeps_its_options_otherwise_runs_the_command_unsaid(cli, monkeypatch):
+    # The note reads Click's parser's own tables of flags: a Click without them still runs
+    # every command (the last value kept, as ever), only without the note.
+    deal = dict(COMMANDS_BY_WORDS)["deal"]
+    # Click's Command (or Typer's copy of it), where make_parser is defined
+    owner = next(cls for cls in type(deal).__mro__ if "make_parser" in vars(cls))
+    make_parser = owner.make_parser
+
+    class Other:
+        def __init__(self, parser):
+            self._parser = parser
+
+        def __getattr__(self, name):  # all but the tables of flags
+            if name in ("_long_opt", "_short_opt"):
+                raise AttributeError(name)
+            return getattr(self._parser, name)
+
+    monkeypatch.setattr(owner, "make_parser", lambda self, ctx: Other(make_parser(self, ctx)))
+    code, out, err = cli("deal", "--seed", "4", "--seed", "3", "--json")
+    assert code in (0, None) and err == ""
+    assert json.loads(out) == json.loads(cli("deal", "--seed", "3", "--json")[1])

@@ -454,6 +454,8 @@ def _say_values_given_again(command) -> None:
 
     def saying(ctx):
         parser, given = make_parser(ctx), {}
+        if not all(isinstance(getattr(parser, name, None), dict) for name in ("_long_opt", "_short_opt")):
+            return parser  # a Click whose parser keeps its options otherwise: the command runs, unsaid
         for options in (parser._long_opt, parser._short_opt):
             for flag, option in options.items():
                 options[flag] = _GivenAgain(option, flag, given)
