@@ -1,5 +1,6 @@
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,3 +17,13 @@ def greedy_kernels_loaded():
     from pokersquares.players.baseline import GreedyPlayer
 
     GreedyPlayer().warm_up()
+
+
+@pytest.fixture
+def run_compare(cli):
+    """``pokersquares compare ARGS`` run in this process (it plays no game), as a finished
+    process: its ``returncode``, ``stdout`` and ``stderr``."""
+    def run(*args):
+        code, out, err = cli("compare", *args)
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run

@@ -4,7 +4,6 @@ import json
 import math
 import statistics
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -68,29 +67,20 @@ def test_filters_keep_the_runs_asked_for(stores):
     assert load_runs(stores, system="ameritish:1") == [] and load_runs(stores, system="custom")[0].info.player == "beemo"
 
 
-@pytest.fixture
-def run_cli(cli):
-    """``pokersquares compare`` run in this process (it plays no game): its exit code, stdout and stderr."""
-    def run(*args):
-        code, out, err = cli("compare", *args)
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-    return run
-
-
-def test_the_command_prints_each_run_and_the_paired_difference(stores, run_cli):
-    r = run_cli(*stores)
+def test_the_command_prints_each_run_and_the_paired_difference(stores, run_compare):
+    r = run_compare(*stores)
     assert r.returncode == 0, r.stderr
     assert "champion (" in r.stdout and "American" in r.stdout
     assert "+6.33 ± 3.67 (-9.44 .. +22.11), 3 deals" in r.stdout  # 10, -1 and 10 on deals 1..3
-    out = json.loads(run_cli(*stores, "--json", "--player", "champion").stdout)
+    out = json.loads(run_compare(*stores, "--json", "--player", "champion").stdout)
     assert {r["player"] for r in out["runs"]} == {"champion"} and out["paired"] == []
 
 
-def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path, run_cli):
+def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path, run_compare):
     one = _store(tmp_path / "one.sqlite", [("greedy", AMERICAN, {7: 99}, 0.0)])
-    r = run_cli(one, "--json")
+    r = run_compare(one, "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["runs"][0]["stderr"] is None
-    assert " ± -" in run_cli(one).stdout
+    assert " ± -" in run_compare(one).stdout
 
 
 @pytest.mark.parametrize("args, message", [(("nope.sqlite",), "no result store at nope.sqlite"),
@@ -99,16 +89,16 @@ def test_a_single_game_has_no_standard_error_and_the_json_stays_json(tmp_path, r
 def test_bad_input_is_one_line_and_exit_2(stores, tmp_path, args, message, cli, monkeypatch):
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n" * 100)
-    monkeypatch.chdir(tmp_path.parent)  # where run_cli runs: nope.sqlite is not there either
+    monkeypatch.chdir(tmp_path.parent)  # where run_compare runs: nope.sqlite is not there either
     code, _, err = cli("compare", *[a.format(a=stores[0], text=text) for a in args])
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert text.read_text() == "not a database\n" * 100  # a file that is not a store is left as it was
 
 
-def test_with_one_store_runs_are_named_by_id_alone(tmp_path, run_cli):
+def test_with_one_store_runs_are_named_by_id_alone(tmp_path, run_compare):
     one = _store(tmp_path / "t.sqlite", [("greedy", AMERICAN, {0: 80, 1: 90}, 0.0),
                                          ("random", AMERICAN, {0: 10, 1: 30}, 0.0)])
-    out = run_cli(one).stdout
+    out = run_compare(one).stdout
     assert "greedy (run 1) − random (run 2): +65.00 ± 5.00" in out and str(one) not in out
 
 
@@ -127,7 +117,7 @@ def test_results_points_to_compare_when_two_runs_share_a_system(stores, cli):
     assert f"pokersquares compare {two}" in listing(two)
 
 
-def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(stores, tmp_path, monkeypatch, run_cli):
+def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(stores, tmp_path, monkeypatch, run_compare):
     """A copy of a store (or of it as it was earlier) holds the same runs: each was paired
     with its copy, a difference of "+0.00 ± 0.00" as if measured."""
     import shutil
@@ -146,7 +136,7 @@ def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(sto
     assert [(r.store, r.info.run_id, len(r.games)) for r in runs] == [(str(stores[0]), 1, 5), (str(copy), 2, 2)]
     assert compare_runs(runs)["paired"] == []  # American and British: nothing to pair, not a run with itself
     monkeypatch.chdir(tmp_path.parent)
-    r = run_cli(stores[0], copy)
+    r = run_compare(stores[0], copy)
     assert r.returncode == 0 and "+0.00 ± 0.00" not in r.stdout, r.stdout
     assert f"2 runs of {copy} are runs of {stores[0]}" in r.stderr
     one = tmp_path / "one.sqlite"  # a copy of a store of one run: said in the singular
@@ -155,7 +145,7 @@ def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(sto
         store.conn.execute("DELETE FROM games WHERE run_id = 2")
         store.conn.execute("DELETE FROM runs WHERE run_id = 2")
         store.conn.commit()
-    r = run_cli(stores[1], one)
+    r = run_compare(stores[1], one)
     assert r.returncode == 0 and f"note: 1 run of {one} is a run of {stores[1]} (a copy of it?)" in r.stderr, r.stderr
     # Two runs of one player with the same settings made at different times are two runs.
     with ResultStore(copy) as store:
@@ -163,7 +153,7 @@ def test_a_run_found_in_two_stores_is_read_once_and_never_paired_with_itself(sto
     assert len(load_runs([stores[0], copy])) == 3
 
 
-def test_two_point_systems_of_one_name_are_told_apart(tmp_path, run_cli):
+def test_two_point_systems_of_one_name_are_told_apart(tmp_path, run_compare):
     """Two sets of ten integers are both named "custom": their runs were listed alike,
     and a pairing "custom: p1 − p3" did not say which of the two it was."""
     c1 = PointSystem((0, 2, 5, 10, 15, 20, 25, 50, 75, 99))
@@ -175,7 +165,7 @@ def test_two_point_systems_of_one_name_are_told_apart(tmp_path, run_cli):
         ("p1", "custom", 99), ("p2", "custom (2)", 98), ("p3", "custom", 99), ("p4", "custom (2)", 98)]
     assert [(d["a"], d["b"], d["system"], d["points"][-1]) for d in result["paired"]] == [
         ("p1", "p3", "custom", 99), ("p2", "p4", "custom (2)", 98)]
-    out = run_cli(db).stdout
+    out = run_compare(db).stdout
     assert "custom (2): p2 (run 2) − p4 (run 4)" in out and "custom: p1 (run 1) − p3 (run 3)" in out
 
 

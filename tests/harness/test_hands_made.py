@@ -4,7 +4,6 @@ import json
 import math
 import statistics
 from collections import Counter
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -163,22 +162,13 @@ def test_compare_hands_takes_the_optima_as_reference_where_they_exist(stores):
     assert compare_hands(load_runs([games]), [optima], against="optimum")[0]["against"] == "optimum"
 
 
-@pytest.fixture
-def run_cli(cli):
-    """``pokersquares compare`` run in this process (it plays no game): its exit code, stdout and stderr."""
-    def run(*args):
-        code, out, err = cli("compare", *args)
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-    return run
-
-
-def test_the_command_prints_the_hands_and_the_differences(stores, run_cli):
+def test_the_command_prints_the_hands_and_the_differences(stores, run_compare):
     games, optima = stores
-    r = run_cli(games, "--hands", "--optima", optima, "--system", "american")
+    r = run_compare(games, "--hands", "--optima", optima, "--system", "american")
     assert r.returncode == 0, r.stderr
     assert "American: hands made per game by type" in r.stdout and "each run − optimum" in r.stdout
     assert "(1 left out: a penalty, or no full grid)" in r.stdout
-    out = json.loads(run_cli(games, "--hands", "--json").stdout)
+    out = json.loads(run_compare(games, "--hands", "--json").stdout)
     assert [s["system"] for s in out["systems"]] == ["American", "British"]
     assert out["systems"][0]["against"] == "sorter (run 1)"
     dealer = out["systems"][0]["runs"][1]
@@ -197,7 +187,7 @@ def test_a_stored_optimum_that_is_no_grid_is_left_out(stores):
     assert best["score_mismatches"] == 0 and american["runs"][1]["score_mismatches"] == 0
 
 
-def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path, run_cli):
+def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path, run_compare):
     games = tmp_path / "edited.sqlite"
     with ResultStore(games) as store:
         run = _record(store, "greedy", AMERICAN, {s: np.array(deal(s)[:25]) for s in range(3)})
@@ -205,16 +195,16 @@ def test_grids_that_do_not_score_what_was_recorded_are_told(tmp_path, run_cli):
         store.conn.commit()
     [american] = compare_hands(load_runs([games]))
     assert american["runs"][0]["score_mismatches"] == 1
-    r = run_cli(games, "--hands")
+    r = run_compare(games, "--hands")
     assert r.returncode == 0 and "1 grid(s) do not score what their game recorded" in r.stderr
 
 
-def test_optima_stored_beside_the_games_need_no_option(stores, run_cli):
+def test_optima_stored_beside_the_games_need_no_option(stores, run_compare):
     games, optima = stores
     with OptimaStore(games) as store, OptimaStore(optima, readonly=True) as held:
         for seed, opt in held.many(range(4), AMERICAN.points).items():
             store.put(opt, 1)
-    out = json.loads(run_cli(games, "--hands", "--json", "--system", "american").stdout)
+    out = json.loads(run_compare(games, "--hands", "--json", "--system", "american").stdout)
     assert out["systems"][0]["against"] == "optimum" and out["systems"][0]["runs"][0]["games"] == 4
 
 
@@ -225,8 +215,8 @@ def test_optima_stored_beside_the_games_need_no_option(stores, run_cli):
     (("--hands", "--against", "tiger"), "--against tiger: no run's player spec contains it"),
     (("--hands", "--against", "optimum"), "--against optimum: no run's player spec contains it (the optima need"),
 ])
-def test_bad_options_are_one_line_errors(stores, run_cli, extra, message):
+def test_bad_options_are_one_line_errors(stores, run_compare, extra, message):
     games, optima = stores
-    r = run_cli(games, *[x.format(optima=optima) for x in extra])
+    r = run_compare(games, *[x.format(optima=optima) for x in extra])
     assert r.returncode == 2 and r.stderr.startswith(f"error: {message}") and not r.stdout
     assert len(r.stderr.strip().splitlines()) == 1
