@@ -254,7 +254,7 @@ def test_a_spec_with_quotes_backslashes_a_newline_and_unicode_reaches_python_as_
                                                                  spec]
 
 
-def test_a_folder_it_cannot_write_to_is_one_line(java_classes, tmp_path, cli):
+def test_a_folder_it_cannot_write_to_is_one_line(java_classes, tmp_path, cli, monkeypatch):
     out = tmp_path / "out"
     (out / f"{BASE_CLASS}.java").mkdir(parents=True)  # as a folder that is not writable (root writes anywhere)
     with pytest.raises(JavaExportError, match=f"--out {out}: cannot write .*{BASE_CLASS}.java"):
@@ -268,6 +268,20 @@ def test_a_folder_it_cannot_write_to_is_one_line(java_classes, tmp_path, cli):
                                               rf"PyGreedy.java, .*{BASE_CLASS}.class new, the rest as they were\)$"):
         export_java("greedy", out, classpath=str(java_classes))
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
+    # --out under a file: said so, not that its folder does not exist.
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    code, _, stderr = cli("export-java", "--player", "greedy", "--out", blocked / "out", "--no-compile")
+    assert code == 2 and stderr == f"error: --out {blocked / 'out'}: {blocked} is a file, not a folder\n", stderr
+    # A full disk as the sources are staged: the same one line, not the OSError.
+    import errno
+    import tempfile
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(tempfile, "mkdtemp", full)
+    with pytest.raises(JavaExportError, match=f"--out {out}: cannot write {out} \\(No space left on device\\)"):
+        export_java("greedy", out, classpath=str(java_classes))
 
 
 def test_point_values_beyond_the_contests_range_are_said_to_be_clamped(monkeypatch, capsys):

@@ -211,6 +211,8 @@ def export_java(spec: str, out: Path, class_name: str | None = None, classpath: 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise JavaExportError(f"--out {out} is a file, not a folder")
+    if out.parent.exists() and not out.parent.is_dir():
+        raise JavaExportError(f"--out {out}: {out.parent} is a file, not a folder")
     if not out.parent.is_dir():
         raise JavaExportError(f"--out {out}: its folder {out.parent} does not exist")
     if classpath is None:
