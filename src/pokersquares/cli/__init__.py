@@ -476,6 +476,7 @@ def _say_values_given_again(command) -> None:
     for subcommand in getattr(command, "commands", {}).values():
         _say_values_given_again(subcommand)
 
+
 def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C (or SIGTERM) behind an exit, if any: Typer turns Ctrl-C into a silent exit 130."""
     seen = set()
