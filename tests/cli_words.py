@@ -36,6 +36,12 @@ def once_each(words, base, *more) -> list:
         option = option_of(word)
         takes_value = option is not None and not option.is_flag and "=" not in str(word)
         value = [base.pop(0)] if takes_value and base else []
-        if option not in again or option is None:
+        if option not in again:  # a word of no option (None) too
             kept += [word, *value]
     return [*kept, *more]
+
+
+def experiment_words(words, *more) -> list:
+    """``words`` of an experiment (its name, then its options: ``("tiger", "-n", "1")``)
+    with ``more`` in place of the options they give again."""
+    return [words[0], *once_each(["experiment", words[0]], words[1:], *more)]

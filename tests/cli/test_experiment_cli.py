@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_words import once_each
+from tests.cli_words import experiment_words
 
 
 def run(*args):
@@ -232,11 +232,6 @@ SMALL = {
 }
 
 
-def small(command, *args):
-    """``SMALL[command]``'s words with ``args`` in place of the options they give again."""
-    return [SMALL[command][0], *once_each(["experiment", SMALL[command][0]], SMALL[command][1:], *args)]
-
-
 @pytest.mark.parametrize("command, args, says", [
     # an empty list ran everything (beemo), crashed after opening the store (gettysburg) or printed an empty table
     ("gettysburg", ("--systems", ","), "--systems"),
@@ -265,7 +260,8 @@ def test_empty_repeated_or_huge_lists_are_one_line_before_anything_runs(cli, tmp
     args = [a.format(tmp=tmp_path) for a in args]
     (tmp_path / "t.json").write_text("{}")
     plot = {"gettysburg": ("--plot-dir", str(tmp_path)), "beemo": ()}.get(command, ("--plot", str(tmp_path / "p.png")))
-    code, out, err = cli("experiment", *small(command, *args), "--db", db, "-q", *plot)  # in this process: quick
+    # in this process: quick
+    code, out, err = cli("experiment", *experiment_words(SMALL[command], *args), "--db", db, "-q", *plot)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert says in err, err
     assert not db.exists()
@@ -296,7 +292,8 @@ def test_counts_seeds_and_numbers_out_of_range_name_their_option_before_anything
     db = tmp_path / "x.sqlite"
     plot = ("--plot-dir", str(tmp_path)) if command == "gettysburg" else () if command == "beemo" else (
         "--plot", str(tmp_path / "p.png"))
-    code, out, err = cli("experiment", *small(command, *args), "--db", db, "-q", *plot)  # in this process: quick
+    # in this process: quick
+    code, out, err = cli("experiment", *experiment_words(SMALL[command], *args), "--db", db, "-q", *plot)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert says in err, err
     assert not db.exists()

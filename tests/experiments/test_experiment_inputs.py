@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_words import once_each
+from tests.cli_words import experiment_words
 
 from pokersquares.experiments import beemo
 from pokersquares.experiments.sweep import SweepError, parse_param
@@ -23,11 +23,6 @@ SMALL = {
                "--prep-time", "0", *R),
 }
 HUGE = "100000000"
-
-
-def small(command, *args):
-    """``SMALL[command]``'s words with ``args`` in place of the options they give again."""
-    return [SMALL[command][0], *once_each(["experiment", SMALL[command][0]], SMALL[command][1:], *args)]
 
 
 @pytest.mark.parametrize("command, args, says", [
@@ -64,7 +59,7 @@ def test_options_unused_or_out_of_range_are_one_line_naming_them_before_anything
     args = [a.format(tmp=tmp_path) for a in args]
     plot = ("--plot-dir", tmp_path) if command.startswith("gettysburg") else (
         ("--plot", tmp_path / "p.png") if command == "matrix" else ())  # tiger's cases run no C_p sweep
-    code, out, err = cli("experiment", *small(command, *plot, *args), "--db", db)
+    code, out, err = cli("experiment", *experiment_words(SMALL[command], *plot, *args), "--db", db)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert says in err, err
     assert not db.exists()
@@ -85,7 +80,7 @@ def test_a_learning_budget_too_small_to_learn_is_one_line_before_anything_runs(c
     same figure under its configuration's name, beside the paper's."""
     db = tmp_path / "x.sqlite"
     plot = ("--plot-dir", tmp_path) if command == "gettysburg" else ()
-    code, out, err = cli("experiment", *small(command, *plot, *args), "--db", db)
+    code, out, err = cli("experiment", *experiment_words(SMALL[command], *plot, *args), "--db", db)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
     assert says in err and "greedy rule" in err, err
     assert not db.exists()
