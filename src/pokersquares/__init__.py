@@ -25,7 +25,7 @@ _HOMES = {
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = [name for names in _HOMES.values() for name in names]
+__all__ = [name for names in _HOMES.values() for name in names] + ["versions", "__version__"]
 
 
 def __getattr__(name: str):
@@ -37,6 +37,26 @@ def __getattr__(name: str):
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value  # the next use is a plain lookup
     return value
+
+
+def versions() -> dict[str, str]:
+    """This toolkit's version, its champion's (the version its games are recorded under),
+    where it is installed, and the versions of Python, numpy and numba it runs on: what a
+    bug report or a published figure should state (``pokersquares --version``)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    from .harness.registry import resolve_factory
+
+    found = {"pokersquares": __version__, "champion": str(getattr(resolve_factory("champion")[0], "version", "1")),
+             "path": str(Path(__file__).resolve().parent), "python": platform.python_version()}
+    for name in ("numpy", "numba"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:  # pragma: no cover - both are requirements
+            found[name] = "not installed"
+    return found
 
 
 def __dir__() -> list[str]:

@@ -858,6 +858,14 @@ def test_api_docs_need_nothing_from_elsewhere(client):
     assert client.get("/api/openapi.json").status_code == 200
 
 
+def test_the_server_says_its_version(client):
+    """A bug report about the web app, or a page's figure, names the release that served it."""
+    import pokersquares
+
+    assert client.get("/api/config").json()["version"] == pokersquares.__version__
+    assert client.get("/api/openapi.json").json()["info"]["version"] == pokersquares.__version__
+
+
 # -- preparations: concurrent, queued, bounded per client, cancelled ----------------------------
 
 class _Counting(BasePlayer):

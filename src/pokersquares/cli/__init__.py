@@ -42,6 +42,23 @@ app = typer.Typer(
 )
 
 
+def _say_version(asked: bool) -> None:
+    if asked:
+        from .. import versions
+
+        v = versions()
+        typer.echo(f"pokersquares {v['pokersquares']} (champion version {v['champion']}) at {v['path']}; "
+                   f"Python {v['python']}, numpy {v['numpy']}, numba {v['numba']}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", is_eager=True, callback=_say_version,
+                                       help="Print the version (and the champion's, Python's, numpy's and "
+                                            "numba's) and exit.")) -> None:
+    """Parameterized Poker Squares: the 2016 EAAI contest rules, harness and agents."""
+
+
 def _load_subcommands() -> None:
     # Each module of this package registers its subcommands on ``app`` when imported.
     import pkgutil

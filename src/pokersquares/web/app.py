@@ -24,6 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from .. import __version__
 from ..errors import PokerSquaresError
 from ..hands import HAND_NAMES
 from ..points import SPEC_HELP
@@ -79,7 +80,7 @@ def create_app(*, prep_s: float = 5.0, think_s: float = 2.0, game_s: float = 10.
         if app.state.recorder is not None:  # the games the store could not take yet
             await asyncio.to_thread(app.state.recorder.close)
 
-    app = FastAPI(title="Poker Squares", lifespan=lifespan, docs_url=None, redoc_url=None,
+    app = FastAPI(title="Poker Squares", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.games = GameStore(max_games)
     app.state.agents = pool
@@ -234,6 +235,7 @@ def _add_config(app: FastAPI) -> None:
             "limits": app.state.limits,
             "results": app.state.store_path is not None,
             "records_games": app.state.record_path is not None,
+            "version": __version__,
         }
 
 
