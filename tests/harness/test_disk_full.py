@@ -6,6 +6,7 @@ with ``RLIMIT_FSIZE`` in a subprocess (writes past it fail with EFBIG), so that 
 run anywhere without mounting a small file system."""
 
 import errno
+import io
 import json
 import os
 import resource
@@ -506,3 +507,20 @@ def test_optima_on_a_full_disk_are_read_from_a_copy(tmp_path):
     done = _without_room("-c", script, path)
     assert (done.returncode, done.stdout) == (0, "150\n"), done.stderr
     assert _beside(path) == []
+
+
+def test_standard_outputs_whole_writes_say_no_terminal_once_the_file_is_closed(tmp_path):
+    """numba's coloured errors start colorama, which keeps ``sys.stdout`` and asks it
+    ``isatty()`` when the interpreter ends: where that was the command's whole-writes
+    wrapper (``PYTHONUNBUFFERED``) over a file closed by then, it raised "I/O operation
+    on closed file" as an "Exception ignored" traceback."""
+    from pokersquares.cli import _WholeWrites
+
+    leader, follower = os.openpty()
+    terminal = _WholeWrites(io.FileIO(follower, "wb"))
+    assert terminal.isatty() is True  # a terminal is still one
+    terminal._raw.close()
+    os.close(leader)
+    assert terminal.isatty() is False
+    with open(tmp_path / "out", "wb", buffering=0) as raw:
+        assert _WholeWrites(raw).isatty() is False

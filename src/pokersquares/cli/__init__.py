@@ -681,7 +681,9 @@ class _WholeWrites(io.RawIOBase):
         return self._raw.fileno()
 
     def isatty(self) -> bool:
-        return self._raw.isatty()
+        # False once its file is closed: a library that kept this stream (numba's coloured
+        # errors start colorama, which asks at the interpreter's end) is told so, not raised at.
+        return not self._raw.closed and self._raw.isatty()
 
     failed = False  # a write of standard output failed (not some other file's)
 
