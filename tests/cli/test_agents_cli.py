@@ -26,10 +26,11 @@ def test_train_writes_a_table_the_player_loads(tmp_path):
     assert json.loads(r.stdout)["penalty"] is None
 
 
-def test_train_rejects_what_it_cannot_do(tmp_path):
-    r = cli("train", "--player", "random", "--system", "american", "--out", str(tmp_path / "x.json"))
+def test_train_rejects_what_it_cannot_do(tmp_path, cli_here):
+    # (In this process: both are refused before any learning, og's parallel kernels unrun.)
+    r = cli_here("train", "--player", "random", "--system", "american", "--out", str(tmp_path / "x.json"))
     assert r.returncode == 2 and "nothing to save" in r.stderr
-    r = cli("train", "--player", "og", "--system", "american", "--out", str(tmp_path / "no" / "x.json"))
+    r = cli_here("train", "--player", "og", "--system", "american", "--out", str(tmp_path / "no" / "x.json"))
     assert r.returncode == 2 and "does not exist" in r.stderr
 
 
@@ -46,7 +47,7 @@ def test_train_refuses_a_player_that_learns_nothing_to_save_before_learning(cli,
     assert not (tmp_path / "x.json").exists()
 
 
-def test_train_json_stays_clean_of_a_learners_prints(tmp_path):
+def test_train_json_stays_clean_of_a_learners_prints(tmp_path, cli_here, monkeypatch):
     # A module:Class learner that prints while it learns and saves: its prints go to
     # stderr, and stdout holds only the JSON summary.
     (tmp_path / "printer.py").write_text(
@@ -61,12 +62,10 @@ def test_train_json_stays_clean_of_a_learners_prints(tmp_path):
         "    def save(self, path):\n"
         "        print('saving')\n"
         "        open(path, 'w').write(json.dumps({'t': 1}))\n")
-    import os
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "o.json"
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "train", "--player", "printer:Printer", "--system",
-                        "american", "--prep-time", "0", "--out", str(out), "--json"],
-                       capture_output=True, text=True, env=env)
+    r = cli_here("train", "--player", "printer:Printer", "--system", "american", "--prep-time", "0", "--out", str(out),
+                 "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["out"] == str(out)
     assert "learning..." in r.stderr and "saving" in r.stderr

@@ -17,12 +17,14 @@ def run(*args):
 
 
 @pytest.fixture
-def in_process(cli):
-    """``run``, in this process: for commands that stop before any game (a bad option),
-    where a new interpreter's start-up would be most of the test."""
+def in_process(cli_here):
+    """``run``, in this process (``cli_here``): for commands that stop before any game (a
+    bad option) or read every game back from the store, where a new interpreter's
+    start-up would be most of the test, and for tiger's, whose kernels are not parallel
+    (its games are played in processes forked from this one). gettysburg and beemo learn
+    with parallel kernels: their games are played by ``run``, in a process of its own."""
     def go(*args):
-        code, out, err = cli("experiment", *args)
-        return subprocess.CompletedProcess(args, code, out, err)
+        return cli_here("experiment", *args)
     return go
 
 
@@ -30,11 +32,11 @@ def stored_games(db: Path) -> int:
     return sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
 
-def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
+def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path, in_process):
     db, plot = tmp_path / "t.sqlite", tmp_path / "cp.png"
     args = ("tiger", "-n", "2", "--time-per-game", "0.3", "--prep-time", "1", "--rows", "1,12", "--cp", "1,141.4",
             "--plot", str(plot), "--db", str(db), "--json")
-    r = run(*args)
+    r = in_process(*args)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert [row["paper"] for row in out["table3"]] == [92, 123]
@@ -43,11 +45,11 @@ def test_tiger_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
     rows = out["table3"] + out["cp_sweep"]
     assert all(row["games"] == 2 and row["run_id"] for row in rows) and plot.stat().st_size > 1000
     assert stored_games(db) == 8
-    again = run(*args)
+    again = in_process(*args)
     assert again.returncode == 0, again.stderr
     assert [row["mean"] for row in json.loads(again.stdout)["table3"]] == [row["mean"] for row in out["table3"]]
     assert stored_games(db) == 8  # nothing replayed
-    text = run(*args[:-1])
+    text = in_process(*args[:-1])
     assert "paper 92" in text.stdout and "(n=2, run " in text.stdout and stored_games(db) == 8
 
 
@@ -65,7 +67,7 @@ GETTYSBURG = ("gettysburg", "--systems", "american,two_pair", "--variants", "eps
               "expectimax,greedy", "--search-games", "3", "--time-per-game", "0.5")
 
 
-def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
+def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path, in_process):
     db = tmp_path / "g.sqlite"
     args = (*GETTYSBURG, "--plot-dir", str(tmp_path), "--db", str(db), "--json")
     r = run(*args)
@@ -84,12 +86,12 @@ def test_gettysburg_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path)
     assert (tmp_path / "gettysburg-learning.png").stat().st_size > 1000
     assert (tmp_path / "gettysburg-search.png").stat().st_size > 1000
     assert stored_games(db) == 2 * 2 * 12 + 2 * 3
-    again = json.loads(run(*args).stdout)
+    again = json.loads(in_process(*args).stdout)
     assert again["learning"]["rows"] == rows and again["search"]["rows"] == out["search"]["rows"]
     assert stored_games(db) == 2 * 2 * 12 + 2 * 3
 
 
-def test_an_experiment_with_a_secret_replays_in_a_fresh_store(tmp_path: Path):
+def test_an_experiment_with_a_secret_replays_in_a_fresh_store(tmp_path: Path, in_process):
     """`experiment ...` took no --secret: gettysburg's fixed-work runs (2,000 learning
     games, greedy) played other games in every fresh store. The same --secret plays the
     same games in any store; a store holding the runs under another secret refuses."""
@@ -108,7 +110,7 @@ def test_an_experiment_with_a_secret_replays_in_a_fresh_store(tmp_path: Path):
     assert len(keyed) == 4 and {s for _, s, _ in keyed} == {"paper-2026"}
     assert scores("b.sqlite", "--secret", "paper-2026") == keyed
     assert {s for _, s, _ in scores("c.sqlite")} != {"paper-2026"}
-    refused = run(*args, "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
+    refused = in_process(*args, "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
         f"error: {tmp_path / 'c.sqlite'} holds the run of {keyed[0][0]} on American played under another secret: its "
         "games would not be one run's with these; give another --db, or leave the secret out to resume it")
@@ -143,7 +145,7 @@ def test_gettysburg_search_systems_spelled_two_ways_are_one_system(tmp_path: Pat
     assert len(r.stderr.strip().splitlines()) == 1 and not db.exists()
 
 
-def test_beemo_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
+def test_beemo_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path, in_process):
     db = tmp_path / "b.sqlite"
     args = ("beemo", "--prep-time", "0.5", "--games", "60", "--mc-games", "2", "--playouts", "5",
             "--systems", "american", "--configs", "feedback,beemo", "--db", str(db), "--json")
@@ -158,7 +160,7 @@ def test_beemo_records_its_runs_and_a_rerun_reads_them_back(tmp_path: Path):
         assert row["paper"] is not None or row["label"] == "learning:beemo"  # the paper gives no figure
     assert rows[1]["run_id"] == rows[2]["run_id"] and rows[3]["details"]["og_on_same_deals"] is not None
     assert stored_games(db) == 60 + 60 + 2
-    again = json.loads(run(*args).stdout)
+    again = json.loads(in_process(*args).stdout)
     assert [row["mean"] for row in again] == [row["mean"] for row in rows] and stored_games(db) == 122
 
 
@@ -207,16 +209,16 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-def test_one_game_a_row_is_valid_json_and_says_no_standard_error(tmp_path: Path):
+def test_one_game_a_row_is_valid_json_and_says_no_standard_error(tmp_path: Path, in_process):
     """A row of one game has no standard error: null in JSON (NaN is not JSON), '-' in the table."""
     db = tmp_path / "t.sqlite"
     args = ("tiger", "-n", "1", "--parts", "table3", "--rows", "1", "--time-per-game", "0.2", "--prep-time", "0",
             "--db", str(db))
-    r = run(*args, "--json")
+    r = in_process(*args, "--json")
     assert r.returncode == 0, r.stderr
     row = strict_json(r.stdout)["table3"][0]
     assert row["games"] == 1 and row["stderr"] is None
-    text = run(*args, "-q")
+    text = in_process(*args, "-q")
     assert text.returncode == 0 and "nan" not in text.stdout and "± -" in text.stdout, text.stdout
 
 

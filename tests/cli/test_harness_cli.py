@@ -13,29 +13,31 @@ import pytest
 HERE = Path(__file__).resolve().parents[1] / "harness"
 
 
-def cli(*args, cwd=None, **kw):
-    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "pokersquares", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, **kw)
+@pytest.fixture
+def here(cli_here, monkeypatch):
+    """``cli_here`` (the command line in this process, its games in processes forked from
+    it), with the players of tests/harness/fault_players.py."""
+    monkeypatch.syspath_prepend(str(HERE))
+    return cli_here
 
 
-def test_run_json_and_results_export(tmp_path):
+def test_run_json_and_results_export(tmp_path, here):
     db = str(tmp_path / "r.sqlite")
-    r = cli("run", "--player", "greedy", "--games", "20", "--seed", "5", "--db", db, "--json")
+    r = here("run", "--player", "greedy", "--games", "20", "--seed", "5", "--db", db, "--json")
     data = json.loads(r.stdout)
     assert data["games"] == 20 and len(data["scores"]) == 20 and data["player"] == "greedy"
     assert set(data) >= {"player", "system", "games", "mean", "stdev", "stderr", "min", "max", "seconds_per_game", "scores"}
-    listing = json.loads(cli("results", "--db", db, "--json").stdout)
+    listing = json.loads(here("results", "--db", db, "--json").stdout)
     assert listing["runs"][0]["finished"] == 20
-    csv_text = cli("results", "--db", db, "--export", "csv").stdout
+    csv_text = here("results", "--db", db, "--export", "csv").stdout
     assert csv_text.count("\n") == 21 and csv_text.startswith("run_id,")
-    rows = json.loads(cli("results", "--db", db, "--export", "json").stdout)
+    rows = json.loads(here("results", "--db", db, "--export", "json").stdout)
     assert [r["score"] for r in rows] == data["scores"]
 
 
-def test_tournament_json(tmp_path):
-    r = cli("tournament", "--players", "random,greedy", "--systems", "american;british", "--games", "3",
-            "--db", str(tmp_path / "t.sqlite"), "--json")
+def test_tournament_json(tmp_path, here):
+    r = here("tournament", "--players", "random,greedy", "--systems", "american;british", "--games", "3",
+             "--db", str(tmp_path / "t.sqlite"), "--json")
     t = json.loads(r.stdout)
     assert t["systems"] == ["American", "British"] and t["players"] == ["random", "greedy"]
     assert t["ranking"][0] == "greedy" and t["scores"]["greedy"] == 2.0
@@ -44,11 +46,11 @@ def test_tournament_json(tmp_path):
         assert behind["first"] == "greedy" and behind["players"]["random"]["diff"] < 0
 
 
-def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_path):
+def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_path, here):
     """A cut name would name another system ("ameritish:34412" is not the contest's
     "ameritish:34412016"), so the first column fits the longest name."""
-    r = cli("tournament", "--players", "random,greedy", "--systems", "ameritish:34412016;american", "--games", "1",
-            "--db", str(tmp_path / "t.sqlite"))
+    r = here("tournament", "--players", "random,greedy", "--systems", "ameritish:34412016;american", "--games", "1",
+             "--db", str(tmp_path / "t.sqlite"))
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     headers = [line for line in lines if line.startswith("system ")]
@@ -59,35 +61,35 @@ def test_a_tournament_table_names_each_system_in_full_and_keeps_its_columns(tmp_
         assert len(row) == len(header) and len(row.split()) == 3  # the name, then one column per player
 
 
-def test_the_results_listing_names_players_and_systems_in_full(tmp_path):
+def test_the_results_listing_names_players_and_systems_in_full(tmp_path, here):
     db = str(tmp_path / "r.sqlite")
     player = "hybrid:evaluator=possibility,search=greedy"
     for spec, system in ((player, "single:three_of_a_kind"), ("random", "american")):
-        assert cli("run", "--player", spec, "--system", system, "--games", "2", "--db", db).returncode == 0
-    lines = cli("results", "--db", db).stdout.splitlines()
+        assert here("run", "--player", spec, "--system", system, "--games", "2", "--db", db).returncode == 0
+    lines = here("results", "--db", db).stdout.splitlines()
     rows = [line.split() for line in lines[1:3]]
     assert rows[0][1:5] == [player, "Three", "Of", "A"] and rows[0][5] == "Kind"
     assert rows[1][1:3] == ["random", "American"]
     assert len(lines[1]) == len(lines[2])  # the columns line up
 
 
-def test_a_tournament_lists_players_with_several_parameters(tmp_path):
-    r = cli("tournament", "--players", "random,hybrid:evaluator=possibility,search=greedy", "--systems", "american",
-            "--games", "2", "--prep-time", "1", "--time-per-game", "5", "--db", str(tmp_path / "t.sqlite"), "--json")
+def test_a_tournament_lists_players_with_several_parameters(tmp_path, here):
+    r = here("tournament", "--players", "random,hybrid:evaluator=possibility,search=greedy", "--systems", "american",
+             "--games", "2", "--prep-time", "1", "--time-per-game", "5", "--db", str(tmp_path / "t.sqlite"), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["players"] == ["random", "hybrid:evaluator=possibility,search=greedy"]
 
 
-def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path):
+def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path, here):
     db = tmp_path / "k.sqlite"
-    args = ["run", "--player", "fault_players:SlowGames", "--games", "120", "--db", str(db), "--json", "--workers", "2"]
+    args = ["run", "--player", "fault_players:SlowGames", "--games", "40", "--db", str(db), "--json", "--workers", "2"]
     env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "pokersquares", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.time() + 60
     recorded = 0
-    while time.time() < deadline and recorded < 20:
-        time.sleep(0.3)
+    while time.time() < deadline and recorded < 10:
+        time.sleep(0.05)
         if db.exists():
             try:
                 with sqlite3.connect(db) as c:
@@ -98,22 +100,22 @@ def test_kill_then_resume_keeps_exactly_the_finished_games(tmp_path):
     proc.wait()
     with sqlite3.connect(db) as c:
         before = dict(c.execute("SELECT game_index, score FROM games").fetchall())
-    assert 20 <= len(before) < 120
-    data = json.loads(cli(*args).stdout)
-    assert data["games"] == 120
+    assert 10 <= len(before) < 40
+    data = json.loads(here(*args).stdout)
+    assert data["games"] == 40
     with sqlite3.connect(db) as c:
         after = c.execute("SELECT game_index, score FROM games").fetchall()
-    assert len(after) == 120 and sorted(i for i, _ in after) == list(range(120))
+    assert len(after) == 40 and sorted(i for i, _ in after) == list(range(40))
     assert all(dict(after)[i] == s for i, s in before.items())
 
 
-def test_corrupt_and_unwritable_stores_are_reported_not_overwritten(tmp_path):
+def test_corrupt_and_unwritable_stores_are_reported_not_overwritten(tmp_path, here):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not sqlite" * 100)
-    r = cli("run", "--player", "random", "--games", "2", "--db", str(bad))
+    r = here("run", "--player", "random", "--games", "2", "--db", str(bad))
     assert r.returncode != 0 and "not a readable result store" in r.stderr and "Traceback" not in r.stderr
     assert bad.read_bytes() == b"this is not sqlite" * 100
-    r = cli("run", "--player", "random", "--games", "2", "--db", str(tmp_path / "no" / "such" / "dir.sqlite"))
+    r = here("run", "--player", "random", "--games", "2", "--db", str(tmp_path / "no" / "such" / "dir.sqlite"))
     assert r.returncode != 0 and "does not exist" in r.stderr
 
 
@@ -131,51 +133,52 @@ def test_bad_input_is_a_one_line_error(tmp_path, args, expect, monkeypatch, cli)
     assert code != 0 and expect in err and "Traceback" not in err and err.count("\n") == 1, err
 
 
-def test_play_prints_moves_and_grid(tmp_path):
-    r = cli("play", "--player", "greedy", "--seed", "0", "--db", str(tmp_path / "p.sqlite"))
+def test_play_prints_moves_and_grid(tmp_path, here):
+    r = here("play", "--player", "greedy", "--seed", "0", "--db", str(tmp_path / "p.sqlite"))
     assert r.returncode == 0
     assert r.stdout.startswith(" 1. 6S -> row 0, col 0") and "Total:" in r.stdout
     assert "stored" not in r.stderr
     assert "this game may take 330 s: 300 s of preparation and 30 s of play" in r.stderr  # the defaults
-    assert cli("players").stdout.startswith("random")
+    assert here("players").stdout.startswith("random")
 
 
-def test_play_at_small_limits_or_in_json_says_nothing_of_how_long(tmp_path):
+def test_play_at_small_limits_or_in_json_says_nothing_of_how_long(tmp_path, here):
     """The hint is for the contest's limits, which a newcomer's first `play` meets."""
     for k, extra in enumerate((["--prep-time", "10", "--time-per-game", "1"], ["--json"])):
-        r = cli("play", "--player", "random", "--db", str(tmp_path / f"p{k}.sqlite"), *extra)
+        r = here("play", "--player", "random", "--db", str(tmp_path / f"p{k}.sqlite"), *extra)
         assert r.returncode == 0 and "may take" not in r.stderr, r.stderr
 
 
-def test_play_says_how_long_a_game_may_take_only_when_it_plays_it(tmp_path):
+def test_play_says_how_long_a_game_may_take_only_when_it_plays_it(tmp_path, here):
     """A game the store holds at the same limits is shown at once: "this game may take
     330 s" said there was wrong. A stored game at other limits is another game, played."""
     db = str(tmp_path / "p.sqlite")
-    first = cli("play", "--player", "random", "--db", db)
+    first = here("play", "--player", "random", "--db", db)
     assert first.returncode == 0 and "this game may take 330 s" in first.stderr, first.stderr
-    again = cli("play", "--player", "random", "--db", db)
+    again = here("play", "--player", "random", "--db", db)
     assert again.returncode == 0 and again.stdout == first.stdout
     assert "may take" not in again.stderr and "the game stored in run 1 of" in again.stderr, again.stderr
-    other = cli("play", "--player", "random", "--db", db, "--prep-time", "60", "--time-per-game", "1")
+    other = here("play", "--player", "random", "--db", db, "--prep-time", "60", "--time-per-game", "1")
     assert "this game may take 61 s" in other.stderr and "stored" not in other.stderr, other.stderr
 
 
-def test_play_says_a_game_comes_from_the_store_and_plays_a_penalised_one_again_on_request(tmp_path):
+def test_play_says_a_game_comes_from_the_store_and_plays_a_penalised_one_again_on_request(tmp_path, here):
     db = str(tmp_path / "p.sqlite")
-    first = cli("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250")  # 40 MB a move
+    first = here("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250")  # 40 MB a move
     assert first.returncode == 0 and "penalty: memory" in first.stdout and "stored" not in first.stderr
     assert "may take" in first.stderr
-    again = cli("play", "--player", "fault_players:Leaks", "--db", db)
+    again = here("play", "--player", "fault_players:Leaks", "--db", db)
     assert "penalty: memory" in again.stdout and "may take" not in again.stderr
     assert "the game stored in run 1 of" in again.stderr and "--retry-penalties" in again.stderr
-    played_again = cli("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250",
-                       "--retry-penalties")  # forgotten, so played: the hint is said
+    played_again = here("play", "--player", "fault_players:Leaks", "--db", db, "--memory-limit", "250",
+                        "--retry-penalties")  # forgotten, so played: the hint is said
     assert "penalty: memory" in played_again.stdout and "stored" not in played_again.stderr
     assert "this game may take 330 s" in played_again.stderr
-    retried = cli("play", "--player", "fault_players:Leaks", "--db", db, "--retry-penalties", "--json")  # 4096 MB
+    retried = here("play", "--player", "fault_players:Leaks", "--db", db, "--retry-penalties", "--json")  # 4096 MB
     data = json.loads(retried.stdout)
     assert data["penalty"] is None and data["score"] == 82 and data["from_store"] is False
-    assert json.loads(cli("play", "--player", "fault_players:Leaks", "--db", db, "--json").stdout)["from_store"] is True
+    stored = here("play", "--player", "fault_players:Leaks", "--db", db, "--json")
+    assert json.loads(stored.stdout)["from_store"] is True
 
 
 def test_the_table_counts_the_systems_each_player_is_first_on_or_within_one_se_of_it(capsys):
@@ -195,19 +198,19 @@ def test_the_table_counts_the_systems_each_player_is_first_on_or_within_one_se_o
         "2", "of", "3", "2", "of", "3"]
 
 
-def test_the_same_secret_replays_the_players_randomness_in_a_fresh_store(tmp_path):
+def test_the_same_secret_replays_the_players_randomness_in_a_fresh_store(tmp_path, here):
     """Each store draws its own key of the players' seeds, so a fixed-work run in a fresh
     store played other games than the published one. `--secret` gives the key: the same
     games in any store; a store holding the run under another key refuses it, unchanged."""
     def scores(db, *more):
-        done = cli("run", "-p", "random", "--games", "6", "--db", str(tmp_path / db), "--json", *more)
+        done = here("run", "-p", "random", "--games", "6", "--db", str(tmp_path / db), "--json", *more)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)["scores"]
 
     keyed = scores("a.sqlite", "--secret", "paper-2026")
     assert scores("b.sqlite", "--secret", "paper-2026") == keyed
     assert scores("c.sqlite") != keyed  # a fresh key (6 random games alike by chance: about 1e-8)
-    refused = cli("run", "-p", "random", "--games", "8", "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
+    refused = here("run", "-p", "random", "--games", "8", "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
         f"error: {tmp_path / 'c.sqlite'} holds the run of random on American played under another secret: its games "
         "would not be one run's with these; give another --db, or leave the secret out to resume it")
@@ -215,16 +218,16 @@ def test_the_same_secret_replays_the_players_randomness_in_a_fresh_store(tmp_pat
         assert conn.execute("SELECT COUNT(*), MAX(games) FROM games JOIN runs USING (run_id)").fetchone() == (6, 6)
     # resumed under its own key, with or without saying it
     assert scores("a.sqlite", "--secret", "paper-2026", "--games", "7")[:6] == keyed
-    tour = cli("tournament", "--players", "random", "--systems", "american", "--games", "6", "--secret", "paper-2026",
-               "--db", str(tmp_path / "t.sqlite"), "--json", "--prep-time", "0")
+    tour = here("tournament", "--players", "random", "--systems", "american", "--games", "6", "--secret", "paper-2026",
+                "--db", str(tmp_path / "t.sqlite"), "--json", "--prep-time", "0")
     assert tour.returncode == 0, tour.stderr
     totals = json.loads(tour.stdout)["totals"]["American"]
     assert totals["random"] == sum(keyed), totals
-    bad = cli("run", "-p", "random", "--games", "2", "--db", str(tmp_path / "d.sqlite"), "--secret", "")
+    bad = here("run", "-p", "random", "--games", "2", "--db", str(tmp_path / "d.sqlite"), "--secret", "")
     assert bad.returncode == 2 and "--secret must be printable text" in bad.stderr and not (tmp_path / "d.sqlite").exists()
 
 
-def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_secret(tmp_path):
+def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_secret(tmp_path, here):
     """`sweep` took no --secret: each fresh store drew its own keys, so a fixed-work sweep
     played other games in another store; and `results` never showed a run's secret, the
     one thing needed to replay a figure elsewhere (it took sqlite3; then only `--json` and the
@@ -233,56 +236,56 @@ def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_sec
              "--prep-time", "0", "--json")
 
     def games(db, *more):
-        done = cli(*sweep, "--db", str(tmp_path / db), *more)
+        done = here(*sweep, "--db", str(tmp_path / db), *more)
         assert done.returncode == 0, done.stderr
-        rows = json.loads(cli("results", "--db", str(tmp_path / db), "--export", "json").stdout)
+        rows = json.loads(here("results", "--db", str(tmp_path / db), "--export", "json").stdout)
         return [(r["player"], r["seed"], r["score"], r["secret"]) for r in rows]
 
     keyed = games("a.sqlite", "--secret", "paper-2026")
     assert len(keyed) == 6 and {s for *_, s in keyed} == {"paper-2026"}
     assert games("b.sqlite", "--secret", "paper-2026") == keyed
-    listing = json.loads(cli("results", "--db", str(tmp_path / "a.sqlite"), "--json").stdout)
+    listing = json.loads(here("results", "--db", str(tmp_path / "a.sqlite"), "--json").stdout)
     assert [(r["player"], r["secret"]) for r in listing["runs"]] == [("tiger:iterations=20,cp=10", "paper-2026"),
                                                                      ("tiger:iterations=20,cp=20", "paper-2026")]
-    table = cli("results", "--db", str(tmp_path / "a.sqlite")).stdout.splitlines()  # the table too: last column
+    table = here("results", "--db", str(tmp_path / "a.sqlite")).stdout.splitlines()  # the table too: last column
     assert table[0].split()[-1] == "secret" and [line.split()[-1] for line in table[1:3]] == ["paper-2026"] * 2
-    csv_rows = list(csv.DictReader(cli("results", "--db", str(tmp_path / "a.sqlite"), "--export", "csv").stdout
+    csv_rows = list(csv.DictReader(here("results", "--db", str(tmp_path / "a.sqlite"), "--export", "csv").stdout
                                    .splitlines()))
     assert [r["secret"] for r in csv_rows] == ["paper-2026"] * 6
     # a store holding the sweep under its own key: refused in one line, nothing played
     drawn = games("c.sqlite")
     assert [s for *_, s in drawn] != [s for *_, s in keyed]
-    refused = cli(*sweep, "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
+    refused = here(*sweep, "--db", str(tmp_path / "c.sqlite"), "--secret", "paper-2026")
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
         f"error: {tmp_path / 'c.sqlite'} holds the run of tiger:iterations=20,cp=10 on American played under another "
         "secret: its games would not be one run's with these; give another --db, or leave the secret out to resume it")
     replayed = [(r["player"], r["secret"]) for r in listing["runs"]]  # each run replays with `run --secret`
-    again = cli("run", "-p", replayed[1][0], "--games", "3", "--time-per-game", "1", "--prep-time", "0", "--json",
-                "--secret", replayed[1][1], "--db", str(tmp_path / "d.sqlite"))
+    again = here("run", "-p", replayed[1][0], "--games", "3", "--time-per-game", "1", "--prep-time", "0", "--json",
+                 "--secret", replayed[1][1], "--db", str(tmp_path / "d.sqlite"))
     assert json.loads(again.stdout)["scores"] == [score for p, _, score, _ in keyed if p == replayed[1][0]]
 
 
-def test_a_player_written_with_its_parameters_in_another_order_is_named_as_the_store_holds_it(tmp_path):
+def test_a_player_written_with_its_parameters_in_another_order_is_named_as_the_store_holds_it(tmp_path, here):
     """`run` and `play` resumed the store's run of the player written the other way but
     named it as typed, so the `compare --player` the output suggested found no run; and
     `tournament --players` listing one player both ways drew its progress bar and made an
     empty store before `a tournament lists a player twice`."""
     db = str(tmp_path / "o.sqlite")
     common = ("--system", "british", "--prep-time", "0", "--time-per-game", "5", "--db", db, "--json")
-    first = json.loads(cli("run", "-p", "tiger:iterations=20,cp=5", "--games", "2", "-q", *common).stdout)
-    again = cli("run", "-p", "tiger:cp=5, iterations=20", "--games", "3", "-q", *common)
+    first = json.loads(here("run", "-p", "tiger:iterations=20,cp=5", "--games", "2", "-q", *common).stdout)
+    again = here("run", "-p", "tiger:cp=5, iterations=20", "--games", "3", "-q", *common)
     assert again.returncode == 0, again.stderr
     data = json.loads(again.stdout)
     assert data["player"] == "tiger:iterations=20,cp=5" and data["run_id"] == first["run_id"]
     assert data["scores"][:2] == first["scores"]
-    played = json.loads(cli("play", "-p", "tiger:cp=5,iterations=20", "--seed", "0", *common).stdout)
+    played = json.loads(here("play", "-p", "tiger:cp=5,iterations=20", "--seed", "0", *common).stdout)
     assert played["player"] == "tiger:iterations=20,cp=5" and played["from_store"] is True
     assert played["score"] == first["scores"][0]
-    shown = cli("compare", db, "--player", data["player"], "--json")
+    shown = here("compare", db, "--player", data["player"], "--json")
     assert shown.returncode == 0, shown.stderr
     fresh = tmp_path / "t.sqlite"
-    r = cli("tournament", "--players", "tiger:iterations=20,cp=5;tiger:cp=5,iterations=20", "--systems", "american",
-            "--games", "1", "--prep-time", "0", "--time-per-game", "5", "--db", str(fresh))
+    r = here("tournament", "--players", "tiger:iterations=20,cp=5;tiger:cp=5,iterations=20", "--systems", "american",
+             "--games", "1", "--prep-time", "0", "--time-per-game", "5", "--db", str(fresh))
     assert r.returncode == 2 and not fresh.exists()
     assert r.stderr.strip().splitlines() == [
         "error: --players lists a player twice: tiger:iterations=20,cp=5 and tiger:cp=5,iterations=20 "

@@ -7,11 +7,15 @@ import pytest
 from pokersquares.cards import deal_names
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "pokersquares", "optimum", *args], capture_output=True, text=True)
+@pytest.fixture
+def run(cli_here):
+    """``pokersquares optimum ARGS`` in this process (``cli_here``)."""
+    def go(*args):
+        return cli_here("optimum", *args)
+    return go
 
 
-def test_one_deal_json():
+def test_one_deal_json(run):
     r = run("--seed", "2", "--system", "single:flush", "--time-limit", "60", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
@@ -43,7 +47,7 @@ def test_bad_input_is_one_line_exit_2(args, tmp_path, monkeypatch, cli):
     assert not (tmp_path / "x.sqlite").exists()
 
 
-def test_a_seed_that_is_not_a_number():
+def test_a_seed_that_is_not_a_number(run):
     r = run("--seed", "abc")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--seed" in r.stderr
 
@@ -73,7 +77,7 @@ def test_the_workers_are_never_more_than_the_deals(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("args", [("--seed", "1"), ("--seeds", "0..1")])
-def test_a_store_that_is_not_sqlite_is_one_line_and_left_as_it_was(tmp_path, args):
+def test_a_store_that_is_not_sqlite_is_one_line_and_left_as_it_was(tmp_path, args, run):
     junk = tmp_path / "junk.sqlite"
     junk.write_text("not a database " * 10)
     r = run(*args, "--system", "single:flush", "--time-limit", "5", "--db", str(junk))
@@ -99,7 +103,7 @@ def test_a_store_that_is_a_pipe_is_one_line_not_waited_on(cli, tmp_path, args):
 
 
 @pytest.mark.parametrize("limit", ["inf", "1e300"])
-def test_a_time_limit_that_is_not_finite_or_absurd_is_refused(limit):
+def test_a_time_limit_that_is_not_finite_or_absurd_is_refused(limit, run):
     r = run("--seed", "1", "--system", "single:flush", "--time-limit", limit)
     assert r.returncode == 2 and r.stderr.startswith("error: --time-limit") and r.stdout == "", r.stderr
 

@@ -41,17 +41,15 @@ def test_demo_compiles_once_then_plays_its_tournament(tmp_path):
     assert ranking[-1] == "random" and set(ranking) == {"random", "greedy", "og"}
 
 
-def test_a_player_prepared_in_each_worker_names_whose_preparation_its_lines_are(tmp_path):
+def test_a_player_prepared_in_each_worker_names_whose_preparation_its_lines_are(tmp_path, cli_here, monkeypatch):
     # A player that cannot be pickled once prepared is built and prepared in each game
     # process; its slow warm-up's line came bare ("compiling its kernels ..."), once per
-    # worker, with no "preparing PLAYER on SYSTEM" before it.
+    # worker, with no "preparing PLAYER on SYSTEM" before it. (Greedy's kernels: run in
+    # this process, its games in processes forked from it.)
     player = "fault_players:UnpicklableSlowWarmUp:seconds=1.5"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(os.path.dirname(__file__), "..", "harness"),
-                                                        os.environ.get("PYTHONPATH", "")])}
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", player, "--games", "2",
-                        "--workers", "1", "--prep-time", "0.5", "--time-per-game", "1",
-                        "--db", str(tmp_path / "u.sqlite"), "--json"],
-                       capture_output=True, text=True, env=env, timeout=600)
+    monkeypatch.syspath_prepend(os.path.join(os.path.dirname(__file__), "..", "harness"))
+    r = cli_here("run", "--player", player, "--games", "2", "--workers", "1", "--prep-time", "0.5",
+                 "--time-per-game", "1", "--db", tmp_path / "u.sqlite", "--json")
     assert r.returncode == 0, r.stderr
     lines = r.stderr.replace("\r", "\n").splitlines()
     compiling = [line for line in lines if "compiling its kernels" in line]

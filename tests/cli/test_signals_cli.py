@@ -174,25 +174,48 @@ def test_an_interrupted_compare_is_just_interrupted(interrupted, tmp_path):
     assert (code, err.strip()) == (130, "interrupted")
 
 
+# Loaded at start too: a file made once a learner reports its first games learned (its
+# threads are learning), for the test to wait on it rather than for a fixed time.
+MARKS_LEARNING = textwrap.dedent("""
+    import os
+    import pokersquares.progress as progress
+
+    report = progress.report
+
+    def report_and_mark(stage, games=None, *args, **kwargs):
+        if stage == "learning" and games:
+            open(os.environ["LEARNING_MARK"], "a").close()
+        report(stage, games, *args, **kwargs)
+
+    progress.report = report_and_mark
+""")
+
+
 @pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, sig, code, word):
     # og learns in two threads and waits for them: the signal ended the command only when
     # the threads reached the end of the budget (60 s here; five minutes by default).
     import time
 
-    out = tmp_path / "t.json"
-    started = time.monotonic()
+    out, mark = tmp_path / "t.json", tmp_path / "learning"
+    (tmp_path / "sitecustomize.py").write_text(MARKS_LEARNING)
+    env = dict(os.environ, LEARNING_MARK=str(mark),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
     p = subprocess.Popen([sys.executable, "-m", "pokersquares", "train", "--player", "og:learn_threads=2",
                           "--system", "british", "--prep-time", "60", "--out", str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          preexec_fn=as_in_a_terminal)
-    time.sleep(8)  # loaded, its kernels warmed up, learning
-    p.send_signal(sig)
     try:
+        deadline = time.monotonic() + 120  # loaded, its kernels warmed up (a cold cache compiles them), learning
+        while not mark.exists():
+            assert p.poll() is None and time.monotonic() < deadline, "the training never began to learn"
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        p.send_signal(sig)
         stdout, stderr = p.communicate(timeout=120)
     finally:
         p.kill()
-    assert time.monotonic() - started < 30, "the learning ran on after the signal"
+    assert time.monotonic() - signalled < 22, "the learning ran on after the signal"
     assert (p.returncode, stdout) == (code, ""), stderr
     assert stderr.strip().splitlines()[-1] == f"{word} (nothing was saved: {out} is as it was)"
     assert not out.exists()

@@ -4,7 +4,6 @@ import json
 import math
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,16 @@ def test_paired_difference_uses_only_the_common_deals():
     assert math.isnan(paired_difference({0: 1.0}, {0: 2.0})[1])
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "pokersquares", "experiment", "matrix", *args],
-                          capture_output=True, text=True)
+@pytest.fixture
+def run(cli_here):
+    """``pokersquares experiment matrix ARGS`` in this process (``cli_here``): the
+    evaluators and searches played here run no parallel kernel."""
+    def go(*args):
+        return cli_here("experiment", "matrix", *args)
+    return go
 
 
-def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path):
+def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path, run):
     db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
     args = ("--evaluators", "narl,possibility", "--searches", "expectimax", "--systems", "american,single:flush",
             "-n", "3", "--time-per-game", "0.3", "--prep-time", "0.35", "--db", str(db), "--plot", str(plot), "--json")
@@ -52,7 +55,7 @@ def test_cells_are_runs_in_the_store_and_a_rerun_reads_them_back(tmp_path: Path)
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 24  # nothing replayed
 
 
-def test_systems_typed_as_ten_integers_are_cells_of_their_own(tmp_path: Path):
+def test_systems_typed_as_ten_integers_are_cells_of_their_own(tmp_path: Path, run):
     db, plot = tmp_path / "m.sqlite", tmp_path / "m.png"
     r = run("--evaluators", "narl", "--searches", "greedy", "--systems",
             "1,2,3,4,5,6,7,8,9,10; 0,0,0,0,0,0,0,0,0,1; american", "-n", "2", "--time-per-game", "1",

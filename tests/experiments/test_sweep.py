@@ -105,6 +105,7 @@ def test_setting_spec_keeps_a_file_name_as_written_and_numbers_as_before():
     assert setting_spec("td:load=1e3", {"load": "x"}) == "td:load=x"
 
 
+@pytest.mark.usefixtures("player_kernels")
 def test_sweep_records_every_game_and_summarises_it(tmp_path):
     store = ResultStore(tmp_path / "s.sqlite")
     grid = settings({"flush_weight": [0, 1]})
@@ -122,16 +123,22 @@ def test_sweep_records_every_game_and_summarises_it(tmp_path):
     assert (tmp_path / "one.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_sweep_cli_json_and_plot(tmp_path):
+@pytest.fixture
+def sweep_cli(cli_here):
+    """``pokersquares sweep ARGS`` in this process (``cli_here``): the players swept here
+    (greedy, random, tiger) run no parallel kernel."""
+    def run(*args):
+        return cli_here("sweep", *args)
+    return run
+
+
+def test_sweep_cli_json_and_plot(tmp_path, sweep_cli):
     png = tmp_path / "sweep.png"
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", "--player", "greedy",
-                        "--param", "flush_weight=0,0.5", "--param", "x=1", "--games", "3",
-                        "--db", str(tmp_path / "c.sqlite"), "--json"], capture_output=True, text=True)
+    r = sweep_cli("--player", "greedy", "--param", "flush_weight=0,0.5", "--param", "x=1", "--games", "3",
+                  "--db", str(tmp_path / "c.sqlite"), "--json")
     assert r.returncode == 2 and "takes no parameter 'x'" in r.stderr and not r.stdout
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", "--player", "random",
-                        "--param", "seed=1..9", "--sample", "3", "--games", "4",
-                        "--db", str(tmp_path / "c.sqlite"), "--plot", str(png), "--json"],
-                       capture_output=True, text=True)
+    r = sweep_cli("--player", "random", "--param", "seed=1..9", "--sample", "3", "--games", "4",
+                  "--db", str(tmp_path / "c.sqlite"), "--plot", str(png), "--json")
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     assert len(rows) == 3 and all(set(row) >= {"params", "games", "mean", "stderr"} for row in rows)
@@ -139,16 +146,15 @@ def test_sweep_cli_json_and_plot(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path):
+def test_a_sweep_with_its_params_in_another_order_resumes_its_runs(tmp_path, sweep_cli):
     """The store knows a run by its spec's text: ``--param cp=.. --param delta=..`` given
     the other way round (or a fixed parameter moved into --player) was a new run of every
     setting, every game held played again; it resumes the runs held."""
     db = tmp_path / "o.sqlite"
 
     def sweep(*args, secret="k", code=0):
-        r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", *args, "--games", "2", "--seed", "3",
-                            "--time-per-game", "5", "--prep-time", "0", "--secret", secret, "--workers", "1",
-                            "--db", str(db), "--json"], capture_output=True, text=True)
+        r = sweep_cli(*args, "--games", "2", "--seed", "3", "--time-per-game", "5", "--prep-time", "0",
+                      "--secret", secret, "--workers", "1", "--db", str(db), "--json")
         assert r.returncode == code, r.stderr
         return r if code else {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
 
@@ -187,26 +193,25 @@ def test_a_sample_draws_the_same_settings_whatever_order_its_params_come_in():
                 assert drawn == by_name and all(list(s) == list(order) for s in drawn)
 
 
-def _sample_sweep(db, *params):
+def _sample_sweep(sweep_cli, db, *params):
     """``sweep --sample 3 --sample-seed 4`` of tiger at fixed work over ``params``: its output and its rows by setting."""
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "sweep", "--player", "tiger:iterations=10", *params,
-                        "--sample", "3", "--sample-seed", "4", "--games", "1", "--time-per-game", "5",
-                        "--prep-time", "0", "--secret", "k", "--workers", "1", "--db", str(db), "--json"],
-                       capture_output=True, text=True)
+    r = sweep_cli("--player", "tiger:iterations=10", *params, "--sample", "3", "--sample-seed", "4",
+                  "--games", "1", "--time-per-game", "5", "--prep-time", "0", "--secret", "k", "--workers", "1",
+                  "--db", str(db), "--json")
     assert r.returncode == 0, r.stderr
     return r, {json.dumps(row["params"], sort_keys=True): row for row in json.loads(r.stdout)}
 
 
-def test_a_sample_sweep_plays_the_same_settings_in_a_fresh_store_whatever_the_order(tmp_path):
+def test_a_sample_sweep_plays_the_same_settings_in_a_fresh_store_whatever_the_order(tmp_path, sweep_cli):
     """The same sample sweep with its --param options swapped, in two fresh stores: the
     same settings, in the same order, with the same scores."""
-    _, first = _sample_sweep(tmp_path / "a.sqlite", "--param", "delta=0.1,0.2,0.3", "--param", "cp=1,5,10")
-    _, swapped = _sample_sweep(tmp_path / "b.sqlite", "--param", "cp=1,5,10", "--param", "delta=0.1,0.2,0.3")
+    _, first = _sample_sweep(sweep_cli, tmp_path / "a.sqlite", "--param", "delta=0.1,0.2,0.3", "--param", "cp=1,5,10")
+    _, swapped = _sample_sweep(sweep_cli, tmp_path / "b.sqlite", "--param", "cp=1,5,10", "--param", "delta=0.1,0.2,0.3")
     assert list(swapped) == list(first) and len(first) == 3
     assert [r["mean"] for r in swapped.values()] == [r["mean"] for r in first.values()]
 
 
-def test_a_store_holding_a_sample_drawn_in_the_options_order_keeps_it(tmp_path):
+def test_a_store_holding_a_sample_drawn_in_the_options_order_keeps_it(tmp_path, sweep_cli):
     """Until the draw went by name, ``--param delta=.. --param cp=..`` with --sample-seed 4
     drew these three settings. A store holding their runs keeps them, games and specs as
     they were; the same command resumes the two the draw by name makes too and plays one
@@ -217,12 +222,12 @@ def test_a_store_holding_a_sample_drawn_in_the_options_order_keeps_it(tmp_path):
         held = run_sweep("tiger:iterations=10", before, AMERICAN, 1, 0, store, time_per_game=5, prep_time=0,
                          workers=1, secret="k")
         kept = {run.run_id: (run.player, [g.score for g in store.games(run.run_id)]) for run in store.runs()}
-    r, rows = _sample_sweep(db, "--param", "delta=0.1,0.2,0.3", "--param", "cp=1,5,10")
+    r, rows = _sample_sweep(sweep_cli, db, "--param", "delta=0.1,0.2,0.3", "--param", "cp=1,5,10")
     assert list(rows) == ['{"cp": 1, "delta": 0.1}', '{"cp": 5, "delta": 0.1}', '{"cp": 5, "delta": 0.2}']
     assert [row["run_id"] for row in rows.values()] == [held[0]["run_id"], max(kept) + 1, held[2]["run_id"]]
     assert not r.stderr
     with ResultStore(db) as store:
         assert {run.run_id: (run.player, [g.score for g in store.games(run.run_id)])
                 for run in store.runs() if run.run_id in kept} == kept and len(store.runs()) == 4
-    again, rows_again = _sample_sweep(db, "--param", "cp=1,5,10", "--param", "delta=0.1,0.2,0.3")
+    again, rows_again = _sample_sweep(sweep_cli, db, "--param", "cp=1,5,10", "--param", "delta=0.1,0.2,0.3")
     assert not again.stderr and list(rows_again) == list(rows)  # the same settings, resumed
