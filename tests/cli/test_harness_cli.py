@@ -232,7 +232,7 @@ def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_sec
     played other games in another store; and `results` never showed a run's secret, the
     one thing needed to replay a figure elsewhere (it took sqlite3; then only `--json` and the
     exports did, not its table)."""
-    sweep = ("sweep", "-p", "tiger:iterations=20", "--param", "cp=10,20", "--games", "3", "--time-per-game", "1",
+    sweep = ("sweep", "-p", "tiger:iterations=20", "--param", "cp=10,20", "--games", "3", "--time-per-game", "5",
              "--prep-time", "0", "--json")
 
     def games(db, *more):
@@ -260,7 +260,7 @@ def test_a_sweep_with_a_secret_replays_in_a_fresh_store_and_results_show_the_sec
         f"error: {tmp_path / 'c.sqlite'} holds the run of tiger:iterations=20,cp=10 on American played under another "
         "secret: its games would not be one run's with these; give another --db, or leave the secret out to resume it")
     replayed = [(r["player"], r["secret"]) for r in listing["runs"]]  # each run replays with `run --secret`
-    again = here("run", "-p", replayed[1][0], "--games", "3", "--time-per-game", "1", "--prep-time", "0", "--json",
+    again = here("run", "-p", replayed[1][0], "--games", "3", "--time-per-game", "5", "--prep-time", "0", "--json",
                  "--secret", replayed[1][1], "--db", str(tmp_path / "d.sqlite"))
     assert json.loads(again.stdout)["scores"] == [score for p, _, score, _ in keyed if p == replayed[1][0]]
 
