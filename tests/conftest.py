@@ -130,31 +130,76 @@ def java_classes(tmp_path_factory):
         yield out
 
 
-@pytest.fixture
-def cli(monkeypatch, capsys):
-    """Run the command line in this process: (exit code, stdout, stderr). For commands
-    that stop before any game (a bad option, a refused file), where a new interpreter's
-    start-up would be most of the test."""
+def _main_here(monkeypatch, args) -> int | str | None:
+    """``pokersquares ARGS`` run by :func:`pokersquares.cli.main` in this process; its exit code."""
     import signal
     import sys
     import warnings
 
     from pokersquares.cli import main
 
+    monkeypatch.setattr(sys, "argv", ["pokersquares", *map(str, args)])
+    # main() takes the stop signals over (and ignores them once it says it stopped):
+    # left so, the processes the next tests start would inherit an ignored SIGHUP. Its
+    # one-line warnings stay after it too.
+    handlers, show = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}, warnings.showwarning
+    try:
+        with pytest.raises(SystemExit) as e:
+            main()
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        warnings.showwarning = show
+    return e.value.code
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run the command line in this process: (exit code, stdout, stderr). For commands
+    that stop before any game (a bad option, a refused file), where a new interpreter's
+    start-up would be most of the test."""
     def run(*args):
-        monkeypatch.setattr(sys, "argv", ["pokersquares", *map(str, args)])
-        # main() takes the stop signals over (and ignores them once it says it stopped):
-        # left so, the processes the next tests start would inherit an ignored SIGHUP.
-        handlers, show = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}, warnings.showwarning
-        try:
-            with pytest.raises(SystemExit) as e:
-                main()
-        finally:
-            for signum, handler in handlers.items():
-                signal.signal(signum, handler)
-            warnings.showwarning = show
+        code = _main_here(monkeypatch, args)
         out, err = capsys.readouterr()
-        return e.value.code, out, err
+        return code, out, err
+    return run
+
+
+# The built-in players whose commands tests run in the test process (their games in
+# processes forked from it). None runs numba's parallel kernels, which a process forked
+# after them could not: og, beemo, gettysburg, td and champion are played by commands
+# in processes of their own.
+IN_PROCESS_PLAYERS = ("random", "greedy", "tiger", "hybrid:evaluator=possibility,search=greedy",
+                      "hybrid:evaluator=narl,search=expectimax", "hybrid:evaluator=possibility,search=expectimax")
+
+
+@pytest.fixture(scope="session")
+def player_kernels() -> None:
+    """The kernels of ``IN_PROCESS_PLAYERS``, loaded in this process: each process a
+    command run here forks to prepare a player or play its games loaded them again (a
+    second or more each, most of a test of a few games). A player that fails to warm up
+    is left for the command to say so."""
+    from pokersquares.harness.registry import make_player
+
+    for spec in IN_PROCESS_PLAYERS:
+        try:
+            make_player(spec).warm_up()
+        except Exception:
+            pass
+
+
+@pytest.fixture
+def cli_here(monkeypatch, capfd, player_kernels):
+    """``pokersquares ARGS`` run in this process, as the ``subprocess.CompletedProcess``
+    of a command run in a process of its own: its output read at file descriptors 1 and
+    2, so that what the processes it forks write there is read too. For commands whose
+    players run no parallel kernel (``IN_PROCESS_PLAYERS``), where a new interpreter's
+    start-up and its loading of the kernels again were most of the test."""
+    def run(*args):
+        capfd.readouterr()  # not the command's
+        code = _main_here(monkeypatch, args)
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess(args, 0 if code is None else code, out, err)
     return run
 
 
