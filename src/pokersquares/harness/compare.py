@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -158,7 +158,8 @@ def _se(xs: Sequence[float]) -> float | None:
     if n < 2:
         return None
     if all(type(x) is int for x in xs):
-        return _integer_se(n, sum(xs), sum(x * x for x in xs))
+        ints = cast(Sequence[int], xs)
+        return _integer_se(n, sum(ints), sum(x * x for x in ints))
     return statistics.stdev(xs) / math.sqrt(n)
 
 

@@ -223,7 +223,7 @@ def compare_hands(runs: Sequence, optima: Sequence[str | Path] = (), against: st
         out.append({"system": labels[points], "points": list(points),
                     "against": None if reference is None else reference.label,
                     "runs": [mix_summary(gs) for _, gs in sets],
-                    "differences": [d for _, gs in graded if gs is not reference
+                    "differences": [d for _, gs in graded if reference is not None and gs is not reference
                                     and (d := mix_difference(gs, reference)) is not None]})
     if against is not None and not found:
         if any(against in r.info.player for r in runs):

@@ -49,10 +49,11 @@ import threading
 import time
 import uuid
 import warnings
+from types import FrameType
 from collections import OrderedDict, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import PokerSquaresError
 from ..machine import usable_cores
@@ -61,7 +62,7 @@ from .local_backend import RunnerWarning
 from .registry import checked_player, one_build_per_spec
 from .seeds import new_secret
 from .spec import (HANG_GRACE_S, WARM_UP_LIMIT_S, check_game_indices, check_workers,
-                   PlayerFailedError, build_and_prepare, build_overrun, limit_threads,
+                   PlayerFailedError, RunSpec, build_and_prepare, build_overrun, limit_threads,
                    load_overrun, load_prepared, player_cores,
                    prep_cores, prep_limit_s, prep_overrun_note)
 from .store import GameRecord
@@ -118,7 +119,7 @@ def _raylet_notes_to_stderr() -> None:
             data = dict(data, is_err=True)
         return original(data, *rest, **named)
 
-    to_stderr._pokersquares = True
+    setattr(to_stderr, "_pokersquares", True)
     ray_worker.print_to_stdstream = to_stderr
 
 
@@ -183,6 +184,7 @@ def _watcher_look() -> None:
     """Have the watcher list the instance's processes now (the raylet's agents are its
     children until the raylet stops), and wait a moment for it to have looked."""
     for watcher in _WATCHER:
+        assert watcher.stdin is not None and watcher.stdout is not None  # started with both piped
         try:
             watcher.stdin.write("look\n")
             watcher.stdin.flush()
@@ -196,6 +198,7 @@ def _stop_watcher() -> None:
     """Close the watcher's pipe: it kills what is left of the instance, and ends."""
     while _WATCHER:
         watcher = _WATCHER.pop()
+        assert watcher.stdin is not None and watcher.stdout is not None  # started with both piped
         try:
             watcher.stdin.close()
         except OSError:
@@ -241,22 +244,22 @@ def _ray_init(ray, **options) -> None:
     if not callable(handler) or threading.current_thread() is not threading.main_thread():
         ray.init(**options)  # no handler of ours to keep: Ray's exit on SIGTERM (and its clean-up)
         return
-    utils = getattr(getattr(ray, "_private", None), "utils", None)
+    utils: Any = getattr(getattr(ray, "_private", None), "utils", None)
     install = getattr(utils, "set_sigterm_handler", None)
     if install is not None:
         utils.set_sigterm_handler = lambda _handler: None  # ours stays in force while Ray starts
     # Nor the core worker's C++ failure handler (absl's) in this process: a SIGTERM that
     # reached it while Ray started printed a stack dump and armed an alarm that aborted
     # the command 3 s later, in its clean-up (exit -6). The instance's processes keep theirs.
-    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    constants: Any = getattr(getattr(ray, "_private", None), "ray_constants", None)
     disabled = getattr(constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", None)
     if disabled is not None:
         constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
-    handlers = {signal.SIGTERM: handler}
+    handlers: dict[signal.Signals, Callable[[int, FrameType | None], Any]] = {signal.SIGTERM: handler}
     for signum in (signal.SIGINT, signal.SIGHUP):  # Ctrl-C, a closed terminal: the command's too
-        if callable(signal.getsignal(signum)):
-            handlers[signum] = signal.getsignal(signum)
-    held: list[int] = []
+        if callable(other := signal.getsignal(signum)):
+            handlers[signum] = other
+    held: list[signal.Signals] = []
 
     def hold(signum, frame) -> None:
         if held:  # the second: at once, and only it
@@ -387,6 +390,7 @@ class _MoveReporter:
         self.state = (clock, game, (), 0.0, time.monotonic())
 
     def placed(self, card: int, row: int, col: int, used: float) -> None:
+        assert self.state is not None  # between start and end
         clock, game, placements, _, _ = self.state
         self.state = (clock, game, placements + ((card, row, col),), used, time.monotonic())
 
@@ -505,7 +509,7 @@ def _most_cpus(ray) -> int | None:
 
 @dataclass
 class _Run:
-    spec: object  # RunSpec
+    spec: RunSpec
     todo: deque
     cores: int  # what each game task reserves (player_cores)
     prep_cores: int = 1  # what the preparation task reserves (prep_cores: its learners may use more)
@@ -749,7 +753,9 @@ class _Driver:
             elif task.index is None:
                 self.penalise_rest(task.run_no, f"preparation exceeded its budget of {s.prep_time:g} s")
             elif task.phase == "load":
-                self.penalty(task.run_no, task.index, load_overrun(self.limit(task), "task"))
+                limit = self.limit(task)
+                assert limit is not None  # every phase has one
+                self.penalty(task.run_no, task.index, load_overrun(limit, "task"))
             else:
                 self.penalty(task.run_no, task.index,
                              f"timeout: no answer within {s.time_per_game:g} s (+{HANG_GRACE_S:g} s grace);"
@@ -776,7 +782,7 @@ class _Driver:
             pass
 
 
-def run_many(jobs: list[tuple[object, Iterable[int]]], *, workers: int | None = None,
+def run_many(jobs: Sequence[tuple[RunSpec, Iterable[int]]], *, workers: int | None = None,
              on_result: Callable[[int, GameRecord], None] | None = None,
              address: str | None = None, on_tick: Callable[[], None] | None = None) -> list[list[GameRecord]]:
     """Play several runs at once: ``jobs`` is a list of ``(RunSpec, game indices)``.

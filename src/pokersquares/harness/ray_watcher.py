@@ -88,7 +88,8 @@ def main(driver: int, ray_dir: str, mark: str = "") -> None:
     ray_children: dict = {}
 
     def look_now(marked_too: bool = False):
-        ppids, everyone = {}, []
+        ppids: dict[int, list] = {}
+        everyone: list = []
         for p in psutil.process_iter(["ppid"]):
             ppids.setdefault(p.info["ppid"], []).append(p)
             everyone.append(p)

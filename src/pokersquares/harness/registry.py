@@ -132,7 +132,7 @@ class _Params(dict):
         self.text: dict[str, str] = {}
 
 
-def _parse_params(text: str) -> dict[str, Any]:
+def _parse_params(text: str) -> _Params:
     params = _Params()
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, eq, value = part.partition("=")
@@ -190,7 +190,7 @@ def _check_spec_text(spec) -> None:
         raise UnknownPlayerError(f"a player spec is text (such as 'greedy' or 'champion:depth=25'), got {spec!r}")
 
 
-def parse_player_spec(spec: str) -> tuple[str, dict[str, Any]]:
+def parse_player_spec(spec: str) -> tuple[str, _Params]:
     """Split a spec into the player's name (or ``module:Class``) and its parameters."""
     _check_spec_text(spec)
     _load_builtins()
@@ -321,8 +321,8 @@ def check_params(name: str, factory: Callable[..., Any], params: dict[str, Any])
             raise UnknownPlayerError(f"bad parameters for player {name!r}: it takes no parameter {key!r}; "
                                      f"its parameters: {known}")
         kind = _kind(accepted[key].annotation, accepted[key].default)
-        if kind == "text" and not isinstance(value, str) and key in getattr(params, "text", {}):
-            params[key] = value = params.text[key]  # ``load=007`` names the file 007, not 7
+        if kind == "text" and not isinstance(value, str) and key in (text := getattr(params, "text", {})):
+            params[key] = value = text[key]  # ``load=007`` names the file 007, not 7
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         # Before any float() of it: an integer of hundreds of digits overflows a float.
         if number and isinstance(value, int) and not -INT_LIMIT <= value < INT_LIMIT:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import importlib
 import inspect
@@ -97,7 +98,7 @@ def _own_modules(factory) -> list:
         return not real.startswith(roots) and "site-packages" not in real and "dist-packages" not in real
 
     first = sys.modules.get(factory.__module__)
-    todo = [sys.modules.get(getattr(c, "__module__", None)) for c in getattr(factory, "__mro__", ())]
+    todo = [sys.modules.get(getattr(c, "__module__", "")) for c in getattr(factory, "__mro__", ())]
     seen, found = {id(first)}, []
     while todo:
         module = todo.pop()
@@ -421,9 +422,9 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
         checked_player(spec.player)
     if backend == "local":
         return [record_run(spec, store, workers=workers, tournament_id=tournament_id, player_name=name,
-                           on_result=None if on_result is None else (lambda rec, k=k: on_result(k, rec)),
+                           on_result=None if on_result is None else functools.partial(on_result, k),
                            retry_penalties=retry_penalties,
-                           on_held=None if on_held is None else (lambda recs, k=k: on_held(k, recs)))
+                           on_held=None if on_held is None else functools.partial(on_held, k))
                 for k, (spec, name) in enumerate(zip(specs, names))]
     from . import ray_backend
     specs = list(specs)
@@ -438,7 +439,8 @@ def record_runs(specs: list[RunSpec], store: ResultStore, *, workers: int | None
         if on_held is not None:
             on_held(k, held)
     recorder = _Recorder(store, run_ids, on_result)
-    jobs, scheduled = [], {}  # a run given twice (its player written two ways) is played once
+    jobs: list[tuple[RunSpec, list[int]]] = []
+    scheduled: dict[int, set[int]] = {}  # a run given twice (its player written two ways) is played once
     for k, spec in enumerate(specs):
         taken = scheduled.setdefault(run_ids[k], set())
         todo = [i for i in range(spec.games) if i not in done[k] and i not in taken]

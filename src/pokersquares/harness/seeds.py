@@ -29,7 +29,7 @@ def new_secret() -> str:
     return secrets.token_hex(16)
 
 
-def player_seed(secret: str, purpose: str, seed: int) -> int:
+def player_seed(secret: str | None, purpose: str, seed: int) -> int:
     """The seed a player gets for ``purpose`` (``"game"``: the game dealt by ``seed``;
     ``"prepare"``: the preparation of a run whose first deal is ``seed``): 31 bits of
     HMAC-SHA256 under ``secret`` (as small as deal seeds, so that players' own seed

@@ -10,7 +10,7 @@ import math
 import pickle
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from .. import progress
 from ..cards import as_sequence, check_seed, is_integer, is_seconds
@@ -243,7 +243,7 @@ def prep_cores(spec: str, most: int | None = None) -> int:
     factory, _ = resolve_factory(name)
     check_params(name, factory, params)
     threads = getattr(factory, "prep_threads", None)
-    value = None
+    value: Any = None
     if isinstance(threads, str):
         value = params.get(threads)
         if value is None:
@@ -278,7 +278,7 @@ def limit_threads(cores: int) -> str | None:
     except ImportError:
         return None  # nothing to cap
     try:
-        numba.set_num_threads(max(1, min(cores, numba.config.NUMBA_NUM_THREADS)))
+        numba.set_num_threads(max(1, min(cores, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     except Exception as e:
         return f"cannot cap the player's threads at {cores}: {type(e).__name__}: {e}"
     return None

@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar, cast
 
 from ..cards import is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
@@ -183,7 +183,7 @@ class RunInfo:
 _OPTIMA_COLUMNS = {"seed", "points", "system_name", "score", "bound", "proven", "grid", "seconds", "time_limit"}
 
 
-def _check_kind(conn: sqlite3.Connection, path: Path) -> str:
+def _check_kind(conn: sqlite3.Connection | _SharedConnection | _ClosedConnection, path: Path) -> str:
     """"store", "new" for an SQLite file with nothing in it, or "optima" for a file of
     optima only (as the first release of ``pokersquares optimum`` wrote them, with no runs
     or games tables: a writer makes a result store of it); StoreError for anything else."""
@@ -458,10 +458,10 @@ def _snapshot(path: Path) -> sqlite3.Connection | None:
     try:
         with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
             shutil.copyfileobj(src, out, 1 << 20)
-        conn = None
+        conn: _Snapshot | None = None
         if _signature(path) == before:
-            conn = _sqlite_connect(f"file:{_uri_path(Path(copy))}?mode=ro&immutable=1", uri=True, timeout=30,
-                                   isolation_level=None, factory=_Snapshot)
+            conn = cast(_Snapshot, _sqlite_connect(f"file:{_uri_path(Path(copy))}?mode=ro&immutable=1", uri=True,
+                                                   timeout=30, isolation_level=None, factory=_Snapshot))
     except BaseException as e:
         with suppress(OSError):
             os.remove(copy)
@@ -526,7 +526,8 @@ def _locked(e: sqlite3.Error) -> bool:
     return "locked" in str(e) or "busy" in str(e)
 
 
-def _waiting_for_lock(attempt: Callable[[], _T], conn: sqlite3.Connection | _SharedConnection) -> _T:
+def _waiting_for_lock(attempt: Callable[[], _T],
+                      conn: sqlite3.Connection | _SharedConnection | _ClosedConnection) -> _T:
     """``attempt()``, tried again while another connection's lock holds it off
     (:func:`_locked`) and ``conn`` is in no transaction (the failed try left nothing behind:
     it ran alone, or it was the BEGIN), for BUSY_TIMEOUT_S in all; the last error then. A
@@ -550,6 +551,12 @@ def _waiting_for_lock(attempt: Callable[[], _T], conn: sqlite3.Connection | _Sha
     if UNRECORDED_NOTE not in getattr(stopping, "__notes__", ()):
         stopping.add_note(UNRECORDED_NOTE)  # the command line says it in place of "finished games are recorded"
     raise stopping
+
+
+def _inserted(cur: sqlite3.Cursor) -> int:
+    """The id of the row the INSERT ``cur`` ran wrote."""
+    assert cur.lastrowid is not None  # an INSERT sets it
+    return int(cur.lastrowid)
 
 
 def _uri_path(path: Path) -> str:
@@ -628,6 +635,8 @@ class _SharedConnection:
 class _ClosedConnection:
     """What a closed store's connection becomes: every use is one line saying so (not
     sqlite3's ProgrammingError from deep inside a read)."""
+
+    in_transaction = False
 
     def __init__(self, path: Path) -> None:
         self._path = path
@@ -986,7 +995,7 @@ class ResultStore:
                 " prep_time, tournament_id, created, version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (key, player, player_name, system.name, json.dumps(list(system.points)), seed, games,
                  time_per_game, prep_time, tournament_id, time.time(), version))
-            return int(cur.lastrowid)
+            return _inserted(cur)
 
     def secret_of(self, player: str, system: PointSystem, seed: int, time_per_game: float, prep_time: float,
                   tournament_id: int | None = None, version: str = "") -> str | None:
@@ -1044,7 +1053,7 @@ class ResultStore:
             cur = self._write(
                 "INSERT INTO tournaments (key, players, systems, games, seed, created) VALUES (?,?,?,?,?,?)",
                 (key, json.dumps(players), json.dumps(sys_json), games, seed, time.time()))
-            return int(cur.lastrowid)
+            return _inserted(cur)
 
     def _tournament_keyed_with_games(self, players, sys_json, seed, time_per_game, prep_time):
         """``(tournament_id, games)`` of a tournament of these settings recorded before its
@@ -1133,7 +1142,7 @@ class ResultStore:
                 self._write("INSERT INTO games (run_id, game_index, seed, score, placements, decision_s, penalty,"
                             " finished, fallback_moves) SELECT ?, game_index, seed, score, placements, decision_s,"
                             " penalty, finished, fallback_moves FROM games WHERE run_id = ? AND game_index < ?",
-                            (int(cur.lastrowid), run_id, games))
+                            (_inserted(cur), run_id, games))
                 taken.append({"player": player, "system": system.name, "from_tournament": int(source),
                               "games": int(held)})
         return taken

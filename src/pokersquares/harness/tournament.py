@@ -56,7 +56,7 @@ def tournament_table(players: list[str], systems: list[str], games: int,
     Raises :class:`TournamentError` when a cell's scores are missing or not numbers."""
     _check_scores(players, systems, scores)
     # Totals and means over every game held; the pairings over the deals all players share.
-    paired = scores if seeds is None else {s: _on_common_deals(players, scores[s], seeds.get(s)) for s in systems}
+    paired = scores if seeds is None else {s: _on_common_deals(players, scores[s], seeds[s]) for s in systems}
     # Each system's deals paired (by seed; by position without seeds): the bootstrap
     # draws one set for the systems only where they are the same deals.
     deals = None if seeds is None else {s: _common_seeds(players, seeds[s]) for s in systems}
@@ -134,6 +134,7 @@ def behind_first(players: list[str], scores: dict[str, list[int]], first: str | 
         return {"first": None, "players": {p: None for p in players}}
     if first is None:
         first = _first(players, scores)
+    assert first is not None  # there are players
     out = {}
     for p in players:
         d = np.asarray(scores[p], dtype=np.float64) - np.asarray(scores[first], dtype=np.float64)
@@ -208,6 +209,7 @@ def bootstrap_errors(players: list[str], systems: list[str], scores: dict[str, d
         lo, hi = totals.min(axis=0), totals.max(axis=0)
         span = np.where(hi > lo, hi - lo, 1.0)
         sums += np.where(hi > lo, (totals - lo) / span, 1.0)
+    assert leader is not None  # there are players: the caller names the leader
     lead = players.index(leader)
     return {"score_se": {p: float(np.std(sums[k], ddof=1)) for k, p in enumerate(players)},
             "gap_se": {p: float(np.std(sums[lead] - sums[k], ddof=1)) for k, p in enumerate(players)},

@@ -18,8 +18,8 @@ import multiprocessing as mp
 import os
 import signal
 import time
-from multiprocessing.connection import wait
-from typing import Callable
+from multiprocessing.connection import Connection, wait
+from typing import Callable, cast
 
 from ..errors import PokerSquaresError
 from .local_backend import become_worker, stop_process
@@ -159,7 +159,7 @@ def warm_up_players(specs: list[str], processes: int = 2,
     finished = False
     try:
         while pending:
-            for conn in wait(list(pending)):
+            for conn in cast(list[Connection], wait(list(pending))):
                 try:
                     spec, _ = conn.recv()
                 except EOFError:  # the process died: its players' own runs will say why
