@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from typing import Self
 
 import numpy as np
 from numba import njit
@@ -313,9 +314,12 @@ class Evaluator(ABC):
     #: on) on an empty cache, for scheduling warm-ups only (:mod:`pokersquares.harness.warm_up`);
     #: measured on this project's machine (``benchmarks/web_first_advice.py --cold``'s console).
     compile_s: float = 1.0
-    # Whether ``prepare`` learns for as long as its budget allows: players then check
-    # the learned policy against the greedy rule (players.greedy_guard).
-    learns_within_budget: bool = False
+
+    @property
+    def learns_within_budget(self) -> bool:
+        """Whether ``prepare`` learns for as long as its budget allows: players then check
+        the learned policy against the greedy rule (players.greedy_guard)."""
+        return False
 
     def __repr__(self) -> str:
         points = self.points
@@ -473,7 +477,7 @@ class Evaluator(ABC):
         flat search's pull of one playout pays no check)."""
         return self.limited_playouts(grid, n, depth, seed)
 
-    def warm_up_copy(self) -> "Evaluator":
+    def warm_up_copy(self) -> Self:
         """A copy to compile kernels on (a player's untimed warm-up prepares it with a
         tiny budget): evaluators that learn a fixed amount whatever the budget make
         that amount small here. The copy forgets a state loaded with :meth:`load`: the
@@ -513,7 +517,7 @@ class Evaluator(ABC):
         with a warning naming ``what`` it was, and learning starts anew."""
         if not getattr(self, "_loaded", False):
             return False
-        if np.array_equal(points, self.points):
+        if self.points is not None and np.array_equal(points, self.points):
             return True
         import warnings
         warnings.warn(f"the loaded {what} was learned for points {np.asarray(self.points).tolist()}, "

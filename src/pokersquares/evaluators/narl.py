@@ -87,6 +87,7 @@ def open_saved(path) -> np.lib.npyio.NpzFile:
     if not isinstance(data, np.lib.npyio.NpzFile):
         raise TypeError("a bare .npy array")
     try:
+        assert data.zip is not None  # an archive np.load opened
         total = 0
         for info in data.zip.infolist():
             total += info.file_size
@@ -148,7 +149,7 @@ def read_saved(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
             if not isinstance(meta, dict):
                 raise InvalidTableError(f"{path}: not a {what} (its meta is not a JSON object)")
             if meta.get("format") != fmt:
-                kind = _KINDS.get(meta.get("format")) if isinstance(meta.get("format"), str) else None
+                kind = _KINDS.get(found) if isinstance(found := meta.get("format"), str) else None
                 raise InvalidTableError(f"{path}: not a {what} (format {meta.get('format')!r}"
                                         + (f": {kind})" if kind else ")"))
             if meta.get("version") != version:
@@ -653,6 +654,7 @@ class NarlEvaluator(TableKernelEvaluator):
         self._require_points()  # a preparation that failed left a table of no points
         arrays = self._arrays()
         meta = json.loads(str(arrays["meta"]))
+        assert self.points is not None  # _require_points
         meta["point_system"] = {"name": point_system_name, "points": [int(p) for p in self.points]}
         arrays.pop("meta")
         write_saved(path, arrays, meta)

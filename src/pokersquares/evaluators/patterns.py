@@ -39,6 +39,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +103,7 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
     points = checked_points(points)  # the kernels add them in int64 unchecked
     start = time.perf_counter()
     deadline = start + max(0.0, budget_s)
-    options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
+    options: dict[str, Any] = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
                    ucb_c=float(ucb_c) * float(max(1, points.max() - points.min())), feedback=feedback,
                    carry=carry, known_complete=known_complete, max_rounds=max_rounds, chunk=chunk)
     options["tally"] = [0]  # games played by all threads, for progress reports
@@ -117,14 +118,14 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
             futures = [pool.submit(_learn_rounds, points, deadline, np.random.default_rng(s), **options)
                        for s in seeds]
             results = [f.result() for f in futures]
-    evaluated = [r for r in results if r[2].eval_mean is not None]
-    best_u, best_n, _ = max(evaluated, key=lambda r: r[2].eval_mean) if evaluated else results[0]
+    evaluated = [(r[2].eval_mean, r) for r in results if r[2].eval_mean is not None]
+    best_u, best_n, _ = max(evaluated, key=lambda e: e[0])[1] if evaluated else results[0]
     report = LearningReport(eval_games=eval_games)
     for _, _, part in results:
         report.rounds += part.rounds
         report.games += part.games
         report.history += part.history
-    report.eval_mean = max((r[2].eval_mean for r in evaluated), default=None)
+    report.eval_mean = max((mean for mean, _ in evaluated), default=None)
     report.seconds = time.perf_counter() - start
     return best_u, best_n, report
 
@@ -236,9 +237,9 @@ class PatternEvaluator(Evaluator):
                 raise PokerSquaresError(f"{what} must be true or false, got {_brief(flag)}")
         learn_threads = checked_threads(learn_threads, "learn_threads")
         self.paired = paired
-        self.options = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
-                            ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete,
-                            threads=learn_threads)
+        self.options: dict[str, Any] = dict(train_games=train_games, eval_games=eval_games, ucb_every=ucb_every,
+                                            ucb_c=ucb_c, feedback=feedback, carry=carry, known_complete=known_complete,
+                                            threads=learn_threads)
         self.points = None  # prepare or load gives it the point system's
         self.utilities = np.zeros(kp.NUM_PATTERNS)
         self.counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
@@ -353,6 +354,7 @@ class PatternEvaluator(Evaluator):
     def save(self, path: str | Path, point_system_name: str = "custom") -> None:
         if self.report is None and self.loaded is None and not self.counts.any():
             raise PokerSquaresError(f"{self.name} has learned nothing yet to save: prepare or load first")
+        assert self.points is not None  # learned or loaded, for points
         write_utilities(path, self.utilities, self.counts, self.points, point_system_name,
                         self.report.to_json() if self.report else {}, self.options)
 

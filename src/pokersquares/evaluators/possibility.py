@@ -172,7 +172,7 @@ def hand_value(cards: Sequence[Card], undealt: Sequence[Card], points: Sequence[
     for t, flag in enumerate(possibility(cards)):
         if flag == 1 or (flag == 2 and made_weight is None):
             total += apriori[t] * points[t]
-        elif flag == 2:
+        elif flag == 2 and made_weight is not None:
             total += made_weight * points[t]
     return size_weights[n - 1] * total
 
@@ -197,6 +197,8 @@ class PossibilityEvaluator(Evaluator):
 
     name = "possibility"
     compile_s = 6.0
+    _points: np.ndarray | None
+    _params: np.ndarray | None
 
     def __init__(self, alpha: float = TUNED[0], beta: float = TUNED[1], gamma: float = TUNED[2],
                  apriori: str | Sequence[float] = "british", made_weight: float = 1.0) -> None:
@@ -277,6 +279,7 @@ class PossibilityEvaluator(Evaluator):
     def params(self) -> np.ndarray:
         """The numba form of this heuristic for ``pokersquares.kernels.possibility``."""
         self._require_points()
+        assert self._params is not None  # set with the points
         return self._params
 
     def kernel(self) -> EvaluatorKernel:
@@ -317,7 +320,7 @@ class PossibilityEvaluator(Evaluator):
 
 
 def measure_apriori(points: Sequence[int], games: int = 20000, seed: int = 0, rounds: int = 3,
-                    start: Sequence[float] | None = None, size_weights: Sequence[float] = UNTUNED,
+                    start: Sequence[float] | None = None, size_weights: tuple[float, float, float] = UNTUNED,
                     made_weight: float = 1.0) -> tuple[float, ...]:
     """Hand-type frequencies of the ten finished hands of ``games`` games played by the
     best-move policy under ``points``, iterated ``rounds`` times (each round plays with

@@ -316,9 +316,9 @@ def grid_features(grid: np.ndarray, groups: int = K.ALL_GROUPS) -> list[Feature]
             if found is not None and found[0] > 0:
                 for r in found[1]:
                     waiting[r][i >= 5] += 1
-        for r, (rows, cols) in enumerate(waiting):
-            if rows + cols:
-                out.append(Feature("needs", (n, rows, cols, rank_left[r])))
+        for r, (rows_missing, cols_missing) in enumerate(waiting):
+            if rows_missing + cols_missing:
+                out.append(Feature("needs", (n, rows_missing, cols_missing, rank_left[r])))
     return out
 
 
@@ -341,8 +341,8 @@ def feature_index(feature: Feature) -> int:
         return K.OFF_CROSS + (n * K.N_CLASSES + row) * K.N_CLASSES + col
     if feature.group == "homes":
         n, homeless, free = feature.values
-        v = K.HOMES_CAP + min(free, K.FREE_CAP) if free else min(homeless, K.HOMES_CAP)
-        return K.OFF_HOMES + n * (K.HOMES_CAP + 1 + K.FREE_CAP) + v
+        slot = K.HOMES_CAP + min(free, K.FREE_CAP) if free else min(homeless, K.HOMES_CAP)
+        return K.OFF_HOMES + n * (K.HOMES_CAP + 1 + K.FREE_CAP) + slot
     if feature.group == "needs":
         n, rows, cols, left = v
         return K.OFF_NEEDS + ((n * 6 + rows) * 6 + cols) * 5 + left
@@ -527,8 +527,9 @@ class TdEvaluator(TableKernelEvaluator):
             while played < target and time.perf_counter() < deadline:
                 share = [min(chunk, max(0, target - played - chunk * k)) for k in range(self.threads)]
                 t0 = time.perf_counter()
-                parts = [pool.submit(K.learn_games, share[k], states[k], self.alpha, self.lam, self.epsilon,
-                                     *self._tables(), self.table_updates, self.table_step, self.tc_e, self.tc_a) for k in range(self.threads) if share[k]]
+                rest = (*self._tables(), self.table_updates, self.table_step, self.tc_e, self.tc_a)
+                parts = [pool.submit(K.learn_games, share[k], states[k], self.alpha, self.lam, self.epsilon, *rest)
+                         for k in range(self.threads) if share[k]]
                 score_sum += sum(f.result()[0] for f in parts)
                 played += sum(share)
                 dt = time.perf_counter() - t0
@@ -578,6 +579,7 @@ class TdEvaluator(TableKernelEvaluator):
         if twin.games is not None:
             twin.games = min(twin.games, 64)
             twin.narl.games = twin.games
+            assert twin.td_games is not None  # games, unless given
             twin.td_games = min(twin.td_games, 64)
         twin.narl.compile_learning()
         return twin
@@ -628,6 +630,7 @@ class TdEvaluator(TableKernelEvaluator):
         arrays["narl_meta"] = arrays.pop("meta")
         taken = np.flatnonzero(self.theta)
         arrays["theta_index"], arrays["theta"] = taken, self.theta[taken]
+        assert self.points is not None  # _require_points
         meta = {"format": FORMAT, "version": VERSION, **self.info(),
                 "point_system": {"name": point_system_name, "points": [int(p) for p in self.points]}}
         meta.pop("narl")
