@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Set
-from typing import Iterable, TypeAlias
+from typing import Iterable, TypeAlias, TypeGuard
 
 from .errors import InvalidCardError, InvalidSeedError, PokerSquaresError
 from .javarandom import JavaRandom, java_shuffle
@@ -41,7 +41,7 @@ def suit_of(c: Card) -> int:
     return c // 13
 
 
-def is_integer(x) -> bool:
+def is_integer(x) -> TypeGuard[int]:
     """An integer, Python's or numpy's, and not a bool (nor numpy's bool, float or array)."""
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 

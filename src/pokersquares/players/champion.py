@@ -108,6 +108,8 @@ starts again from the preparation's learning.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..cards import is_integer, is_seconds
@@ -120,6 +122,7 @@ from ..game import EMPTY
 from ..hands import HandId
 from .catalog import register_player
 from ..points import AMERICAN
+from ..search.base import Search
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
 from ..search.td_search import TdSearch, episodes_option
@@ -208,9 +211,11 @@ def playout_depth(points, evaluator=None) -> int:
     return LONG_DEPTH if points[HandId.STRAIGHT] > max(0, points[HandId.FLUSH]) else SHORT_DEPTH
 
 
-def _halving(search) -> CrnHalving:
+def _halving(search: Search) -> CrnHalving:
     """The :class:`CrnHalving` of ``search`` (itself, or the one a TD search wraps)."""
-    return search.inner if isinstance(search, TdSearch) else search
+    inner = search.inner if isinstance(search, TdSearch) else search
+    assert isinstance(inner, CrnHalving)  # champion's TD search wraps its halving
+    return inner
 
 
 def _saved_kind(path: str, evaluator: str | None) -> str:
@@ -221,7 +226,8 @@ def _saved_kind(path: str, evaluator: str | None) -> str:
     fmt = saved_format(path)
     kind = {TD_FORMAT: "td", NARL_FORMAT: "narl"}.get(fmt) if isinstance(fmt, str) else None
     if kind is None:
-        what = {"td": "TD evaluator", "narl": "NARL table"}.get(evaluator, "saved TD evaluator or NARL table")
+        names: dict[str | None, str] = {"td": "TD evaluator", "narl": "NARL table"}
+        what = names.get(evaluator, "saved TD evaluator or NARL table")
         read_saved(path, TD_FORMAT if evaluator == "td" else NARL_FORMAT, 0, what)  # raises, saying why
         raise PokerSquaresError(f"cannot read {what} {path}: not a saved TD evaluator or NARL table")
     return kind
@@ -318,6 +324,7 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
     if evaluator == "patterns" and table_settings:
         raise PokerSquaresError(f"{table_settings[0]} is a setting of the NARL table (evaluator=td or narl), "
                                 f"not of evaluator=patterns")
+    learned: PatternEvaluator | NarlEvaluator | TdEvaluator
     if evaluator == "patterns":
         learned = PatternEvaluator(load=None if load is None else str(load), learn_threads=cores)
     elif evaluator == "narl":
@@ -325,16 +332,17 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
         if load is not None:
             learned.load(str(load))
     elif evaluator == "td":
+        group_setting: dict[str, Any] = {} if groups is None else {"groups": str(groups)}
         learned = TdEvaluator(epsilon0=float(epsilon0), decay=float(decay), games=games, threads=cores,
                               **step_settings(alpha, table_step, tc),
-                              **({} if groups is None else {"groups": str(groups)}),
+                              **group_setting,
                               epsilon=float(epsilon), init=init)
         if load is not None:
             learned.load(str(load))
     # evaluator=auto: small preparations learn BeeMo's patterns instead; not where the learning
     # is fixed in games or a setting of the TD evaluator is given (that asks for it).
     small = PatternEvaluator(learn_threads=cores) if auto and games is None and not td_settings else None
-    search = CrnHalving(depth=SHORT_DEPTH if auto_depth else depth, cores=cores,
+    search: CrnHalving | TdSearch = CrnHalving(depth=SHORT_DEPTH if isinstance(depth, str) else depth, cores=cores,
                         time_fraction=float(time_fraction), stop_z=float(stop_z),
                         exact=_flag("exact", exact), crn=_flag("crn", crn), halving=_flag("halving", halving),
                         from_cards=search_from, max_playouts=playouts, lam=float(lam),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def _check_prepared(evaluator: Evaluator) -> None:
                                 "super().prepare(points, budget_s, seed) in it (or set self.points = points)")
 
 
-def _check_playout_keywords(search: Search, evaluator: Evaluator) -> None:
+def _check_playout_keywords(search: Search | None, evaluator: Evaluator) -> None:
     """A PokerSquaresError unless ``evaluator``'s ``limited_playouts`` takes the keywords
     ``search`` passes it: ``CrnHalving(lam=0.5)`` passes ``lam=`` and ``stratify=True``
     passes ``first=``, which only the TD evaluator takes; over any other evaluator every
@@ -182,7 +183,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
                 greedy_guard.check_against_greedy(evaluator, points, 0.0, 0, max_games=1)
                 greedy_guard.greedy_rule_move(early, 42, points)
             if hasattr(self.evaluator, "learn"):
-                learner = self.evaluator.warm_up_copy()
+                learner: Any = self.evaluator.warm_up_copy()
                 learner.points = points
                 learner.reset(0)
                 learner.learn(games=4)

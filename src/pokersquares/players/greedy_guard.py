@@ -30,12 +30,16 @@ import math
 import statistics
 import time
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..evaluators.base import Evaluator, checked_points, wrapped_seed
 from ..game import EMPTY
 from ..kernels.greedy import greedy_rule_cell, greedy_rule_games
+
+if TYPE_CHECKING:
+    from .move_clock import MoveClock
 
 __all__ = ["GuardReport", "check_against_greedy", "greedy_rule_move", "greedy_rule_values", "rule_searched_cell",
            "RuleSearching",
@@ -173,8 +177,14 @@ class RuleSearching:
     and ``self.fallback_moves``, which :meth:`start_game` resets with the clock): a
     searching player whose learning lost the check, and ``greedy_mc``."""
 
+    clock: MoveClock
+    points: np.ndarray
+    seed: int
+    _moves: int
+    fallback_moves: int
+
     def start_game(self) -> None:
-        super().start_game()
+        super().start_game()  # type: ignore[misc]  # a mixin: the player class it comes before has one
         self.clock.start_game()
         self._moves = 0
         self.fallback_moves = 0

@@ -324,7 +324,7 @@ class JavaPlayer:
         except OSError as e:
             raise JavaPlayerError(f"cannot start java: {e}") from None
         finally:
-            if self.log:
+            if not isinstance(out, int):
                 out.close()
         self._buffer = b""
         line = self._call(None, START_LIMIT_S, "starting the JVM", expect=None)
@@ -341,6 +341,7 @@ class JavaPlayer:
             proc.kill()
         proc.wait()
         for f in (proc.stdin, proc.stdout):
+            assert f is not None  # started with both piped
             try:
                 f.close()
             except OSError:
@@ -350,6 +351,7 @@ class JavaPlayer:
         """End the JVM (it also ends by itself when this process exits)."""
         proc = self._proc
         if proc is not None and proc.poll() is None:
+            assert proc.stdin is not None  # started piped
             try:
                 proc.stdin.write(b"quit\n")
                 proc.stdin.flush()
@@ -378,6 +380,7 @@ class JavaPlayer:
         if proc is None or proc.poll() is not None:
             raise JavaPlayerError(f"the JVM is not running ({what})")
         deadline = time.monotonic() + limit_s
+        assert proc.stdin is not None and proc.stdout is not None  # started with both piped
         if command is not None:
             try:
                 proc.stdin.write(command.encode() + b"\n")
@@ -421,6 +424,7 @@ class JavaPlayer:
         self._tell_system()
 
     def _tell_system(self) -> None:
+        assert self._system is not None  # set_point_system
         point_system, budget_s = self._system
         millis = int(budget_s * 1000)
         limit = budget_s + max(self.grace, 0.1 * budget_s)

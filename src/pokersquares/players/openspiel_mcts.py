@@ -18,6 +18,7 @@ import gc
 import importlib.util
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -159,7 +160,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
         self.rollouts = int(rollouts)
         self.uct_c = uct_c
         self._toolkit = None if evaluator == "random" else EVALUATORS[evaluator]()
-        self._bot = None
+        self._bot: Any = None  # an OpenSpiel MCTSBot once prepared
         self.clock = MoveClock()
         self.simulations = 0  # in the last search, for benchmarks
         self.fallback_moves = 0  # this game's moves left unsearched for lack of time
@@ -184,6 +185,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
 
     def prepare(self, budget_s: float) -> None:
         from ..openspiel import load
+        assert self.point_system is not None  # set_point_system
         self.game = load(self.point_system)
         if self._toolkit is not None:
             self._toolkit.prepare(self.points, budget_s, self.seed)

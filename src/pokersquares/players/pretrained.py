@@ -24,6 +24,7 @@ its file names.
 from __future__ import annotations
 
 import inspect
+from typing import cast
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class PretrainedPlayer(ChampionPlayer):
     def _init_priors(self, priors: dict[tuple[int, ...], Prior]) -> None:
         self.priors = priors
         self.prior: Prior | None = None
-        self._learner = self.evaluator      # what learns for a system without a prior
+        self._learner = cast(TdEvaluator, self.evaluator)  # what learns for a system without a prior
         self._ready: dict[tuple[int, ...], TdEvaluator] = {}
 
     @classmethod
@@ -69,6 +70,7 @@ class PretrainedPlayer(ChampionPlayer):
         priors were read (trained anew for other points) is refused, not played for
         the points it was picked by."""
         evaluator = TdEvaluator(threads=self._learner.threads).load(prior.path)
+        assert evaluator.points is not None  # loaded with its points
         if tuple(int(p) for p in evaluator.points) != prior.points:
             raise PokerSquaresError(f"prior {prior.path} changed since it was read: it now holds an evaluator "
                                     f"learned for points {evaluator.points.tolist()}, not {list(prior.points)}")

@@ -73,6 +73,8 @@ class TigerPlayer(SearchPlayer):
     searches every move but the first and last.
     """
 
+    search: MCTS
+
     # 2: keeps back the largest overshoot of a move's budget for every move to come;
     # 3: the heuristic's values carry the calibration offset (evaluator contract), so
     #    children whose h differed by rounding only now tie;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Self
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -97,7 +98,7 @@ class Search(ABC):
         that an infinite time is a decision at that work."""
         return None
 
-    def warm_up_copy(self) -> "Search":
+    def warm_up_copy(self) -> Self:
         """A copy to compile this search's kernels on (a player's warm-up searches it on
         a few positions), leaving this one untouched; a search whose work is fixed
         rather than timed caps it, so the warm-up takes a moment whatever was asked."""

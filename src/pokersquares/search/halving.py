@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,9 @@ from ..game import EMPTY
 from ..symmetry import alike_values, cell_classes, distinct_cells
 from .base import Search, SearchOptionError, checked_decision, last_cell_values, round_seed
 from .endgame import exact_cost, exact_values
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["CrnHalving"]
 
@@ -110,9 +114,9 @@ class CrnHalving(Search):
         self.symmetry = bool(symmetry)
         self.move_s = 2e-6        # seconds per playout move (one card placed), learned as it goes
         self.leaf_s = 1e-6        # seconds per full grid scored by the exact end game, learned too
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._measured = False
-        self.last = {}            # what the last decision did (playouts per cell, rounds, ...), for reports and tests
+        self.last: dict = {}      # what the last decision did (playouts per cell, rounds, ...), for reports and tests
 
     def needs_clock(self) -> str | None:
         if self.max_playouts is None:

@@ -21,6 +21,7 @@ import itertools
 import math
 import threading
 import time
+from typing import Self
 
 import numpy as np
 from numba import njit, objmode
@@ -144,7 +145,7 @@ class MCTS(Search):
                     "without a clock")
         return None
 
-    def warm_up_copy(self) -> "MCTS":
+    def warm_up_copy(self) -> Self:
         """As :meth:`Search.warm_up_copy`, with at most :data:`WARM_UP_ITERATIONS` iterations
         a move: ``tiger:iterations=100000000`` searched the warm-up's positions for minutes,
         untimed, before its first game."""

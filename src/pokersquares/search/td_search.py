@@ -80,8 +80,8 @@ class TdSearch(Search):
         self.min_search_s = getattr(self.inner, "min_search_s", 0.0)
         self.compile_s = getattr(self.inner, "compile_s", 0.0)
         self.episode_s = 1e-4     # seconds per simulated game, learned as it goes
-        self._pool = None
-        self.last = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self.last: dict = {}
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_pool"}
@@ -129,6 +129,7 @@ class TdSearch(Search):
             if threads == 1:
                 local.learn_from(grid, card, shares[0], seeds[0], self.alpha, self.lam)
             else:
+                assert self._pool is not None  # made above for threads > 1
                 list(self._pool.map(lambda t: local.learn_from(grid, card, shares[t], seeds[t], self.alpha, self.lam),
                                     range(threads)))
             dt = time.perf_counter() - t0
