@@ -28,7 +28,7 @@ def unusable(path: str | Path) -> str | None:
     try:
         os.stat(path)
     except OSError as e:
-        return UNUSABLE_PATH.get(e.errno)
+        return None if e.errno is None else UNUSABLE_PATH.get(e.errno)
     return None
 
 
@@ -43,10 +43,10 @@ def replacing(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
     path = Path(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix if suffix is None else suffix,
-                               dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix if suffix is None else suffix,
+                                dir=path.parent)
     os.close(fd)
-    tmp = Path(tmp)
+    tmp = Path(name)
     try:
         yield tmp
         _sync(tmp)

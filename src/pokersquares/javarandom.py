@@ -87,7 +87,7 @@ def _checked(value, low: int, high: int, what: str) -> int:
     """``value`` as an int if it is an integer (not a bool) in low..high, else InvalidBoundError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidBoundError(f"{what} must be an integer {low}..{high}, got {value!r}")
-    if not low <= value <= high:
+    if not low <= int(value) <= high:
         raise InvalidBoundError(f"{what} must be {low}..{high}, got {value}")
     return int(value)
 

@@ -54,6 +54,7 @@ def cgroup_cpu_quota(root: Path = CGROUP_ROOT, proc_cgroup: Path = Path("/proc/s
     half cores), the least over its cgroup and those above it, in cgroup v2 or v1; None
     when nothing limits it (or nothing can be read: not Linux)."""
     quotas = []
+    base: Path | None
     for controllers, path in _own_cgroups(proc_cgroup):
         if controllers == "":  # v2: the unified hierarchy
             base, read = root if (root / "cgroup.controllers").exists() else root / "unified", _quota_v2

@@ -117,6 +117,7 @@ class PokerSquaresEnv(gym.Env):
         return line_value(self.grid, line, self.point_system)
 
     def _obs(self) -> dict:
+        assert self.deck is not None  # reset dealt it
         card = self.deck[self.turn] if self.turn < NUM_CELLS else NO_CARD
         undealt = np.ones(NUM_CARDS, dtype=np.int8)
         undealt[self.grid[self.grid != EMPTY]] = 0

@@ -318,9 +318,9 @@ def _move_into(out: Path, staged: Path, names: list[str]) -> None:
                 if e.errno != errno.EXDEV:
                     raise
                 # A link to a file on another file system: copied beside that file, then renamed there.
-                handle, beside = tempfile.mkstemp(prefix=".pokersquares-export-", dir=os.path.dirname(target))
+                handle, beside_name = tempfile.mkstemp(prefix=".pokersquares-export-", dir=os.path.dirname(target))
                 os.close(handle)
-                beside = Path(beside)
+                beside = Path(beside_name)
                 try:
                     shutil.copyfile(staged / name, beside)
                     os.replace(beside, target)
@@ -390,9 +390,9 @@ def _remove_stale(out: Path, class_name: str, written: list[str],
         if on_removed is not None:
             on_removed(path, why)
     if left:
-        e = left[0][1]
+        first = left[0][1]
         raise JavaExportError(f"--out {out}: cannot remove {', '.join(str(path) for path, _ in left)} "
-                              f"({e.strerror or e}), {why}: remove {'it' if len(left) == 1 else 'them'} yourself"
+                              f"({first.strerror or first}), {why}: remove {'it' if len(left) == 1 else 'them'} yourself"
                               f"{harm} (the new files are written)")
 
 
@@ -495,7 +495,7 @@ def _stage_lines(name: str) -> Callable[[progress.Progress], None]:
     """A progress listener that prints a line to stderr when the stage changes ("learning",
     "checked against the greedy rule ..."), not every count: the JVM's terminal is shared
     with the tournament's own output."""
-    last = [None]
+    last: list[str | None] = [None]
 
     def tell(p: progress.Progress) -> None:
         if p.stage != last[0]:

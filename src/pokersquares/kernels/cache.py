@@ -63,7 +63,7 @@ def _tolerant(self):
 
 def tolerate_unwritable_cache() -> None:
     """Make numba's cache writes that fail for want of room or rights a note, not an error."""
-    caching.Cache._guard_against_spurious_io_errors = _tolerant
+    caching.Cache._guard_against_spurious_io_errors = _tolerant  # type: ignore[method-assign]
 
 
 @functools.lru_cache(maxsize=None)
@@ -100,4 +100,4 @@ def _stamp(self):
 def stamp_with_kernel_sources() -> None:
     """Make each kernel's cache stale when any kernel module (or ``game``) changes, not
     only its own file. Before any kernel is defined: numba takes the stamp then."""
-    caching._SourceFileBackedLocatorMixin.get_source_stamp = _stamp
+    caching._SourceFileBackedLocatorMixin.get_source_stamp = _stamp  # type: ignore[method-assign]

@@ -460,7 +460,7 @@ def mcts_reference(grid, card: int, n_iterations: int, seed: int, selection: int
     def cards_on(g):
         return sum(1 for c in g if c >= 0)
 
-    def values_above_baseline(g, c):
+    def values_above_baseline(g, c) -> tuple[list[float], float]:
         k = cards_on(g)
         values = [v - baseline[min(k + 1, 25)] for v in evaluator.placement_values(np.array(g, dtype=np.int8), c)]
         return values, evaluator.state_value(np.array(g, dtype=np.int8)) - baseline[k]
@@ -473,6 +473,7 @@ def mcts_reference(grid, card: int, n_iterations: int, seed: int, selection: int
     def empty_cells(g):
         return [i for i in range(25) if g[i] < 0]
 
+    child: _Node | None
     for _ in range(n_iterations):
         g = [int(c) for c in grid]
         deck, m = list(root_deck), len(root_deck)
@@ -501,6 +502,7 @@ def mcts_reference(grid, card: int, n_iterations: int, seed: int, selection: int
                     u = child.total / child.visits + 2.0 * cp * math.sqrt(2.0 * math.log(node.visits) / child.visits)
                     if u > best_u:
                         best, best_u = child, u
+                assert best is not None  # every move tried: the node has children
                 g[best.move], c = c, -1
                 node = best
                 path.append(node)
