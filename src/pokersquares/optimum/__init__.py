@@ -23,8 +23,8 @@ import numpy as np
 from ..cards import card_name, check_seed, deal
 from ..errors import InvalidPointSystemError
 from ..points import PointSystem
-from .cores import CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
-from .exact import SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
+from .cores import CoresResult, CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
+from .exact import ExactResult, SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
 from .exact import require_solver as require_highs
 from .search import check_deal, check_time_limit, grid_score, local_search
 
@@ -119,12 +119,14 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
     position = {c: i for i, c in enumerate(cards)}
     left = max(0.01, time_limit - (time.perf_counter() - t0))
     start = [position[c] for c in grid]
+    exact: CoresResult | ExactResult
     if is_monotone(point_system.points):
         exact = solve_cores(cards, points, time_limit=left, start_grid=start, start_score=found)
         method = "cores"
     else:
         exact = solve_exact(cards, points, time_limit=left, start_grid=start, start_score=found)
         method = "lines"
+    assert exact.grid is not None  # given a start grid, a solver answers one
     best_grid = [cards[p] for p in exact.grid]
     score = grid_score(best_grid, point_system.points)
     if score != exact.score:

@@ -130,8 +130,8 @@ def realise(row_cores, col_cores, size: int = 5) -> list[int] | None:
     """A grid (positions, row-major) with row core ``i`` in row ``i`` and column core
     ``j`` in column ``j``, or None: a perfect matching of cards to allowed cells."""
     cells = size * size
-    row_of = [None] * cells
-    col_of = [None] * cells
+    row_of: list[int | None] = [None] * cells
+    col_of: list[int | None] = [None] * cells
     for i, core in enumerate(row_cores):
         for p in core:
             row_of[p] = i
@@ -140,8 +140,8 @@ def realise(row_cores, col_cores, size: int = 5) -> list[int] | None:
             col_of[p] = j
     allowed = []
     for p in range(cells):
-        rs = range(size) if row_of[p] is None else (row_of[p],)
-        cs = range(size) if col_of[p] is None else (col_of[p],)
+        rs = range(size) if (row := row_of[p]) is None else (row,)
+        cs = range(size) if (col := col_of[p]) is None else (col,)
         allowed.append([size * r + k for r in rs for k in cs])
     owner = [-1] * cells
 
@@ -366,12 +366,12 @@ def _core_model(cores, cards, size: int, options: CoreOptions):
                     m.add_bool_or([x[0][a].Not(), x[1][b].Not()])
     _counting_cuts(m, x, cores, cards, size)
     if options.rank_cuts:
-        for js, one_way, both_ways in rank_family_bounds(cores, cards, size):
+        for family, one_way, both_ways in rank_family_bounds(cores, cards, size):
             for o in range(2):
-                if one_way < len(js):
-                    m.add(sum(x[o][j] for j in js) <= one_way)
-            if both_ways < 2 * min(one_way, len(js)):
-                m.add(sum(x[o][j] for j in js for o in range(2)) <= both_ways)
+                if one_way < len(family):
+                    m.add(sum(x[o][j] for j in family) <= one_way)
+            if both_ways < 2 * min(one_way, len(family)):
+                m.add(sum(x[o][j] for j in family for o in range(2)) <= both_ways)
     return m, x
 
 
@@ -441,7 +441,7 @@ def _rank_profiles() -> list[tuple[tuple[int, int], ...]]:
     of the family. Two or more ranks of one straight, one card each; one rank, two to
     four cards; two ranks, as in two pair or a full house (or a pair and a card of a
     straight)."""
-    out = set()
+    out: set[tuple[tuple[int, int], ...]] = set()
     for ranks in _straight_ranks():
         for k in range(2, 6):
             out.update(tuple((r, 1) for r in sub) for sub in itertools.combinations(sorted(ranks), k))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from typing import Any
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -109,7 +110,7 @@ def _run(h, deadline: float) -> None:
     and raises when it has returned. (In the main thread the callback itself received
     the KeyboardInterrupt, inside HiGHS, and the solve answered a bound of 0.) A highspy
     without callbacks to subscribe to runs the solve as it is, on HiGHS's clocks alone."""
-    events = [getattr(h, name, None) for name in ("cbSimplexInterrupt", "cbMipInterrupt")]
+    events: list[Any] = [getattr(h, name, None) for name in ("cbSimplexInterrupt", "cbMipInterrupt")]
     if not all(hasattr(e, "subscribe") for e in events):
         h.run()
         return
@@ -297,10 +298,10 @@ def solve_exact(cards, points, *, time_limit: float, start_grid: list[int] | Non
         rng = np.random.default_rng(0)
         for k in range(4):
             rows = greedy_partition(values, rng, priority=weight + 1e-9 * values)
-            found, cells = local_search(cards[rows], points, seed=100 + k, restarts=2, within_rows=True)
+            found, placed = local_search(cards[rows], points, seed=100 + k, restarts=2, within_rows=True)
             if score is None or found > score:
                 position = {int(c): i for i, c in enumerate(cards)}
-                score, grid = found, [position[c] for c in cells]
+                score, grid = found, [position[c] for c in placed]
     left = time_limit - (time.perf_counter() - t0)
     if (score is None or score < bound) and left > MIN_MIP_SECONDS:
         h.changeColsIntegrality(2 * n, np.arange(2 * n, dtype=np.int32),

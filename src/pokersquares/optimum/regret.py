@@ -89,7 +89,7 @@ def run_regrets(db, runs, optima_db=None) -> dict[int, dict]:
     # Only the runs of a point system the stores hold optima for are read, and of their
     # games only seeds and scores: a listing of a store of millions of games without
     # optima reads none of them.
-    held = set()
+    held: set[tuple[int, ...]] = set()
     for path in stores:
         with OptimaStore(path, readonly=True) as optima:
             held.update(tuple(points) for _, points, _ in optima.systems())

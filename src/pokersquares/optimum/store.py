@@ -11,12 +11,15 @@ import math
 import sqlite3
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..cards import as_sequence, check_seed, is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
 from ..points import PointSystem
 from . import Optimum
+
+if TYPE_CHECKING:
+    from ..harness.store import ResultStore, _ClosedConnection, _SharedConnection
 
 __all__ = ["OptimaStore", "optima_from", "DamagedOptimumError"]
 
@@ -102,14 +105,15 @@ class OptimaStore:
         except OSError as e:
             raise StoreError(f"cannot open the result store {self.path}: {e}") from None
 
-    _writer = None  # the ResultStore whose connection writes (None when read-only)
+    _writer: ResultStore | None = None  # the ResultStore whose connection writes (None when read-only)
+    _reader: sqlite3.Connection | _ClosedConnection
 
     @property
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> sqlite3.Connection | _SharedConnection | _ClosedConnection:
         return self._writer.conn if self._writer is not None else self._reader
 
     @conn.setter
-    def conn(self, value: sqlite3.Connection) -> None:
+    def conn(self, value: sqlite3.Connection | _ClosedConnection) -> None:
         self._reader = value
 
     def close(self) -> None:
@@ -134,6 +138,7 @@ class OptimaStore:
         """Store ``optimum``, solved under ``time_limit`` seconds, unless the store holds a
         better answer for its deal: a proven one, or one solved under a longer limit (two
         processes, or the web app and a command, may solve the same deal at once)."""
+        assert self._writer is not None  # a store opened to write
         with self._writer.transaction():
             self.conn.execute(
                 "INSERT INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
@@ -281,6 +286,7 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
     with OptimaStore(db) as store:
         def record(opt: Optimum) -> None:
             store.put(opt, time_limit)
+            assert opt.seed is not None  # solved from its seed
             done[opt.seed] = opt
             if on_result:
                 on_result(opt, False)
