@@ -27,9 +27,9 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from typing import Any
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
