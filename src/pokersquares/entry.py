@@ -46,7 +46,7 @@ def _printable_anywhere() -> None:
     terminal's character set. UTF-8 streams are left as they are."""
     import codecs
 
-    codecs.register_error(_UNPRINTABLE, _plain)
+    codecs.register_error(_UNPRINTABLE, _plain)  # type: ignore[arg-type]  # it handles encoding errors only
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
         if encoding not in ("utf-8", "utf8") and hasattr(stream, "reconfigure"):

@@ -23,7 +23,7 @@ differences between searches on the same deals (game ``i`` is the contest deal
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -105,7 +105,7 @@ def normalise(means: dict[str, float]) -> dict[str, float]:
     return {k: 1.0 if hi == lo else (v - lo) / (hi - lo) for k, v in means.items()}
 
 
-def _first(names: Sequence[str], canonical: Sequence[str]):
+def _first(names: Collection[str], canonical: Collection[str]):
     """A key for ``max`` that breaks a tie by ``canonical`` order, not by the order the
     command line listed ``names`` in: ``--variants a,b`` and ``b,a`` named different bests
     (and the search part then played over another learner, every game anew)."""

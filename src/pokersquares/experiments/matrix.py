@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import statistics
 import textwrap
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..harness.compare import paired_scores
 from ..harness.runner import RunSpec, RunSpecError
@@ -68,7 +68,7 @@ def run_matrix(cells: dict[tuple[str, str, str], RunSpec], store: ResultStore, *
     paired difference against the row's greedy cell."""
     results = play_runs(list(cells.values()), store, **play)
     scores = {}
-    out = []
+    out: list[dict[str, Any]] = []
     for key, spec in cells.items():
         run_id, records = results[spec]
         scores[key] = {r.seed: float(r.score) for r in records}

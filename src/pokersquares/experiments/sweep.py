@@ -146,27 +146,29 @@ def settings(params: dict[str, list | ParamRange], sample: int | None = None, se
     if not params:
         raise SweepError("a sweep needs at least one --param")
     names = list(params)
-    ranged = [n for n in names if isinstance(params[n], ParamRange)]
+    listed = {n: v for n, v in params.items() if not isinstance(v, ParamRange)}
+    ranges = {n: v for n, v in params.items() if isinstance(v, ParamRange)}
+    ranged = [n for n in names if n in ranges]
     if sample is not None and not 1 <= sample <= MAX_SETTINGS:
         raise SweepError(f"--sample must be from 1 to {MAX_SETTINGS:,}")
-    size = math.prod(len(params[n]) for n in names if not isinstance(params[n], ParamRange))
+    size = math.prod(len(listed[n]) for n in names if n in listed)
     if sample is None:
         if ranged:
             raise SweepError(f"--param {ranged[0]} is a range: give its count (lo..hi/n) or use --sample")
         if size > MAX_SETTINGS:
             raise SweepError(f"the grid has {size:,} settings, over the limit of {MAX_SETTINGS:,}; "
                              "use fewer values or --sample")
-        return [dict(zip(names, combo)) for combo in itertools.product(*(params[n] for n in names))]
+        return [dict(zip(names, combo)) for combo in itertools.product(*(listed[n] for n in names))]
     rng = random.Random(seed)
     order = sorted(names)
     if not ranged:
-        lists = [params[n] for n in order]
+        lists = [listed[n] for n in order]
         picked = sorted(_distinct_indices(rng, size, min(sample, size)))
         drawn = [dict(zip(order, _combination(lists, i))) for i in picked]
     else:
         out: dict[str, dict] = {}  # by spec text: a setting drawn twice is one run
         for _ in range(100 * sample):
-            s = {n: params[n].draw(rng) if n in ranged else rng.choice(params[n]) for n in order}
+            s = {n: ranges[n].draw(rng) if n in ranges else rng.choice(listed[n]) for n in order}
             out.setdefault(repr(s), s)
             if len(out) == sample:
                 break

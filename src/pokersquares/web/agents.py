@@ -23,6 +23,7 @@ be thread-safe; requests for different agents or point systems run side by side.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import threading
 import time
@@ -187,6 +188,7 @@ def _parallel_turn(cores: int):
     """The lock a ``cores``-core agent's learning or thinking takes, or none."""
     if cores <= 1:
         return nullcontext()
+    layer: str
     try:
         import numba
 
@@ -574,6 +576,7 @@ class AgentPool:
         elif prep.phase == QUEUED:
             out["detail"] = f"{prep.agent} waits for a preparation slot (number {position} in the queue)"
         elif prep.phase == COMPILING:
+            assert prep.started is not None  # set before the phase
             out["detail"] = (f"{prep.agent} is compiling its kernels ({now - prep.started:.0f} s so far; "
                              "up to a minute on a fresh install, then cached)")
         else:
@@ -623,7 +626,7 @@ class AgentPool:
         preps = [self.request(name, system) for system in point_systems]
         if on_ready is not None:
             for prep in preps:
-                prep.done.add_done_callback(lambda _f, p=prep: on_ready(p))
+                prep.done.add_done_callback(functools.partial(lambda p, _f: on_ready(p), prep))
         return preps
 
     # -- thinking --------------------------------------------------------------
@@ -733,7 +736,7 @@ class AgentPool:
                 ok = empty & np.isfinite(values)
                 if not ok.any():
                     values = None
-            shown = [None] * NUM_CELLS
+            shown: list[float | None] = [None] * NUM_CELLS
             if values is not None:
                 shown = [float(v) if o else None for v, o in zip(values, ok)]
             if hasattr(player, "advised_cell"):

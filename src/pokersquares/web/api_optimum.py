@@ -55,7 +55,8 @@ class OptimumBusyError(PokerSquaresError):
 
 class _Job:
     def __init__(self, key, solve: Callable[[], dict]) -> None:
-        self.key, self.solve, self.future, self.askers = key, solve, Future(), 0
+        self.key, self.solve, self.askers = key, solve, 0
+        self.future: Future[dict] = Future()
 
 
 class OptimumSolver:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, Path as PathParam, Query, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from ..errors import PokerSquaresError
 from .results import (RUNS_PAGE, RUNS_PAGE_MAX, ExportRoomError, ResultNotFoundError, export_csv, results_index,
@@ -60,7 +60,7 @@ def _pieces(file, size: int = 1 << 16):
 
 @router.get("/export.csv")
 def export(request: Request,
-           run: list[int] | None = Query(None, description="run ids (all when absent)")) -> StreamingResponse:
+           run: list[int] | None = Query(None, description="run ids (all when absent)")) -> Response:
     """Every game of the chosen runs, one CSV row per game, sent a piece at a time."""
     for r in run or ():
         if not 1 <= r <= ROW_ID_MAX:

@@ -9,6 +9,7 @@ that asks anyway is told so in one line.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from typing import Sequence
@@ -111,7 +112,7 @@ def java_agents(class_names: Sequence[str], game_s: float) -> dict[str, AgentSpe
         name = java_agent_name(class_name)
         if name in agents:
             raise AgentError(f"two Java players would both be called {name!r} in the web app")
-        agents[name] = AgentSpec(lambda f=factory: WholeGamePlayer(f(), game_s),
+        agents[name] = AgentSpec(functools.partial(lambda f: WholeGamePlayer(f(), game_s), factory),
                                  f"contest Java player {class_name} (plays whole games: Watch and Replay)",
                                  advises=False)
     return agents

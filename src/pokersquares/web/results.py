@@ -17,7 +17,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import BinaryIO, Iterable
+from typing import IO, Iterable
 
 import numpy as np
 
@@ -201,7 +201,7 @@ def tournament_detail(path: Path, tournament_id: int) -> dict:
         table = table_from_store(store, tournament_id)
         runs = {(tuple(r.points), r.player): r for r in store.runs(tournament_id)}
         systems = [PointSystem.from_json(s) for s in info["systems"]]
-        cells = {}
+        cells: dict[str, dict] = {}
         for system, name in zip(systems, table["systems"]):
             cells[name] = {}
             for player in table["players"]:
@@ -236,7 +236,8 @@ def finished_game(web_game: WebGame) -> FinishedGame:
     it is written)."""
     with web_game.lock:
         game = web_game.game
-        record = GameRecord(0, game.seed, game.score(), [tuple(p) for p in game.placements],
+        assert game.seed is not None  # a web game is dealt from a seed
+        record = GameRecord(0, game.seed, game.score(), [(c, r, k) for c, r, k in game.placements],
                             web_game.seconds_played())
         system = game.point_system
         name = web_game.name or HUMAN  # the person's own name, when they gave one
@@ -360,7 +361,7 @@ class GameRecorder:
         return None
 
 
-def export_csv(path: Path, run_ids: list[int] | None = None) -> tuple[BinaryIO, int]:
+def export_csv(path: Path, run_ids: list[int] | None = None) -> tuple[IO[bytes], int]:
     """The games of ``run_ids`` (all when None) as CSV, one row per game, in UTF-8: a file
     at its start, and its size. Written a piece at a time into a temporary file (the
     whole text, then its bytes, took 220 MB of memory for 300,000 games); the
