@@ -22,7 +22,7 @@ import typing
 import warnings
 from contextlib import suppress
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import typer
 import typer.main
@@ -278,7 +278,7 @@ class PrepLine:
         self.tty = self.stream.isatty()
         self.every_s = every_s
         self.last = -math.inf  # when the last line was written, or the stage began (logs)
-        self.key = None  # (subject, stage) of the last report (logs)
+        self.key: tuple | None = None  # (subject, stage) of the last report (logs)
         self.held = None  # the stage's last count, not written yet (logs)
         self.closed = False
         self.showing = False  # a line is on the terminal, its end not yet written (tty)
@@ -341,7 +341,7 @@ class Terminated(KeyboardInterrupt):
 
 # The signals that end a command as Ctrl-C does, and how the command says so. SIGHUP
 # comes when the terminal closes; under ``nohup`` it is ignored, and stays so.
-STOP_SIGNALS = {signal.SIGTERM: ("terminated", 143), signal.SIGHUP: ("hung up", 129)}
+STOP_SIGNALS: dict[int, tuple[str, int]] = {signal.SIGTERM: ("terminated", 143), signal.SIGHUP: ("hung up", 129)}
 
 # This command's: code that turns an interruption into a plain Ctrl-C (Ray's) loses the type.
 _stop_signal_received: int | None = None
@@ -437,7 +437,7 @@ def _twice(n: int) -> str:
     return "twice" if n == 2 else f"{n} times"
 
 
-def _given_again_note(option: _GivenAgain, given: list[tuple[str, object]]) -> str | None:
+def _given_again_note(option: _GivenAgain, given: list[tuple[str, Any]]) -> str | None:
     """The note on one option given ``given`` (each (flag, value) in the words' order),
     or None when each gave it the same value: which value the command uses, the last, as
     Click does; for an option whose value is a list, how to give the values together."""
@@ -494,7 +494,7 @@ def _say_values_given_again(command) -> None:
         _say_values_given_again(subcommand)
 
 
-def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
+def _interruption(exc: BaseException | None) -> KeyboardInterrupt | None:
     """The Ctrl-C (or SIGTERM) behind an exit, if any: Typer turns Ctrl-C into a silent exit 130."""
     seen = set()
     while exc is not None and id(exc) not in seen:
@@ -539,7 +539,7 @@ def _options(callback) -> dict[str | None, type | None]:
         hints = typing.get_type_hints(callback)
     except Exception:  # noqa: BLE001 - an annotation this cannot resolve: Typer alone reads the options
         return {}
-    flags = {}
+    flags: dict[str | None, type | None] = {}
     for name, parameter in inspect.signature(callback).parameters.items():
         kinds = ({hints.get(name)} | set(typing.get_args(hints.get(name)))) - {type(None)}
         kind = next((k for k in (bool, int, float) if k in kinds), Path if kinds & {Path, list[Path]} else None)
@@ -636,12 +636,12 @@ def interrupted_note(args: list[str]) -> str | None:
 
 
 def _say_interrupted(e: KeyboardInterrupt) -> None:
-    for signum in (signal.SIGINT, *STOP_SIGNALS):  # one message, even if a second signal follows
-        signal.signal(signum, signal.SIG_IGN)
+    for each in (signal.SIGINT, *STOP_SIGNALS):  # one message, even if a second signal follows
+        signal.signal(each, signal.SIG_IGN)
     if _prep_line is not None:  # the last line is this one
         _prep_line.close()
     signum = e.signum if isinstance(e, Terminated) else _stop_signal_received
-    what, code = STOP_SIGNALS.get(signum, ("interrupted", 130))
+    what, code = ("interrupted", 130) if signum is None else STOP_SIGNALS.get(signum, ("interrupted", 130))
     from ..harness.store import UNRECORDED_NOTE
 
     # A write on the way out that another process's lock held off says so, not "recorded".
@@ -748,12 +748,13 @@ def _say_no_room(e: OSError) -> None:
     what = f"cannot write {e.filename}" if e.filename else \
         "cannot write the output (standard output)" if _stdout_failed() else "cannot write the output"
     note = interrupted_note(sys.argv[1:])
+    assert e.errno is not None  # one of _NO_ROOM's
     with suppress(OSError):
         typer.echo(f"error: {what}: {e.strerror or e}{_NO_ROOM[e.errno]}" + (f"; {note}" if note else ""), err=True)
     sys.exit(2)
 
 
-def _unusable_path(e: BaseException) -> OSError | None:
+def _unusable_path(e: BaseException | None) -> OSError | None:
     """The error of a path no file can have (:data:`~pokersquares.files.UNUSABLE_PATH`)
     behind ``e``, if any: ``Path.resolve`` says a loop of symbolic links as a
     RuntimeError raised from it."""
@@ -772,6 +773,7 @@ def _say_unusable_path(e: OSError) -> None:
     bug of ours. It says what the command leaves behind, as an interruption does."""
     shown = repr(shortened(os.fsdecode(e.filename))) if e.filename is not None else "a path"
     note = interrupted_note(sys.argv[1:])
+    assert e.errno is not None  # one of UNUSABLE_PATH's
     typer.echo(f"error: cannot use {shown}: {UNUSABLE_PATH[e.errno]}" + (f"; {note}" if note else ""), err=True)
     sys.exit(2)
 

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -201,7 +202,7 @@ def train_cmd(
         raise
     except Exception as e:  # a user's save: one line, and the file at --out as it was
         raise fail(f"player {player!r} could not save what it learned: {type(e).__name__}: {e}") from None
-    report = getattr(learner, "report", None)
+    report: Any = getattr(learner, "report", None)
     learned = report.to_json() if hasattr(report, "to_json") else {}
     if "seconds" in learned:
         learned["learning_seconds"] = learned.pop("seconds")
@@ -210,7 +211,7 @@ def train_cmd(
     for key in ("patterns_seen", "shapes_seen"):
         if hasattr(learner, key):
             summary[key] = getattr(learner, key)
-    guard = getattr(p, "guard", None)
+    guard: Any = getattr(p, "guard", None)
     if hasattr(guard, "to_json"):
         summary["checked_against_greedy"] = guard.to_json()
         if guard.plays_greedy_rule and guard.no_time:

@@ -7,6 +7,7 @@ plays them into the result store like ``run`` (``--db``, ``--workers``,
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from contextlib import contextmanager
@@ -390,8 +391,8 @@ def gettysburg_cmd(
                      "--games", games, seed) if learning else {})
     # The searches' learner may be the learning part's best: one of its variants.
     learners = [evaluator] if evaluator != "best" else variant_list if learning else ["eps0=0.5"]
-    search_plans = {v: _planned(lambda v=v: X.search_plan(spec_list, search_list, v, lg, ls, search_games, seed,
-                                                          time_per_game), "--search-games", search_games, seed)
+    search_plans = {v: _planned(functools.partial(X.search_plan, spec_list, search_list, v, lg, ls, search_games, seed,
+                                                  time_per_game), "--search-games", search_games, seed)
                     for v in learners} if searching else {}
     # The players differ in search and learner, both checked above: only their learning games can be refused.
     _players_made([s.player for specs in plan.values() for s in specs]

@@ -21,7 +21,7 @@ from ..harness.registry import (checked_player, factory_parameters, list_players
                                 split_player_list)
 from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_backend, record_run
 from ..harness.spec import MAX_GAMES, MAX_SECRET, check_saved_states, check_seconds
-from ..harness.store import DEFAULT_DB, ResultStore
+from ..harness.store import DEFAULT_DB, GameRecord, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
 from ..machine import usable_cores
 from ..optimum.regret import format_regret, regret_lines, run_regrets
@@ -358,7 +358,7 @@ def play_cmd(
                        f"{time_per_game:g} s of play (the contest's limits by default; --prep-time 10 "
                        f"--time-per-game 1 for a quick look)", err=True)
 
-    played = []
+    played: list[GameRecord] = []
     with ResultStore(db) as store:
         run_id, records = record_run(spec, store, workers=1, on_result=played.append,
                                      retry_penalties=retry_penalties, on_held=say_how_long)
@@ -679,8 +679,8 @@ def results_cmd(
         raise fail("--out goes with --export csv|json (it is where the export is written)")
     if export is not None and export not in ("csv", "json"):
         raise fail(f"--export takes csv or json, got {export!r}")
-    other = {"csv": ".json", "json": ".csv"}.get(export)
-    if out is not None and other is not None and out.suffix.lower() == other:  # CSV in x.json: its readers fail
+    other = None if export is None else {"csv": ".json", "json": ".csv"}.get(export)
+    if out is not None and export is not None and other is not None and out.suffix.lower() == other:  # CSV in x.json: its readers fail
         raise fail(f"--out {str(out)!r} ends in {other}, but --export {export} writes {export.upper()}; "
                    f"give a name ending in .{export}, or --export {other.lstrip('.')}")
     if export is not None and (optima or json_out):  # the export's format is --export's; it holds no optima

@@ -143,6 +143,7 @@ def optimum_cmd(
         typer.echo(f"deal {seed} under {ps.name}: best grid scores {opt.score}, {status}; {took}")
         _print_grid(opt.grid)
         return
+    assert seeds is not None  # one of --seed and --seeds, checked above
     seed_list = parse_seeds(seeds)
     for s in seed_list:
         _check_seed(s)

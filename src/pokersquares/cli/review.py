@@ -157,11 +157,11 @@ def review_cmd(
         typer.echo(f"deal {r.seed}: score {r.score}; {r.agreed} of 25 moves as the coach would; "
                    f"points given away by the coach's values: {r.loss:.2f}")
         for m in r.moves:
-            played = f"{m.turn:2d}. {card_name(m.card)} -> {_cell(m.cell)}"
+            move = f"{m.turn:2d}. {card_name(m.card)} -> {_cell(m.cell)}"
             if m.agrees:
-                typer.echo(f"{played:<28} {m.value:8.2f}" + ("  exact" if m.exact else ""))
+                typer.echo(f"{move:<28} {m.value:8.2f}" + ("  exact" if m.exact else ""))
             else:
-                typer.echo(f"{played:<28} {m.value:8.2f}  coach: {_cell(m.best)} {m.best_value:8.2f}  "
+                typer.echo(f"{move:<28} {m.value:8.2f}  coach: {_cell(m.best)} {m.best_value:8.2f}  "
                            f"-{m.loss:.2f}" + ("  exact" if m.exact else ""))
         return
     for r in reviews:

@@ -11,7 +11,7 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -282,11 +282,14 @@ def bounded_http(head_s: float | None = None, write_s: float | None = None):
 
     from ..web.guards import READ_S, refusal
 
-    head_s = READ_S if head_s is None else head_s
-    write_s = WRITE_S if write_s is None else write_s
-    headers, body = refusal(f"the request did not all arrive within {head_s:g} s")
+    head_limit_s: float = READ_S if head_s is None else head_s
+    write_limit_s: float = WRITE_S if write_s is None else write_s
+    headers, body = refusal(f"the request did not all arrive within {head_limit_s:g} s")
 
-    class BoundedHTTP(AutoHTTPProtocol):
+    protocol: Any = AutoHTTPProtocol  # uvicorn's choice of h11 or httptools, made at its import
+
+    class BoundedHTTP(protocol):
+        timeout_keep_alive_task: Any  # uvicorn's idle clock (an asyncio.TimerHandle), or None
         head_clock = None  # the clock of a head under way
         head_after = None  # the request cycle before that head: uvicorn makes a new one once the head is in
         write_clock = None  # while bytes wait for the client: when to look whether it took some
@@ -306,14 +309,14 @@ def bounded_http(head_s: float | None = None, write_s: float | None = None):
             self._head_in()
             if self.head_clock is None and (self.cycle is None or self.cycle.response_complete):
                 self.head_after = self.cycle
-                self.head_clock = self.loop.call_later(head_s, self._head_timed_out)
+                self.head_clock = self.loop.call_later(head_limit_s, self._head_timed_out)
             super().data_received(data)
             self._head_in()
 
         def pause_writing(self) -> None:
             super().pause_writing()
             self.write_left, self.write_taken = self._unacknowledged(), self.loop.time()
-            self.write_clock = self.loop.call_later(write_s / 10, self._check_writing)
+            self.write_clock = self.loop.call_later(write_limit_s / 10, self._check_writing)
 
         def resume_writing(self) -> None:
             self._stop_write_clock()
@@ -373,12 +376,12 @@ def bounded_http(head_s: float | None = None, write_s: float | None = None):
             left = self._unacknowledged()
             if left < self.write_left:
                 self.write_taken = self.loop.time()
-            elif self.loop.time() - self.write_taken >= write_s:
+            elif self.loop.time() - self.write_taken >= write_limit_s:
                 self.write_clock = None
                 self.transport.abort()
                 return
             self.write_left = left
-            self.write_clock = self.loop.call_later(write_s / 10, self._check_writing)
+            self.write_clock = self.loop.call_later(write_limit_s / 10, self._check_writing)
 
     return BoundedHTTP
 
