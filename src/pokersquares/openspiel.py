@@ -59,7 +59,7 @@ _GAME_TYPE = pyspiel.GameType(
 class PokerSquaresGame(pyspiel.Game):
     """The game for one point system (parameter ``point_system``)."""
 
-    def __init__(self, params=None):
+    def __init__(self, params: dict | None = None) -> None:
         params = {**_DEFAULT_PARAMS, **(params or {})}
         # Ten integers are kept separated by spaces: OpenSpiel's game strings
         # ("python_poker_squares(point_system=...)") split parameters at commas.

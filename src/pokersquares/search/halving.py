@@ -162,7 +162,8 @@ class CrnHalving(Search):
             self._pool = ThreadPoolExecutor(self.cores)
         return np.concatenate(list(self._pool.map(work, range(threads))), axis=1)
 
-    def choose(self, evaluator, grid, card, points, time_s, seed):
+    def choose(self, evaluator: Evaluator, grid: np.ndarray, card: int, points: np.ndarray,
+               time_s: float, seed: int) -> tuple[int, np.ndarray]:
         start = time.perf_counter()
         grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
         cells = np.flatnonzero(grid == EMPTY)
@@ -181,6 +182,7 @@ class CrnHalving(Search):
             # (with no clock, every end game fitted, and an early one ran for ever).
             room = deadline - start
             if math.isinf(room):
+                assert self.max_playouts is not None  # no clock: checked_decision asked for max_playouts
                 room = self.max_playouts * min(self.depth, len(cells) - 1) * self.move_s / self.cores
             if cost * self.leaf_s < 0.25 * room:
                 t = time.perf_counter()
