@@ -68,3 +68,12 @@ def test_raylet_notes_reach_stderr_with_the_oldest_and_newest_rays(monkeypatch):
         ray_backend._raylet_notes_to_stderr()
         worker.print_to_stdstream(dict(note), *rest, **named)
     assert seen == [(dict(note, is_err=True),), (dict(note, is_err=True), False), (dict(note, is_err=True), False)]
+
+
+def test_the_package_ships_its_type_marker():
+    """``py.typed`` (PEP 561): a researcher's type checker reads the package's annotations;
+    pyproject.toml ships it and runs mypy on the package (``mypy`` with no arguments)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert (Path(pokersquares.__file__).parent / "py.typed").is_file()
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["pokersquares"]
+    assert pyproject["tool"]["mypy"]["files"] == ["src/pokersquares"]
