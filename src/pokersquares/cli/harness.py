@@ -680,7 +680,8 @@ def results_cmd(
     if export is not None and export not in ("csv", "json"):
         raise fail(f"--export takes csv or json, got {export!r}")
     other = None if export is None else {"csv": ".json", "json": ".csv"}.get(export)
-    if out is not None and export is not None and other is not None and out.suffix.lower() == other:  # CSV in x.json: its readers fail
+    # CSV in x.json: its readers fail
+    if out is not None and export is not None and other is not None and out.suffix.lower() == other:
         raise fail(f"--out {str(out)!r} ends in {other}, but --export {export} writes {export.upper()}; "
                    f"give a name ending in .{export}, or --export {other.lstrip('.')}")
     if export is not None and (optima or json_out):  # the export's format is --export's; it holds no optima

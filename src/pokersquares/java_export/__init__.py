@@ -392,7 +392,8 @@ def _remove_stale(out: Path, class_name: str, written: list[str],
     if left:
         first = left[0][1]
         raise JavaExportError(f"--out {out}: cannot remove {', '.join(str(path) for path, _ in left)} "
-                              f"({first.strerror or first}), {why}: remove {'it' if len(left) == 1 else 'them'} yourself"
+                              f"({first.strerror or first}), {why}: "
+                              f"remove {'it' if len(left) == 1 else 'them'} yourself"
                               f"{harm} (the new files are written)")
 
 
