@@ -49,10 +49,10 @@ import threading
 import time
 import uuid
 import warnings
-from types import FrameType
 from collections import OrderedDict, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import PokerSquaresError
