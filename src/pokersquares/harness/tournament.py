@@ -56,7 +56,7 @@ def tournament_table(players: list[str], systems: list[str], games: int,
     Raises :class:`TournamentError` when a cell's scores are missing or not numbers."""
     _check_scores(players, systems, scores)
     # Totals and means over every game held; the pairings over the deals all players share.
-    paired = scores if seeds is None else {s: _on_common_deals(players, scores[s], seeds[s]) for s in systems}
+    paired = scores if seeds is None else {s: _on_common_deals(players, scores[s], seeds.get(s)) for s in systems}
     # Each system's deals paired (by seed; by position without seeds): the bootstrap
     # draws one set for the systems only where they are the same deals.
     deals = None if seeds is None else {s: _common_seeds(players, seeds[s]) for s in systems}
@@ -76,7 +76,7 @@ def tournament_table(players: list[str], systems: list[str], games: int,
             **bootstrap_errors(players, systems, paired, ranking[0] if players else None, resamples, deals=deals)}
 
 
-def _on_common_deals(players: list[str], row: dict, seeds: dict) -> dict:
+def _on_common_deals(players: list[str], row: dict, seeds: dict | None) -> dict:
     """Per player of one system, its scores on the deals every player holds, in seed order
     (``seeds``: each player's deal seed of each score)."""
     by_seed = {}
@@ -85,7 +85,7 @@ def _on_common_deals(players: list[str], row: dict, seeds: dict) -> dict:
         if held is None or len(held) != len(row[p]):
             raise TournamentError(f"the seeds of {p!r} are one deal seed per score")
         by_seed[p] = dict(zip((int(x) for x in held), row[p]))
-    common = _common_seeds(players, seeds)
+    common = _common_seeds(players, seeds) if isinstance(seeds, dict) else []  # no players: no seeds to share
     return {p: [by_seed[p][k] for k in common] for p in players}
 
 
