@@ -117,6 +117,21 @@ def _open_optima(path, barrier, out):
         out.put(f"{type(e).__name__}: {e}")
 
 
+def test_a_store_opened_read_only_refuses_an_optimum_in_words(tmp_path):
+    """``put`` on a store opened read-only raised "'NoneType' object has no attribute
+    'transaction'"; it says why, and the store is left as it was."""
+    from pokersquares.harness.store import StoreError
+
+    path = tmp_path / "o.sqlite"
+    opt = Optimum(7, "American", AMERICAN.points, 150, 170, False, list(range(25)), 1.0, 150)
+    with OptimaStore(path) as store:
+        store.put(opt, 1.0)
+    with OptimaStore(path, readonly=True) as store:
+        with pytest.raises(StoreError, match=r"^the result store .*o\.sqlite was opened read-only: it stores no optimum$"):
+            store.put(Optimum(8, "American", AMERICAN.points, 140, 160, False, list(range(25)), 1.0, 140), 1.0)
+        assert store.get(7, AMERICAN.points).score == 150 and store.get(8, AMERICAN.points) is None
+
+
 def test_optima_written_after_the_wal_files_were_deleted_are_not_lost(tmp_path):
     """The optima's writer had its own connection, without the result store's check of its
     -wal and -shm files: after a clean-up deleted them mid-run, its optima went to a log

@@ -138,7 +138,10 @@ class OptimaStore:
         """Store ``optimum``, solved under ``time_limit`` seconds, unless the store holds a
         better answer for its deal: a proven one, or one solved under a longer limit (two
         processes, or the web app and a command, may solve the same deal at once)."""
-        assert self._writer is not None  # a store opened to write
+        if self._writer is None:
+            from ..harness.store import StoreError
+
+            raise StoreError(f"the result store {self.path} was opened read-only: it stores no optimum")
         with self._writer.transaction():
             self.conn.execute(
                 "INSERT INTO optima (seed, points, system_name, score, bound, proven, grid, seconds, "
