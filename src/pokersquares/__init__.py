@@ -25,7 +25,7 @@ _HOMES = {
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = [name for names in _HOMES.values() for name in names] + ["versions", "__version__"]
+__all__ = [name for names in _HOMES.values() for name in names] + ["versions"]
 
 
 def __getattr__(name: str):
