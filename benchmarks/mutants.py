@@ -2,9 +2,9 @@
 
 Each mutant in ``tests/mutants/mutants.json`` is a plausible wrong change: one exact
 text replacement in one source file, and the test files that should notice. The
-script copies ``src/`` and ``tests/`` once into a temporary directory, then for each
-mutant applies it to the copy, runs its tests there (``PYTHONPATH`` pointing at the
-copy), and restores the file. A mutant is *caught* when the tests fail.
+script copies ``src/``, ``tests/`` and ``benchmarks/`` once into a temporary directory,
+then for each mutant applies it to the copy, runs its tests there (``PYTHONPATH``
+pointing at the copy), and restores the file. A mutant is *caught* when the tests fail.
 
     python benchmarks/mutants.py                 # all, a table and a JSON summary
     python benchmarks/mutants.py --only pruning  # some, by name
@@ -92,7 +92,7 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="pokersquares-mutants-") as tmp:
         copy = Path(tmp)
-        for part in ("src", "tests", "pyproject.toml"):
+        for part in ("src", "tests", "benchmarks", "pyproject.toml"):  # benchmarks: its scripts are mutated too
             src = ROOT / part
             if src.is_dir():
                 shutil.copytree(src, copy / part, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))

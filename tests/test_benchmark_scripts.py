@@ -646,17 +646,30 @@ def test_hostile_arguments_are_one_line_before_any_work(forks, script, args, say
     assert says in run.stderr.strip().splitlines()[-1]
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (Linux's /proc)."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (state, parent, ...), or None."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """The processes whose parent is ``pid`` (Linux's /proc), each as its pid and start
+    time: a pid alone may be another process's by the time it is looked at again."""
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
+        fields = _stat(int(stat.parent.name))
+        if fields is not None and int(fields[1]) == pid:
+            out.append((int(stat.parent.name), fields[19]))
     return out
+
+
+def _running(process: tuple[int, str]) -> bool:
+    """Whether the process ``_children`` listed still runs (not gone, not a zombie, its pid
+    not taken by a new process since)."""
+    fields = _stat(process[0])
+    return fields is not None and fields[19] == process[1] and fields[0] != "Z"
 
 
 def test_a_terminated_web_benchmark_stops_its_server():
@@ -666,7 +679,7 @@ def test_a_terminated_web_benchmark_stops_its_server():
 
     script = subprocess.Popen([sys.executable, str(BENCHMARKS / "web_load.py"), "--agent", "greedy",
                                "--requests", "1", "--clients", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    servers: list[int] = []
+    servers: list[tuple[int, str]] = []
     try:
         deadline = time.monotonic() + 60
         while not (servers := _children(script.pid)) and time.monotonic() < deadline and script.poll() is None:
@@ -674,11 +687,13 @@ def test_a_terminated_web_benchmark_stops_its_server():
         assert servers, "the server never started"
         script.send_signal(signal.SIGTERM)
         assert script.wait(30) == 128 + signal.SIGTERM
-        for pid in servers:
-            assert not Path(f"/proc/{pid}").exists(), "the server was left running"
+        deadline = time.monotonic() + 5  # a server still exiting, or its zombie not yet reaped
+        while any(map(_running, servers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, servers)), "the server was left running"
     finally:
         script.kill()
-        for pid in servers:  # a server left behind by a failing run
+        for pid, _ in filter(_running, servers):  # a server left behind by a failing run
             subprocess.run(["kill", "-9", str(pid)], check=False, capture_output=True)
 
 
