@@ -56,7 +56,7 @@ def _say_version(asked: bool) -> None:
 def _root(version: bool = typer.Option(False, "--version", is_eager=True, callback=_say_version,
                                        help="Print the version (and the champion's, Python's, numpy's and "
                                             "numba's) and exit.")) -> None:
-    """Parameterized Poker Squares: the 2016 EAAI contest rules, harness and agents."""
+    """The root's own option, ``--version`` (its help is the app's, above)."""
 
 
 def _load_subcommands() -> None:
