@@ -671,3 +671,64 @@ def test_a_thread_never_reads_or_writes_inside_another_threads_transaction(tmp_p
     assert seen == [0]
     assert store.conn.execute("SELECT key FROM meta WHERE key IN ('draft', 'kept')").fetchall() == [("kept",)]
     store.close()
+
+
+def _as_a_later_release_leaves_it(path):
+    """What a later release may do to a store without raising its schema version: add
+    columns with a default to every table, a table of its own, a key to ``meta``."""
+    with sqlite3.connect(path) as c:
+        for table in ("runs", "games", "tournaments", "optima"):
+            c.execute(f"ALTER TABLE {table} ADD COLUMN later_note TEXT NOT NULL DEFAULT 'later'")
+            c.execute(f"ALTER TABLE {table} ADD COLUMN later_count INTEGER")
+        c.execute("CREATE TABLE later_table (x INTEGER NOT NULL)")
+        c.execute("INSERT INTO meta VALUES ('later_key', 'later')")
+
+
+def test_a_store_a_later_release_added_columns_to_is_written_and_read(tmp_path, cli_here):
+    """The contract between releases: a later release that adds columns (with a default),
+    tables or meta keys keeps the schema version, and this one writes and reads such a
+    store as its own (every statement names its columns: an INSERT by position into a
+    table with a new column fails, a SELECT * gives rows of another length). A change
+    this release's writes would get wrong raises the version, which it refuses (above)."""
+    from pokersquares.optimum import Optimum
+    from pokersquares.optimum.store import OptimaStore
+
+    path = tmp_path / "later.sqlite"
+    with OptimaStore(path) as optima:  # makes the result store with its optima table
+        optima.put(Optimum(7, "American", AMERICAN.points, 150, 170, False, list(range(25)), 1.0, 150), 1.0)
+    with ResultStore(path) as s:
+        old_run = s.open_run("greedy", "greedy", AMERICAN, 0, 2, 1.0, 0.0, version="v")
+        s.add_games(old_run, [GameRecord(0, 0, 50)])
+    _as_a_later_release_leaves_it(path)
+
+    with ResultStore(path) as s:
+        assert s.open_run("greedy", "greedy", AMERICAN, 0, 2, 1.0, 0.0, version="v") == old_run  # found again
+        assert s.add_games(old_run, [GameRecord(1, 1, 60)]) == 1
+        tid = s.open_tournament(["greedy", "random"], [AMERICAN], 1, 0, 1.0, 0.0)
+        new_run = s.open_run("random", "random", AMERICAN, 0, 1, 1.0, 0.0, tournament_id=tid, version="v")
+        s.add_games(new_run, [GameRecord(0, 0, -3, penalty="timeout")])
+    with OptimaStore(path) as optima:
+        optima.put(Optimum(8, "American", AMERICAN.points, 140, 140, True, list(range(25)), 2.0, 140), 1.0)
+    with ResultStore(path, readonly=True) as s:
+        assert [g.score for g in s.games(old_run)] == [50, 60]
+        assert [(r.player, r.tournament_id, r.finished) for r in s.runs()] == [("greedy", None, 2), ("random", tid, 1)]
+        assert [t["tournament_id"] for t in s.tournaments()] == [tid]
+        assert [(r["player"], r["score"], r["penalty"]) for r in s.export_rows()] == [
+            ("greedy", 50, None), ("greedy", 60, None), ("random", -3, "timeout")]
+    with OptimaStore(path, readonly=True) as optima:
+        assert (optima.get(7, AMERICAN.points).score, optima.get(8, AMERICAN.points).proven) == (150, True)
+    with sqlite3.connect(path) as c:  # what the later release wrote is still there, its defaults on the new rows
+        assert c.execute("SELECT COUNT(*), MIN(later_note) FROM games").fetchone() == (3, "later")
+        assert c.execute("SELECT value FROM meta WHERE key = 'later_key'").fetchone() == ("later",)
+
+    # And from the command line: a run resumed and one begun, then read.
+    for args in (["run", "-p", "greedy", "-n", "3", "--time-per-game", "1", "--prep-time", "0"],
+                 ["run", "-p", "random", "-n", "2", "--time-per-game", "1", "--prep-time", "0"]):
+        done = cli_here(*args, "--db", path, "-q")
+        assert done.returncode == 0, done.stderr
+    shown = cli_here("results", "--db", path, "--json")
+    assert shown.returncode == 0, shown.stderr
+    import json
+
+    runs = json.loads(shown.stdout)["runs"]
+    assert [(r["player"], r["finished"]) for r in runs] == [("greedy", 2), ("random", 1), ("greedy", 3), ("random", 2)]

@@ -57,6 +57,11 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _TEXT_FIELDS = ("player", "player_name", "system", "penalty", "secret", "version")
 
 DEFAULT_DB = "pokersquares-results.sqlite"
+# The contract between releases: a release may add a column with a default, a table or a
+# meta key and keep this version (every statement names its columns, so an earlier release
+# writes and reads such a store as its own: tests/harness/test_result_store.py -k
+# later_release); a change that an earlier release's writes would get wrong (a column it
+# does not fill, a new meaning) raises it, and an earlier release then refuses to write.
 SCHEMA_VERSION = 1
 # How long a writer waits for another process's write to the store to end before it stops
 # in one line (:meth:`ResultStore._cannot_write`). SQLite waits in steps of LOCK_STEP_S (its
