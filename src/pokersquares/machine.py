@@ -5,15 +5,22 @@ Slurm job given 1 CPU on a 64-core node, ``taskset -c 0``, ``docker --cpuset-cpu
 (an affinity mask) or ``docker --cpus 1`` and systemd's ``CPUQuota`` (a CFS quota of
 the process's cgroup) all leave it at the machine's count. Sized by it, a run played
 64 timed games at once on one core, each with a 64th of the time it was given.
+
+And how the main thread keeps threads busy and waits for them (:func:`run_in_threads`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import threading
+from concurrent.futures import Executor, wait
 from pathlib import Path
+from typing import Callable, Sequence, TypeVar
 
-__all__ = ["usable_cores", "cgroup_cpu_quota"]
+__all__ = ["usable_cores", "cgroup_cpu_quota", "run_in_threads", "SIGNAL_POLL_S"]
+
+T = TypeVar("T")
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
@@ -89,3 +96,32 @@ def usable_cores() -> int:
     if quota is not None:
         cores = min(cores, math.ceil(quota - 1e-9))
     return max(1, cores)
+
+
+# How often a main thread waiting for its threads wakes up, to run a signal's handler.
+SIGNAL_POLL_S = 0.1
+
+
+def run_in_threads(pool: Executor, calls: Sequence[Callable[[], T]], stop: threading.Event | None = None) -> list[T]:
+    """Run each call in ``pool``; their results in order, waited for in steps of
+    :data:`SIGNAL_POLL_S`. On any exception in this thread while it submits or waits (a
+    signal handler's KeyboardInterrupt), ``stop`` is set before it goes on, for the calls
+    that look at it between their chunks of work to end.
+
+    Python runs a signal's handler in the main thread, between bytecodes; the kernel may
+    deliver a signal sent to the process to any of its threads, and one delivered to a
+    learning thread does not wake a main thread blocked in ``Future.result()``: a Ctrl-C
+    or SIGTERM was heard only when the threads ended. And a signal handled while a thread
+    starts (``pool.submit`` waits for it) leaves that thread unknown to the pool, which
+    then does not wait for it: a ``train`` of ``og`` on two threads said "interrupted" at
+    once, then its process waited 54 s for the unknown thread, to its learning budget's end."""
+    try:
+        futures = [pool.submit(call) for call in calls]
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=SIGNAL_POLL_S)
+        return [f.result() for f in futures]
+    except BaseException:
+        if stop is not None:
+            stop.set()
+        raise

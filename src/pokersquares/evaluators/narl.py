@@ -37,6 +37,7 @@ import math
 import time
 import zipfile
 import zlib
+from functools import partial
 from pathlib import Path
 from typing import Collection, Sequence
 
@@ -48,6 +49,7 @@ from ..files import replacing
 from ..game import EMPTY, LINES
 from ..kernels import narl as K
 from ..kernels.core import rng_seed
+from ..machine import run_in_threads
 from .base import (MAX_LEARNED_VALUE, TableKernelEvaluator, checked_budget, checked_card, checked_grid, checked_points,
                    checked_share, checked_threads, masked_seed)
 
@@ -454,8 +456,8 @@ class NarlEvaluator(TableKernelEvaluator):
                 for helper in helpers:
                     helper._start_from(base, self.epsilon)
                 epsilon = self.epsilon
-                parts = [f.result() for f in [pool.submit(learner.learn, min(round_s, left), show=False)
-                                              for learner in [self, *helpers]]]
+                parts = run_in_threads(pool, [partial(learner.learn, min(round_s, left), show=False)
+                                              for learner in [self, *helpers]])
                 for helper in helpers:
                     self._add_new(helper, base)
                     self.games_learned += helper.games_learned

@@ -35,9 +35,11 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,7 @@ from .. import progress
 from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..files import write_atomically
+from ..machine import run_in_threads
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
 from .base import (MAX_LEARNED_VALUE, SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells,
@@ -114,10 +117,10 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
         from concurrent.futures import ThreadPoolExecutor
 
         seeds = np.random.SeedSequence(seed).spawn(threads)
+        stop = threading.Event()  # set when this thread is interrupted: the others end at their next chunk
         with ThreadPoolExecutor(threads) as pool:
-            futures = [pool.submit(_learn_rounds, points, deadline, np.random.default_rng(s), **options)
-                       for s in seeds]
-            results = [f.result() for f in futures]
+            results = run_in_threads(pool, [partial(_learn_rounds, points, deadline, np.random.default_rng(s),
+                                                    stop=stop, **options) for s in seeds], stop)
     evaluated = [(r[2].eval_mean, r) for r in results if r[2].eval_mean is not None]
     best_u, best_n, _ = max(evaluated, key=lambda e: e[0])[1] if evaluated else results[0]
     report = LearningReport(eval_games=eval_games)
@@ -132,9 +135,10 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
 
 def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator, *, train_games: int,
                   eval_games: int, ucb_every: int, ucb_c: float, feedback: bool, carry: bool,
-                  known_complete: bool, max_rounds: int | None, chunk: int,
-                  tally: list[int]) -> tuple[np.ndarray, np.ndarray, LearningReport]:
-    """One sequence of learning rounds until ``deadline`` (``learn_utilities``)."""
+                  known_complete: bool, max_rounds: int | None, chunk: int, tally: list[int],
+                  stop: threading.Event | None = None) -> tuple[np.ndarray, np.ndarray, LearningReport]:
+    """One sequence of learning rounds until ``deadline`` (``learn_utilities``), or
+    until ``stop`` is set (the thread that waits for this one was interrupted)."""
     report = LearningReport(eval_games=eval_games)
     utilities = np.zeros(kp.NUM_PATTERNS)
     counts = np.zeros(kp.NUM_PATTERNS, dtype=np.int64)
@@ -143,7 +147,7 @@ def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator,
     per_game_train = per_game_eval = 0.0  # seconds, from the last phase
 
     def fits(seconds: float) -> bool:
-        return time.perf_counter() + seconds <= deadline
+        return time.perf_counter() + seconds <= deadline and not (stop is not None and stop.is_set())
 
     while max_rounds is None or report.rounds < max_rounds:
         if report.rounds > 0 and not fits(per_game_train * train_games + per_game_eval * eval_games):
@@ -159,6 +163,8 @@ def _learn_rounds(points: np.ndarray, deadline: float, rng: np.random.Generator,
         done = 0
         pace = 0.0  # seconds per game of the last chunk
         while done < train_games:
+            if stop is not None and stop.is_set():
+                break
             n = min(chunk, train_games - done)
             if report.rounds == 0:
                 # The first round's chunks start at 50 games and at most double, each

@@ -82,6 +82,7 @@ import re
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -92,6 +93,7 @@ from ..errors import PokerSquaresError
 from ..game import EMPTY, LINES
 from ..kernels import td as K
 from ..kernels.core import rng_seed
+from ..machine import run_in_threads
 from .base import (MAX_LEARNED_VALUE, TableKernelEvaluator, checked_budget, checked_card, checked_count, checked_grid,
                    checked_points, checked_share, checked_threads, masked_seed)
 from .narl import UNREADABLE, InvalidTableError, NarlEvaluator, open_saved, read_saved, write_saved
@@ -528,9 +530,9 @@ class TdEvaluator(TableKernelEvaluator):
                 share = [min(chunk, max(0, target - played - chunk * k)) for k in range(self.threads)]
                 t0 = time.perf_counter()
                 rest = (*self._tables(), self.table_updates, self.table_step, self.tc_e, self.tc_a)
-                parts = [pool.submit(K.learn_games, share[k], states[k], self.alpha, self.lam, self.epsilon, *rest)
-                         for k in range(self.threads) if share[k]]
-                score_sum += sum(f.result()[0] for f in parts)
+                parts = run_in_threads(pool, [partial(K.learn_games, share[k], states[k], self.alpha, self.lam,
+                                                      self.epsilon, *rest) for k in range(self.threads) if share[k]])
+                score_sum += sum(r[0] for r in parts)
                 played += sum(share)
                 dt = time.perf_counter() - t0
                 if seconds is not None:
