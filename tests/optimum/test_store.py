@@ -392,3 +392,38 @@ def test_regret_lines_name_runs_and_systems_as_the_table_of_runs_does(tmp_path):
             optima.put(Optimum(0, ps.name, ps.points, 0, 0, True, [int(c) for c in deal(0)[:25]], 0.1, 0), 5.0)
     lines = regret_lines(db, runs)
     assert [line.split(":")[0] for line in lines] == ["run 1, greedy on custom", "run 2, greedy on custom (2)"]
+
+
+def _slow_solve(seed, point_system, time_limit):
+    import time
+    time.sleep(30)
+
+
+def test_a_signal_another_thread_receives_stops_the_solving_workers_at_once(monkeypatch):
+    """The kernel may hand a Ctrl-C to any thread of the process (the pool's own threads
+    among them), and Python handles it in the main thread only: the wait for the deal
+    being solved then went on to its end (up to its time limit) before the command stopped."""
+    import signal
+    import threading
+    import time
+
+    import pokersquares.optimum as optimum
+    from pokersquares.optimum import store as optimum_store
+
+    monkeypatch.setattr(optimum, "solve_seed", _slow_solve)  # the forked workers' too
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sent = []
+
+    def ctrl_c_to_this_thread():
+        sent.append(time.monotonic())
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, ctrl_c_to_this_thread)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            list(optimum_store._in_workers([0, 1], AMERICAN, 30.0, 2))
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert sent and time.monotonic() - sent[0] < 3.0, "the solving went on after the signal"

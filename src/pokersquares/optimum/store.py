@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..cards import as_sequence, check_seed, is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
+from ..machine import SIGNAL_POLL_S
 from ..points import PointSystem
 from . import Optimum
 
@@ -334,7 +335,17 @@ def _in_workers(seeds: list[int], point_system: PointSystem, time_limit: float, 
     workers = max(1, min(workers, len(seeds)))  # never more processes than deals
     pool = mp.get_context().Pool(workers, initializer=become_worker, initargs=(os.getpid(),))
     try:
-        yield from pool.imap_unordered(_solve_one, [(s, point_system, time_limit) for s in seeds])
+        solved = pool.imap_unordered(_solve_one, [(s, point_system, time_limit) for s in seeds])
+        while True:
+            # Waited for in steps: a Ctrl-C the kernel hands to one of the pool's threads
+            # does not wake this one (machine.run_in_threads), which waited for the deal
+            # being solved (up to its time limit) before it stopped.
+            try:
+                yield solved.next(timeout=SIGNAL_POLL_S)
+            except mp.TimeoutError:
+                continue
+            except StopIteration:
+                break
         pool.close()
     except BaseException:
         pool.terminate()
