@@ -49,9 +49,9 @@ from .. import progress
 from ..cards import is_integer, is_seconds
 from ..errors import PokerSquaresError
 from ..files import write_atomically
-from ..machine import run_in_threads
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
+from ..machine import run_in_threads
 from .base import (MAX_LEARNED_VALUE, SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells,
                    checked_count, checked_grid, checked_points, checked_seed, checked_threads)
 
