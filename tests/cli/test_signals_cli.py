@@ -133,6 +133,52 @@ def test_a_signal_while_the_subcommands_load_is_one_line(tmp_path, sig, code, wo
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
 
 
+# Loaded at start too: the signal arrives as a module has just been loaded, before its
+# import ends (numpy's C core: numpy cannot then be imported again in this process, and
+# the message's own import of the result store ended in "ImportError: cannot load module
+# more than once per process" and a traceback, exit 1).
+SIGNAL_AFTER_LOAD = textwrap.dedent("""
+    import os, sys, time
+    from importlib.machinery import PathFinder
+
+    class SignalAfterLoad:
+        def find_spec(self, name, path=None, target=None):
+            if name != os.environ.get("SIGNAL_AFTER_LOAD"):
+                return None
+            sys.meta_path.remove(self)
+            spec = PathFinder.find_spec(name, path)
+            loader = spec.loader
+
+            class Then:
+                def create_module(self, spec):
+                    return loader.create_module(spec)
+
+                def exec_module(self, module):
+                    loader.exec_module(module)
+                    os.kill(os.getpid(), int(os.environ["SIGNAL"]))
+                    time.sleep(20)  # the handler runs here
+
+            spec.loader = Then()
+            return spec
+
+    sys.meta_path.insert(0, SignalAfterLoad())
+""")
+
+
+@pytest.mark.parametrize("sig, code, word", STOPS)
+def test_a_signal_as_numpy_core_loads_is_one_line(tmp_path, sig, code, word):
+    import numpy
+
+    core = "numpy._core._multiarray_umath" if hasattr(numpy, "_core") else "numpy.core._multiarray_umath"
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AFTER_LOAD)
+    env = dict(os.environ, SIGNAL_AFTER_LOAD=core, SIGNAL=str(int(sig)),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "random", "--games", "1",
+                        "--db", str(tmp_path / "r.sqlite")], env=env, capture_output=True, text=True, timeout=60,
+                       preexec_fn=as_in_a_terminal)
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")
+
+
 def test_the_note_fits_the_command():
     assert interrupted_note(["run", "--player", "greedy", "--games", "3"]) == RESUMES
     assert interrupted_note(["experiment", "tiger", "--db", "x.sqlite"]) == RESUMES

@@ -642,10 +642,18 @@ def _say_interrupted(e: KeyboardInterrupt) -> None:
         _prep_line.close()
     signum = e.signum if isinstance(e, Terminated) else _stop_signal_received
     what, code = ("interrupted", 130) if signum is None else STOP_SIGNALS.get(signum, ("interrupted", 130))
-    from ..harness.store import UNRECORDED_NOTE
-
     # A write on the way out that another process's lock held off says so, not "recorded".
-    note = UNRECORDED_NOTE if UNRECORDED_NOTE in getattr(e, "__notes__", ()) else interrupted_note(sys.argv[1:])
+    # Nothing is imported here: a signal that cut an import short (numpy's, while the
+    # subcommands loaded) left that module unloadable ("cannot load module more than once
+    # per process"), and importing the store again ended in that traceback, exit 1. A
+    # store not loaded wrote nothing; a note that needs a module not loaded is left out.
+    store = sys.modules.get(f"{__name__.rpartition('.')[0]}.harness.store")
+    unrecorded = getattr(store, "UNRECORDED_NOTE", None)
+    try:
+        note = unrecorded if unrecorded is not None and unrecorded in getattr(e, "__notes__", ()) \
+            else interrupted_note(sys.argv[1:])
+    except ImportError:  # serve's note, its module's import cut short by the signal
+        note = None
     try:
         typer.echo(f"\n{what}" + (f" ({note})" if note else ""), err=True)
     except OSError:  # the terminal that hung up takes no more output; the exit code says it
