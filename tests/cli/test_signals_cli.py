@@ -179,6 +179,42 @@ def test_a_signal_as_numpy_core_loads_is_one_line(tmp_path, sig, code, word):
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")
 
 
+# Loaded at start too: the subcommands are loaded, the signal arrives, and its exception is
+# lost as a library's C code loses it while the subcommands import (one that clears the
+# error: the Ctrl-C went unanswered, the command ran on to its end) or replaces it
+# (numba's "ImportError: numba._devicearray failed to import": "internal error", exit 1).
+SIGNAL_LOST_WHILE_LOADING = textwrap.dedent("""
+    import os
+    if os.environ.get("SIGNAL_LOST_WHILE_LOADING"):
+        import pokersquares.cli as cli
+
+        loaded = cli._load_subcommands
+
+        def load_then_lose_the_signal():
+            loaded()
+            try:
+                os.kill(os.getpid(), int(os.environ["SIGNAL_LOST_WHILE_LOADING"]))
+                import time
+                time.sleep(20)  # the handler raises here
+            except BaseException:
+                if os.environ["HOW"] == "replaced":
+                    raise ImportError("numba._devicearray failed to import") from None
+
+        cli._load_subcommands = load_then_lose_the_signal
+""")
+
+
+@pytest.mark.parametrize("how", ["cleared", "replaced"])
+@pytest.mark.parametrize("sig, code, word", STOPS)
+def test_a_signal_whose_exception_a_library_lost_while_loading_still_stops(tmp_path, sig, code, word, how):
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_LOST_WHILE_LOADING)
+    env = dict(os.environ, SIGNAL_LOST_WHILE_LOADING=str(int(sig)), HOW=how,
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
+                       timeout=60, preexec_fn=as_in_a_terminal)
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
+
+
 def test_the_note_fits_the_command():
     assert interrupted_note(["run", "--player", "greedy", "--games", "3"]) == RESUMES
     assert interrupted_note(["experiment", "tiger", "--db", "x.sqlite"]) == RESUMES

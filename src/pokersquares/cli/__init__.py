@@ -349,11 +349,51 @@ _stop_signal_received: int | None = None
 _prep_line: PrepLine | None = None
 
 
+# The first stop signal (Ctrl-C too) this command's handlers received: looked at once the
+# subcommands have loaded, for one whose exception a library's import lost.
+_signal_while_loading: int | None = None
+
+
 def _on_stop_signal(signum, frame) -> None:
-    global _stop_signal_received
+    global _stop_signal_received, _signal_while_loading
     _stop_signal_received = signum
+    if _signal_while_loading is None:
+        _signal_while_loading = signum
     _disarm_foreign_alarm()
     raise Terminated(signum)
+
+
+def _on_interrupt(signum, frame) -> None:
+    """Ctrl-C, as Python's own handler takes it (KeyboardInterrupt), noted for
+    :func:`_loaded_unless_stopped`."""
+    global _signal_while_loading
+    if _signal_while_loading is None:
+        _signal_while_loading = signum
+    raise KeyboardInterrupt
+
+
+def _loaded_unless_stopped(load: Callable[[], None]) -> None:
+    """``load()`` (the subcommands' imports: numpy, numba), then the stop signal it
+    received raised again if its exception was lost on the way. The handler raises where
+    the signal finds the main thread, and inside a library's import that may be C code
+    that clears the error (the command then ran on to its end, the Ctrl-C unanswered;
+    ``run`` stopped 0.1 s after its start went on to prepare and play) or puts its own in
+    its place (numba's "ImportError: numba._devicearray failed to import", Python 3.11's
+    RuntimeError for a ``__set_name__``: "internal error", exit 1)."""
+    try:
+        load()
+    except Exception:
+        if _signal_while_loading is None:
+            raise
+        _raise_stop(_signal_while_loading)
+    if _signal_while_loading is not None:
+        _raise_stop(_signal_while_loading)
+
+
+def _raise_stop(signum: int) -> typing.NoReturn:
+    if signum in STOP_SIGNALS:
+        raise Terminated(signum) from None
+    raise KeyboardInterrupt from None
 
 
 def _disarm_foreign_alarm() -> None:
@@ -789,10 +829,10 @@ def _say_unusable_path(e: OSError) -> None:
 def main(sigint=None) -> None:
     """Run the command line. ``sigint``: the SIGINT handler to restore, the one
     :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
-    global _stop_signal_received
+    global _stop_signal_received, _signal_while_loading
     # First of all: a signal while the subcommands (and numba) are imported is said in
     # one line too, not as a traceback (and before this, pokersquares.entry says it).
-    _stop_signal_received = None
+    _stop_signal_received = _signal_while_loading = None
     unraisable = sys.unraisablehook
     sys.unraisablehook = _interrupts_redelivered(unraisable)
     try:
@@ -800,7 +840,8 @@ def main(sigint=None) -> None:
             if signum == signal.SIGTERM or signal.getsignal(signum) is not signal.SIG_IGN:
                 signal.signal(signum, _on_stop_signal)
         if sigint is not None:
-            signal.signal(signal.SIGINT, sigint)
+            # Python's own Ctrl-C handler, noted (_on_interrupt); another (a test's, nohup's SIG_IGN) as it is
+            signal.signal(signal.SIGINT, _on_interrupt if sigint is signal.default_int_handler else sigint)
         stdout = _whole_stdout()
         try:
             _main()
@@ -857,7 +898,7 @@ def main(sigint=None) -> None:
 def _main() -> None:
     from .. import progress
 
-    _load_subcommands()
+    _loaded_unless_stopped(_load_subcommands)
     warnings.showwarning = _one_line_warning
     # The command line's own errors only (Typer 0.29 carries its own copy of click).
     for name in ("click.exceptions", "typer._click.exceptions"):
