@@ -249,6 +249,38 @@ def test_an_interrupted_train_says_nothing_was_saved(interrupted, tmp_path):
     assert "resume" not in err and not out.exists()
 
 
+# Loaded at start too: the signal arrives just after train's learned table replaced --out.
+SIGNAL_AFTER_SAVE = textwrap.dedent("""
+    import os, time
+    import pokersquares.cli.agents as agents
+
+    save = agents._save
+
+    def save_then_signal(*args, **kwargs):
+        save(*args, **kwargs)
+        os.kill(os.getpid(), int(os.environ["SIGNAL_AFTER_SAVE"]))
+        time.sleep(20)  # the handler runs here
+
+    agents._save = save_then_signal
+""")
+
+
+@pytest.mark.parametrize("sig, code, word", STOPS)
+def test_a_train_interrupted_once_saved_says_it_saved(tmp_path, sig, code, word):
+    # It said "nothing was saved: t.json is as it was" of the file it had just written.
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AFTER_SAVE)
+    out = tmp_path / "t.json"
+    out.write_text("{}")  # an older table, replaced
+    env = dict(os.environ, SIGNAL_AFTER_SAVE=str(int(sig)),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "train", "--player", "og", "--system", "american",
+                        "--prep-time", "0.5", "--out", str(out)], env=env, capture_output=True, text=True,
+                       timeout=120, preexec_fn=as_in_a_terminal)
+    assert (r.returncode, r.stderr.strip().splitlines()[-1], r.stdout) == \
+        (code, f"{word} (the learned table was saved: {out})", "")
+    assert out.read_text() != "{}"
+
+
 def test_an_interrupted_compare_is_just_interrupted(interrupted, tmp_path):
     store = tmp_path / "a.sqlite"
     store.write_bytes(b"")

@@ -347,6 +347,9 @@ STOP_SIGNALS: dict[int, tuple[str, int]] = {signal.SIGTERM: ("terminated", 143),
 _stop_signal_received: int | None = None
 # The command's preparation line, closed before its last line is said.
 _prep_line: PrepLine | None = None
+# What the command has done by now that its interruption's note would otherwise deny, read
+# when it is interrupted (train's file once saved), or None: set by the command.
+note_when_interrupted: Callable[[], str | None] | None = None
 
 
 # The first stop signal (Ctrl-C too) this command's handlers received: looked at once the
@@ -690,8 +693,9 @@ def _say_interrupted(e: KeyboardInterrupt) -> None:
     store = sys.modules.get(f"{__name__.rpartition('.')[0]}.harness.store")
     unrecorded = getattr(store, "UNRECORDED_NOTE", None)
     try:
+        done = note_when_interrupted() if note_when_interrupted is not None else None
         note = unrecorded if unrecorded is not None and unrecorded in getattr(e, "__notes__", ()) \
-            else interrupted_note(sys.argv[1:])
+            else done if done is not None else interrupted_note(sys.argv[1:])
     except ImportError:  # serve's note, its module's import cut short by the signal
         note = None
     try:
@@ -829,10 +833,10 @@ def _say_unusable_path(e: OSError) -> None:
 def main(sigint=None) -> None:
     """Run the command line. ``sigint``: the SIGINT handler to restore, the one
     :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
-    global _stop_signal_received, _signal_while_loading
+    global _stop_signal_received, _signal_while_loading, note_when_interrupted
     # First of all: a signal while the subcommands (and numba) are imported is said in
     # one line too, not as a traceback (and before this, pokersquares.entry says it).
-    _stop_signal_received = _signal_while_loading = None
+    _stop_signal_received = _signal_while_loading = note_when_interrupted = None
     unraisable = sys.unraisablehook
     sys.unraisablehook = _interrupts_redelivered(unraisable)
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import os
 import signal
 import sys
 import threading
@@ -20,7 +21,7 @@ from typing import Any
 
 import typer
 
-from .. import progress
+from .. import cli, progress
 from ..cards import check_seed
 from ..errors import PokerSquaresError
 from ..files import replacing
@@ -118,6 +119,15 @@ def _learns_nothing_in(learner, prep_time: float) -> bool:
             and (not callable(loaded) or loaded() is None))
 
 
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file is at ``path`` (device, inode, modification time), None if none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
+
+
 def _save(learner, path: Path, point_system_name: str) -> None:
     """``learner.save`` to a temporary file beside ``path`` that then replaces it
     (:func:`~pokersquares.files.replacing`), passing the point system's name where it is
@@ -172,6 +182,12 @@ def train_cmd(
         raise fail(f"--out {str(out)!r}: player {player!r} saves a {suffix} file; give a name ending in {suffix}, "
                    f"e.g. {str(out.parent / (out.stem + suffix))!r}")
     subject = f"training {player} on {ps.name}"
+    # Once the learned table replaced --out, an interruption says so, not "nothing was
+    # saved: ... is as it was" (a signal between the file's move and the command's end;
+    # read from the file itself, as the move and a flag set after it are not one step).
+    before = _identity(out)
+    cli.note_when_interrupted = lambda: (f"the learned table was saved: {out}"
+                                         if _identity(out) not in (before, None) else None)
     if hasattr(p, "warm_up"):
         with progress.report_if_slow("compiling its kernels (once: numba caches them)", subject=subject), \
                 contextlib.redirect_stdout(sys.stderr):
