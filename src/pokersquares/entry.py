@@ -22,8 +22,18 @@ class _StoppedWhileLoading(BaseException):
 _WORDS = {signal.SIGTERM: ("terminated", 143), signal.SIGHUP: ("hung up", 129)}  # as cli.STOP_SIGNALS
 
 
+# The first signal received while the command line loads: raised again once it has
+# loaded if its exception was lost on the way (as pokersquares.cli does for its subcommands).
+_received: list[int] = []
+
+
+def _stopped(signum) -> _StoppedWhileLoading:
+    return _StoppedWhileLoading(*_WORDS.get(signum, ("interrupted", 130)))
+
+
 def _on_signal(signum, frame) -> None:
-    raise _StoppedWhileLoading(*_WORDS.get(signum, ("interrupted", 130)))
+    _received.append(signum)
+    raise _stopped(signum)
 
 
 # What the command line prints beyond ASCII, and what stands for it where the output's
@@ -64,8 +74,14 @@ def main() -> None:
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # a closed terminal; nohup ignores it
         signal.signal(signal.SIGHUP, _on_signal)
     try:
-        from .cli import main as cli_main
-
+        try:
+            from .cli import main as cli_main
+        except Exception:  # a library's import put its own error in place of the signal's
+            if not _received:
+                raise
+            raise _stopped(_received[0]) from None
+        if _received:  # or cleared it (C code)
+            raise _stopped(_received[0])
         cli_main(sigint=sigint)  # sets its own handlers first thing, inside its own try
     except _StoppedWhileLoading as e:
         for signum in (signal.SIGINT, *_WORDS):

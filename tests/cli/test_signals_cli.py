@@ -215,6 +215,38 @@ def test_a_signal_whose_exception_a_library_lost_while_loading_still_stops(tmp_p
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
 
 
+# Loaded at start too: the signal arrives as the command line itself loads (typer's
+# import, pokersquares.entry's handler in force), and its exception is lost as above.
+SIGNAL_LOST_AT_IMPORT = textwrap.dedent("""
+    import os, sys, time
+
+    class LoseTheSignalAtImport:
+        def find_spec(self, name, path=None, target=None):
+            if name == "typer":
+                sys.meta_path.remove(self)
+                try:
+                    os.kill(os.getpid(), int(os.environ["SIGNAL_LOST_AT_IMPORT"]))
+                    time.sleep(20)  # the handler raises here
+                except BaseException:
+                    if os.environ["HOW"] == "replaced":
+                        raise ImportError("a C extension failed to import") from None
+            return None
+
+    sys.meta_path.insert(0, LoseTheSignalAtImport())
+""")
+
+
+@pytest.mark.parametrize("how", ["cleared", "replaced"])
+@pytest.mark.parametrize("sig, code, word", STOPS)
+def test_a_signal_whose_exception_was_lost_as_the_command_line_loads_still_stops(tmp_path, sig, code, word, how):
+    (tmp_path / "sitecustomize.py").write_text(SIGNAL_LOST_AT_IMPORT)
+    env = dict(os.environ, SIGNAL_LOST_AT_IMPORT=str(int(sig)), HOW=how,
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
+                       timeout=60, preexec_fn=as_in_a_terminal)
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
+
+
 def test_the_note_fits_the_command():
     assert interrupted_note(["run", "--player", "greedy", "--games", "3"]) == RESUMES
     assert interrupted_note(["experiment", "tiger", "--db", "x.sqlite"]) == RESUMES
