@@ -1,6 +1,7 @@
 """Probe: stop signals at random moments in long-running commands (not a test).
 
 usage: PYTHONPATH=src python benchmarks/signal_probe.py OUT.jsonl [REPS] [COMMAND_NAME ...]
+(PROBE_LONGEST=SECONDS: every command's longest delay; PROBE_SEED: the draws' seed)
 
 Each repetition starts one command in a fresh process (and session, so whatever it leaves
 behind can be found by session id), as a terminal would (SIGINT and SIGHUP at their
@@ -89,6 +90,7 @@ def one(name: str, rng: random.Random) -> dict:
     d = tempfile.mkdtemp(prefix="sigprobe-")
     argv = [sys.executable, "-m", "pokersquares", *[a.format(d=d) for a in args]]
     sig = rng.choice(list(STOPS))
+    longest = float(os.environ.get("PROBE_LONGEST", longest))  # e.g. 0.5: the start-up alone
     delay = math.exp(rng.uniform(math.log(0.05), math.log(longest)))
     err_path, out_path = os.path.join(d, "stderr"), os.path.join(d, "stdout")
     with open(err_path, "w") as err, open(out_path, "w") as out:
