@@ -20,22 +20,42 @@ def as_in_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
+
+def with_sitecustomize(tmp_path, source: str, args, *, timeout: float = 60, terminal: bool = True, **env_vars):
+    """``python ARGS`` (``-m pokersquares ...`` and the like) in a process of its own,
+    started as from a terminal, with ``source`` loaded at its start (``sitecustomize``) and
+    ``env_vars`` in its environment."""
+    (tmp_path / "sitecustomize.py").write_text(source)
+    env = dict(os.environ, **env_vars,
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return subprocess.run([sys.executable, *map(str, args)], env=env, capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=as_in_a_terminal if terminal else None)
+
+
 # Loaded by the interpreter at start (PYTHONPATH): the command's subcommands are loaded,
 # then the signal arrives, from inside an ``exec`` of a string as numba's compiling
 # would have it (CPython then flags the KeyboardInterrupt as unhandled).
-SIGNAL_WHILE_LOADING = textwrap.dedent("""
-    import os
-    if os.environ.get("SIGNAL_WHILE_LOADING"):
-        import pokersquares.cli as cli
+def after_the_subcommands_load(variable: str, then: str) -> str:
+    """A ``sitecustomize`` that, when ``variable`` is set, runs ``then`` (one line of
+    Python) as soon as the command's subcommands have loaded."""
+    return textwrap.dedent(f"""
+        import os
+        if os.environ.get("{variable}"):
+            import pokersquares.cli as cli
 
-        loaded = cli._load_subcommands
+            loaded = cli._load_subcommands
 
-        def load_then_signal():
-            loaded()
-            exec("import os, time; os.kill(os.getpid(), int(os.environ['SIGNAL_WHILE_LOADING'])); time.sleep(20)")
+            def load_then():
+                loaded()
+                {then}
 
-        cli._load_subcommands = load_then_signal
-""")
+            cli._load_subcommands = load_then
+    """)
+
+
+SIGNAL_WHILE_LOADING = after_the_subcommands_load(
+    "SIGNAL_WHILE_LOADING",
+    """exec("import os, time; os.kill(os.getpid(), int(os.environ['SIGNAL_WHILE_LOADING'])); time.sleep(20)")""")
 
 
 # Loaded at start too: the signal arrives when the command first imports a module
@@ -101,12 +121,8 @@ SIGTERM_WITH_ABORTING_ALARM = textwrap.dedent("""
 @pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_signal_in_the_first_imports_is_one_line(tmp_path, module, how, sig, code, word):
     # ``-c ...entry...`` is what the console script runs.
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AT_IMPORT)
-    env = dict(os.environ, SIGNAL_AT_IMPORT=module, SIGNAL=str(int(sig)),
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, *how, "run", "--player", "random", "--games", "1"], env=env,
-                       capture_output=True, text=True, timeout=60,
-                       preexec_fn=as_in_a_terminal)
+    r = with_sitecustomize(tmp_path, SIGNAL_AT_IMPORT, [*how, "run", "--player", "random", "--games", "1"],
+                           SIGNAL_AT_IMPORT=module, SIGNAL=str(int(sig)))
     # the word alone, or with the run's note once the command line has loaded
     assert (r.returncode, r.stderr.strip().split(" (")[0], r.stdout) == (code, word, "")
     assert len(r.stderr.strip().splitlines()) == 1
@@ -125,11 +141,8 @@ def test_the_console_script_is_the_entry_that_answers_signals_first():
 
 @pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_signal_while_the_subcommands_load_is_one_line(tmp_path, sig, code, word):
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_WHILE_LOADING)
-    env = dict(os.environ, SIGNAL_WHILE_LOADING=str(int(sig)),
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
-                       timeout=60, preexec_fn=as_in_a_terminal)
+    r = with_sitecustomize(tmp_path, SIGNAL_WHILE_LOADING, ["-m", "pokersquares", "players"],
+                           SIGNAL_WHILE_LOADING=str(int(sig)))
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
 
 
@@ -170,12 +183,9 @@ def test_a_signal_as_numpy_core_loads_is_one_line(tmp_path, sig, code, word):
     import numpy
 
     core = "numpy._core._multiarray_umath" if hasattr(numpy, "_core") else "numpy.core._multiarray_umath"
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AFTER_LOAD)
-    env = dict(os.environ, SIGNAL_AFTER_LOAD=core, SIGNAL=str(int(sig)),
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "random", "--games", "1",
-                        "--db", str(tmp_path / "r.sqlite")], env=env, capture_output=True, text=True, timeout=60,
-                       preexec_fn=as_in_a_terminal)
+    r = with_sitecustomize(tmp_path, SIGNAL_AFTER_LOAD, ["-m", "pokersquares", "run", "--player", "random", "--games",
+                                                         "1", "--db", tmp_path / "r.sqlite"],
+                           SIGNAL_AFTER_LOAD=core, SIGNAL=str(int(sig)))
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")
 
 
@@ -183,67 +193,44 @@ def test_a_signal_as_numpy_core_loads_is_one_line(tmp_path, sig, code, word):
 # lost as a library's C code loses it while the subcommands import (one that clears the
 # error: the Ctrl-C went unanswered, the command ran on to its end) or replaces it
 # (numba's "ImportError: numba._devicearray failed to import": "internal error", exit 1).
-SIGNAL_LOST_WHILE_LOADING = textwrap.dedent("""
-    import os
-    if os.environ.get("SIGNAL_LOST_WHILE_LOADING"):
-        import pokersquares.cli as cli
+LOSE_THE_SIGNAL = textwrap.dedent("""
+    import os, sys, time
 
-        loaded = cli._load_subcommands
-
-        def load_then_lose_the_signal():
-            loaded()
-            try:
-                os.kill(os.getpid(), int(os.environ["SIGNAL_LOST_WHILE_LOADING"]))
-                import time
-                time.sleep(20)  # the handler raises here
-            except BaseException:
-                if os.environ["HOW"] == "replaced":
-                    raise ImportError("numba._devicearray failed to import") from None
-
-        cli._load_subcommands = load_then_lose_the_signal
+    def lose_the_signal(variable):
+        # The signal named by the variable, its exception lost as a C library loses it
+        try:
+            os.kill(os.getpid(), int(os.environ[variable]))
+            time.sleep(20)  # the handler raises here
+        except BaseException:
+            if os.environ["HOW"] == "replaced":  # numba's "numba._devicearray failed to import"
+                raise ImportError("a C extension failed to import") from None
 """)
-
-
-@pytest.mark.parametrize("how", ["cleared", "replaced"])
-@pytest.mark.parametrize("sig, code, word", STOPS)
-def test_a_signal_whose_exception_a_library_lost_while_loading_still_stops(tmp_path, sig, code, word, how):
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_LOST_WHILE_LOADING)
-    env = dict(os.environ, SIGNAL_LOST_WHILE_LOADING=str(int(sig)), HOW=how,
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
-                       timeout=60, preexec_fn=as_in_a_terminal)
-    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
+SIGNAL_LOST_WHILE_LOADING = LOSE_THE_SIGNAL + after_the_subcommands_load(
+    "SIGNAL_LOST_WHILE_LOADING", 'lose_the_signal("SIGNAL_LOST_WHILE_LOADING")')
 
 
 # Loaded at start too: the signal arrives as the command line itself loads (typer's
 # import, pokersquares.entry's handler in force), and its exception is lost as above.
-SIGNAL_LOST_AT_IMPORT = textwrap.dedent("""
-    import os, sys, time
-
+SIGNAL_LOST_AT_IMPORT = LOSE_THE_SIGNAL + textwrap.dedent("""
     class LoseTheSignalAtImport:
         def find_spec(self, name, path=None, target=None):
             if name == "typer":
                 sys.meta_path.remove(self)
-                try:
-                    os.kill(os.getpid(), int(os.environ["SIGNAL_LOST_AT_IMPORT"]))
-                    time.sleep(20)  # the handler raises here
-                except BaseException:
-                    if os.environ["HOW"] == "replaced":
-                        raise ImportError("a C extension failed to import") from None
+                lose_the_signal("SIGNAL_LOST_AT_IMPORT")
             return None
 
     sys.meta_path.insert(0, LoseTheSignalAtImport())
 """)
 
 
+@pytest.mark.parametrize("where", ["SIGNAL_LOST_WHILE_LOADING", "SIGNAL_LOST_AT_IMPORT"])
 @pytest.mark.parametrize("how", ["cleared", "replaced"])
 @pytest.mark.parametrize("sig, code, word", STOPS)
-def test_a_signal_whose_exception_was_lost_as_the_command_line_loads_still_stops(tmp_path, sig, code, word, how):
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_LOST_AT_IMPORT)
-    env = dict(os.environ, SIGNAL_LOST_AT_IMPORT=str(int(sig)), HOW=how,
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
-                       timeout=60, preexec_fn=as_in_a_terminal)
+def test_a_signal_whose_exception_a_library_lost_while_loading_still_stops(tmp_path, sig, code, word, how, where):
+    # As the subcommands load (pokersquares.cli's handlers) or as the command line itself
+    # loads (pokersquares.entry's)
+    source = {"SIGNAL_LOST_WHILE_LOADING": SIGNAL_LOST_WHILE_LOADING, "SIGNAL_LOST_AT_IMPORT": SIGNAL_LOST_AT_IMPORT}
+    r = with_sitecustomize(tmp_path, source[where], ["-m", "pokersquares", "players"], HOW=how, **{where: str(int(sig))})
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, word, "")
 
 
@@ -300,14 +287,11 @@ SIGNAL_AFTER_SAVE = textwrap.dedent("""
 @pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_train_interrupted_once_saved_says_it_saved(tmp_path, sig, code, word):
     # It said "nothing was saved: t.json is as it was" of the file it had just written.
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_AFTER_SAVE)
     out = tmp_path / "t.json"
     out.write_text("{}")  # an older table, replaced
-    env = dict(os.environ, SIGNAL_AFTER_SAVE=str(int(sig)),
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "train", "--player", "og", "--system", "american",
-                        "--prep-time", "0.5", "--out", str(out)], env=env, capture_output=True, text=True,
-                       timeout=120, preexec_fn=as_in_a_terminal)
+    r = with_sitecustomize(tmp_path, SIGNAL_AFTER_SAVE, ["-m", "pokersquares", "train", "--player", "og", "--system",
+                                                         "american", "--prep-time", "0.5", "--out", out],
+                           timeout=120, SIGNAL_AFTER_SAVE=str(int(sig)))
     assert (r.returncode, r.stderr.strip().splitlines()[-1], r.stdout) == \
         (code, f"{word} (the learned table was saved: {out})", "")
     assert out.read_text() != "{}"
@@ -369,21 +353,15 @@ def test_a_train_learning_in_threads_stops_at_once_when_interrupted(tmp_path, si
 
 @pytest.mark.parametrize("sig, code, word", STOPS)
 def test_a_signal_swallowed_by_an_at_fork_callback_still_stops_the_command(tmp_path, sig, code, word):
-    (tmp_path / "sitecustomize.py").write_text(SIGNAL_IN_AT_FORK_CALLBACK)
-    env = dict(os.environ, SIGNAL_IN_AT_FORK_CALLBACK=str(int(sig)),
-               PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "run", "--player", "greedy", "--games", "300",
-                        "--workers", "1", "--prep-time", "0", "--time-per-game", "5", "--db", str(tmp_path / "r.sqlite"),
-                        "-q"], env=env, capture_output=True, text=True, timeout=120,
-                       preexec_fn=as_in_a_terminal)
+    r = with_sitecustomize(tmp_path, SIGNAL_IN_AT_FORK_CALLBACK,
+                           ["-m", "pokersquares", "run", "--player", "greedy", "--games", "300", "--workers", "1",
+                            "--prep-time", "0", "--time-per-game", "5", "--db", tmp_path / "r.sqlite", "-q"],
+                           timeout=120, SIGNAL_IN_AT_FORK_CALLBACK=str(int(sig)))
     assert (r.returncode, r.stderr.strip(), r.stdout) == (code, f"{word} ({RESUMES})", "")
 
 
 def test_an_alarm_armed_by_a_c_failure_handler_does_not_abort_the_exit(tmp_path):
-    (tmp_path / "sitecustomize.py").write_text(SIGTERM_WITH_ABORTING_ALARM)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    r = subprocess.run([sys.executable, "-m", "pokersquares", "players"], env=env, capture_output=True, text=True,
-                       timeout=60)
+    r = with_sitecustomize(tmp_path, SIGTERM_WITH_ABORTING_ALARM, ["-m", "pokersquares", "players"], terminal=False)
     assert (r.returncode, r.stderr.strip(), r.stdout) == (143, "terminated", "")
 
 
