@@ -79,7 +79,6 @@ def main() -> None:
         except Exception:  # a library's import put its own error in place of the signal's
             if not _received:
                 raise
-            raise _stopped(_received[0]) from None
         if _received:  # or cleared it (C code)
             raise _stopped(_received[0])
         cli_main(sigint=sigint)  # sets its own handlers first thing, inside its own try

@@ -388,7 +388,6 @@ def _loaded_unless_stopped(load: Callable[[], None]) -> None:
     except Exception:
         if _signal_while_loading is None:
             raise
-        _raise_stop(_signal_while_loading)
     if _signal_while_loading is not None:
         _raise_stop(_signal_while_loading)
 
