@@ -98,3 +98,32 @@ def test_ctrl_c_stops_the_compiling_processes_at_once(warming):
     assert time.monotonic() - t < 3.0  # not 5 s of waiting for a process that went on to its next player
     assert (proc.returncode, err.strip()) == (130, "interrupted")
     assert _wait_gone(children, 5.0) == set()
+
+
+def test_a_signal_another_thread_receives_stops_the_warm_up_at_once(monkeypatch):
+    """The kernel may hand a Ctrl-C to any thread of the process, and Python handles it in
+    the main thread only: the wait for the compiling processes went on until one of them
+    reported its next player (here 30 s) before the command stopped."""
+    import threading
+
+    from pokersquares.harness.warm_up import warm_up_players
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.syspath_prepend(str(HERE))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sent = []
+
+    def ctrl_c_to_this_thread(spec, n, total):
+        if spec == "random":  # its process now sleeps in the next player's warm-up
+            def send():
+                sent.append(time.monotonic())
+                signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+            threading.Timer(0.5, send).start()  # once this thread waits again
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warm_up_players(["random", "fault_players:SlowWarmUp:seconds=30"], processes=1,
+                            on_ready=ctrl_c_to_this_thread)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert sent and time.monotonic() - sent[0] < 3.0, "the warm-up went on after the signal"

@@ -22,6 +22,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Callable, cast
 
 from ..errors import PokerSquaresError
+from ..machine import SIGNAL_POLL_S
 from .local_backend import become_worker, stop_process
 from .registry import make_player
 
@@ -159,7 +160,9 @@ def warm_up_players(specs: list[str], processes: int = 2,
     finished = False
     try:
         while pending:
-            for conn in cast(list[Connection], wait(list(pending))):
+            # In steps: a Ctrl-C the kernel hands to another thread of this process is
+            # handled here only when this thread runs Python again.
+            for conn in cast(list[Connection], wait(list(pending), timeout=SIGNAL_POLL_S)):
                 try:
                     spec, _ = conn.recv()
                 except EOFError:  # the process died: its players' own runs will say why
