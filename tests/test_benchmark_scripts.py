@@ -587,6 +587,8 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep(forks):
     ("openspiel_mcts.py", ["--player", "greedy"], "'greedy' does not count its simulations"),
     ("java_overhead.py", ["--starts", "0"], "--starts and --games must be at least 1, got 0 and 40"),
     ("java_overhead.py", ["--games", "-1"], "--starts and --games must be at least 1, got 5 and -1"),
+    ("java_export_turns.py", ["--systems", "0"], "--instances and --systems must be at least 1"),
+    ("java_export_turns.py", ["--player", "bogus"], "unknown player 'bogus'"),
     ("budget_overrun.py", ["--budgets", "nan"], "--budgets must be finite numbers of seconds more than 0"),
     ("budget_overrun.py", ["--budgets", "0"], "--budgets must be finite numbers of seconds more than 0"),
     ("budget_overrun.py", ["--loads", "-1"], "--loads takes numbers of busy processes"),

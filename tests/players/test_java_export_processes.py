@@ -74,7 +74,33 @@ public class Organiser {
                 most = Math.max(most, alive());
             }
             for (int i = 0; i < 100 && alive() > 1; i++) Thread.sleep(100);
-            System.out.println("systems " + n + " alive " + alive() + " most " + most);
+            System.out.println("systems " + n + " alive " + alive() + " most " + most + " processes " + seen.size());
+        } else if (mode.equals("turns")) {  // n instances, each prepared and played in turn, system after system
+            int n = Integer.parseInt(a[2]), systems = Integer.parseInt(a[3]);
+            List<PokerSquaresPlayer> players = new ArrayList<>();
+            for (int i = 0; i < n; i++) players.add(make(cls));
+            for (int s = 0; s < systems; s++) {
+                for (PokerSquaresPlayer p : players) {
+                    prepare(p, s);
+                    game(p, s, 30000);
+                }
+            }
+            // the last instance's process, and one given up kept idle: the others end
+            for (int i = 0; i < 50 && alive() > Math.min(n, 2); i++) Thread.sleep(100);
+            System.out.println("turns alive " + alive() + " processes " + seen.size());
+        } else if (mode.equals("dead idle")) {  // a process given up, then killed from outside while idle
+            PokerSquaresPlayer x = make(cls);
+            ProcessHandle first = ProcessHandle.current().children().findFirst().get();
+            PokerSquaresPlayer y = make(cls);
+            prepare(x, 1);
+            game(x, 1, 30000);
+            prepare(y, 2);  // x has played: its process is given up, kept idle
+            first.destroyForcibly();
+            first.onExit().get();
+            PokerSquaresPlayer z = make(cls);  // not given the dead process: a new one
+            prepare(z, 3);
+            game(z, 3, 30000);
+            System.out.println("dead idle ok processes " + seen.size());
         } else if (mode.equals("interleaved")) {  // every instance prepared before any game; then a game again
             PokerSquaresPlayer x = make(cls), y = make(cls);
             prepare(x, 1);
@@ -146,6 +172,19 @@ class HangsOnce(GreedyPlayer):
 """
 
 
+COUNTED = """
+import os
+from pokersquares.players.baseline import GreedyPlayer
+
+class Counted(GreedyPlayer):
+    # Greedy, and each preparation's point system written as a line to $COUNTED_FILE.
+    def set_point_system(self, point_system, budget_s):
+        with open(os.environ['COUNTED_FILE'], 'a') as f:
+            f.write(' '.join(map(str, point_system.points)) + chr(10))
+        super().set_point_system(point_system, budget_s)
+"""
+
+
 REPEATS = """
 from pokersquares.players.baseline import GreedyPlayer
 
@@ -210,16 +249,44 @@ def test_a_fresh_instance_per_system_does_not_pile_up_python_processes(java_clas
     # instance per point system held one Python process per system (12 of ~180 MB for
     # greedy, ~245 MB for champion). An instance that has played and is between games is
     # now ended when another instance of its class is constructed or prepared.
+    # The next instance takes the process over (it is prepared for its own system) rather
+    # than starting one: the three systems are played on one process.
     cp = classpath(java_classes, organiser, greedy_files[0].parent)
-    assert drive(cp, "fresh", "PyGreedy", "3") == ["systems 3 alive 1 most 1"]
+    assert drive(cp, "fresh", "PyGreedy", "3") == ["systems 3 alive 1 most 1 processes 1"]
 
 
-def test_instances_prepared_before_their_games_are_not_ended(java_classes, organiser, greedy_files):
-    # Every instance prepared first, then their games: none is ended while it is prepared
-    # and has not played, nor in a game; one that played, ended when another was made,
-    # plays its next game on a new process. Processes: x, y, z, then x's second.
+def test_instances_prepared_before_their_games_are_not_ended(java_classes, organiser, tmp_path, monkeypatch):
+    # Every instance prepared first, then their games: none gives up its process while it
+    # is prepared and has not played (it would be prepared again at its init), nor in a
+    # game; one that played gives it up when another is made (z takes x's), and plays its
+    # next game on a new process, prepared again for its system. Processes: x's (then
+    # z's), y's, x's second; preparations: x, y, z, x again.
+    cp = _exported_module_player(java_classes, organiser, tmp_path, monkeypatch, "counted", COUNTED, "Counted")
+    counted = tmp_path / "counted.txt"
+    assert drive(cp, "interleaved", "PyCounted", env={**os.environ, "COUNTED_FILE": str(counted)}) == [
+        "interleaved ok alive 3 processes 3"]
+    systems = counted.read_text().splitlines()
+    assert len(systems) == 4 and len(set(systems)) == 3 and systems[0] == systems[3], systems
+
+
+@pytest.mark.parametrize("instances, alive, processes", [(2, 2, 2), (3, 2, 3)])
+def test_instances_taking_turns_hand_their_processes_to_each_other(java_classes, organiser, greedy_files,
+                                                                  instances, alive, processes):
+    # Two instances of one exported class played in turn, system after system (the
+    # framework's playTournament with the same players): each one's preparation ended the
+    # other's process, which then started a new one in its next preparation (about 1.5 s
+    # of its budget): six processes in three systems. A process given up is now kept
+    # and taken by the next instance that needs one; of those given up, one a class is
+    # kept (three instances: two processes left, the last one's and one idle).
     cp = classpath(java_classes, organiser, greedy_files[0].parent)
-    assert drive(cp, "interleaved", "PyGreedy") == ["interleaved ok alive 3 processes 4"]
+    assert drive(cp, "turns", "PyGreedy", str(instances), "3") == [f"turns alive {alive} processes {processes}"]
+
+
+def test_a_kept_process_killed_while_idle_is_not_taken(java_classes, organiser, greedy_files):
+    # An instance that took a process killed from outside while it was kept would fail
+    # its preparation (setPointSystem throws: "exited with code ..."); it starts a new one.
+    cp = classpath(java_classes, organiser, greedy_files[0].parent)
+    assert drive(cp, "dead idle", "PyGreedy") == ["dead idle ok processes 3"]
 
 
 def test_a_python_player_that_stops_answering_does_not_hang_the_tournament(java_classes, organiser, tmp_path,
@@ -259,4 +326,4 @@ def test_every_class_file_a_java_tournament_needs_is_listed(java_classes, organi
     for f in classes:
         shutil.copy(f, copied / f.name)
     cp = classpath(java_classes, organiser, copied)
-    assert drive(cp, "fresh", "PyGreedy", "1") == ["systems 1 alive 1 most 1"]
+    assert drive(cp, "fresh", "PyGreedy", "1") == ["systems 1 alive 1 most 1 processes 1"]

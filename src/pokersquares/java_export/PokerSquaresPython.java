@@ -19,18 +19,24 @@
 //
 // Processes. The framework plays one player's sequence at a time (setPointSystem, then
 // its games), so an instance that has played a game and is between games is done until
-// it is prepared again. When an instance is constructed or prepared, the Python process
-// of every other such instance of the same exported class is ended: a tournament that
-// makes a fresh instance per point system holds one process per exported class, not one
-// per instance (two instances of one class in one tournament each start a new process
-// in each preparation, about 1.5 s of its budget). An instance is never ended while it is
-// inside a call, in a game (after init, before its 25th play), or prepared and not yet
-// played (a tournament that prepares every player before any game). An ended instance
-// starts a new process when it is next prepared (inside that budget: the player is told
-// what is left of it) or, if it is asked to init without a setPointSystem first, at
-// init, which then prepares it again for its last point system with that system's
-// milliseconds (outside the framework's clocks, which do not time init). Every process
-// ends when the JVM does (its stdin closes; stopped after 2 s).
+// it is prepared again. When an instance is constructed or prepared, every other such
+// instance of the same exported class gives up its Python process, which is kept idle
+// for the next instance of the class that needs one (at most IDLE_PER_CLASS are kept;
+// the rest end). An instance takes an idle process when it is constructed, or when it
+// has none and is prepared or asked to init; it starts a new one only if none is idle.
+// So a tournament that makes a fresh instance per point system holds one process per
+// exported class, not one per instance, and two instances of one class that take turns
+// system after system (the framework's playTournament with the same players) hand their
+// processes to each other instead of each starting a new one in each preparation (about
+// 1.5 s of its budget). A process taken over is prepared for the new instance's point
+// system before it plays (setPointSystem, or at init its last one). An instance never
+// gives up its process while it is inside a call, in a game (after init, before its
+// 25th play), or prepared and not yet played (a tournament that prepares every player
+// before any game). An instance without a process gets one when it is next prepared
+// (inside that budget: the player is told what is left of it) or, if it is asked to init
+// without a setPointSystem first, at init, which then prepares it again for its last
+// point system with that system's milliseconds (outside the framework's clocks, which do
+// not time init). Every process ends when the JVM does (its stdin closes; stopped after 2 s).
 //
 // Bounds. No call waits for ever: getPlay waits the game's time left and 1 s more,
 // setPointSystem its milliseconds and 10 s more, init 10 s (and 120 s for a new process
@@ -59,9 +65,12 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     static final long SYSTEM_SLACK_MILLIS = 10000;  // past a preparation's milliseconds
     static final long INIT_MILLIS = 10000;
     static final long RESTART_MILLIS = 120000;      // a new process at init (its kernels cached by the first)
+    static final int IDLE_PER_CLASS = 1;            // processes given up and kept for the next instance
     private static final int CARDS_PER_GAME = 25;
     /** Every instance that has a process; guarded by itself. */
     private static final List<PokerSquaresPython> LIVE = new ArrayList<>();
+    /** Processes given up by a done instance, oldest first, for the next instance of their command; guarded by LIVE. */
+    private static final List<Session> IDLE = new ArrayList<>();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(PokerSquaresPython::stopAll, "pokersquares-stop"));
@@ -90,39 +99,67 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     public PokerSquaresPython(String[] pythonPath, String[] command) {
         this.pythonPath = pythonPath.clone();
         this.command = command.clone();
-        endOthers();
-        session = new Session(this.pythonPath, this.command, 0);
+        takeOthers();
+        if (session == null) {
+            start(0);
+        }
         name = session.name;
-        register();
     }
 
-    private boolean sameCommand(PokerSquaresPython other) {
-        return getClass() == other.getClass() && java.util.Arrays.equals(command, other.command)
-               && java.util.Arrays.equals(pythonPath, other.pythonPath);
+    private boolean sameCommand(Session s) {
+        return getClass() == s.owner && java.util.Arrays.equals(command, s.command)
+               && java.util.Arrays.equals(pythonPath, s.pythonPath);
     }
 
-    private void register() {
+    /** A new process for this instance, ready within {@code readyMillis} ms (0: as long as it takes). */
+    private void start(long readyMillis) {
+        Session s = new Session(getClass(), pythonPath, command, readyMillis);
         synchronized (LIVE) {
+            session = s;
             LIVE.add(this);
         }
     }
 
-    /** Ends the processes of the other instances of this command that are done (see the header). */
-    private void endOthers() {
+    /**
+     * The other instances of this command that are done give up their processes (kept
+     * idle, at most IDLE_PER_CLASS of them; the rest end); this instance, if it has none,
+     * takes one of them. See the header.
+     */
+    private void takeOthers() {
         List<Session> ended = new ArrayList<>();
         synchronized (LIVE) {
             for (java.util.Iterator<PokerSquaresPython> it = LIVE.iterator(); it.hasNext(); ) {
                 PokerSquaresPython other = it.next();
-                if (other != this && sameCommand(other) && !other.busy && other.playsLeft == 0 && other.played
-                        && other.session != null) {
-                    ended.add(other.session);
+                if (other != this && other.session != null && sameCommand(other.session) && !other.busy
+                        && other.playsLeft == 0 && other.played) {
+                    IDLE.add(other.session);
                     other.session = null;
                     it.remove();
+                }
+            }
+            takeIdle();
+            int kept = 0;
+            for (int i = IDLE.size() - 1; i >= 0; i--) {  // the newest kept
+                if (sameCommand(IDLE.get(i)) && ++kept > IDLE_PER_CLASS) {
+                    ended.add(IDLE.remove(i));
                 }
             }
         }
         for (Session s : ended) {
             s.end();
+        }
+    }
+
+    /** This instance, if it has no process, takes an idle one of its command (the newest); guarded by LIVE. */
+    private void takeIdle() {
+        for (int i = IDLE.size() - 1; session == null && i >= 0; i--) {
+            Session s = IDLE.get(i);
+            if (!s.process.isAlive()) {  // killed from outside while idle: of no use
+                IDLE.remove(i);
+            } else if (sameCommand(s)) {
+                session = IDLE.remove(i);
+                LIVE.add(this);
+            }
         }
     }
 
@@ -134,6 +171,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
                     sessions.add(p.session);
                 }
             }
+            sessions.addAll(IDLE);
         }
         for (Session s : sessions) {
             s.closeInput();
@@ -162,10 +200,17 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
         }
     }
 
-    /** A new process for this instance, prepared again for its last point system if {@code prepare}. */
+    /**
+     * A process for this instance (an idle one of its command, else a new one), prepared
+     * again for its last point system if {@code prepare}.
+     */
     private void restart(boolean prepare, long readyMillis) {
-        session = new Session(pythonPath, command, readyMillis);
-        register();
+        synchronized (LIVE) {
+            takeIdle();
+        }
+        if (session == null) {
+            start(readyMillis);
+        }
         if (prepare && points != null) {
             call(systemCommand(points, millis), "ok", millis + SYSTEM_SLACK_MILLIS);
         }
@@ -225,7 +270,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
             }
             this.points = table.clone();
             this.millis = millis;
-            endOthers();
+            takeOthers();
             if (session == null) {
                 restart(false, millis + SYSTEM_SLACK_MILLIS);
             }
@@ -315,13 +360,19 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     /** One Python process: its pipes, and its answers as a reader thread reads them. */
     private static final class Session {
         private static final String END = new String("end of the answers");  // a marker, compared by identity
+        final Class<?> owner;  // the exported class, command and folders it was started for
+        final String[] pythonPath;
+        final String[] command;
         final Process process;
         final String name;
         private final Writer toPython;
         private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
 
         /** Starts the process and waits for "ready" ({@code readyMillis} ms; 0: as long as it takes). */
-        Session(String[] pythonPath, String[] command, long readyMillis) {
+        Session(Class<?> owner, String[] pythonPath, String[] command, long readyMillis) {
+            this.owner = owner;
+            this.pythonPath = pythonPath;
+            this.command = command;
             ProcessBuilder builder = new ProcessBuilder(command);
             if (pythonPath.length > 0) {
                 String path = String.join(java.io.File.pathSeparator, pythonPath);

@@ -11,9 +11,11 @@ process's side: it builds and warms up the player before it says ``ready``, then
 answers ``system``, ``init`` and ``play``, telling the player the milliseconds the
 framework gives less a margin: a player that overruns its own clock (as any can on a
 machine with more busy processes than cores) overruns the framework's. An instance that
-has played and is between games has its process ended when another instance of its
-class is made or prepared (a fresh instance per point system holds one process, not
-twelve), and no call waits for ever for an answer; ``PokerSquaresPython.java``'s header
+has played and is between games gives up its process when another instance of its class
+is made or prepared, for the next instance that needs one (a fresh instance per point
+system holds one process, not twelve; two instances of one class that take turns hand it
+to each other instead of each starting a new one in its budget), and no call waits for
+ever for an answer; ``PokerSquaresPython.java``'s header
 says exactly when.
 
 The framework's clocks include the protocol's round trips (tens of microseconds, more
