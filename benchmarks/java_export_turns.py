@@ -55,23 +55,14 @@ public class Turns {
 """
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--player", default="champion", help="the player spec to export")
-    ap.add_argument("--instances", type=int, default=2, help="instances of the exported class, taking turns")
-    ap.add_argument("--systems", type=int, default=4, help="point systems, each prepared by every instance")
-    ap.add_argument("--millis", type=int, default=0, help="each preparation's budget in milliseconds")
-    args = ap.parse_args()
-    if args.instances < 1 or args.systems < 1 or args.millis < 0:
-        ap.error(f"--instances and --systems must be at least 1 and --millis at least 0, got "
-                 f"{args.instances}, {args.systems} and {args.millis}")
+def _drive(work: Path, args: argparse.Namespace, name: str, ap: argparse.ArgumentParser) -> str:
+    """Compile the stand-in framework and the driver in ``work``, export the player as
+    ``name`` there and run the driver: its output."""
     from pokersquares.errors import PokerSquaresError
-    from pokersquares.java_export import default_class_name, export_java
+    from pokersquares.java_export import export_java
 
-    work = Path(tempfile.mkdtemp(prefix="java-export-turns-"))
     classes = work / "classes"
     subprocess.run(["javac", "-d", str(classes), *map(str, (ROOT / "tests/players/java").glob("*.java"))], check=True)
-    name = default_class_name(args.player)
     try:
         export_java(args.player, work / "exported", name, str(classes))
     except PokerSquaresError as e:  # a bad spec: said before any process starts
@@ -83,7 +74,24 @@ def main() -> None:
                          capture_output=True, text=True, check=False)
     if run.returncode != 0:
         sys.exit(f"error: the Java driver failed: {run.stderr.strip().splitlines()[-1:]}")
-    seconds = [round(float(w), 4) for w in run.stdout.split()]
+    return run.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--player", default="champion", help="the player spec to export")
+    ap.add_argument("--instances", type=int, default=2, help="instances of the exported class, taking turns")
+    ap.add_argument("--systems", type=int, default=4, help="point systems, each prepared by every instance")
+    ap.add_argument("--millis", type=int, default=0, help="each preparation's budget in milliseconds")
+    args = ap.parse_args()
+    if args.instances < 1 or args.systems < 1 or args.millis < 0:
+        ap.error(f"--instances and --systems must be at least 1 and --millis at least 0, got "
+                 f"{args.instances}, {args.systems} and {args.millis}")
+    from pokersquares.java_export import default_class_name
+
+    name = default_class_name(args.player)
+    with tempfile.TemporaryDirectory(prefix="java-export-turns-") as tmp:
+        seconds = [round(float(w), 4) for w in _drive(Path(tmp), args, name, ap).split()]
     first, later = seconds[:args.instances], seconds[args.instances:]
     print(json.dumps({
         "player": args.player, "class": name, "instances": args.instances, "systems": args.systems,

@@ -327,3 +327,22 @@ def test_every_class_file_a_java_tournament_needs_is_listed(java_classes, organi
         shutil.copy(f, copied / f.name)
     cp = classpath(java_classes, organiser, copied)
     assert drive(cp, "fresh", "PyGreedy", "1") == ["systems 1 alive 1 most 1 processes 1"]
+
+
+def test_the_turns_benchmark_times_each_preparation_of_instances_taking_turns(java_classes):
+    # benchmarks/java_export_turns.py, as README quotes it, on greedy: one figure per
+    # preparation (two instances, two systems), in the order they were made.
+    import json
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "java_export_turns.py"
+    run = subprocess.run([sys.executable, str(script), "--player", "greedy", "--systems", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout)
+    assert (out["player"], out["class"], out["instances"], out["systems"], out["millis"]) == (
+        "greedy", "PyGreedy", 2, 2, 0)
+    seconds = out["set_point_system_s"]
+    assert len(seconds) == 4 and all(0 <= s < 60 for s in seconds)
+    assert out["later_systems_max_s"] == max(seconds[2:])
