@@ -563,7 +563,10 @@ def test_learner_crossover_learns_both_for_the_same_seconds_and_judges_them_alik
     (row,) = json.loads(run.stdout)["rows"]
     assert row["system"] == "American" and row["prep_s"] == 0.3
     for name in ("patterns", "td"):
-        assert 0.1 < row[f"{name}_s"] <= 0.6  # the learner's own budget, kept
+        # The learner's own budget, kept, and spent learning: a learner ends when its next
+        # round, timed as the last, would not fit (0.15 to 0.19 s of 0.3 quiet; 0.099 s once
+        # in CI beside the other tests), so the floor is what no learning at all stays under.
+        assert 0.03 < row[f"{name}_s"] <= 0.6
         assert 20 < row[f"{name}_mean"] < 250  # a greedy policy's mean over 50 American games
         assert 0.5 < row[f"{name}_stderr"] < 20  # a 50-game mean's standard error (SD of a game: 25-45)
 
