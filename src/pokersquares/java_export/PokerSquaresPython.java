@@ -201,17 +201,17 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
     }
 
     /**
-     * A process for this instance (an idle one of its command, else a new one), prepared
-     * again for its last point system if {@code prepare}.
+     * At init, a process for this instance (an idle one of its command, else a new one),
+     * prepared again for its last point system.
      */
-    private void restart(boolean prepare, long readyMillis) {
+    private void restart() {
         synchronized (LIVE) {
             takeIdle();
         }
         if (session == null) {
-            start(readyMillis);
+            start(RESTART_MILLIS);
         }
-        if (prepare && points != null) {
+        if (points != null) {
             call(systemCommand(points, millis), "ok", millis + SYSTEM_SLACK_MILLIS);
         }
     }
@@ -270,9 +270,9 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
             }
             this.points = table.clone();
             this.millis = millis;
-            takeOthers();
+            takeOthers();  // took an idle process if there was one
             if (session == null) {
-                restart(false, millis + SYSTEM_SLACK_MILLIS);
+                start(millis + SYSTEM_SLACK_MILLIS);
             }
             long left = Math.max(0, millis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             call(systemCommand(table, left), "ok", left + SYSTEM_SLACK_MILLIS);
@@ -295,7 +295,7 @@ public class PokerSquaresPython implements PokerSquaresPlayer {
             // answered (-1, -1), which it scores as the game's penalty.
             try {
                 if (session == null) {
-                    restart(true, RESTART_MILLIS);
+                    restart();
                 }
                 call("init", "ok", INIT_MILLIS);
             } catch (Ended e) {
