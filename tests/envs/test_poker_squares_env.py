@@ -228,6 +228,33 @@ def test_a_policy_player_takes_what_the_environment_takes():
     assert rec.penalty is None and [(r * 5 + c) for _, r, c in rec.placements[:4]] == [3, 4, 5, 6]
 
 
+def test_a_policy_player_refuses_what_is_not_a_position_in_one_line():
+    """Unprepared, its policy was shown points of all 0 and its game scored as if prepared;
+    a card on the grid got a cell, and card 60 or a grid of 24 cells was numpy's IndexError."""
+    from pokersquares.errors import PokerSquaresError
+
+    seen = []
+
+    def policy(obs, info):
+        seen.append(obs["points"].tolist())
+        return int(np.flatnonzero(info["action_mask"])[0])
+
+    player = PolicyPlayer(policy)
+    rec = play_game(player, AMERICAN, 0, 30.0)
+    assert rec.penalty is not None and "call set_point_system" in rec.penalty and seen == []
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[:20] = np.arange(20)
+    with pytest.raises(PokerSquaresError, match="call set_point_system.* before choose"):
+        player.choose(grid, 30, 1.0)
+    player.set_point_system(AMERICAN, 0.0)
+    for bad_grid, card, words in ((grid, 5, "already on the grid"), (grid, 60, "card id 0..51, got 60"),
+                                  (np.full(24, -1, dtype=np.int8), 3, "25 cells"),
+                                  (np.arange(25, dtype=np.int8), 30, "grid is full")):
+        with pytest.raises(IllegalPlacementError, match=words):
+            player.choose(bad_grid, card, 1.0)
+    assert player.choose(grid.tolist(), 30, 1.0) == 20 and seen == [list(AMERICAN.points)]
+
+
 class _Answers:
     """A harness player whose first answer is given; the rest are the first empty cell."""
 

@@ -64,6 +64,13 @@ def _prepared(spec: str):
     return player
 
 
+def test_choose_refuses_what_is_not_a_position_in_one_line(refuses_what_is_not_a_position):
+    """Before set_point_system choose was an AttributeError of the bot ('NoneType' object
+    has no attribute 'deadline'); a grid as a list was "moves must be at least 1", and a
+    card on the grid got a cell."""
+    refuses_what_is_not_a_position(make_player("openspiel:mcts"), ("choose",))
+
+
 def test_bad_parameters_are_one_line_errors():
     with pytest.raises(PokerSquaresError, match="unknown evaluator"):
         make_player("openspiel:mcts:evaluator=nope")

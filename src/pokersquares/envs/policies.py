@@ -201,6 +201,9 @@ class PolicyPlayer(BasePlayer):
             self.policy.set_seed(seed)
 
     def choose(self, grid: np.ndarray, card: int, seconds_left: float) -> int:
+        # Checked as every player's position is: unprepared, a policy was shown points of
+        # all 0 and played on, and a card on the grid or a grid of 24 cells got a cell.
+        grid, card = self.checked_position(grid, card)
         obs, info = observation(grid, card, self.points)
         info.update(seed=self.seed, seconds_left=seconds_left,
                     point_system=self.point_system.name if self.point_system else "custom")

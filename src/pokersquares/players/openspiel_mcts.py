@@ -169,6 +169,7 @@ class OpenSpielMCTSPlayer(BasePlayer):
         from ..openspiel import load
         from ..points import AMERICAN
 
+        super().warm_up()  # the position check every move makes
         # One game to its end through the game object, as the search's rollouts play:
         # its returns are scored by a kernel, whose first call in a process loads numba
         # itself (half a second that must not fall inside a game's clock).
@@ -217,6 +218,9 @@ class OpenSpielMCTSPlayer(BasePlayer):
         return state
 
     def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+        # Unprepared, this was an AttributeError of the bot; a grid given as a list, or full,
+        # a clock's ValueError; a card on the grid or a grid of 24 cells got a cell.
+        grid, card = self.checked_position(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:
             return int(empty[0])
