@@ -201,6 +201,28 @@ def test_a_store_asked_for_a_run_by_a_numpy_id_answers_as_for_an_int(tmp_path):
         assert store.runs(tournament_id=np.int64(tid)) == store.runs(tournament_id=tid) != []
 
 
+def test_a_tournament_takes_numpy_numbers_as_plain_ones(tmp_path):
+    """``run_tournament`` with numpy's numbers: a seed, times or preparation failed deep in
+    the store (``Object of type int64 is not JSON serializable``), and ``games=np.int64(2)``
+    was stored as bytes, its table was no JSON, and ``results --tournament`` an internal error."""
+    import json
+
+    import numpy as np
+
+    from pokersquares import AMERICAN
+    from pokersquares.harness.store import ResultStore
+    from pokersquares.harness.tournament import run_tournament, table_from_store
+
+    with ResultStore(tmp_path / "t.sqlite") as store:
+        table = run_tournament(["random"], [AMERICAN], np.int64(2), np.int64(3), store, time_per_game=np.float32(1),
+                               prep_time=np.int64(0), workers=1, secret="s")
+        assert json.loads(json.dumps(table))["games"] == 2
+        held = store.tournaments()[0]
+        assert (held["games"], held["seed"]) == (2, 3) and type(held["games"]) is int
+        assert table_from_store(store, table["tournament_id"])["totals"] == table["totals"]
+        assert [g.seed for g in store.games(store.runs()[0].run_id)] == [3, 4]
+
+
 # -- games forked from a process that learned ---------------------------------------------
 _LEARN_THEN_PLAY = """
 import sys, numpy as np, numba

@@ -164,7 +164,7 @@ def test_games_are_not_recorded_for_a_run_the_store_does_not_hold(tmp_path):
         assert store.seeds_played(7) == (0, None, None)
 
 
-@pytest.mark.parametrize("seeds", [["a"], [None], [1.5], "12"])
+@pytest.mark.parametrize("seeds", [["a"], [None], [1.5], "12", 5, np.int64(5)])
 def test_the_seeds_to_read_are_integers(tmp_path, seeds):
     with ResultStore(tmp_path / "g.sqlite") as store:
         run = store.open_run("random", "random", AMERICAN, 0, 1, 1.0, 0.0)

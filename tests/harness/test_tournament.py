@@ -282,7 +282,9 @@ def test_a_tournament_stopped_before_an_entrant_played_resumes_with_its_own_spel
     store = ResultStore(tmp_path / "r.sqlite")
     entered = ["greedy", "tiger:cp=5,iterations=20"]
     systems = parse_point_systems("american,british")
-    stopped = store.open_tournament(entered, systems, 2, 0, 5, 0)  # stopped before any run was opened
+    # Stopped before any run was opened, its limits in seconds as run_tournament (and the
+    # command line) key them.
+    stopped = store.open_tournament(entered, systems, 2, 0, 5.0, 0.0)
     _tournament(store, ["tiger:iterations=20,cp=5"], games=2)
     again, played, _ = _tournament(store, entered, games=2)
     assert again["tournament_id"] == stopped and again["players"] == entered

@@ -582,7 +582,10 @@ def seeds_to_read(seeds) -> list:
     """``seeds`` (the deals a store is asked for) as a list of integers, else InvalidSeedError."""
     if isinstance(seeds, (str, bytes)):
         raise InvalidSeedError(f"the seeds to read are integers, not text: {seeds!r}")
-    seeds = list(seeds)
+    try:
+        seeds = list(seeds)
+    except TypeError:  # one seed is no list of them: it was "'int' object is not iterable"
+        raise InvalidSeedError(f"the seeds to read are a list of integers ([5] for one), got {seeds!r:.60}") from None
     for seed in seeds:
         if not is_integer(seed):
             raise InvalidSeedError(f"the seeds to read are integers, got {seed!r}")

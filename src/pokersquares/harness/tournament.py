@@ -261,7 +261,10 @@ def run_tournament(players: list[str], systems: list[PointSystem], games: int, s
         return [RunSpec(player, system, games, seed, time_per_game, prep_time, memory_mb, secret)
                 for system in systems for player in players]
 
-    runs_of(players)  # each limit checked before anything is built
+    # Each limit checked before anything is built, and then used as the runs hold it: numpy's
+    # numbers (a notebook's) failed in the store's key, and games=np.int64(2) was stored as bytes.
+    checked = runs_of(players)[0]
+    games, seed, time_per_game, prep_time = checked.games, checked.seed, checked.time_per_game, checked.prep_time
     if not isinstance(store, ResultStore):
         raise TournamentError(f"a tournament is recorded in a ResultStore, got {store!r}")
     check_workers(workers)
