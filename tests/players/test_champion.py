@@ -312,3 +312,21 @@ def test_a_json_file_to_load_is_pattern_utilities(tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(PokerSquaresError, match="not a pokersquares-pattern-utilities file"):
         make_player(f"champion:load={tmp_path / 'bad.json'}")
+
+
+def test_a_refused_preparation_keeps_the_evaluator_the_last_one_learned(play_legal):
+    """A call that ``set_point_system`` refuses (not a PointSystem, a budget below 0 or
+    infinite) prepares nothing and leaves the player as it was: it switched to the
+    evaluator of that budget first, unprepared, and the next game failed ("the patterns
+    evaluator has no point system yet") while the player still said it was prepared."""
+    import math
+
+    player = make_player("champion")
+    player.warm_up()
+    player.set_point_system(AMERICAN, 1.0)
+    learned = player.evaluator
+    for system, budget in (([1] * 10, 9.0), (AMERICAN, math.inf), (AMERICAN, -1.0)):
+        with pytest.raises(PokerSquaresError):
+            player.set_point_system(system, budget)
+        assert player.evaluator is learned
+    play_legal(player, 3, time_per_game=1.0)

@@ -268,3 +268,47 @@ def test_the_first_timing_batch_is_four_cells_even_when_the_choices_are_two(narl
     search.choose(narl, grid, int(deal(3)[1]), POINTS, 5.0, seed=0)
     assert batches[0] == (-1, 4) and search.last["choices"] == 2
     assert [width for round_, width in batches[1:]] == [2, 2, 2]
+
+
+def test_one_slow_timing_batch_does_not_leave_the_later_moves_greedy(narl, fake_clock):
+    """A fresh search's first batch times what a playout costs; one that stalls (the
+    thread pool starting in it, a busy moment) made a playout look dear, every move
+    after it was left greedy for want of time and, with no batch played, the cost was
+    never timed again (a 2 s game's first six moves were greedy, 0.7 s left unused).
+    A move left greedy by the clock has the next one time a batch afresh. A playout
+    takes 10 us a cell; the first batch stalls 10 ms, a third of the move's time."""
+    from pokersquares.search import halving
+
+    fake_clock.install(halving)
+    stalls = [0.01]
+    fake_clock.charge_per(narl, "limited_playouts",
+                          lambda grid, n, depth, seed, **kw: n * 1e-5 + (stalls.pop() if stalls else 0.0))
+    search = CrnHalving(depth=4, cores=1, exact=False, stop_z=float("inf"))
+    searched = []
+    for seed in range(4):
+        grid, card = _mid_game(seed=seed, placed=8)
+        search.choose(narl, grid, card, POINTS, 0.035, seed=seed)
+        searched.append(search.last["rounds"] > 0)
+    assert searched == [False, True, True, True]
+
+
+def test_the_last_moves_tiny_end_game_does_not_make_the_next_four_card_one_look_dear(narl, fake_clock):
+    """What an exact end game costs a full grid is learned from the end games played;
+    the last move's (56 full grids) is timed mostly by its call's fixed cost, which made
+    the next game's four-card end game look several times dearer than it is, and left
+    it to playouts where it fits (0.07 ± 0.03 points a move behind exact, 150 positions).
+    A call costs 20 us plus 60 ns a full grid here; a playout 10 us a cell."""
+    from pokersquares.search import halving
+    from pokersquares.search.endgame import exact_cost
+
+    fake_clock.install(halving)
+    fake_clock.charge_per(halving, "exact_values", lambda grid, card, points: 2e-5 + exact_cost(grid) * 6e-8)
+    fake_clock.charge_per(narl, "limited_playouts", lambda grid, n, depth, seed, **kw: n * 1e-5)
+    search = CrnHalving(cores=1, stop_z=float("inf"))
+    for placed in (22, 23):  # a game's last two searched moves: three empty cells, then two
+        grid, card = _mid_game(seed=placed, placed=placed)
+        search.choose(narl, grid, card, POINTS, 0.3, seed=0)
+        assert search.last["exact"]
+    grid, card = _mid_game(seed=4, placed=21)  # the next game's four empty cells: 35 ms of 0.3 s
+    search.choose(narl, grid, card, POINTS, 0.3, seed=0)
+    assert search.last["exact"]

@@ -108,6 +108,7 @@ starts again from the preparation's learning.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -121,7 +122,7 @@ from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step
 from ..game import EMPTY
 from ..hands import HandId
 from .catalog import register_player
-from ..points import AMERICAN
+from ..points import AMERICAN, PointSystem
 from ..search.base import Search
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
@@ -168,7 +169,10 @@ class ChampionPlayer(SearchPlayer):
         return self.large_evaluator
 
     def set_point_system(self, point_system, budget_s: float) -> None:
-        if is_seconds(budget_s):  # else the base class says what is wrong with it
+        """Prepare the evaluator :meth:`evaluator_for` chooses for ``budget_s``. A call the
+        base class refuses (not a PointSystem, a budget not seconds from 0 below infinity)
+        leaves the player as it was, with the evaluator it last prepared."""
+        if isinstance(point_system, PointSystem) and is_seconds(budget_s) and 0 <= budget_s < math.inf:
             self.evaluator = self.evaluator_for(budget_s)
         super().set_point_system(point_system, budget_s)
 
@@ -354,6 +358,6 @@ def champion(depth: int | str = "auto", stop_z: float = 3.0, exact: bool = True,
                           small_evaluator=small)
 
 
-champion.version = "20"  # 20: below 0.2 s of preparation the greedy rule (no time to learn and check); 19: evaluator=auto, a preparation of less than 8 s learns BeeMo's pattern utilities and searches them with playouts to the full grid; 18: the search judges one empty cell of each kind the grid's symmetries make alike (symmetry=true), in at least three batches a move; 17: depth=auto, playouts of 8 cards where a straight outscores a flush (British, Ameritish, Straight); 16: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
+champion.version = "21"  # 21: a move the clock left greedy has the next move time its playouts afresh (one stalled timing batch left every later move greedy), and an exact end game of fewer than 1,000 full grids does not set what a full grid costs (the last move's made the next game's four-card end game look too dear); 20: below 0.2 s of preparation the greedy rule (no time to learn and check); 19: evaluator=auto, a preparation of less than 8 s learns BeeMo's pattern utilities and searches them with playouts to the full grid; 18: the search judges one empty cell of each kind the grid's symmetries make alike (symmetry=true), in at least three batches a move; 17: depth=auto, playouts of 8 cards where a straight outscores a flush (British, Ameritish, Straight); 16: where the guard keeps the greedy rule, a Monte Carlo search over the rule; 15: the TD residual's learning games make a random move with probability epsilon=0.02; 14: the TD residual's groups add draws (each open line's straight windows and outs); 13: the TD residual learns with temporal-coherence step sizes (tc=true, alpha=0.3); 12: faster NARL and TD kernels (same games, more of them in a budget); 11: the guard keeps the learned evaluator unless it is 2 SE behind the greedy rule; 10: TD also learns the table's line values (table_step=0.002); 9: the TD evaluator by default; 8: the shared MoveClock (a budget too small to search counts as a fallback move); 7: the small-budget guard (players.greedy_guard); 2: its own clock sharing; 3: searches only the cells the time gives min_playouts each;
 # 4: margins for a loaded machine; 5: playouts of 4 cards ending in the table's value (was: to the end);
 # 6: the reserve is a share of the game's clock (v5 with exact=false timed out 2 of 6 games)

@@ -54,6 +54,10 @@ __all__ = ["CrnHalving"]
 # playout the batch before measured: one batch for two choices, sized on the last
 # game's cost, overshot its budget threefold and cost the clock later moves.
 MIN_ROUNDS = 3
+# An exact end game of fewer full grids is not timed: its call's fixed cost is most of
+# its time (the last move's 56 full grids made the next game's four-card end game look
+# several times dearer than it is, and left it to playouts where it fitted).
+MIN_TIMED_LEAVES = 1000
 
 
 class CrnHalving(Search):
@@ -187,7 +191,8 @@ class CrnHalving(Search):
             if cost * self.leaf_s < 0.25 * room:
                 t = time.perf_counter()
                 values = exact_values(grid, card, points)
-                self.leaf_s = max(1e-9, (time.perf_counter() - t) / cost)
+                if cost >= MIN_TIMED_LEAVES:
+                    self.leaf_s = max(1e-9, (time.perf_counter() - t) / cost)
                 self.last["exact"] = True
                 return int(np.argmax(values)), values
         greedy = evaluator.placement_values(grid, card)
@@ -246,6 +251,9 @@ class CrnHalving(Search):
         self.last["rounds"] = round_
         if round_ == 0:
             self.cut_short |= self.max_playouts is None
+            # Left greedy by the clock, this move timed no playout: the next one times a
+            # batch afresh, so that one slow batch cannot leave every later move greedy.
+            self._measured = self._measured and not self.cut_short
             return int(order[0]), greedy
         values = np.full(25, -np.inf)
         for cell, rows in samples.items():
