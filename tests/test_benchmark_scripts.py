@@ -592,6 +592,10 @@ def test_learner_crossover_splits_a_budget_with_patterns_prep(forks):
     ("java_overhead.py", ["--games", "-1"], "--starts and --games must be at least 1, got 5 and -1"),
     ("java_export_turns.py", ["--systems", "0"], "--instances and --systems must be at least 1"),
     ("java_export_turns.py", ["--player", "bogus"], "unknown player 'bogus'"),
+    ("champion_first_games.py", ["--processes", "0"], "--processes and --games must be at least 1"),
+    ("champion_first_games.py", ["--time-per-game", "nan"], "--time-per-game above 0, got 12, 3 and nan"),
+    ("champion_first_games.py", ["--system", "bogus"], "unknown point system 'bogus'"),
+    ("champion_first_games.py", ["--player", "champion:load=/nowhere.npz"], "/nowhere.npz"),
     ("budget_overrun.py", ["--budgets", "nan"], "--budgets must be finite numbers of seconds more than 0"),
     ("budget_overrun.py", ["--budgets", "0"], "--budgets must be finite numbers of seconds more than 0"),
     ("budget_overrun.py", ["--loads", "-1"], "--loads takes numbers of busy processes"),
@@ -762,3 +766,15 @@ def test_optimum_options_proves_a_start_score_without_a_grid(forks):
     assert run.returncode == 0, run.stderr[-2000:]
     row = json.loads(run.stdout.splitlines()[0])
     assert (row["seed"], row["score"], row["bound"], row["proven"]) == (1, 289, 289, True)
+
+
+def test_champion_first_games_counts_each_games_four_card_move_and_its_fallback_moves(forks):
+    """Each game reaches four empty cells once, and the script counts that move (exact or
+    not) and the moves the clock left greedy, game by game, from fresh processes."""
+    run = forks(BENCHMARKS / "champion_first_games.py", "--processes", "2", "--games", "2", "--time-per-game", "1",
+                timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout)
+    assert (out["processes"], out["games_each"], out["four_empty_moves"]) == (2, 2, 4)
+    assert 0 <= out["four_empty_exact"] <= 4 and out["penalties"] == 0 and out["max_seconds"] > 0
+    assert out["first_games_with_fallback_moves"] <= 2 and 40 <= out["mean_score"] <= 300

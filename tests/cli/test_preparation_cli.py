@@ -38,7 +38,7 @@ def test_demo_compiles_once_then_plays_its_tournament(tmp_path):
     assert "Compiling the agents' kernels (once" in r.stdout
     assert "3/3 agents ready" in r.stderr
     ranking = [line.split()[1] for line in r.stdout.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
-    assert ranking[-1] == "random" and set(ranking) == {"random", "greedy", "og"}
+    assert ranking[-1] == "random" and set(ranking) == {"random", "greedy", "og"}, r.stdout + r.stderr
 
 
 def test_a_player_prepared_in_each_worker_names_whose_preparation_its_lines_are(tmp_path, cli_here, monkeypatch):
