@@ -223,6 +223,28 @@ def test_a_tournament_takes_numpy_numbers_as_plain_ones(tmp_path):
         assert [g.seed for g in store.games(store.runs()[0].run_id)] == [3, 4]
 
 
+def test_a_store_opens_a_run_and_a_tournament_of_numpy_numbers_as_of_plain_ones(tmp_path):
+    """``open_run`` and ``open_tournament`` with numpy's numbers failed in the key ("Object
+    of type int64 is not JSON serializable"); stored, an int64 would be bytes."""
+    import sqlite3
+
+    import numpy as np
+
+    from pokersquares import AMERICAN
+    from pokersquares.harness.store import ResultStore
+
+    with ResultStore(tmp_path / "n.sqlite") as store:
+        plain = store.open_run("random", "random", AMERICAN, 3, 2, 1.0, 0.0)
+        assert store.open_run("random", "random", AMERICAN, np.int64(3), np.int64(5), np.float32(1), np.float64(0)) \
+            == plain
+        tid = store.open_tournament(["random"], [AMERICAN], 2, 3, 1.0, 0.0)
+        assert store.open_tournament(["random"], [AMERICAN], np.int64(4), np.int64(3), np.float32(1),
+                                     np.float64(0)) == tid
+    with sqlite3.connect(tmp_path / "n.sqlite") as db:
+        assert db.execute("SELECT typeof(seed), typeof(games), games FROM runs").fetchall() == [("integer", "integer", 5)]
+        assert db.execute("SELECT typeof(games), games FROM tournaments").fetchall() == [("integer", 4)]
+
+
 # -- games forked from a process that learned ---------------------------------------------
 _LEARN_THEN_PLAY = """
 import sys, numpy as np, numba

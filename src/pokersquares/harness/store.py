@@ -573,6 +573,12 @@ def _key(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def _plain(value):
+    """A numpy scalar (a notebook's) as the Python number it holds, anything else as it is:
+    numpy's int64 is no JSON for a key, and SQLite stores it as bytes."""
+    return value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
+
+
 def _run_key(player: str, system: PointSystem, seed: int, time_per_game: float, prep_time: float,
              tournament_id: int | None, version: str) -> str:
     return _key(player, list(system.points), seed, time_per_game, prep_time, tournament_id, version)
@@ -989,6 +995,8 @@ class ResultStore:
         """
         if not isinstance(system, PointSystem):
             raise InvalidPointSystemError(f"a run's point system is a PointSystem, got {system!r}")
+        seed, games, time_per_game, prep_time, tournament_id = map(
+            _plain, (seed, games, time_per_game, prep_time, tournament_id))
         key = _run_key(player, system, seed, time_per_game, prep_time, tournament_id, version)
         with self.transaction():
             row = self.conn.execute("SELECT run_id, games FROM runs WHERE key = ?", (key,)).fetchone()
@@ -1048,6 +1056,7 @@ class ResultStore:
         """The id of the tournament with these settings, created if new. As for a run, the
         game count is not part of it: the same tournament with more games goes on from the
         games it holds (its runs grow), with fewer it reads the first of them."""
+        games, seed, time_per_game, prep_time = map(_plain, (games, seed, time_per_game, prep_time))
         sys_json = [s.to_json() for s in systems]
         key = _key(players, sys_json, seed, time_per_game, prep_time)
         with self.transaction():
