@@ -116,6 +116,17 @@ class BasePlayer:
         """What a subclass adds to its repr after the name (its evaluator and search)."""
         return ""
 
+    @staticmethod
+    def check_preparation(point_system, budget_s) -> None:
+        """The PokerSquaresError :meth:`set_point_system` refuses its arguments with, if any:
+        not a PointSystem, or a budget that is not a finite number of seconds from 0."""
+        if not isinstance(point_system, PointSystem):
+            raise InvalidPointSystemError(f"set_point_system takes a PointSystem (PointSystem(points) or "
+                                          f"parse_point_system('american')), got {_one_line(point_system)}")
+        if not is_seconds(budget_s) or not 0 <= budget_s < math.inf:  # an endless learning, or none meant
+            raise PokerSquaresError(f"set_point_system's budget is a finite number of seconds from 0, "
+                                    f"got {_one_line(budget_s)}")
+
     def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
         """Prepare for ``point_system``: everything, handing the prepared player over
         included, ends within ``budget_s`` seconds of this call. ``prepare`` gets what
@@ -124,12 +135,7 @@ class BasePlayer:
         ``PointSystem(points)`` makes one) or a budget that is not seconds is a
         PokerSquaresError."""
         start = time.perf_counter()
-        if not isinstance(point_system, PointSystem):
-            raise InvalidPointSystemError(f"set_point_system takes a PointSystem (PointSystem(points) or "
-                                          f"parse_point_system('american')), got {_one_line(point_system)}")
-        if not is_seconds(budget_s) or not 0 <= budget_s < math.inf:  # an endless learning, or none meant
-            raise PokerSquaresError(f"set_point_system's budget is a finite number of seconds from 0, "
-                                    f"got {_one_line(budget_s)}")
+        self.check_preparation(point_system, budget_s)
         self.point_system = point_system
         self.points = np.array(point_system.points, dtype=np.int64)
         self.prepare(max(0.0, budget_s - handoff_reserve_s(self, budget_s) - (time.perf_counter() - start)))

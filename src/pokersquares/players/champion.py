@@ -108,7 +108,6 @@ starts again from the preparation's learning.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -122,7 +121,7 @@ from ..evaluators.td import FORMAT as TD_FORMAT, TdEvaluator, saved_format, step
 from ..game import EMPTY
 from ..hands import HandId
 from .catalog import register_player
-from ..points import AMERICAN, PointSystem
+from ..points import AMERICAN
 from ..search.base import Search
 from ..search.endgame import exact_values
 from ..search.halving import CrnHalving
@@ -170,10 +169,9 @@ class ChampionPlayer(SearchPlayer):
 
     def set_point_system(self, point_system, budget_s: float) -> None:
         """Prepare the evaluator :meth:`evaluator_for` chooses for ``budget_s``. A call the
-        base class refuses (not a PointSystem, a budget not seconds from 0 below infinity)
-        leaves the player as it was, with the evaluator it last prepared."""
-        if isinstance(point_system, PointSystem) and is_seconds(budget_s) and 0 <= budget_s < math.inf:
-            self.evaluator = self.evaluator_for(budget_s)
+        base class refuses leaves the player as it was, with the evaluator it last prepared."""
+        self.check_preparation(point_system, budget_s)
+        self.evaluator = self.evaluator_for(budget_s)
         super().set_point_system(point_system, budget_s)
 
     def prepare(self, budget_s: float) -> None:
