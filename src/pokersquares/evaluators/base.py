@@ -556,13 +556,23 @@ class TableKernelEvaluator(Evaluator):
 
     def state_value(self, grid: np.ndarray) -> float:
         self._require_points()
-        return float(self._value_kernel(checked_grid(grid), *self._tables()))
+        return self._unchecked_state_value(checked_grid(grid))
 
     def _unchecked_placement_values(self, grid: np.ndarray, card: int) -> np.ndarray:
         return self._placement_kernel(grid, card, *self._tables())
 
     def _unchecked_state_value(self, grid: np.ndarray) -> float:
+        if (grid == EMPTY).all():
+            return self._empty_grid_value()
         return float(self._value_kernel(grid, *self._tables()))
+
+    def _empty_grid_value(self) -> float:
+        """The empty grid's value, one card deeper: the mean over the 52 first cards of
+        the best placement's value. The tables learn afterstates, which hold a card or
+        more, so their value kernel finds nothing for an empty grid and says 0 (a caller
+        asking what a point system is worth before the first card was told 0 points)."""
+        return float(np.mean(self._best_kernel(np.full(25, EMPTY, dtype=np.int8), np.arange(52, dtype=np.int64),
+                                               *self._tables())))
 
     def best_placement_values(self, grid: np.ndarray, cards: np.ndarray) -> np.ndarray:
         self._require_points()
@@ -579,9 +589,10 @@ class TableKernelEvaluator(Evaluator):
         """The playout kernel on checked arguments, with ``playout_args`` between the
         policy flag and the tables."""
         self._require_points()
-        return self._playout_kernel(checked_grid(grid), checked_count(n, "the number of playouts"),
-                                    checked_count(depth, "the depth"), masked_seed(seed), random_policy,
-                                    *playout_args, *self._tables())
+        grid, n, depth = checked_grid(grid), checked_count(n, "the number of playouts"), checked_count(depth, "the depth")
+        if depth == 0 and (grid == EMPTY).all():  # no card placed: the empty grid's value, as state_value says it
+            return np.full(n, self._empty_grid_value())
+        return self._playout_kernel(grid, n, depth, masked_seed(seed), random_policy, *playout_args, *self._tables())
 
     def _unchecked_limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
         return self._playout_kernel(grid, n, depth, int(seed) & (2**63 - 1), False, *self._playout_args,
