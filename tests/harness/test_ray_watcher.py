@@ -86,6 +86,9 @@ class Forking(Proc):
     def kill(self) -> None:
         self.killed = True
 
+    def is_running(self) -> bool:
+        return not self.killed  # a killed process is gone: the end does not wait its 5 s for it
+
     def status(self) -> str:
         return "stopped" if self.stopped else "running"
 
