@@ -82,15 +82,19 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
+def headline(run: RecordedRun) -> tuple[str, str, str]:
+    """A run's mean ± SE, games and penalties, as a row writes them."""
+    summary = run_summary(run)
+    return mean_se(run), count(summary["games"]), str(summary["penalties"])
+
+
 def test_champion_at_30_s_against_the_best_2016_winner():
     row = readme_row("champion version 20, 30 s per game")
     written = figures(row, rf"\| ({MEAN_SE}) \(({NUMBER}) games, seeds 0\.\.299; (\d+) penalties\); "
                            rf"paired − gettysburg ({MEAN_SE}) \(95 %: ({NUMBER}) \.\. ({NUMBER})\)")
     runs = load_runs([STORES / "champion-30s.sqlite"])
     champion, gettysburg = the_run(runs, "champion", "20"), the_run(runs, "gettysburg")
-    summary = run_summary(champion)
-    assert written == (mean_se(champion), count(summary["games"]), str(summary["penalties"]),
-                       *difference(champion, gettysburg))
+    assert written == (*headline(champion), *difference(champion, gettysburg))
 
 
 def test_champion_at_5_s_over_1000_deals():
@@ -100,9 +104,7 @@ def test_champion_at_5_s_over_1000_deals():
                            rf"\*\*({MEAN_SE}) \(95 %: ({NUMBER}) \.\. ({NUMBER})\)\*\*")
     runs = load_runs([STORES / "champion-5s-v17.sqlite"])
     champion, gettysburg = the_run(runs, "champion", "17"), the_run(runs, "gettysburg")
-    summary = run_summary(champion)
-    assert written == (mean_se(champion), count(summary["games"]), str(summary["penalties"]),
-                       mean_se(gettysburg), *difference(champion, gettysburg))
+    assert written == (*headline(champion), mean_se(gettysburg), *difference(champion, gettysburg))
 
 
 def test_champion_under_british_at_5_s():
@@ -111,9 +113,7 @@ def test_champion_under_british_at_5_s():
                            rf"paired − beemo at 5 s ({MEAN_SE})")
     runs = load_runs([STORES / "british-5s-v17.sqlite"])
     champion, beemo = the_run(runs, "champion", "17"), the_run(runs, "beemo")
-    summary = run_summary(champion)
-    assert written == (mean_se(champion), count(summary["games"]), str(summary["penalties"]),
-                       difference(champion, beemo)[0])
+    assert written == (*headline(champion), difference(champion, beemo)[0])
 
 
 def test_the_12_system_tournament_totals():
