@@ -656,6 +656,42 @@ def test_a_laptop_screen_shows_the_whole_board_and_the_result(browser, server):
         ctx.close()
 
 
+OVERLAP_JS = """view => {
+  const box = s => { const e = document.querySelector(s); if (!e) return null; const b = e.getBoundingClientRect();
+                     return [b.left, b.right, b.top, b.bottom]; };
+  return {board: box(`#${view}-board`), next: box(`#${view}-next`), setup: box(`#view-${view} aside.setup`),
+          score: box(`#view-${view} .score-panel`), sideways: document.documentElement.scrollWidth > innerWidth};
+}"""
+
+
+def overlapping(a, b) -> bool:
+    return a[0] < b[1] - 0.5 and b[0] < a[1] - 0.5 and a[2] < b[3] - 0.5 and b[2] < a[3] - 0.5
+
+
+# Windows of three columns (1280x900, 1280x1024, 1200x900) and of two (800x1000, 721x900)
+# whose height let the cells grow past the middle column's width: the board ran under the
+# score panel and the card in hand over the setup panel (800x1000 scrolled sideways).
+@pytest.mark.parametrize("size", [(1280, 900), (1280, 1024), (1200, 900), (1101, 1000), (800, 1000), (721, 900),
+                                  (1280, 800), (1920, 1080), (390, 844)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_board_and_the_card_in_hand_keep_clear_of_the_panels(browser, server, size):
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = open_page(ctx, server)
+        midgame(page)  # hands named and a hint's values shown: the widest the board gets
+        for view in ("play", "watch"):
+            if view == "watch":
+                page.goto(server + "#watch")
+                page.wait_for_selector("#view-watch:not([hidden])")
+            boxes = page.evaluate(OVERLAP_JS, view)
+            assert not boxes["sideways"], (view, size)
+            for what in ("board", "next"):
+                for panel in ("setup", "score"):
+                    assert not overlapping(boxes[what], boxes[panel]), (view, what, panel, boxes)
+        assert not page.errors
+    finally:
+        ctx.close()
+
+
 def test_a_phone_keeps_hint_within_reach_and_text_readable(browser, server):
     ctx = browser.new_context(viewport=PHONE, has_touch=True)
     try:
