@@ -2,8 +2,12 @@
 named in pyproject.toml is the LICENSE file's, and the changelog lists the version."""
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 import pokersquares
 
@@ -77,3 +81,20 @@ def test_the_package_ships_its_type_marker():
     assert (Path(pokersquares.__file__).parent / "py.typed").is_file()
     assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["pokersquares"]
     assert pyproject["tool"]["mypy"]["files"] == ["src/pokersquares"]
+
+
+def test_the_package_and_the_web_test_client_import_without_a_deprecation():
+    """Every part of the package, and the test client the web tests drive the app with,
+    imports with warnings made errors: starlette 1.10 deprecated its test client over
+    ``httpx`` for ``httpx2`` (the test extra installs both: the benchmarks speak to a
+    served app with ``httpx``), and a library's deprecation of what the package calls is
+    told here before the release that removes it."""
+    pytest.importorskip("fastapi")
+    modules = ["pokersquares.cli", "pokersquares.web.app", "pokersquares.envs", "pokersquares.openspiel",
+               "pokersquares.optimum", "pokersquares.harness.ray_backend", "starlette.testclient", "fastapi.testclient"]
+    flags = ["-W", "error"]  # every warning: starlette's deprecations are UserWarnings
+    for module in modules:
+        done = subprocess.run([sys.executable, *flags, "-c", f"import {module}"], capture_output=True, text=True,
+                              timeout=120)
+        last = done.stderr.strip().splitlines()[-1:] or [""]
+        assert done.returncode == 0, f"importing {module}: {last[0]}"
