@@ -94,8 +94,10 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="pokersquares-mutants-") as tmp:
         copy = Path(tmp)
-        # benchmarks: its scripts are mutated too; README.md and docs: what the docs' tests read
-        for part in ("src", "tests", "benchmarks", "pyproject.toml", "README.md", "docs"):
+        # benchmarks: its scripts are mutated too; README.md and docs: what the docs' tests read;
+        # the license, citation and changelog: what the packaging tests read
+        for part in ("src", "tests", "benchmarks", "pyproject.toml", "README.md", "docs", "LICENSE", "CITATION.cff",
+                     "CHANGELOG.md"):
             src = ROOT / part
             if src.is_dir():
                 shutil.copytree(src, copy / part, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))

@@ -427,3 +427,29 @@ def test_a_signal_another_thread_receives_stops_the_solving_workers_at_once(monk
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
     assert sent and time.monotonic() - sent[0] < 3.0, "the solving went on after the signal"
+
+
+_UNDER_A_START_METHOD = """
+import multiprocessing as mp, sys
+from pokersquares.optimum.store import solve_seeds
+from pokersquares.points import single_hand_system
+if __name__ == "__main__":
+    mp.set_start_method(sys.argv[1])
+    solved = solve_seeds([0, 1], single_hand_system("flush"), db=sys.argv[2], time_limit=30, workers=2)
+    print(sorted((seed, opt.score) for seed, opt in solved.items()))
+"""
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_the_solving_workers_start_whatever_start_method_the_caller_set(tmp_path, method):
+    """A program that set another start method (``forkserver``, Python 3.14's default on
+    Linux, or ``spawn``) before solving in two workers: under ``forkserver`` the call never
+    returned (each worker, the fork server's child, took its parent for dead and left; the
+    pool started another in its place). It gives the optima one worker gives."""
+    script = tmp_path / "solve.py"
+    script.write_text(_UNDER_A_START_METHOD)
+    done = subprocess.run([sys.executable, str(script), method, str(tmp_path / "o.sqlite")], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    one = solve_seeds([0, 1], FLUSH, db=tmp_path / "one.sqlite", time_limit=30)
+    assert done.stdout.strip() == str(sorted((seed, opt.score) for seed, opt in one.items()))

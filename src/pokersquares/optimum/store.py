@@ -333,7 +333,11 @@ def _in_workers(seeds: list[int], point_system: PointSystem, time_limit: float, 
 
     from ..harness.local_backend import become_worker
     workers = max(1, min(workers, len(seeds)))  # never more processes than deals
-    pool = mp.get_context().Pool(workers, initializer=become_worker, initargs=(os.getpid(),))
+    # Forked, as the games' workers are, whatever the caller set as the start method: a
+    # worker started by a fork server is that server's child, not this process's, and
+    # become_worker (which dies with its parent) left at once; the pool started another
+    # in its place, and another, and the call never returned.
+    pool = mp.get_context("fork").Pool(workers, initializer=become_worker, initargs=(os.getpid(),))
     try:
         solved = pool.imap_unordered(_solve_one, [(s, point_system, time_limit) for s in seeds])
         while True:
