@@ -18,7 +18,7 @@ from concurrent.futures import Executor, wait
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
-__all__ = ["usable_cores", "cgroup_cpu_quota", "run_in_threads", "SIGNAL_POLL_S"]
+__all__ = ["usable_cores", "cgroup_cpu_quota", "run_in_threads", "SIGNAL_POLL_S", "check_compiler"]
 
 T = TypeVar("T")
 
@@ -96,6 +96,23 @@ def usable_cores() -> int:
     if quota is not None:
         cores = min(cores, math.ceil(quota - 1e-9))
     return max(1, cores)
+
+
+def check_compiler(what: str) -> None:
+    """Refuse ``what`` (games to play, deals to solve) in a process where numba's compiler
+    is off (``NUMBA_DISABLE_JIT=1``, set by a host for debugging or coverage): the kernels
+    would run as plain Python, hundreds of times slower and outside their integer types,
+    and the players' preparations failed (every game recorded as a penalty) or played a
+    fraction of their strength on the clock, recorded as this code's games."""
+    try:
+        from numba.core import config
+    except ImportError:  # no numba: nothing compiles, nothing to refuse
+        return
+    if getattr(config, "DISABLE_JIT", 0):  # set from the environment when numba is imported
+        from .errors import PokerSquaresError
+        raise PokerSquaresError(f"numba's compiler is off in this process (NUMBA_DISABLE_JIT=1): the package's kernels "
+                                f"would run as plain Python, hundreds of times slower, and many fail so; {what}: "
+                                "unset NUMBA_DISABLE_JIT and try again")
 
 
 # How often a main thread waiting for its threads wakes up, to run a signal's handler.

@@ -829,6 +829,15 @@ def _say_unusable_path(e: OSError) -> None:
     sys.exit(2)
 
 
+def _stderr_to_null() -> None:
+    """Standard error on the null device, for a command started without one (Python then
+    sets ``sys.stderr`` to None, and the progress line asked None whether it was a
+    terminal: "internal error", unseen, and no game played). Opened now, it takes the
+    lowest free descriptor, 2 itself, so that no file opened later does (what the C
+    libraries write there would land in it)."""
+    sys.stderr = open(os.open(os.devnull, os.O_WRONLY), "w")
+
+
 def main(sigint=None) -> None:
     """Run the command line. ``sigint``: the SIGINT handler to restore, the one
     :mod:`pokersquares.entry` found before it took the signal over while this loaded."""
@@ -842,6 +851,13 @@ def main(sigint=None) -> None:
         for signum in STOP_SIGNALS:  # nohup's SIGHUP stays ignored
             if signum == signal.SIGTERM or signal.getsignal(signum) is not signal.SIG_IGN:
                 signal.signal(signum, _on_stop_signal)
+        if sys.stderr is None:  # started with standard error closed (cmd 2>&-): its lines go nowhere, as asked
+            _stderr_to_null()
+        if getattr(signal, "SIGCHLD", None) and signal.getsignal(signal.SIGCHLD) is signal.SIG_IGN:
+            # Inherited from what started the command (SIG_IGN survives exec): the kernel would
+            # reap the players' processes itself and their exit statuses be lost (a game whose
+            # process the kernel killed for memory scored "died (exit code None)" for good).
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         if sigint is not None:
             # Python's own Ctrl-C handler, noted (_on_interrupt); another (a test's, nohup's SIG_IGN) as it is
             signal.signal(signal.SIGINT, _on_interrupt if sigint is signal.default_int_handler else sigint)

@@ -23,7 +23,7 @@ from ..harness.runner import DEFAULT_MEMORY_MB, RunSpec, backend_session, check_
 from ..harness.spec import MAX_GAMES, MAX_SECRET, check_saved_states, check_seconds
 from ..harness.store import DEFAULT_DB, GameRecord, ResultStore
 from ..harness.tournament import run_tournament, table_from_store
-from ..machine import usable_cores
+from ..machine import check_compiler, usable_cores
 from ..optimum.regret import format_regret, regret_lines, run_regrets
 from ..points import SPEC_HELP
 from . import CONTEST_SHARED_HELP, app, check_output, fail, penalties_text, point_system, point_systems
@@ -210,6 +210,7 @@ def built_player(spec: str, option: str):
     """``checked_player(spec)``, a refusal said with the spec it is about when the player's
     own message does not name it (one of several players, or one setting of a sweep:
     "depth must be ... got 0" did not say whose)."""
+    check_compiler("no game was played or recorded")  # before the store is made, as for a bad spec
     try:
         return checked_player(spec)
     except PokerSquaresError as e:

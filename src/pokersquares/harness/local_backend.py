@@ -33,7 +33,7 @@ from typing import Callable, Iterable
 
 from .. import progress
 from ..errors import PokerSquaresError
-from ..machine import usable_cores
+from ..machine import check_compiler, usable_cores
 from .game_play import fault_text, play_game, prepare_player, seed_global_randomness
 from .registry import checked_player, one_build_per_spec
 from .seeds import new_secret
@@ -99,8 +99,18 @@ def become_worker(parent: int) -> None:
         pass
     _die_with_parent(parent)
     try:
+        if sys.stderr is None:
+            # The host has no standard error (Python started with descriptor 2 closed: a daemon,
+            # ``cmd 2>&-``), and descriptor 2 is closed or whatever file was opened first since:
+            # the null device read-only (a player's print failed, EBADF, and each of its games
+            # scored the penalty), or the run's shared memory (its prints overwrote the moves
+            # of the game being played). Both descriptors go to the null device instead.
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != 2:
+                os.dup2(null, 2)
+                os.close(null)
         os.dup2(2, 1)  # at the descriptor level: a player's prints never reach the run's stdout
-    except OSError:  # no standard error to send them to: leave them be
+    except OSError:  # no null device either: leave them be
         pass
 
 
@@ -203,8 +213,9 @@ def _worker_main(conn, parent: int, spec: RunSpec, blob: bytes | None, cores: in
 # -- in the run's process --------------------------------------------------------------------
 def _start(ctx, target, *args):
     """A watched child process and the run's end of its pipe."""
-    sys.stdout.flush()  # a forked child must not inherit (and later write) unflushed output
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):  # a forked child must not inherit (and later write) unflushed output
+        if stream is not None:  # None where the host has none (started with its standard output closed)
+            stream.flush()
     conn, child = ctx.Pipe()
     proc = ctx.Process(target=target, args=(child, os.getpid(), *args), daemon=True)
     proc.start()
@@ -266,6 +277,14 @@ def omp_in_use() -> bool:
         return numba.threading_layer() == "omp"
     except ValueError:  # no parallel kernel has run here
         return False
+
+
+def children_unwatched() -> bool:
+    """Whether this process ignores SIGCHLD (a host's setting, or inherited across exec):
+    its children are then reaped by the kernel and their exit statuses lost, so a dead
+    worker's ``exitcode`` stays None."""
+    sigchld = getattr(signal, "SIGCHLD", None)
+    return sigchld is not None and signal.getsignal(sigchld) is signal.SIG_IGN
 
 
 def _stopped_from_outside(proc) -> None:
@@ -595,6 +614,7 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
     """
     todo = deque(check_game_indices(spec, indices))
     workers = check_workers(workers)
+    check_compiler("no game was played")
     if not todo:
         return []
     if spec.secret is None:  # the players' seeds need a key (harness/seeds.py)
@@ -618,6 +638,10 @@ def run_games(spec: RunSpec, indices: Iterable[int], *, workers: int | None = No
         if on_result is not None:
             on_result(rec)
 
+    if children_unwatched():
+        note("this process ignores SIGCHLD (signal.SIG_IGN): the kernel reaps the players' processes itself, so "
+             "a game whose process dies scores the penalty without its exit code, and one killed for memory is "
+             "not played again; set signal.signal(signal.SIGCHLD, signal.SIG_DFL) before the run")
     ctx = mp.get_context("fork")
     blob, reason = _prepare(ctx, spec, note)
     if reason is not None:

@@ -26,6 +26,7 @@ from typing import Callable
 
 from ..cards import as_sequence
 from ..errors import PokerSquaresError
+from ..machine import check_compiler
 from .local_backend import RunnerWarning, run_games
 from .registry import checked_player, one_build_per_spec, parse_player_spec, resolve_factory, spec_identity
 from .spec import (DEFAULT_MEMORY_MB, HANG_GRACE_S, MAX_GAMES, MAX_SECONDS, PlayerFailedError, RunSpec,
@@ -264,6 +265,7 @@ def _check_call(specs: list, store, workers, tournament_id, names: list) -> None
     if not isinstance(store, ResultStore):
         raise RunSpecError(f"games are recorded in a ResultStore, got {store!r}")
     check_workers(workers)
+    check_compiler("no game was played or recorded")
     if len(names) != len(specs):
         raise RunSpecError(f"{len(names)} player names for {len(specs)} runs")
     for name in names:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..cards import card_name, check_seed, deal
 from ..errors import InvalidPointSystemError
+from ..machine import check_compiler
 from ..points import PointSystem
 from .cores import CoresResult, CpSatNotInstalledError, is_monotone, require_cp_sat, solve_cores
 from .exact import ExactResult, SolverNotInstalledError, greedy_partition, line_subsets, solve_exact
@@ -100,6 +101,7 @@ def solve_deal(cards, point_system: PointSystem, *, time_limit: float = DEFAULT_
     # Their order does not matter here (a set will do), but they must be cards: not text, not a dict's keys.
     cards = check_deal(list(cards) if isinstance(cards, AbstractSet) else cards)
     require_solver(point_system.points)
+    check_compiler("nothing was solved")  # its local search, uncompiled, ran minutes past any time limit
     warm_kernels()
     t0 = time.perf_counter()
     c0 = time.process_time()

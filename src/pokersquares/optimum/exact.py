@@ -81,8 +81,12 @@ def _new_highs(highspy):
     which would break ``--json``)."""
     import os
     import sys
-    sys.stdout.flush()
-    saved = os.dup(1)
+    if sys.stdout is not None:  # None where the process has none (started with it closed)
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no standard output at all (closed): the banner has nowhere to go
+        return _quiet(highspy.Highs())
     try:
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), 1)
@@ -90,6 +94,11 @@ def _new_highs(highspy):
     finally:
         os.dup2(saved, 1)
         os.close(saved)
+    return _quiet(h)
+
+
+def _quiet(h):
+    """``h`` silent (no log on standard output) and on one thread."""
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     return h

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..cards import as_sequence, check_seed, is_integer, is_seconds
 from ..errors import InvalidPointSystemError, InvalidSeedError, PokerSquaresError
-from ..machine import SIGNAL_POLL_S
+from ..machine import SIGNAL_POLL_S, check_compiler
 from ..points import PointSystem
 from . import Optimum
 
@@ -279,6 +279,7 @@ def solve_seeds(seeds: list[int], point_system: PointSystem, *, db: str | Path, 
     todo = [s for s in seeds if s not in done]
     if todo:  # a finished store is read without the [optimum] extra
         require_solver(point_system.points)
+        check_compiler("nothing was solved or stored")
     for s in seeds:
         if s in done and on_result:
             on_result(done[s], True)
