@@ -306,6 +306,12 @@ class Evaluator(ABC):
     not 25 distinct card ids or -1, a card in hand that is not a card id or is on the
     grid, a negative count, points that are not 10 integers are user errors
     (:class:`~pokersquares.errors.PokerSquaresError`), never a kernel reading out of bounds.
+
+    Threads: the built-in evaluators' values, playouts and ``save`` may be asked from
+    several threads at once, also while another thread learns into the same evaluator
+    (``learn``, ``learn_more``): they read the tables as they stand at that moment (a file
+    saved then loads, with what was learned so far). ``prepare`` starts the tables
+    afresh: what is read meanwhile is of a table being rebuilt, or an error.
     """
 
     name: str = "evaluator"

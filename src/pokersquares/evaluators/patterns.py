@@ -33,6 +33,8 @@ listed have utility 0.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import threading
@@ -86,6 +88,25 @@ class LearningReport:
                 "eval_mean": self.eval_mean, "eval_games": self.eval_games}
 
 
+# numba's ``workqueue`` threading layer (its fallback where neither OpenMP nor TBB is
+# installed) stops the process when two threads run parallel kernels at once ("Concurrent
+# access has been detected", SIGABRT): two threads' BeeMo searches did. There they take turns.
+_WORKQUEUE_TURN = threading.Lock()
+
+
+def parallel_turn():
+    """The lock a call of this module's parallel kernels (the OG playouts) takes: a lock
+    under numba's workqueue threading layer, or before any parallel kernel has run (the
+    layer is not chosen yet); under OpenMP or TBB, which are thread safe, none."""
+    import numba
+
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel kernel has run in this process yet
+        layer = "unknown"
+    return contextlib.nullcontext() if layer in ("omp", "tbb") else _WORKQUEUE_TURN
+
+
 def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train_games: int = 5000,
                     eval_games: int = 5000, ucb_every: int = 3, ucb_c: float = 0.02,
                     feedback: bool = True, carry: bool = False, known_complete: bool = False,
@@ -118,9 +139,12 @@ def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train
 
         seeds = np.random.SeedSequence(seed).spawn(threads)
         stop = threading.Event()  # set when this thread is interrupted: the others end at their next chunk
+        # Each learning thread reports to this thread's progress listener (a copy of its
+        # context each): to the latest block open in the process, it was another preparation's.
         with ThreadPoolExecutor(threads) as pool:
-            results = run_in_threads(pool, [partial(_learn_rounds, points, deadline, np.random.default_rng(s),
-                                                    stop=stop, **options) for s in seeds], stop)
+            results = run_in_threads(pool, [partial(contextvars.copy_context().run, _learn_rounds, points, deadline,
+                                                    np.random.default_rng(s), stop=stop, **options)
+                                             for s in seeds], stop)
     evaluated = [(r[2].eval_mean, r) for r in results if r[2].eval_mean is not None]
     best_u, best_n, _ = max(evaluated, key=lambda e: e[0])[1] if evaluated else results[0]
     report = LearningReport(eval_games=eval_games)
@@ -331,9 +355,10 @@ class PatternEvaluator(Evaluator):
 
     def playouts(self, grid: np.ndarray, n: int, seed: int) -> np.ndarray:
         self._require_points()
-        return kp.og_playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
-                              _kernel_seed(checked_seed(seed)),
-                              self.utilities, self.points)
+        with parallel_turn():
+            return kp.og_playouts(checked_grid(grid), checked_count(n, "the number of playouts"),
+                                  _kernel_seed(checked_seed(seed)),
+                                  self.utilities, self.points)
 
     def limited_playouts(self, grid: np.ndarray, n: int, depth: int, seed: int) -> np.ndarray:
         """:meth:`Evaluator.limited_playouts` in one kernel that releases the GIL
@@ -352,9 +377,10 @@ class PatternEvaluator(Evaluator):
                            seed: int) -> np.ndarray:
         self._require_points()
         grid = checked_grid(grid)
-        return kp.og_placement_playouts(grid, checked_card(card, grid), checked_cells(cells, grid),
-                                        checked_count(n, "the number of playouts"), _kernel_seed(checked_seed(seed)),
-                                        self.utilities, self.points, self.paired)
+        card, cells = checked_card(card, grid), checked_cells(cells, grid)
+        n, seed = checked_count(n, "the number of playouts"), _kernel_seed(checked_seed(seed))
+        with parallel_turn():
+            return kp.og_placement_playouts(grid, card, cells, n, seed, self.utilities, self.points, self.paired)
 
     # -- files ----------------------------------------------------------------------
     def save(self, path: str | Path, point_system_name: str = "custom") -> None:
@@ -390,10 +416,12 @@ def warm_up() -> None:
     points = np.zeros(10, dtype=np.int64)
     kp.og_values(grid, 30, u)
     kp.grid_utility(grid, 30, u)
-    kp.og_playouts(grid, 1, 0, u, points)
+    with parallel_turn():
+        kp.og_playouts(grid, 1, 0, u, points)
     kp.og_limited_playouts(grid, 1, 1, 0, u, points)
     for paired in (False, True):
-        kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points, paired)
+        with parallel_turn():
+            kp.og_placement_playouts(grid, 30, np.array([23, 24], dtype=np.int64), 1, 0, u, points, paired)
     kp.og_games(u, points, 1, 0)
     kp.train_games(u, np.zeros(kp.NUM_PATTERNS, dtype=np.int64), u, points, 1, 0, 1, 0.5, 0)
 

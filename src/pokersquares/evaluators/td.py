@@ -630,8 +630,9 @@ class TdEvaluator(TableKernelEvaluator):
         self._require_points()  # a preparation that failed left a state of no points
         arrays = self.narl._arrays()
         arrays["narl_meta"] = arrays.pop("meta")
-        taken = np.flatnonzero(self.theta)
-        arrays["theta_index"], arrays["theta"] = taken, self.theta[taken]
+        theta = self.theta.copy()  # learning on another thread changes it as it is read (numpy raised)
+        taken = np.flatnonzero(theta)
+        arrays["theta_index"], arrays["theta"] = taken, theta[taken]
         assert self.points is not None  # _require_points
         meta = {"format": FORMAT, "version": VERSION, **self.info(),
                 "point_system": {"name": point_system_name, "points": [int(p) for p in self.points]}}

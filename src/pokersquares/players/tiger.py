@@ -106,7 +106,7 @@ class TigerPlayer(SearchPlayer):
         grid[:23] = np.arange(23)
         km.endgame_values(grid, 42, np.array(AMERICAN.points, dtype=np.int64))
 
-    def choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:
+    def _choose(self, grid: np.ndarray, card: Card, seconds_left: float) -> int:  # SearchPlayer.choose holds the player
         grid, card = self.checked_position(grid, card)
         empty = np.flatnonzero(grid == EMPTY)
         if len(empty) == 1:

@@ -173,8 +173,11 @@ class CrnHalving(Search):
         cells = np.flatnonzero(grid == EMPTY)
         if len(cells) == 0:
             raise ValueError("the grid is full")
-        self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False, "stopped_early": False,
-                     "choices": len(cells)}
+        # This decision's own record, which self.last then shows: another thread's decision
+        # on this search replaces self.last, and read back from it the playouts left under
+        # max_playouts were that decision's (a shared search answered other moves, silently).
+        last = self.last = {"rounds": 0, "playouts": np.zeros(25, dtype=np.int64), "exact": False,
+                            "stopped_early": False, "choices": len(cells)}
         self.cut_short = False
         if len(cells) == 1:
             return last_cell_values(grid, card, points)
@@ -193,7 +196,7 @@ class CrnHalving(Search):
                 values = exact_values(grid, card, points)
                 if cost >= MIN_TIMED_LEAVES:
                     self.leaf_s = max(1e-9, (time.perf_counter() - t) / cost)
-                self.last["exact"] = True
+                last["exact"] = True
                 return int(np.argmax(values)), values
         greedy = evaluator.placement_values(grid, card)
         if 25 - len(cells) < self.from_cards:
@@ -202,7 +205,7 @@ class CrnHalving(Search):
         ranked = cells[np.argsort(-greedy[cells], kind="stable")]
         classes = cell_classes(grid) if self.symmetry else None
         order = distinct_cells(grid, ranked, classes) if self.symmetry else ranked  # one cell of each kind, the evaluator's first
-        self.last["choices"] = len(order)
+        last["choices"] = len(order)
         if len(order) == 1:
             return int(order[0]), greedy
         moves = min(self.depth, len(cells) - 1)
@@ -226,7 +229,7 @@ class CrnHalving(Search):
             left = deadline - time.perf_counter()
             n = left / (total_rounds - round_) * self.cores / (len(alive) * moves * self.move_s)
             if self.max_playouts is not None:
-                spare = self.max_playouts - int(self.last["playouts"].sum())
+                spare = self.max_playouts - int(last["playouts"].sum())
                 capped = spare // ((total_rounds - round_) * len(alive))
                 self.cut_short |= n < capped
                 n = min(n, capped)
@@ -236,19 +239,19 @@ class CrnHalving(Search):
             scores = self._timed_playouts(evaluator, grid, card, alive, n, seed, round_, moves)
             for cell, row in zip(alive, scores):
                 samples[int(cell)].append(row)
-            self.last["playouts"][alive] += n
+            last["playouts"][alive] += n
             round_ += 1
             means = np.array([np.mean(np.concatenate(samples[int(c)])) for c in alive])
             alive = alive[np.argsort(-means, kind="stable")]
             if self._clearly_ahead(samples[int(alive[0])], samples[int(alive[1])]):
-                self.last["stopped_early"] = True
+                last["stopped_early"] = True
                 alive = alive[:1]
                 break
             if round_ >= total_rounds:
                 alive = alive[:1]
             elif self.halving and len(alive) > 2:
                 alive = alive[:math.ceil(len(alive) / 2)]  # the final two share the rounds left
-        self.last["rounds"] = round_
+        last["rounds"] = round_
         if round_ == 0:
             self.cut_short |= self.max_playouts is None
             # Left greedy by the clock, this move timed no playout: the next one times a
