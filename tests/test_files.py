@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from pokersquares.files import replacing, write_atomically
+from pokersquares.files import current_umask, replacing, write_atomically
 
 
 def test_a_finished_write_replaces_the_file_and_keeps_its_permissions(tmp_path):
@@ -52,3 +52,22 @@ def test_a_saved_table_interrupted_while_written_leaves_the_old_file(tmp_path, m
     with pytest.raises(KeyboardInterrupt):
         narl.write_saved(target, {"a": np.arange(5)}, {"kind": "new"})
     assert target.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["td.npz"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="the kernel tells the mask in /proc (Linux)")
+def test_a_new_files_mode_reads_the_umask_without_setting_it(tmp_path, monkeypatch):
+    """Setting the mask to 0 to read it (and back) gave a file another thread created in
+    that instant the mask 0: world-writable. The mask is read from the kernel instead."""
+    before = os.umask(0o027)
+    try:
+        def no_umask(mask):
+            raise AssertionError("the mask was set to read it")
+
+        monkeypatch.setattr(os, "umask", no_umask)
+        assert current_umask() == 0o027
+        fresh = tmp_path / "fresh.json"
+        write_atomically(fresh, "{}")
+        assert fresh.stat().st_mode & 0o777 == 0o640
+    finally:
+        monkeypatch.undo()
+        os.umask(before)

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["UNUSABLE_PATH", "replacing", "unusable", "write_atomically"]
+__all__ = ["UNUSABLE_PATH", "current_umask", "replacing", "unusable", "write_atomically"]
 
 # The errors a path itself causes, whatever is done with it, in a message's words.
 UNUSABLE_PATH = {errno.ENAMETOOLONG: "file name too long", errno.ELOOP: "a loop of symbolic links"}
@@ -30,6 +30,23 @@ def unusable(path: str | Path) -> str | None:
     except OSError as e:
         return None if e.errno is None else UNUSABLE_PATH.get(e.errno)
     return None
+
+
+def current_umask() -> int:
+    """The process's file-creation mask, read without changing it where the kernel tells
+    it (Linux 4.7 on: ``Umask:`` in ``/proc/self/status``). Elsewhere it is set and put
+    back, the only portable way: a file another thread creates in that instant gets the
+    mask 0 (world-writable), which reading it here never causes."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager
@@ -53,9 +70,7 @@ def replacing(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
         if path.exists():  # keep the target's permissions, as writing it in place did
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         else:
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
+            os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
