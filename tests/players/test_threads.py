@@ -156,16 +156,21 @@ def _player(evaluator, search):
     return player
 
 
-def test_advice_asked_of_one_player_from_two_threads_is_what_it_answers_alone(narl):
-    player = _player(narl, _StatefulSearch())
-    positions = _positions(6)
-    alone = [player.advice(g, c, 1.0) for g, c in positions]
-    out = _in_two_threads(lambda i: [player.advice(g, c, 1.0) for g, c in positions[i::2]])
+def _answers_alone_and_from_two_threads_agree(ask, positions) -> None:
+    """``ask(grid, card) -> (cell, values)`` over ``positions`` one after the other, then
+    the even ones from one thread and the odd ones from another at once: the same answers."""
+    alone = [ask(g, c) for g, c in positions]
+    out = _in_two_threads(lambda i: [ask(g, c) for g, c in positions[i::2]])
     together = [None] * len(positions)
     together[0::2], together[1::2] = out
     for (cell, values), (cell2, values2) in zip(alone, together):
         assert cell == cell2
         np.testing.assert_array_equal(values, values2)
+
+
+def test_advice_asked_of_one_player_from_two_threads_is_what_it_answers_alone(narl):
+    player = _player(narl, _StatefulSearch())
+    _answers_alone_and_from_two_threads_agree(lambda g, c: player.advice(g, c, 1.0), _positions(6))
 
 
 def test_a_move_asked_while_another_thread_is_inside_the_player_is_one_clear_error(narl):
@@ -230,14 +235,8 @@ def test_one_crn_halving_search_deciding_for_two_threads_at_once_decides_as_alon
     """Its record of the decision (self.last) was the search's: another thread's decision
     replaced it, and the playouts left under max_playouts were read from that one."""
     search = CrnHalving(depth=4, cores=1, max_playouts=400, stop_z=1000, exact=False)
-    positions = _positions(6, seed=1)
-    alone = [search.choose(narl, g, c, POINTS, 30.0, 11) for g, c in positions]
-    out = _in_two_threads(lambda i: [search.choose(narl, g, c, POINTS, 30.0, 11) for g, c in positions[i::2]])
-    together = [None] * len(positions)
-    together[0::2], together[1::2] = out
-    for (cell, values), (cell2, values2) in zip(alone, together):
-        assert cell == cell2
-        np.testing.assert_array_equal(values, values2)
+    _answers_alone_and_from_two_threads_agree(lambda g, c: search.choose(narl, g, c, POINTS, 30.0, 11),
+                                              _positions(6, seed=1))
 
 
 # -- an evaluator learning in one thread -----------------------------------------------------------
