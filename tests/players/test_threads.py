@@ -1,6 +1,7 @@
 """The library used from several threads of one process: what is safe, and what fails
 in one clear line rather than answering wrongly."""
 
+import contextlib
 import copy
 import pickle
 import threading
@@ -15,6 +16,7 @@ from pokersquares.errors import PokerSquaresError
 from pokersquares.evaluators import NarlEvaluator, TdEvaluator
 from pokersquares.evaluators.patterns import learn_utilities
 from pokersquares.harness.game_play import play_game
+from pokersquares.harness.player import BasePlayer
 from pokersquares.players import SearchPlayer
 from pokersquares.points import AMERICAN
 from pokersquares.search import CrnHalving, GreedySearch, Search
@@ -226,7 +228,173 @@ def test_a_player_with_its_lock_pickles_and_copies(narl):
     for twin in (pickle.loads(pickle.dumps(player)), copy.deepcopy(player)):
         twin.start_game()
         assert twin.get_play(deal(3)[0], 1.0) == (0, 0)
-        assert twin._busy is not player._busy
+        assert twin._turn_lock() is not player._turn_lock()
+
+
+@contextlib.contextmanager
+def _held_by_another_thread(player):
+    """Another thread inside ``player`` (holding it as a move does) for the block."""
+    inside, leave = threading.Event(), threading.Event()
+
+    def hold():
+        with player._alone("a move"):
+            inside.set()
+            leave.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        assert inside.wait(10)
+        yield
+    finally:
+        leave.set()
+        t.join()
+
+
+class _OwnPlayer(BasePlayer):
+    """A player of one's own that never calls ``BasePlayer.__init__`` (its lock is made
+    at first use)."""
+
+    name = "own"
+
+    def __init__(self):  # noqa: D107 - no super().__init__() on purpose
+        self.point_system = None
+        self.points = np.zeros(10, dtype=np.int64)
+        self.grid = np.full(25, -1, dtype=np.int8)
+        self.seed = 0
+
+    def choose(self, grid, card, seconds_left):
+        grid, card = self.checked_position(grid, card)
+        return int(np.flatnonzero(grid == -1)[0])
+
+
+def _built(spec):
+    from pokersquares.harness import make_player
+
+    return _OwnPlayer() if spec == "own" else make_player(spec)
+
+
+@pytest.mark.parametrize("spec", ["greedy", "random", "greedy_mc:time_per_game=5", "own"])
+def test_every_players_calls_are_refused_while_another_thread_is_inside_it(spec):
+    """``greedy``, ``random``, ``greedy_mc`` and a player of one's own (the harness's base
+    class) played two threads' games on one grid: now each call of the protocol made while
+    another thread holds the player is one clear error, and the game goes on after."""
+    player = _built(spec)
+    player.set_point_system(AMERICAN, 0.0)
+    player.set_seed(1)
+    player.start_game()
+    cards = deal(9)
+    player.get_play(cards[0], 10.0)
+    with _held_by_another_thread(player):
+        for call, ask in (("get_play", lambda: player.get_play(cards[1], 10.0)),
+                          ("start_game", player.start_game), ("set_seed", lambda: player.set_seed(2)),
+                          ("set_point_system", lambda: player.set_point_system(AMERICAN, 0.0))):
+            with pytest.raises(PokerSquaresError, match=f"{call} was called while another thread is inside"):
+                ask()
+        assert sum(player.grid >= 0) == 1 and player.seed == 1  # nothing changed by the refused calls
+    player.get_play(cards[1], 10.0)
+    assert sum(player.grid >= 0) == 2
+    twin = copy.deepcopy(player)  # the lock is neither copied nor pickled
+    assert pickle.loads(pickle.dumps(twin))._turn_lock() is not player._turn_lock()
+
+
+def test_a_java_players_calls_are_refused_while_another_thread_is_inside_it(java_classes):
+    """Two threads' commands to one JVM crossed on its pipe (an answer read by the other
+    thread's call, a game's state the other game's); now one clear error, and its game
+    goes on."""
+    from pokersquares.harness import make_player
+
+    player = make_player("java:FirstEmptyPlayer")
+    try:
+        player.set_point_system(AMERICAN, 1.0)
+        player.start_game()
+        cards = deal(9)
+        assert player.get_play(cards[0], 10.0) == (0, 0)
+        with _held_by_another_thread(player):
+            for call, ask in (("get_play", lambda: player.get_play(cards[1], 10.0)),
+                              ("start_game", player.start_game), ("set_seed", lambda: player.set_seed(2)),
+                              ("set_point_system", lambda: player.set_point_system(AMERICAN, 1.0))):
+                with pytest.raises(PokerSquaresError, match=f"{call} was called while another thread is inside"):
+                    ask()
+        assert player.get_play(cards[1], 10.0) == (0, 1)  # its game went on where it was
+    finally:
+        player.close()
+
+
+def test_a_champion_preparation_refused_while_another_thread_is_inside_keeps_its_evaluator():
+    """The champion chooses its evaluator by the budget before preparing: a refused call
+    leaves the player as it was, with the evaluator it last prepared."""
+    from pokersquares.harness import make_player
+
+    player = make_player("champion")
+    player.set_point_system(AMERICAN, 0.0)  # below SMALL_PREP_S: the small-budget evaluator
+    prepared = player.evaluator
+    with _held_by_another_thread(player):
+        with pytest.raises(PokerSquaresError, match="set_point_system was called while another thread"):
+            player.set_point_system(AMERICAN, 60.0)
+    assert player.evaluator is prepared and player.evaluator is player.small_evaluator
+
+
+class _StallingNarl(NarlEvaluator):
+    """A NARL evaluator whose preparation waits until told to go on, then learns."""
+
+    def __init__(self):
+        super().__init__(games=200, threads=1)
+        self.inside = threading.Event()
+        self.go = threading.Event()
+
+    def prepare(self, points, budget_s, seed=0):
+        self.inside.set()
+        self.go.wait(30)
+        super().prepare(points, budget_s, seed)
+
+
+class _PointsSeen(Search):
+    """A greedy search noting the points its evaluator was prepared for at each decision."""
+
+    name = "points_seen"
+
+    def __init__(self):
+        self.seen = []
+
+    def choose(self, evaluator, grid, card, points, time_s, seed):
+        grid, card, points = checked_decision(evaluator, grid, card, points, time_s, seed, self)
+        self.seen.append(tuple(int(p) for p in evaluator.points))
+        values = evaluator.placement_values(grid, card)
+        return int(np.argmax(values)), values
+
+
+def test_advice_asked_while_another_thread_prepares_the_player_waits_for_the_new_values():
+    """A coach's advice asked while the player learned for another point system read the
+    evaluator as it changed (the old system's values, or half-learned ones); a move then
+    played with the old points. Now advice waits for the preparation, and a move is one
+    clear error."""
+    from pokersquares.points import BRITISH
+
+    evaluator, search = _StallingNarl(), _PointsSeen()
+    player = SearchPlayer(evaluator, search, time_per_game=30.0)
+    evaluator.go.set()
+    player.set_point_system(AMERICAN, 0.0)
+    evaluator.inside.clear()
+    evaluator.go.clear()
+    grid = np.full(25, -1, dtype=np.int8)
+    grid[[0, 6, 12]] = [0, 14, 28]
+    preparing = threading.Thread(target=player.set_point_system, args=(BRITISH, 0.0))
+    preparing.start()
+    try:
+        assert evaluator.inside.wait(10)
+        with pytest.raises(PokerSquaresError, match="choose was called while another thread is inside"):
+            player.choose(grid, 42, 5.0)
+        answer = []
+        asking = threading.Thread(target=lambda: answer.append(player.advice(grid, 42, 1.0)))
+        asking.start()
+        asking.join(0.3)
+        assert asking.is_alive() and answer == []  # it waits for the preparation
+    finally:
+        evaluator.go.set()
+        preparing.join(60)
+    asking.join(60)
+    assert len(answer) == 1 and search.seen == [BRITISH.points]
 
 
 # -- one search shared by threads ----------------------------------------------------------------
@@ -270,22 +438,9 @@ def test_each_players_move_is_refused_while_another_thread_is_inside_it(spec):
     player.set_point_system(AMERICAN, 0.0)
     grid = np.full(25, -1, dtype=np.int8)
     grid[[0, 6, 12]] = [0, 14, 28]
-    inside, leave = threading.Event(), threading.Event()
-
-    def hold():
-        with player._busy:
-            inside.set()
-            leave.wait(30)
-
-    t = threading.Thread(target=hold)
-    t.start()
-    try:
-        assert inside.wait(10)
+    with _held_by_another_thread(player):
         with pytest.raises(PokerSquaresError, match="choose was called while another thread"):
             player.choose(grid, 42, 5.0)
-    finally:
-        leave.set()
-        t.join()
     assert grid[player.choose(grid, 42, 5.0)] == -1
 
 
@@ -323,5 +478,40 @@ def test_two_threads_searching_with_their_own_beemo_under_numbas_workqueue_layer
     env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
     done = subprocess.run([sys.executable, "-c", _TWO_BEEMO_SEARCHES], env=env, capture_output=True, text=True,
                           timeout=300)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == "ok"
+
+
+_TWO_THREADS_RANDOM_GAMES = """
+import threading
+import numpy as np
+from pokersquares.kernels import random_games_parallel
+points = np.array([1, 2, 3, 5, 8, 10, 12, 20, 50, 100], dtype=np.int64)
+alone = random_games_parallel(3000, 7, points, 2)
+both = threading.Barrier(2)
+out = []
+def work():
+    both.wait()
+    for _ in range(60):
+        out.append(random_games_parallel(3000, 7, points, 2))
+threads = [threading.Thread(target=work) for _ in range(2)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert len(out) == 120 and all(np.array_equal(scores, alone) for scores in out)
+print("ok")
+"""
+
+
+def test_two_threads_playing_random_games_in_parallel_under_numbas_workqueue_layer_take_turns():
+    """The public ``random_games_parallel`` (``pokersquares bench``'s) from two threads
+    under numba's fallback layer stopped the process (SIGABRT) as BeeMo's playouts did;
+    now they take turns, and each call's scores are those of the call alone."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    done = subprocess.run([sys.executable, "-c", _TWO_THREADS_RANDOM_GAMES], env=env, capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == "ok"

@@ -33,7 +33,6 @@ listed have utility 0.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import json
 import math
@@ -53,6 +52,7 @@ from ..errors import PokerSquaresError
 from ..files import write_atomically
 from ..kernels import patterns as kp
 from ..kernels.core import score_grid
+from ..kernels.parallel import parallel_turn
 from ..machine import run_in_threads
 from .base import (MAX_LEARNED_VALUE, SEED_MASK, Evaluator, _brief, checked_budget, checked_card, checked_cells,
                    checked_count, checked_grid, checked_points, checked_seed, checked_threads)
@@ -86,25 +86,6 @@ class LearningReport:
     def to_json(self) -> dict:
         return {"rounds": self.rounds, "games": self.games, "seconds": round(self.seconds, 3),
                 "eval_mean": self.eval_mean, "eval_games": self.eval_games}
-
-
-# numba's ``workqueue`` threading layer (its fallback where neither OpenMP nor TBB is
-# installed) stops the process when two threads run parallel kernels at once ("Concurrent
-# access has been detected", SIGABRT): two threads' BeeMo searches did. There they take turns.
-_WORKQUEUE_TURN = threading.Lock()
-
-
-def parallel_turn():
-    """The lock a call of this module's parallel kernels (the OG playouts) takes: a lock
-    under numba's workqueue threading layer, or before any parallel kernel has run (the
-    layer is not chosen yet); under OpenMP or TBB, which are thread safe, none."""
-    import numba
-
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel kernel has run in this process yet
-        layer = "unknown"
-    return contextlib.nullcontext() if layer in ("omp", "tbb") else _WORKQUEUE_TURN
 
 
 def learn_utilities(points: np.ndarray, budget_s: float, seed: int = 0, *, train_games: int = 5000,

@@ -8,9 +8,12 @@ in the game, and answers ``(row, col)`` of an empty cell.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import pickle
+import threading
 import time
+from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -20,7 +23,7 @@ from ..errors import IllegalPlacementError, InvalidPointSystemError, InvalidSeed
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
-__all__ = ["Player", "BasePlayer", "MalformedAnswerError", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_MARGIN_SHARE"]
+__all__ = ["Player", "BasePlayer", "OneThreadAtATime", "MalformedAnswerError", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_MARGIN_SHARE"]
 
 # What a preparation keeps back of its budget for what follows learning: pickling the
 # prepared player for the game workers (measured, see handoff_reserve_s), and a busy
@@ -87,12 +90,56 @@ class OccupiedCellError(IllegalPlacementError):
     illegal play, and the player's own grid keeps the card that was there."""
 
 
-class BasePlayer:
+class OneThreadAtATime:
+    """A player held by one thread at a time: ``with self._alone("what"):`` around a call
+    of the protocol raises a PokerSquaresError naming it if another thread is inside the
+    player (re-entered by the thread inside). The lock is made at first use and is neither
+    pickled nor copied."""
+
+    def _turn_lock(self) -> threading.RLock:
+        """The lock held by the thread inside this player, made at its first use (a
+        subclass need not call ``__init__`` first, and a copy or an unpickled player
+        makes its own)."""
+        lock = self.__dict__.get("_busy")
+        if lock is None:
+            lock = self.__dict__.setdefault("_busy", threading.RLock())  # one lock even if two threads race here
+        return lock
+
+    @contextlib.contextmanager
+    def _alone(self, what: str) -> Iterator[None]:
+        """Hold this player for ``what``: a PokerSquaresError if another thread is inside it.
+        Two games through one player from two threads (a pool of games sharing it) played
+        on one grid: a card came twice, a move went into the other game's cell, or a game
+        went on with the other's cards, silently."""
+        lock = self._turn_lock()
+        if not lock.acquire(blocking=False):
+            raise PokerSquaresError(
+                f"{getattr(self, 'name', type(self).__name__)}: {what} was called while another thread is inside "
+                "this player (a preparation, a move or an advice): a player plays one game at a time; give each "
+                "thread its own player (copy.deepcopy(player) after set_point_system)")
+        try:
+            yield
+        finally:
+            lock.release()
+
+    # The lock is neither pickled (a prepared player goes to the game workers) nor copied.
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_busy"}
+
+
+class BasePlayer(OneThreadAtATime):
     """Convenience base: keeps the grid of the current game and the point system.
 
     Subclasses implement ``choose(grid, card, seconds_left) -> cell index``; the grid
     is an ``int8[25]`` array (``-1`` empty) that the base updates after each play.
     Players that can show their reasoning also implement ``cell_values``.
+
+    Threads: a player plays one game at a time (the grid is that game's). A preparation
+    (``set_point_system``), ``start_game``, ``set_seed`` or a move (``get_play``) asked
+    while another thread is inside one of them raises a PokerSquaresError naming the
+    call, rather than playing two games on one grid: give each thread its own player
+    (``copy.deepcopy(player)`` after ``set_point_system``). A subclass holds the player
+    the same way with ``with self._alone("what"):`` (re-entered by the thread inside).
     """
 
     name = "base"
@@ -136,9 +183,10 @@ class BasePlayer:
         PokerSquaresError."""
         start = time.perf_counter()
         self.check_preparation(point_system, budget_s)
-        self.point_system = point_system
-        self.points = np.array(point_system.points, dtype=np.int64)
-        self.prepare(max(0.0, budget_s - handoff_reserve_s(self, budget_s) - (time.perf_counter() - start)))
+        with self._alone("set_point_system"):
+            self.point_system = point_system
+            self.points = np.array(point_system.points, dtype=np.int64)
+            self.prepare(max(0.0, budget_s - handoff_reserve_s(self, budget_s) - (time.perf_counter() - start)))
 
     def prepare(self, budget_s: float) -> None:
         """Learn within ``budget_s`` seconds from now; the default learns nothing."""
@@ -156,7 +204,8 @@ class BasePlayer:
         checked_position(grid, 0)
 
     def start_game(self) -> None:
-        self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
+        with self._alone("start_game"):
+            self.grid = np.full(NUM_CELLS, EMPTY, dtype=np.int8)
 
     def set_seed(self, seed: int) -> None:
         """The harness seeds each game's randomness so that runs are reproducible. Its
@@ -165,7 +214,8 @@ class BasePlayer:
         holds for any seed a caller gives (an integer: 1.7 is no seed, not seed 1)."""
         if not is_integer(seed):
             raise InvalidSeedError(f"set_seed takes an integer, got {_one_line(seed)}")
-        self.seed = int(seed) & SEED_MASK
+        with self._alone("set_seed"):
+            self.seed = int(seed) & SEED_MASK
 
     def get_play(self, card: Card, seconds_left: float) -> tuple[int, int]:
         """The cell for ``card`` as ``(row, col)``, from :meth:`choose`. Called on a full
@@ -173,6 +223,11 @@ class BasePlayer:
         raises a PokerSquaresError: the card is never truncated (3.7 is not card 3) nor
         placed twice. (Whether the point system was set is for ``choose`` to say: a
         player of one's own may keep it its own way, without ``super().set_point_system``.)"""
+        with self._alone("get_play"):  # the grid checked and changed by this thread alone
+            return self._play(card, seconds_left)
+
+    def _play(self, card: Card, seconds_left: float) -> tuple[int, int]:
+        """:meth:`get_play`'s move, this player held."""
         if not is_card_id(card):
             raise IllegalPlacementError(f"the card to place is a card id 0..51, got {_one_line(card)}")
         card = int(card)

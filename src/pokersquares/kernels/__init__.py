@@ -30,6 +30,7 @@ from ..errors import InvalidCardError, InvalidCellError, PokerSquaresError  # no
 from ..evaluators.base import _as_array, _brief, checked_count, checked_grid, checked_points, checked_seed  # noqa: E402
 from . import core  # noqa: E402
 from .core import LINES_ARRAY  # noqa: E402
+from .parallel import parallel_turn  # noqa: E402
 
 __all__ = [
     "LINES_ARRAY", "add_card", "classify_cards", "classify_batch", "classify_line", "classify_packed", "line_features",
@@ -161,8 +162,9 @@ def random_games_parallel(n_games, seed, points, n_chunks) -> np.ndarray:
     """``random_games`` spread over threads, in ``n_chunks`` (1..2**31-1) independently
     seeded chunks."""
     n_chunks = _integer(n_chunks, "the number of chunks", 1, 2 ** 31 - 1)  # far from int64's overflow
-    return core.random_games_parallel(checked_count(n_games, "the number of games"), checked_seed(seed),
-                                      checked_points(points), n_chunks)
+    n_games, seed, points = checked_count(n_games, "the number of games"), checked_seed(seed), checked_points(points)
+    with parallel_turn():  # two threads' calls under numba's workqueue layer stopped the process
+        return core.random_games_parallel(n_games, seed, points, n_chunks)
 
 
 def rng_seed(seed) -> np.ndarray:

@@ -171,8 +171,9 @@ class ChampionPlayer(SearchPlayer):
         """Prepare the evaluator :meth:`evaluator_for` chooses for ``budget_s``. A call the
         base class refuses leaves the player as it was, with the evaluator it last prepared."""
         self.check_preparation(point_system, budget_s)
-        self.evaluator = self.evaluator_for(budget_s)
-        super().set_point_system(point_system, budget_s)
+        with self._alone("set_point_system"):
+            self.evaluator = self.evaluator_for(budget_s)
+            super().set_point_system(point_system, budget_s)
 
     def prepare(self, budget_s: float) -> None:
         """Set the playouts' horizon from the point system (``depth=auto``), then learn."""

@@ -3,11 +3,9 @@ other pairing are one line each, e.g. ``SearchPlayer(PatternEvaluator(), FlatMon
 
 from __future__ import annotations
 
-import contextlib
 import math
-import threading
 import time
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -129,39 +127,6 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
                                     f"{evaluator.name} does not")
         self.learn_in_game = learn_in_game
         self.games_learned_in_game = 0  # over every game this player played
-        self._busy = threading.RLock()  # held by the thread inside a move or an advice (see the class's doc)
-
-    # The lock is not pickled (a prepared player goes to the game workers) nor copied.
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_busy"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._busy = threading.RLock()
-
-    @contextlib.contextmanager
-    def _alone(self, what: str) -> Iterator[None]:
-        """Hold this player for a move: a PokerSquaresError if another thread is inside it.
-        Two games through one player from two threads (a pool of games sharing it) played
-        on one grid: the search's check blamed it for changing the grid it was given, a
-        card came twice, or a game went on with the other's cards, silently."""
-        if not self._busy.acquire(blocking=False):
-            raise PokerSquaresError(
-                f"{self.name}: {what} was called while another thread is inside this player (a move or an advice): "
-                "a player plays one game at a time; give each thread its own player "
-                "(copy.deepcopy(player) after set_point_system)")
-        try:
-            yield
-        finally:
-            self._busy.release()
-
-    def start_game(self) -> None:
-        with self._alone("start_game"):
-            super().start_game()
-
-    def set_seed(self, seed: int) -> None:
-        with self._alone("set_seed"):
-            super().set_seed(seed)
 
     def _repr_parts(self) -> str:
         parts = (type(getattr(self, part, None)).__name__ for part in ("evaluator", "search"))
@@ -329,7 +294,7 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
         return self.advice(grid, card, seconds)[1]
 
     def advice(self, grid: np.ndarray, card: Card, seconds: float) -> tuple[int | None, np.ndarray]:
-        with self._busy:  # one advice at a time: the search's state is one decision's
+        with self._turn_lock():  # one advice at a time: the search's state is one decision's
             return self._advice(grid, card, seconds)
 
     def _advice(self, grid: np.ndarray, card: Card, seconds: float) -> tuple[int | None, np.ndarray]:

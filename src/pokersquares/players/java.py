@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..cards import Card, is_seconds
 from ..errors import PokerSquaresError, UnknownPlayerError
+from ..harness.player import OneThreadAtATime
 from ..points import PointSystem
 from .catalog import register_player_family
 
@@ -262,13 +263,17 @@ def java_player_class(class_name: str) -> type:
     return _CHECKED[key]
 
 
-class JavaPlayer:
+class JavaPlayer(OneThreadAtATime):
     """A contest Java player in a JVM child process (see the module's docstring).
 
     ``cores``: how many cores the player's own threads keep busy (the harness then plays
     fewer games at once). ``grace``: seconds past a call's time before its JVM is stopped.
     ``java_opts``: extra JVM options, separated by spaces. ``log``: a file that gets the
     player's printed output (default: discarded).
+
+    Threads: one JVM plays one game at a time; a call of the protocol made while another
+    thread is inside this player is a PokerSquaresError (two threads' commands and answers
+    crossed on its pipe), as for the harness's ``BasePlayer``.
     """
 
     class_name = ""
@@ -415,13 +420,15 @@ class JavaPlayer:
             self._start()
 
     def set_seed(self, seed: int) -> None:
-        self.seed = int(seed)  # a Java player draws its own randomness
+        with self._alone("set_seed"):
+            self.seed = int(seed)  # a Java player draws its own randomness
 
     def set_point_system(self, point_system: PointSystem, budget_s: float) -> None:
         _check_millis(budget_s, "the preparation's budget")
-        self._system = (point_system, float(budget_s))
-        self.warm_up()
-        self._tell_system()
+        with self._alone("set_point_system"):
+            self._system = (point_system, float(budget_s))
+            self.warm_up()
+            self._tell_system()
 
     def _tell_system(self) -> None:
         assert self._system is not None  # set_point_system
@@ -434,15 +441,21 @@ class JavaPlayer:
             raise JavaPlayerError(f"setPointSystem overran its budget of {budget_s:g} s; the JVM was stopped") from None
 
     def start_game(self) -> None:
-        if self._proc is None or self._proc.poll() is not None:
-            # The last game's JVM died or was stopped: a new one, told the point system again.
-            self._start()
-            if self._system is not None:
-                self._tell_system()
-        self._call("init", INIT_LIMIT_S, "init")
+        with self._alone("start_game"):
+            if self._proc is None or self._proc.poll() is not None:
+                # The last game's JVM died or was stopped: a new one, told the point system again.
+                self._start()
+                if self._system is not None:
+                    self._tell_system()
+            self._call("init", INIT_LIMIT_S, "init")
 
     def get_play(self, card: Card, seconds_left: float):
         _check_millis(seconds_left, "seconds_left")  # a Java long of milliseconds, and our wait for the answer
+        with self._alone("get_play"):
+            return self._play(card, seconds_left)
+
+    def _play(self, card: Card, seconds_left: float):
+        """:meth:`get_play`'s command and answer, this player held."""
         try:
             line = self._call(f"play {int(card)} {int(seconds_left * 1000)}", seconds_left + self.grace, "getPlay",
                               expect="play")
