@@ -152,6 +152,23 @@ def test_a_players_prints_go_nowhere_where_the_host_has_no_standard_error(tmp_pa
     assert "chatter from the player" not in done.stdout and "raw chatter" not in done.stdout
 
 
+def test_a_players_prints_spare_the_file_holding_descriptor_2_when_the_host_set_its_own_stderr(tmp_path):
+    # A host started without standard error that then set sys.stderr to a file of its own:
+    # its workers wrote the player's prints into the file that took descriptor 2.
+    code = ("import json, sys; victim = open('victim.bin', 'wb'); assert victim.fileno() == 2; "
+            "sys.stderr = open('log.txt', 'w'); "
+            "from pokersquares.harness.runner import RunSpec, run_games; "
+            "from pokersquares.points import AMERICAN; "
+            "spec = RunSpec(player='fault_players:Prints', point_system=AMERICAN, games=2, time_per_game=1, "
+            "prep_time=0); "
+            "print(json.dumps([r.penalty for r in run_games(spec, range(2), workers=1)]))")
+    done = _without_stderr(["-c", code], tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1] == "[null, null]"
+    assert (tmp_path / "victim.bin").read_bytes() == b""
+    assert "chatter from the player" not in done.stdout + (tmp_path / "log.txt").read_text()
+
+
 def test_the_run_command_plays_with_standard_error_closed(tmp_path):
     # Its progress line asked sys.stderr (None) whether it was a terminal: "internal error",
     # unseen, exit 1 and no game played.

@@ -86,6 +86,20 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _descriptor_2_is_standard_error() -> bool:
+    """Whether descriptor 2 is a standard error: this process started with one (Python's
+    ``sys.__stderr__``), or the host's ``sys.stderr`` writes to descriptor 2. A host started
+    without one that then set ``sys.stderr`` to a file of its own (descriptor 3 or above)
+    left descriptor 2 to the first file it opened: its workers wrote a player's prints
+    there."""
+    if sys.__stderr__ is not None:
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):  # no descriptor (a StringIO), or closed
+        return False
+
+
 def become_worker(parent: int) -> None:
     """What every worker process of a run does first (the optimum's solvers too): it
     leaves Ctrl-C to the run, dies with the run and leads its own process group."""
@@ -99,12 +113,12 @@ def become_worker(parent: int) -> None:
         pass
     _die_with_parent(parent)
     try:
-        if sys.stderr is None:
+        if not _descriptor_2_is_standard_error():
             # The host has no standard error (Python started with descriptor 2 closed: a daemon,
             # ``cmd 2>&-``), and descriptor 2 is closed or whatever file was opened first since:
             # the null device read-only (a player's print failed, EBADF, and each of its games
-            # scored the penalty), or the run's shared memory (its prints overwrote the moves
-            # of the game being played). Both descriptors go to the null device instead.
+            # scored the penalty), the run's shared memory (its prints overwrote the moves of
+            # the game being played), or a file of the host's own. Both go to the null device.
             null = os.open(os.devnull, os.O_WRONLY)
             if null != 2:
                 os.dup2(null, 2)
