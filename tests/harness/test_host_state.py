@@ -137,15 +137,18 @@ def _without_stderr(args, tmp_path):
                           timeout=300, env=env, cwd=tmp_path, preexec_fn=lambda: os.close(2))
 
 
+# Two games of a player that prints, in one worker; the games' penalties as JSON.
+_PRINTS_RUN = ("import json; from pokersquares.harness.runner import RunSpec, run_games; "
+               "from pokersquares.points import AMERICAN; "
+               "spec = RunSpec(player='fault_players:Prints', point_system=AMERICAN, games=2, time_per_game=1, "
+               "prep_time=0); "
+               "print(json.dumps([r.penalty for r in run_games(spec, range(2), workers=1)]))")
+
+
 def test_a_players_prints_go_nowhere_where_the_host_has_no_standard_error(tmp_path):
     # Its processes sent their prints to descriptor 2, which was closed or a file opened for
     # reading: every print failed (EBADF) and each game scored the penalty.
-    code = ("import json; from pokersquares.harness.runner import RunSpec, run_games; "
-            "from pokersquares.points import AMERICAN; "
-            "spec = RunSpec(player='fault_players:Prints', point_system=AMERICAN, games=2, time_per_game=1, "
-            "prep_time=0); "
-            "print(json.dumps([r.penalty for r in run_games(spec, range(2), workers=1)]))")
-    done = _without_stderr(["-c", code], tmp_path)
+    done = _without_stderr(["-c", _PRINTS_RUN], tmp_path)
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert lines[-1] == "[null, null]"
@@ -155,13 +158,8 @@ def test_a_players_prints_go_nowhere_where_the_host_has_no_standard_error(tmp_pa
 def test_a_players_prints_spare_the_file_holding_descriptor_2_when_the_host_set_its_own_stderr(tmp_path):
     # A host started without standard error that then set sys.stderr to a file of its own:
     # its workers wrote the player's prints into the file that took descriptor 2.
-    code = ("import json, sys; victim = open('victim.bin', 'wb'); assert victim.fileno() == 2; "
-            "sys.stderr = open('log.txt', 'w'); "
-            "from pokersquares.harness.runner import RunSpec, run_games; "
-            "from pokersquares.points import AMERICAN; "
-            "spec = RunSpec(player='fault_players:Prints', point_system=AMERICAN, games=2, time_per_game=1, "
-            "prep_time=0); "
-            "print(json.dumps([r.penalty for r in run_games(spec, range(2), workers=1)]))")
+    code = ("import sys; victim = open('victim.bin', 'wb'); assert victim.fileno() == 2; "
+            "sys.stderr = open('log.txt', 'w'); " + _PRINTS_RUN)
     done = _without_stderr(["-c", code], tmp_path)
     assert done.returncode == 0
     assert done.stdout.splitlines()[-1] == "[null, null]"

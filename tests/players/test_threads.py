@@ -251,6 +251,16 @@ def _held_by_another_thread(player):
         t.join()
 
 
+def _each_call_refused(player, card, budget_s) -> None:
+    """Each call of the protocol (``card`` to play, a preparation of ``budget_s``) raises
+    the one-line error naming it."""
+    for call, ask in (("get_play", lambda: player.get_play(card, 10.0)), ("start_game", player.start_game),
+                      ("set_seed", lambda: player.set_seed(2)),
+                      ("set_point_system", lambda: player.set_point_system(AMERICAN, budget_s))):
+        with pytest.raises(PokerSquaresError, match=f"{call} was called while another thread is inside"):
+            ask()
+
+
 class _OwnPlayer(BasePlayer):
     """A player of one's own that never calls ``BasePlayer.__init__`` (its lock is made
     at first use)."""
@@ -286,11 +296,7 @@ def test_every_players_calls_are_refused_while_another_thread_is_inside_it(spec)
     cards = deal(9)
     player.get_play(cards[0], 10.0)
     with _held_by_another_thread(player):
-        for call, ask in (("get_play", lambda: player.get_play(cards[1], 10.0)),
-                          ("start_game", player.start_game), ("set_seed", lambda: player.set_seed(2)),
-                          ("set_point_system", lambda: player.set_point_system(AMERICAN, 0.0))):
-            with pytest.raises(PokerSquaresError, match=f"{call} was called while another thread is inside"):
-                ask()
+        _each_call_refused(player, cards[1], 0.0)
         assert sum(player.grid >= 0) == 1 and player.seed == 1  # nothing changed by the refused calls
     player.get_play(cards[1], 10.0)
     assert sum(player.grid >= 0) == 2
@@ -311,11 +317,7 @@ def test_a_java_players_calls_are_refused_while_another_thread_is_inside_it(java
         cards = deal(9)
         assert player.get_play(cards[0], 10.0) == (0, 0)
         with _held_by_another_thread(player):
-            for call, ask in (("get_play", lambda: player.get_play(cards[1], 10.0)),
-                              ("start_game", player.start_game), ("set_seed", lambda: player.set_seed(2)),
-                              ("set_point_system", lambda: player.set_point_system(AMERICAN, 1.0))):
-                with pytest.raises(PokerSquaresError, match=f"{call} was called while another thread is inside"):
-                    ask()
+            _each_call_refused(player, cards[1], 1.0)
         assert player.get_play(cards[1], 10.0) == (0, 1)  # its game went on where it was
     finally:
         player.close()

@@ -23,7 +23,8 @@ from ..errors import IllegalPlacementError, InvalidPointSystemError, InvalidSeed
 from ..game import EMPTY, NUM_CELLS, cell_of
 from ..points import PointSystem
 
-__all__ = ["Player", "BasePlayer", "OneThreadAtATime", "MalformedAnswerError", "handoff_reserve_s", "PREP_MARGIN_S", "PREP_MARGIN_SHARE"]
+__all__ = ["Player", "BasePlayer", "OneThreadAtATime", "MalformedAnswerError", "handoff_reserve_s", "PREP_MARGIN_S",
+           "PREP_MARGIN_SHARE"]
 
 # What a preparation keeps back of its budget for what follows learning: pickling the
 # prepared player for the game workers (measured, see handoff_reserve_s), and a busy

@@ -86,9 +86,10 @@ class SearchPlayer(greedy_guard.RuleSearching, BasePlayer):
 
     Threads: a player plays one game at a time (its grid, clock, search and move count
     are that game's). :meth:`advice` and :meth:`cell_values` called from several threads
-    take turns (a lock), each answering as it would alone; a move (``get_play``,
-    ``choose``) asked while another thread is inside this player raises a
-    PokerSquaresError instead of playing on a grid the other game changes. Give each
+    take turns (a lock), each answering as it would alone (one asked during another
+    thread's preparation waits for it); a move (``get_play``, ``choose``), ``start_game``,
+    ``set_seed`` or a preparation asked while another thread is inside this player raises
+    a PokerSquaresError instead of playing on a grid the other game changes. Give each
     thread its own player (``copy.deepcopy(player)`` after ``set_point_system``).
     """
 
