@@ -107,6 +107,18 @@ def test_champion_at_5_s_over_1000_deals():
     assert written == (*headline(champion), mean_se(gettysburg), *difference(champion, gettysburg))
 
 
+def test_the_current_champion_at_5_s_over_the_same_1000_deals():
+    row = readme_row("champion version 21, 5 s per game")
+    written = figures(row, rf"\| ({MEAN_SE}) \(({NUMBER}) games, seeds 0\.\.999; (\d+) penalties, .*\); "
+                           rf"paired − gettysburg on the same deals \(version 17's store\) "
+                           rf"({MEAN_SE}) \(95 %: ({NUMBER}) \.\. ({NUMBER})\); "
+                           rf"− version 17 ({MEAN_SE}) \(95 %: ({NUMBER}) \.\. ({NUMBER})\)")
+    runs = load_runs([STORES / "champion-5s-v21.sqlite", STORES / "champion-5s-v17.sqlite"])
+    champion, gettysburg = the_run(runs, "champion", "21"), the_run(runs, "gettysburg")
+    assert written == (*headline(champion), *difference(champion, gettysburg),
+                       *difference(champion, the_run(runs, "champion", "17")))
+
+
 def test_champion_under_british_at_5_s():
     row = readme_row("champion version 17, British, 5 s per game")
     written = figures(row, rf"\| ({MEAN_SE}) \(({NUMBER}) games, seeds 0\.\.299; (\d+) penalties\); "
