@@ -91,19 +91,45 @@ class OccupiedCellError(IllegalPlacementError):
     illegal play, and the player's own grid keeps the card that was there."""
 
 
+class _TurnLock:
+    """The re-entrant lock a player is held with. It pickles and copies as a new, free
+    lock: a player of one's own whose ``__getstate__`` returns ``self.__dict__`` (a common
+    idiom) still goes to the game workers, prepared."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    def acquire(self, blocking: bool = True) -> bool:
+        return self._lock.acquire(blocking)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __enter__(self) -> _TurnLock:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._lock.release()
+
+    def __reduce__(self):
+        return _TurnLock, ()
+
+
 class OneThreadAtATime:
     """A player held by one thread at a time: ``with self._alone("what"):`` around a call
     of the protocol raises a PokerSquaresError naming it if another thread is inside the
-    player (re-entered by the thread inside). The lock is made at first use and is neither
-    pickled nor copied."""
+    player (re-entered by the thread inside). The lock is made at first use; a pickled or
+    copied player has its own, free."""
 
-    def _turn_lock(self) -> threading.RLock:
+    def _turn_lock(self) -> _TurnLock:
         """The lock held by the thread inside this player, made at its first use (a
-        subclass need not call ``__init__`` first, and a copy or an unpickled player
-        makes its own)."""
+        subclass need not call ``__init__`` first)."""
         lock = self.__dict__.get("_busy")
         if lock is None:
-            lock = self.__dict__.setdefault("_busy", threading.RLock())  # one lock even if two threads race here
+            lock = self.__dict__.setdefault("_busy", _TurnLock())  # one lock even if two threads race here
         return lock
 
     @contextlib.contextmanager
@@ -122,10 +148,6 @@ class OneThreadAtATime:
             yield
         finally:
             lock.release()
-
-    # The lock is neither pickled (a prepared player goes to the game workers) nor copied.
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_busy"}
 
 
 class BasePlayer(OneThreadAtATime):
