@@ -334,3 +334,58 @@ def test_a_batch_of_games_stopped_by_a_signal_leaves_no_transaction_open(tmp_pat
         monkeypatch.undo()
         assert not store.conn.in_transaction and store.games(run) == []
         assert store.add_games(run, [GameRecord(0, 0, 10), GameRecord(1, 1, 20)]) == 2
+
+
+def _locks_held_here(path) -> list[str]:
+    """This process's POSIX locks on the file ``path`` (``/proc/locks``)."""
+    inode = os.stat(path).st_ino
+    held = []
+    with open("/proc/locks") as f:
+        for line in f:
+            fields = line.split()
+            if fields[4] == str(os.getpid()) and fields[5].endswith(f":{inode}"):
+                held.append(" ".join(fields[1:4] + fields[5:]))
+    return held
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="needs Linux's /proc/locks")
+def test_opening_a_reader_keeps_the_locks_this_processs_other_connections_hold(tmp_path):
+    # The store was probed by opening and closing the file outside SQLite, which drops
+    # every POSIX lock this process holds on it: a writer's read lock (a web app's
+    # recorder, a notebook's open store) was gone after any reader opened the store, and
+    # another process could then check the log into the file under it, or remove it.
+    path = tmp_path / "s.sqlite"
+    with ResultStore(path) as store:
+        store.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)
+    with ResultStore(path) as writer:
+        writer.conn.execute("BEGIN")
+        writer.conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+        held = _locks_held_here(path)
+        assert held  # the writer's read lock
+        assert store_module.probe(path) == "store"
+        with ResultStore(path, readonly=True) as reader:
+            assert len(reader.runs()) == 1
+        assert _locks_held_here(path) == held
+        writer.conn.execute("COMMIT")
+
+
+def test_a_store_this_user_may_write_is_probed_with_sqlites_locks_not_as_immutable(tmp_path, monkeypatch):
+    # Read as immutable (no locks), a store another connection was creating or checking its
+    # log into was read mixed: "database disk image is malformed", as the web app's
+    # recorder and a teacher's reader met it.
+    path = tmp_path / "s.sqlite"
+    with ResultStore(path) as store:
+        store.open_run("greedy", "greedy", AMERICAN, 0, 1, 1.0, 0.0)
+    assert not os.path.exists(f"{path}-wal")  # no log: what was read as immutable
+    opened = []
+    real = store_module._sqlite_connect
+
+    def connect(target, *args, **kwargs):
+        opened.append(str(target))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(store_module, "_sqlite_connect", connect)
+    assert store_module.probe(path) == "store"
+    with ResultStore(path, readonly=True) as reader:
+        assert len(reader.runs()) == 1
+    assert opened and not [target for target in opened if "immutable" in target]

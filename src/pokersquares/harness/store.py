@@ -210,16 +210,20 @@ def probe(path: str | Path) -> str:
     which a writer makes a store of too); StoreError for someone else's SQLite file,
     sqlite3.DatabaseError for a file that is not SQLite.
 
-    Read-only (:func:`_connect_read_only`), so no journal mode is switched and nothing is
-    left beside it."""
+    Read without writing: where this user may write the file and its folder and the disk
+    has room, through an ordinary connection made query-only, whose locks hold a writer's
+    checkpoint off what it reads (a store being created or written by another connection,
+    the web app's recorder, was read mixed: "database disk image is malformed"); elsewhere
+    read-only (:func:`_connect_read_only`). No journal mode is switched and nothing is left
+    beside it. The file is never opened outside SQLite: closing such a descriptor drops
+    every lock this process's own connections hold on it (POSIX)."""
     path = Path(path)
-    with open(path, "rb") as f:
-        if not f.read(100):
-            return "new"
+    if os.stat(path).st_size == 0:
+        return "new"
     deadline = time.monotonic() + 30
     while True:
         try:
-            conn = _connect_read_only(path)
+            conn = _query_only(path) if _readable_with_locks(path) else _connect_read_only(path)
             try:
                 return _check_kind(conn, path)
             finally:
@@ -246,12 +250,25 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     disk instead (:func:`_read_without_room`)."""
     folder = path.parent if str(path.parent) else Path(".")
     if os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK):
-        if _in_wal_mode(path) and no_room(path) is not None:
+        if no_room(path) is not None and _in_wal_mode(path):
             return _read_without_room(path)
-        conn = _sqlite_connect(path, timeout=30, isolation_level=None)
-        conn.execute("PRAGMA query_only = ON")
-        return conn
+        return _query_only(path)
     return _connect_read_only(path, snapshot=True)
+
+
+def _query_only(path: Path) -> sqlite3.Connection:
+    """An ordinary connection to ``path`` that cannot write (SQLite's locks apply)."""
+    conn = _sqlite_connect(path, timeout=30, isolation_level=None)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _readable_with_locks(path: Path) -> bool:
+    """Whether :func:`probe` reads ``path`` through an ordinary connection: this user may
+    write it and its folder (for the -wal and -shm), and the disk has room for them."""
+    folder = path.parent if str(path.parent) else Path(".")
+    return (os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
+            and no_room(path) is None)
 
 
 def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connection:
