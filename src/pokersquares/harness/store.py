@@ -223,7 +223,7 @@ def probe(path: str | Path) -> str:
     deadline = time.monotonic() + 30
     while True:
         try:
-            conn = _query_only(path) if _readable_with_locks(path) else _connect_read_only(path)
+            conn = _query_only(path) if _writable_here(path) and no_room(path) is None else _connect_read_only(path)
             try:
                 return _check_kind(conn, path)
             finally:
@@ -248,8 +248,7 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     mode cannot make its -shm: its first read fails ("disk I/O error"), and leaves an
     empty -wal and a cut -shm beside the store. Such a store is read as on a read-only
     disk instead (:func:`_read_without_room`)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK):
+    if _writable_here(path):
         if no_room(path) is not None and _in_wal_mode(path):
             return _read_without_room(path)
         return _query_only(path)
@@ -263,12 +262,11 @@ def _query_only(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _readable_with_locks(path: Path) -> bool:
-    """Whether :func:`probe` reads ``path`` through an ordinary connection: this user may
-    write it and its folder (for the -wal and -shm), and the disk has room for them."""
+def _writable_here(path: Path) -> bool:
+    """Whether this user may write the store ``path`` and its folder (where an ordinary
+    connection makes its -wal and -shm)."""
     folder = path.parent if str(path.parent) else Path(".")
-    return (os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
-            and no_room(path) is None)
+    return os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
 
 
 def _connect_read_only(path: Path, *, snapshot: bool = False) -> sqlite3.Connection:
